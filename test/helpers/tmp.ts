@@ -1,0 +1,20 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** A fresh temporary folder with the given files (path → content); returns its path. */
+export function tmpTree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'groundgate-test-'));
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  return dir;
+}
+
+export const jsonl = (rows: readonly unknown[]): string =>
+  rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+export const REPO = path.resolve(import.meta.dirname, '..', '..');
+export const FIXTURES = path.resolve(REPO, '..', 'shared', 'fixtures');

@@ -1,0 +1,26 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from './helpers/tmp.js';
+
+const bin = (name: string) => path.join(REPO, 'node_modules', '.bin', name);
+
+describe('house style', () => {
+  it('passes eslint', () => {
+    const r = spawnSync(bin('eslint'), ['.'], { cwd: REPO, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('passes prettier --check', () => {
+    const r = spawnSync(bin('prettier'), ['--check', '.', '--log-level', 'warn'], { cwd: REPO, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('type-checks src and tests', () => {
+    const r = spawnSync(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: REPO, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }, 120_000);
+});
