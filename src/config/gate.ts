@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+export const COMPARISONS = ['>=', '<=', '>', '<', '=='] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+export interface Check {
+  op: Comparison;
+  threshold: number;
+}
+
+/** One entry under `gates:`, normalized from either the string or the object form. */
+export interface GateRule {
+  checks: Check[];
+  /** Largest allowed worsening against the baseline report, in the metric's own unit. */
+  maxDrop?: number;
+  /** A non-computable metric passes instead of failing. */
+  allowMissing: boolean;
+}
+
+const EXPRESSION = /^\s*(>=|<=|==|>|<)\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*$/i;
+
+export function parseComparison(text: string): Check | undefined {
+  const m = EXPRESSION.exec(text);
+  if (!m) return undefined;
+  return { op: m[1] as Comparison, threshold: Number(m[2]) };
+}
+
+const finite = z.number().refine(Number.isFinite, 'expected a finite number');
+
+const gateObject = z
+  .strictObject({
+    min: finite.optional(),
+    max: finite.optional(),
+    max_drop: finite.nonnegative().optional(),
+    allow_missing: z.boolean().optional(),
+  })
+  .refine((g) => g.min !== undefined || g.max !== undefined || g.max_drop !== undefined, {
+    message: 'expected at least one of min, max, max_drop',
+  })
+  .transform((g): GateRule => {
+    const checks: Check[] = [];
+    if (g.min !== undefined) checks.push({ op: '>=', threshold: g.min });
+    if (g.max !== undefined) checks.push({ op: '<=', threshold: g.max });
+    return { checks, maxDrop: g.max_drop, allowMissing: g.allow_missing ?? false };
+  });
+
+const gateString = z.string().transform((text, ctx): GateRule => {
+  const check = parseComparison(text);
+  if (!check) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a comparison such as ">= 0.80", "<= 0.05" or "== 0", found ${JSON.stringify(text)}`,
+    });
+    return z.NEVER;
+  }
+  return { checks: [check], allowMissing: false };
+});
+
+export const gateRuleSchema = z.union([gateString, gateObject], {
+  error: 'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing}',
+});
+
+export const gatesSchema = z.record(z.string(), gateRuleSchema);
+
+export function compare(value: number, { op, threshold }: Check): boolean {
+  switch (op) {
+    case '>=':
+      return value >= threshold;
+    case '<=':
+      return value <= threshold;
+    case '>':
+      return value > threshold;
+    case '<':
+      return value < threshold;
+    case '==':
+      return value === threshold;
+  }
+}

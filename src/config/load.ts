@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { z } from 'zod';
+import { InputError, type Where } from '../errors.js';
+import { metricNames, resolveMetric } from '../metrics/spec.js';
+import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
+import type { LoadedSuite } from '../suites/types.js';
+import { didYouMean } from './suggest.js';
+
+export const DEFAULT_OFFENDERS = 10;
+
+const SUITE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+const topLevelSchema = z.strictObject({
+  version: z.literal(1, { error: 'expected version: 1' }),
+  offenders: z.int().min(0).max(10_000).optional(),
+  suites: z.record(
+    z
+      .string()
+      .regex(SUITE_NAME, 'expected a suite name of letters, digits, "_", "-", "." starting with a letter'),
+    z.unknown(),
+  ),
+});
+
+export interface LoadedConfig {
+  file: string;
+  dir: string;
+  offenders: number;
+  suites: LoadedSuite[];
+}
+
+/** Reads and validates gates.yaml. Every problem is an InputError naming file:line:column. */
+export function loadConfig(file: string): LoadedConfig {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(
+      { file },
+      code === 'ENOENT'
+        ? 'config file not found; pass --config PATH or create gates.yaml'
+        : `cannot read config (${code})`,
+    );
+  }
+  return parseConfig(source, file);
+}
+
+export function parseConfig(source: string, file: string): LoadedConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number | undefined): Where => {
+    if (offset === undefined) return { file };
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, column: col };
+  };
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const message = firstError.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    throw new InputError(at(firstError.pos[0]), `invalid YAML: ${message}`);
+  }
+  const data: unknown = doc.toJS();
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new InputError(at(0), 'expected a mapping with version: 1 and suites:');
+  }
+
+  const locate = (p: readonly PropertyKey[], key?: string) => at(nodeOffset(doc, p, key));
+  const top = topLevelSchema.safeParse(data);
+  if (!top.success) throw issueToError(top.error.issues[0]!, topLevelSchema, [], locate);
+
+  const dir = path.dirname(path.resolve(file));
+  const suites: LoadedSuite[] = [];
+  for (const [name, raw] of Object.entries(top.data.suites)) {
+    const base = ['suites', name];
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw new InputError(locate(base), `suite "${name}": expected a mapping with kind: and its inputs`);
+    }
+    const kindName = (raw as Record<string, unknown>).kind;
+    if (typeof kindName !== 'string') {
+      throw new InputError(locate(base), `suite "${name}": missing kind; expected one of ${kindList()}`);
+    }
+    const kind = suiteKind(kindName);
+    if (!kind) {
+      throw new InputError(
+        locate([...base, 'kind']),
+        `suite "${name}": unknown kind ${JSON.stringify(kindName)}${didYouMean(
+          kindName,
+          SUITE_KINDS.map((k) => k.kind),
+        )}; expected one of ${kindList()}`,
+      );
+    }
+    const parsed = kind.configSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw issueToError(parsed.error.issues[0]!, kind.configSchema, base, locate, `suite "${name}": `);
+    }
+    const config = parsed.data;
+
+    const gateWhere: Record<string, Where> = {};
+    const cutoffs = kind.defaultCutoffs(config);
+    for (const metric of Object.keys(config.gates)) {
+      const where = locate([...base, 'gates'], metric);
+      if (!resolveMetric(metric, kind.metrics)) {
+        const names = metricNames(kind.metrics, cutoffs[0] ?? 10);
+        throw new InputError(
+          where,
+          `suite "${name}": unknown metric ${JSON.stringify(metric)} for kind ${kind.kind}${didYouMean(metric, names)}; expected one of ${names.join(', ')}`,
+        );
+      }
+      gateWhere[metric] = where;
+    }
+    const inputWhere: Record<string, Where> = {};
+    for (const key of kind.inputKeys) inputWhere[key] = locate([...base, key]);
+    suites.push({ name, kind, config, where: locate(base, undefined), gateWhere, inputWhere });
+  }
+  if (suites.length === 0)
+    throw new InputError(locate(['suites']), 'expected at least one suite under suites:');
+  return { file: path.resolve(file), dir, offenders: top.data.offenders ?? DEFAULT_OFFENDERS, suites };
+}
+
+function kindList(): string {
+  return SUITE_KINDS.map((k) => k.kind).join(', ');
+}
+
+/** Turns the first zod issue into a one-line error at the YAML node it concerns. */
+function issueToError(
+  issue: z.core.$ZodIssue,
+  schema: z.ZodType,
+  base: readonly PropertyKey[],
+  locate: (p: readonly PropertyKey[], key?: string) => Where,
+  prefix = '',
+): InputError {
+  // A union (string or object gate) fails as a whole; the branch whose type fit says what is wrong.
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const branch = issue.errors.find(
+      (errs) => errs.length > 0 && !(errs[0]!.code === 'invalid_type' && errs[0]!.path.length === 0),
+    );
+    if (branch) {
+      const inner = { ...branch[0]!, path: [...issue.path, ...branch[0]!.path] } as z.core.$ZodIssue;
+      return issueToError(inner, schema, base, locate, prefix);
+    }
+  }
+  const p = [...base, ...issue.path];
+  const shown = issue.path.length ? `${issue.path.join('.')}: ` : '';
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    const known = knownKeys(schema, issue.path);
+    return new InputError(
+      locate(p, key),
+      `${prefix}${shown}unknown key ${JSON.stringify(key)}${didYouMean(key, known)}${known.length ? `; expected one of ${known.join(', ')}` : ''}`,
+    );
+  }
+  // A missing key has no node of its own: point at the mapping that lacks it.
+  const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  const where = missing ? locate(p.slice(0, -1)) : locate(p);
+  const message = missing
+    ? `missing required key; ${cleanMessage(issue.message).replace(/, received undefined$/, '')}`
+    : cleanMessage(issue.message);
+  return new InputError(where, `${prefix}${shown}${message}`);
+}
+
+function cleanMessage(message: string): string {
+  return message.replace(/^Invalid input: /, '').replace(/^Invalid option: /, '');
+}
+
+/** The keys an object schema accepts at `p`, for "did you mean" on an unknown key. */
+function knownKeys(schema: z.core.$ZodType, p: readonly PropertyKey[]): string[] {
+  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  switch (def.type) {
+    case 'object': {
+      const shape = def.shape as Record<string, z.core.$ZodType>;
+      if (p.length === 0) return Object.keys(shape);
+      const next = shape[String(p[0])];
+      return next ? knownKeys(next, p.slice(1)) : [];
+    }
+    case 'optional':
+    case 'default':
+    case 'nullable':
+      return knownKeys(def.innerType as z.core.$ZodType, p);
+    case 'pipe':
+      return knownKeys(def.in as z.core.$ZodType, p);
+    case 'union':
+      for (const option of def.options as z.core.$ZodType[]) {
+        const keys = knownKeys(option, p);
+        if (keys.length) return keys;
+      }
+      return [];
+    case 'record':
+      return p.length ? knownKeys(def.valueType as z.core.$ZodType, p.slice(1)) : [];
+    case 'array':
+      return p.length ? knownKeys(def.element as z.core.$ZodType, p.slice(1)) : [];
+    default:
+      return [];
+  }
+}
+
+function nodeOffset(doc: Document, p: readonly PropertyKey[], key?: string): number | undefined {
+  let node: unknown = doc.contents;
+  let offset = (node as YamlNode | null)?.range?.[0];
+  for (const segment of p) {
+    if (!isMap(node)) break;
+    const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(segment));
+    if (!pair) break;
+    offset = (pair.key as YamlNode).range?.[0] ?? offset;
+    node = pair.value;
+    const valueOffset = (node as YamlNode | null)?.range?.[0];
+    if (valueOffset !== undefined && !isMap(node)) offset = valueOffset;
+  }
+  if (key !== undefined && isMap(node)) {
+    const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === key);
+    if (pair) offset = (pair.key as YamlNode).range?.[0] ?? offset;
+  }
+  return offset;
+}

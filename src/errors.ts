@@ -1,0 +1,47 @@
+import path from 'node:path';
+
+/** A place in a user's file: 1-based line and column. */
+export interface Where {
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+/**
+ * A problem with the user's input (config, gold, traces, flags). The CLI prints `format()` as one line and
+ * exits 2; nothing else about it (stack, cause) is shown, because the fix is in the user's file, not here.
+ */
+export class InputError extends Error {
+  constructor(
+    readonly where: Where | undefined,
+    readonly detail: string,
+  ) {
+    super(where ? `${formatWhere(where)}: ${detail}` : detail);
+    this.name = 'InputError';
+  }
+}
+
+/** A bad command line: printed with a hint to `--help`, exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function formatWhere(where: Where): string {
+  let s = displayPath(where.file);
+  if (where.line !== undefined) s += `:${where.line}`;
+  if (where.line !== undefined && where.column !== undefined) s += `:${where.column}`;
+  return s;
+}
+
+/** Paths in messages and reports are relative to the working directory when inside it, with `/` separators. */
+export function displayPath(file: string, base = process.cwd()): string {
+  const rel = path.relative(base, file);
+  const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+  return shown.split(path.sep).join('/');
+}
+
+/** Keeps untrusted values short inside one-line error messages. */
+export function preview(value: unknown, max = 40): string {
+  const s = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}

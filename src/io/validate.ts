@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+import { InputError, preview } from '../errors.js';
+
+/** Validates one parsed line against its contract; the error names file:line, the field, and what was expected. */
+export function validateLine<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  file: string,
+  line: number,
+  what: string,
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new InputError({ file, line }, describeIssue(issue, value, what));
+}
+
+export function describeIssue(issue: z.core.$ZodIssue, value: unknown, what: string): string {
+  if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    return `expected a JSON object (${what}), found ${preview(value)}`;
+  }
+  const field = formatPath(issue.path);
+  const message = issue.message.replace(/^Invalid input: /, '');
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+    return `missing field "${field}" (${what}); ${message.replace(/, received undefined$/, '')}`;
+  }
+  return `field "${field}": ${message} (${what})`;
+}
+
+export function formatPath(p: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of p) out += typeof seg === 'number' ? `[${seg}]` : out ? `.${String(seg)}` : String(seg);
+  return out;
+}

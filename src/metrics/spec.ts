@@ -1,0 +1,63 @@
+/**
+ * What the rest of groundgate knows about a metric. Gates, renderers and docs read these instead of
+ * hard-coding names. A name containing `{k}` is a family (`recall@{k}` matches `recall@5`, `recall@10`).
+ */
+export interface MetricSpec {
+  name: string;
+  direction: 'higher' | 'lower';
+  unit: 'ratio' | 'count' | 'ms' | 's' | 'tokens';
+  description: string;
+}
+
+/** A computed metric. `value: null` means not computable; `reason` says why. */
+export interface MetricValue {
+  value: number | null;
+  reason?: string;
+  numerator?: number;
+  denominator?: number;
+}
+
+/** A metric as resolved for one suite: the spec plus, for a family, its cutoff. */
+export interface ResolvedMetric {
+  name: string;
+  spec: MetricSpec;
+  k?: number;
+}
+
+export function isFamily(spec: MetricSpec): boolean {
+  return spec.name.includes('{k}');
+}
+
+/** Matches a metric name written in gates.yaml against the specs; undefined when none fits. */
+export function resolveMetric(name: string, specs: readonly MetricSpec[]): ResolvedMetric | undefined {
+  for (const spec of specs) {
+    if (!isFamily(spec)) {
+      if (spec.name === name) return { name, spec };
+      continue;
+    }
+    const [before, after] = spec.name.split('{k}') as [string, string];
+    if (!name.startsWith(before) || !name.endsWith(after)) continue;
+    const digits = name.slice(before.length, name.length - after.length);
+    if (/^[1-9]\d{0,5}$/.test(digits)) return { name, spec, k: Number(digits) };
+  }
+  return undefined;
+}
+
+/** Names of a suite's metrics with families instantiated at `k`, for listings and suggestions. */
+export function metricNames(specs: readonly MetricSpec[], k: number): string[] {
+  return specs.map((s) => s.name.replace('{k}', String(k)));
+}
+
+/** A share with its counts, or not computable when the denominator is empty. */
+export function proportion(numerator: number, denominator: number, emptyReason: string): MetricValue {
+  if (denominator === 0) return { value: null, reason: emptyReason, numerator, denominator };
+  return { value: numerator / denominator, numerator, denominator };
+}
+
+export function count(value: number): MetricValue {
+  return { value };
+}
+
+export function notComputable(reason: string): MetricValue {
+  return { value: null, reason };
+}

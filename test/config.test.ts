@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/load.js';
+import { InputError } from '../src/errors.js';
+
+const base = (gates = '      precision: ">= 0.8"\n', extra = '') =>
+  `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold/qa.jsonl\n    traces: runs/*.jsonl\n${extra}    gates:\n${gates}`;
+
+function error(source: string): string {
+  try {
+    parseConfig(source, path.join(process.cwd(), 'gates.yaml'));
+  } catch (err) {
+    expect(err).toBeInstanceOf(InputError);
+    return (err as InputError).message;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('gates.yaml loader', () => {
+  it('loads a valid config with both gate forms and defaults', () => {
+    const cfg = parseConfig(
+      base(
+        '      precision: ">= 0.80"\n      chr: {min: 0.7, max: 1, max_drop: 0.02}\n      scu_violations: "== 0"\n      recall@10: { min: 0.5, allow_missing: true }\n',
+        '    scu: true\n',
+      ),
+      '/repo/gates.yaml',
+    );
+    expect(cfg.dir).toBe('/repo');
+    expect(cfg.offenders).toBe(10);
+    const qa = cfg.suites[0]!;
+    expect(qa.name).toBe('qa');
+    expect(qa.config).toMatchObject({
+      kind: 'grounded-qa',
+      k: 5,
+      refusal_token: 'not in context',
+      scu: true,
+    });
+    expect(qa.config.gates).toEqual({
+      precision: { checks: [{ op: '>=', threshold: 0.8 }], allowMissing: false },
+      chr: {
+        checks: [
+          { op: '>=', threshold: 0.7 },
+          { op: '<=', threshold: 1 },
+        ],
+        maxDrop: 0.02,
+        allowMissing: false,
+      },
+      scu_violations: { checks: [{ op: '==', threshold: 0 }], allowMissing: false },
+      'recall@10': { checks: [{ op: '>=', threshold: 0.5 }], maxDrop: undefined, allowMissing: true },
+    });
+    expect(qa.gateWhere.chr).toMatchObject({ line: 10, column: 7 });
+  });
+
+  it('rejects a misspelt metric with its position and a suggestion', () => {
+    expect(error(base('      precison: ">= 0.8"\n'))).toMatch(
+      /^gates\.yaml:8:7: suite "qa": unknown metric "precison" for kind grounded-qa; did you mean "precision"\?; expected one of precision, chr, under_refusal, over_refusal, recall@5, chr@5_upper_bound, scu_violations, constraint_integrity, coverage$/,
+    );
+    expect(error(base('      recal@5: ">= 0.8"\n'))).toMatch(
+      /unknown metric "recal@5" .*did you mean "recall@5"\?/,
+    );
+  });
+
+  it('rejects an unknown key in a suite with a suggestion', () => {
+    expect(error(base(undefined, '    refusal_tokn: "n/a"\n'))).toBe(
+      'gates.yaml:7:5: suite "qa": unknown key "refusal_tokn"; did you mean "refusal_token"?; expected one of kind, gold, traces, lock, refusal_token, k, scu, gates',
+    );
+  });
+
+  it('rejects an unknown top-level key and an unknown kind', () => {
+    expect(error(`version: 1\noffender: 3\nsuites: {}\n`)).toBe(
+      'gates.yaml:2:1: unknown key "offender"; did you mean "offenders"?; expected one of version, offenders, suites',
+    );
+    expect(error(`version: 1\nsuites:\n  qa:\n    kind: grounded_qa\n`)).toBe(
+      'gates.yaml:4:11: suite "qa": unknown kind "grounded_qa"; did you mean "grounded-qa"?; expected one of grounded-qa',
+    );
+  });
+
+  it('rejects bad gate expressions, versions and types at their position', () => {
+    expect(error(base('      precision: "at least 0.8"\n'))).toMatch(
+      /^gates\.yaml:8:18: suite "qa": gates\.precision: expected a comparison such as ">= 0\.80"/,
+    );
+    expect(error(base('      precision: {minimum: 0.8}\n'))).toBe(
+      'gates.yaml:8:19: suite "qa": gates.precision: unknown key "minimum"; expected one of min, max, max_drop, allow_missing',
+    );
+    expect(error(base('      precision: {min: 0.8, max_dorp: 1}\n'))).toMatch(
+      /unknown key "max_dorp"; did you mean "max_drop"\?/,
+    );
+    expect(error(base('      precision: 0.8\n'))).toBe(
+      'gates.yaml:8:18: suite "qa": gates.precision: expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing}',
+    );
+    expect(error(`version: 2\nsuites: {}\n`)).toBe('gates.yaml:1:10: version: expected version: 1');
+    expect(error(base(undefined, '    k: five\n'))).toBe(
+      'gates.yaml:7:8: suite "qa": k: expected number, received string',
+    );
+    expect(error(`version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    traces: t.jsonl\n`)).toBe(
+      'gates.yaml:3:3: suite "qa": gold: missing required key; expected string',
+    );
+  });
+
+  it('rejects invalid YAML, duplicate keys and invalid regexes', () => {
+    expect(error('version: 1\nsuites:\n  qa: [unclosed\n')).toMatch(/^gates\.yaml:4:1: invalid YAML: /);
+    expect(error(base('      chr: ">= 0.7"\n      chr: ">= 0.8"\n'))).toMatch(
+      /^gates\.yaml:9:7: invalid YAML: Map keys must be unique/,
+    );
+    expect(
+      error(base(undefined, '    scu:\n      rules:\n        - { lock: "(", contradiction: "x" }\n')),
+    ).toMatch(/^gates\.yaml:9:\d+: suite "qa": scu\.rules\.0\.lock: invalid regular expression/);
+  });
+
+  it('requires at least one suite and a mapping', () => {
+    expect(error('version: 1\nsuites: {}\n')).toBe(
+      'gates.yaml:2:1: expected at least one suite under suites:',
+    );
+    expect(error('- a\n- b\n')).toBe('gates.yaml:1:1: expected a mapping with version: 1 and suites:');
+  });
+});

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readJsonl, type JsonlRecord } from '../src/io/jsonl.js';
+import { tmpTree } from './helpers/tmp.js';
+
+async function read(content: string | Buffer, maxLineBytes?: number): Promise<JsonlRecord[]> {
+  const dir = tmpTree({});
+  const file = path.join(dir, 'f.jsonl');
+  (await import('node:fs')).writeFileSync(file, content);
+  const out: JsonlRecord[] = [];
+  for await (const r of readJsonl(file, { maxLineBytes })) out.push(r);
+  return out;
+}
+
+describe('readJsonl', () => {
+  it('tolerates CRLF, a BOM, blank lines and a missing final newline, keeping true line numbers', async () => {
+    expect(await read('\ufeff{"a":1}\r\n\r\n  \n{"a":2}\n{"a":3}')).toEqual([
+      { line: 1, value: { a: 1 } },
+      { line: 4, value: { a: 2 } },
+      { line: 5, value: { a: 3 } },
+    ]);
+  });
+
+  it('handles lines split across read chunks and multi-byte characters at the boundary', async () => {
+    const big = 'é'.repeat(700_000);
+    const rows = await read(`{"s":"${big}"}\n{"s":"x"}\n`);
+    expect(rows.map((r) => (r.value as { s: string }).s.length)).toEqual([700_000, 1]);
+  });
+
+  it('reports a malformed line with file:line:column', async () => {
+    await expect(read('{"a":1}\n{"a": }\n')).rejects.toThrow(
+      /f\.jsonl:2:7: invalid JSON: unexpected token '}'; expected one JSON value per line/i,
+    );
+    await expect(read('{"a":1}\n{"a":\n')).rejects.toThrow(
+      /f\.jsonl:2(:\d+)?: invalid JSON: .*expected one JSON value per line/,
+    );
+  });
+
+  it('refuses a line over the size limit', async () => {
+    await expect(read(`{"a":"${'x'.repeat(100)}"}\n`, 50)).rejects.toThrow(
+      /f\.jsonl:1: line is longer than 50 bytes/,
+    );
+  });
+
+  it('names a missing file', async () => {
+    const gen = readJsonl('/nonexistent/groundgate/x.jsonl');
+    await expect(gen.next()).rejects.toThrow(/x\.jsonl: file not found/);
+  });
+});
