@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import type { GateRule } from '../config/gate.js';
+import type { Where } from '../errors.js';
+import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
+
+/** Keys every suite's config has, whatever its kind. */
+export interface BaseSuiteConfig {
+  kind: string;
+  gates: Record<string, GateRule>;
+}
+
+export interface ScoreContext {
+  suite: string;
+  /** Every input key of the suite, resolved to absolute files in sorted order. */
+  inputs: Record<string, string[]>;
+  /** The metrics to compute: every plain metric plus each family at the cutoffs in use. */
+  metrics: ResolvedMetric[];
+  /** How a file is named in reports: relative to the config's folder, `/`-separated, machine-independent. */
+  relative(file: string): string;
+}
+
+/** A failing item: what a reviewer needs to triage it. `fields` are shown in order. */
+export interface Offender {
+  id: string;
+  labels: string[];
+  fields: Record<string, string | number | boolean | string[] | null>;
+  /** Where the item is defined (a gold line), for annotations. */
+  source?: { file: string; line: number };
+}
+
+export interface SuiteResult {
+  metrics: Record<string, MetricValue>;
+  counts: Record<string, number>;
+  /** Every failing item, most severe first; renderers show the top N. */
+  offenders: Offender[];
+  warnings: string[];
+}
+
+export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
+  kind: string;
+  description: string;
+  /** Strict schema of the suite's block in gates.yaml, `kind` and `gates` included. */
+  configSchema: z.ZodType<C, unknown>;
+  /** Keys of the config that name input files (overridable from the CLI and the Action). */
+  inputKeys: readonly string[];
+  metrics: readonly MetricSpec[];
+  /** Offender fields that get their own column in Markdown tables; the rest go into a details column. */
+  offenderColumns: readonly string[];
+  /** The cutoff at which families are reported when no gate names one. */
+  defaultCutoffs(config: C): number[];
+  score(config: C, ctx: ScoreContext): Promise<SuiteResult>;
+}
+
+export interface LoadedSuite {
+  name: string;
+  kind: SuiteKind;
+  config: BaseSuiteConfig;
+  where: Where;
+  /** Location of each gate's key, for messages and annotations. */
+  gateWhere: Record<string, Where>;
+  /** Location of each input key's value. */
+  inputWhere: Record<string, Where>;
+}

@@ -1,0 +1,154 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
+import { loadGold, loadRuns } from '../src/suites/grounded-qa/load.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+const g = (qid: string, extra: object = {}) => ({
+  qid,
+  question: `q${qid}`,
+  answerable: true,
+  gold_claim_substr: ['long enough'],
+  gold_citations: ['d1'],
+  ...extra,
+});
+const t = (qid: string, claim: string, extra: object = {}) => ({
+  qid,
+  retrieved_ids: ['d1'],
+  answer_json: { claim, citations: ['d1'] },
+  ...extra,
+});
+
+async function goldError(rows: unknown[]): Promise<string> {
+  const dir = tmpTree({ 'gold.jsonl': jsonl(rows) });
+  try {
+    await loadGold([path.join(dir, 'gold.jsonl')]);
+  } catch (err) {
+    expect(err).toBeInstanceOf(InputError);
+    return (err as InputError).message.replace(/^.*gold\.jsonl/, 'gold.jsonl');
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('loadGold', () => {
+  it('rejects a duplicate qid, naming both lines', async () => {
+    expect(await goldError([g('A'), g('B'), g('A')])).toBe(
+      'gold.jsonl:3: duplicate qid "A" (first defined at line 1); expected unique qids',
+    );
+  });
+
+  it('rejects a claim substring shorter than 5 characters', async () => {
+    expect(await goldError([g('A'), g('B', { gold_claim_substr: ['fine substring', 'keys'] })])).toBe(
+      'gold.jsonl:2: qid "B": gold_claim_substr[1] "keys" is shorter than 5 characters; expected a substring of at least 5',
+    );
+  });
+
+  it('rejects answerable items that cannot be checked', async () => {
+    expect(await goldError([g('A', { gold_citations: [] })])).toBe(
+      'gold.jsonl:1: qid "A": answerable item has no gold_citations; expected at least one',
+    );
+    expect(await goldError([g('A', { gold_claim_substr: [] })])).toBe(
+      'gold.jsonl:1: qid "A": answerable item has no gold_claim_substr; expected at least one',
+    );
+  });
+
+  it('names the field and the expected type of a wrong value', async () => {
+    expect(await goldError([g('A'), g('B', { answerable: 'yes' })])).toBe(
+      'gold.jsonl:2: field "answerable": expected boolean, received string (a gold item {qid, question, answerable, gold_claim_substr, gold_citations})',
+    );
+    expect(await goldError([{ qid: 'A', question: 'q', answerable: true, gold_citations: ['x'] }])).toBe(
+      'gold.jsonl:1: missing field "gold_claim_substr" (a gold item {qid, question, answerable, gold_claim_substr, gold_citations}); expected array',
+    );
+    expect(await goldError([['not', 'an', 'object']])).toBe(
+      'gold.jsonl:1: expected a JSON object (a gold item {qid, question, answerable, gold_claim_substr, gold_citations}), found ["not","an","object"]',
+    );
+  });
+
+  it('rejects an empty gold set', async () => {
+    expect(await goldError([])).toBe('gold.jsonl: gold set is empty; expected at least one item');
+  });
+
+  it('keeps unanswerable items without substrings and extra keys', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl([
+        { qid: 'U', question: 'q', answerable: false, gold_claim_substr: [], gold_citations: [], owner: 'x' },
+      ]),
+    });
+    const items = await loadGold([path.join(dir, 'gold.jsonl')]);
+    expect(items).toEqual([
+      {
+        qid: 'U',
+        question: 'q',
+        answerable: false,
+        claimSubstrings: [],
+        citations: [],
+        constraints: [],
+        source: { file: path.join(dir, 'gold.jsonl'), line: 1 },
+      },
+    ]);
+  });
+});
+
+describe('loadRuns: the last run wins', () => {
+  it('takes the greatest ts, then the later line; a run without ts is older than any with one', async () => {
+    const dir = tmpTree({
+      'a.jsonl': jsonl([
+        t('X', 'x-ts5', { ts: 5 }),
+        t('X', 'x-ts3', { ts: 3 }),
+        t('X', 'x-nots'),
+        t('Y', 'y-first', { ts: 2 }),
+        t('Y', 'y-second', { ts: 2 }),
+        t('Z', 'z-first'),
+        t('Z', 'z-second'),
+        t('W', 'w-nots'),
+        t('W', 'w-ts0', { ts: 0 }),
+        t('V', 'v-iso-late', { ts: '2026-01-02T00:00:00Z' }),
+        t('V', 'v-iso-early', { ts: '2026-01-01T00:00:00Z' }),
+        t('N', 'n-null', { ts: 7 }),
+        t('N', 'n-null-later', { ts: null }),
+        t('Q', 'unknown qid'),
+        t('Q', 'unknown again'),
+      ]),
+    });
+    const loaded = await loadRuns([path.join(dir, 'a.jsonl')], new Set(['X', 'Y', 'Z', 'W', 'V', 'N']));
+    const claims = Object.fromEntries([...loaded.runs].map(([qid, r]) => [qid, r.claim]));
+    expect(claims).toEqual({
+      X: 'x-ts5',
+      Y: 'y-second',
+      Z: 'z-second',
+      W: 'w-ts0',
+      V: 'v-iso-late',
+      N: 'n-null',
+    });
+    expect(loaded.lines).toBe(15);
+    expect(loaded.superseded).toBe(7);
+    expect([...loaded.unknown]).toEqual([['Q', 2]]);
+  });
+
+  it('decides across files by ts, and by sorted file order on ties', async () => {
+    const dir = tmpTree({
+      'shard-1.jsonl': jsonl([t('X', 'one', { ts: 9 }), t('Y', 'one', { ts: 1 })]),
+      'shard-2.jsonl': jsonl([t('X', 'two', { ts: 8 }), t('Y', 'two', { ts: 1 })]),
+    });
+    const files = ['shard-1.jsonl', 'shard-2.jsonl'].map((f) => path.join(dir, f));
+    const loaded = await loadRuns(files, new Set(['X', 'Y']));
+    expect(loaded.runs.get('X')!.claim).toBe('one');
+    expect(loaded.runs.get('Y')!.claim).toBe('two');
+  });
+
+  it('names the line of a bad trace', async () => {
+    const dir = tmpTree({
+      'a.jsonl': jsonl([
+        t('X', 'ok'),
+        { qid: 'Y', retrieved_ids: 'd1', answer_json: { claim: 'c', citations: [] } },
+      ]),
+      'b.jsonl': jsonl([t('X', 'ok', { ts: 'yesterday' })]),
+    });
+    await expect(loadRuns([path.join(dir, 'a.jsonl')], new Set(['X']))).rejects.toThrow(
+      /a\.jsonl:2: field "retrieved_ids": expected array, received string/,
+    );
+    await expect(loadRuns([path.join(dir, 'b.jsonl')], new Set(['X']))).rejects.toThrow(
+      /b\.jsonl:1: field "ts": "yesterday" is not a date; expected epoch seconds or an ISO-8601 string/,
+    );
+  });
+});
