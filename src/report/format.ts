@@ -1,0 +1,32 @@
+import type { GateResult } from './schema.js';
+
+/** Renderers round; report.json never does. Ratios get 4 decimals, as trec_eval prints them. */
+export function formatNumber(value: number | null, unit?: string): string {
+  if (value === null) return 'n/a';
+  if (unit === 'count' || unit === 'tokens')
+    return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  if (unit === 'ms') return value.toFixed(0);
+  if (unit === 's') return value.toFixed(2);
+  return value.toFixed(4);
+}
+
+export function formatThreshold(g: GateResult): string {
+  return g.op === 'max_drop' ? `drop ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
+}
+
+export function gateStatus(g: GateResult): 'pass' | 'fail' | 'skip' {
+  if (g.skipped) return 'skip';
+  return g.passed ? 'pass' : 'fail';
+}
+
+export function fraction(m: { numerator?: number; denominator?: number }): string {
+  return m.numerator !== undefined && m.denominator !== undefined ? `${m.numerator}/${m.denominator}` : '';
+}
+
+/** "2 of 7 gates failed: qa.precision 0.5000 (>= 0.8), ..." */
+export function verdictLine(gates: readonly GateResult[]): string {
+  const failed = gates.filter((g) => !g.passed);
+  if (gates.length === 0) return 'PASS — no gates configured';
+  if (failed.length === 0) return `PASS — ${gates.length} of ${gates.length} gates passed`;
+  return `FAIL — ${failed.length} of ${gates.length} gates failed`;
+}

@@ -1,0 +1,132 @@
+import { suiteKind } from '../suites/registry.js';
+import { escapeList, escapeMarkdown } from './escape.js';
+import { formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
+import type { OffenderJson, Report, SuiteReport } from './schema.js';
+import { specOf } from './specs.js';
+
+/** GitHub rejects comment bodies over 65,536 characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+export interface MarkdownOptions {
+  offenders: number;
+  /** Hidden first line that finds the sticky comment again. */
+  marker?: string;
+  /** Lines after the verdict (e.g. a gold-set change notice); trusted Markdown. */
+  notices?: string[];
+  /** Trusted Markdown at the end: run link, lock digest. */
+  footer?: string[];
+  maxChars?: number;
+  /** Where the full offender list lives, named when rows had to be left out. */
+  fullReportHint?: string;
+}
+
+const STATUS_ICON = { pass: '✅', fail: '❌', skip: '⏭️' } as const;
+
+/**
+ * The PR comment and job summary. Everything from gold or traces passes through escapeMarkdown; the body
+ * stays under `maxChars` by dropping offender rows, and says how many were dropped.
+ */
+export function renderMarkdown(report: Report, options: MarkdownOptions): string {
+  const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT;
+  const head: string[] = [];
+  if (options.marker) head.push(options.marker);
+  const icon = report.verdict === 'pass' ? '✅' : '❌';
+  head.push(`### ${icon} groundgate: ${verdictLine(report.gates)}`, '');
+  if (options.notices?.length) head.push(...options.notices, '');
+
+  const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
+  const footer = options.footer?.length ? ['', ...options.footer] : [];
+
+  // Fixed parts first; offender rows then share what is left, in suite order.
+  const fixed = [...head, ...suiteParts.flatMap((p) => [...p.top, ...p.bottom]), ...footer].join('\n');
+  let budget = maxChars - fixed.length - 2_000 * suiteParts.length - 200;
+  const body: string[] = [...head];
+  for (const part of suiteParts) {
+    body.push(...part.top);
+    const shown = part.offenders.slice(0, options.offenders);
+    if (shown.length > 0) {
+      const rows: string[] = [];
+      for (const row of shown) {
+        if (budget - row.length - 1 < 0) break;
+        budget -= row.length + 1;
+        rows.push(row);
+      }
+      const total = part.suite.offenders_total;
+      const left = total - rows.length;
+      body.push('<details>', `<summary>Top offenders (${rows.length} of ${total})</summary>`, '');
+      if (rows.length) body.push(part.tableHead, ...rows);
+      if (left > 0) {
+        const where = options.fullReportHint ? `; the full list is in ${options.fullReportHint}` : '';
+        body.push('', `${left} more offender${left === 1 ? '' : 's'} not shown${where}.`);
+      }
+      body.push('', '</details>');
+    }
+    body.push(...part.bottom);
+  }
+  body.push(...footer);
+  let text = body.join('\n') + '\n';
+  // The estimates above leave room; this is the guarantee.
+  if (text.length > maxChars)
+    text = text.slice(0, maxChars - 80) + '\n\n… (truncated to fit GitHub’s size limit)\n';
+  return text;
+}
+
+interface SuitePart {
+  suite: SuiteReport;
+  top: string[];
+  tableHead: string;
+  offenders: string[];
+  bottom: string[];
+}
+
+function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePart {
+  const counts = Object.entries(suite.counts)
+    .filter(([, v]) => v !== 0)
+    .map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`)
+    .join(' · ');
+  const top = [`**${escapeMarkdown(name)}** · ${suite.kind} · ${counts}`, ''];
+  top.push('| metric | value | n | gate | |', '|---|---:|---:|---|---|');
+  const gates = report.gates.filter((g) => g.suite === name);
+  for (const [metric, m] of Object.entries(suite.metrics)) {
+    const value = formatNumber(m.value, specOf(suite.kind, metric)?.unit);
+    const mine = gates.filter((g) => g.metric === metric);
+    if (mine.length === 0) {
+      top.push(
+        `| ${metric} | ${value} | ${fraction(m)} | | ${m.value === null ? escapeMarkdown(m.reason ?? '') : ''} |`,
+      );
+    }
+    mine.forEach((g, i) => {
+      const status = gateStatus(g);
+      const why = g.reason ? ` ${escapeMarkdown(g.reason)}` : '';
+      const cells = i === 0 ? [metric, value, fraction(m)] : ['', '', ''];
+      top.push(
+        `| ${cells.join(' | ')} | ${escapeMarkdown(formatThreshold(g))} | ${STATUS_ICON[status]}${why} |`,
+      );
+    });
+  }
+  top.push('');
+
+  const columns = suiteKind(suite.kind)?.offenderColumns ?? [];
+  const tableHead = [
+    `| id | labels | ${[...columns, 'details'].join(' | ')} |`,
+    `|${'---|'.repeat(columns.length + 3)}`,
+  ].join('\n');
+  const offenders = suite.offenders.map((o) => offenderRow(o, columns));
+  const bottom = suite.warnings.map((w) => `> ⚠️ ${escapeMarkdown(w, { maxLength: 500 })}`);
+  if (bottom.length) bottom.unshift('');
+  return { suite, top, tableHead, offenders, bottom };
+}
+
+function offenderRow(o: OffenderJson, columns: readonly string[]): string {
+  const cell = (v: unknown): string => {
+    if (v === null || v === undefined) return '—';
+    if (Array.isArray(v)) return escapeList(v.map(String));
+    return escapeMarkdown(String(v));
+  };
+  const details = Object.entries(o)
+    .filter(([k]) => !['id', 'labels', 'source', ...columns].includes(k))
+    .map(([k, v]) => `${k}: ${cell(v)}`)
+    .join('<br>');
+  const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
+  return `| ${escapeMarkdown(o.id, { maxLength: 80 })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
+}

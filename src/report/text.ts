@@ -1,0 +1,92 @@
+import { escapeTerminal } from './escape.js';
+import { formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
+import type { OffenderJson, Report } from './schema.js';
+import { specOf } from './specs.js';
+
+export interface TextOptions {
+  offenders: number;
+  /** List offenders even when every gate passed. */
+  showOffendersOnPass?: boolean;
+  color?: boolean;
+}
+
+/** The terminal view: a table per suite, the top offenders, the verdict. */
+export function renderText(report: Report, options: TextOptions): string {
+  const paint = (code: string, s: string) => (options.color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const out: string[] = [];
+  const failed = report.verdict === 'fail';
+  for (const [name, suite] of Object.entries(report.suites)) {
+    const c = suite.counts;
+    const countText = Object.entries(c)
+      .filter(([, v]) => v !== 0 || ['gold', 'traced'].includes(name))
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
+    const gatesOf = report.gates.filter((g) => g.suite === name);
+    const rows: string[][] = [['metric', 'value', 'n', 'gate', '']];
+    for (const [metric, m] of Object.entries(suite.metrics)) {
+      const gates = gatesOf.filter((g) => g.metric === metric);
+      const value = formatNumber(m.value, specOf(suite.kind, metric)?.unit);
+      const first = [metric, value, fraction(m)];
+      if (gates.length === 0) rows.push([...first, '', m.value === null ? `(${m.reason})` : '']);
+      gates.forEach((g, i) => {
+        const status = gateStatus(g);
+        const statusText =
+          status === 'fail' ? paint('31', 'FAIL') : status === 'skip' ? 'skip' : paint('32', 'pass');
+        const why = g.reason ? ` (${g.reason})` : '';
+        rows.push([...(i === 0 ? first : ['', '', '']), formatThreshold(g), statusText + why]);
+      });
+    }
+    out.push(...table(rows).map((l) => `  ${l}`));
+    for (const w of suite.warnings) out.push(`  warning: ${escapeTerminal(w, 300)}`);
+
+    if (suite.offenders_total > 0) {
+      const n = Math.min(options.offenders, suite.offenders.length);
+      if ((failed || options.showOffendersOnPass) && n > 0) {
+        out.push('', `  top offenders (${n} of ${suite.offenders_total}):`);
+        for (const o of suite.offenders.slice(0, n)) out.push(...offenderLines(o));
+      } else {
+        out.push(
+          `  ${suite.offenders_total} failing item${suite.offenders_total === 1 ? '' : 's'} (--offenders N lists them)`,
+        );
+      }
+    }
+    out.push('');
+  }
+  const line = verdictLine(report.gates);
+  out.push(failed ? paint('31;1', line) : paint('32;1', line));
+  for (const g of report.gates.filter((g) => !g.passed)) {
+    const unit = specOf(report.suites[g.suite]!.kind, g.metric)?.unit;
+    const value = formatNumber(g.value, unit);
+    out.push(
+      `  ✗ ${g.suite}.${g.metric} = ${value}, wanted ${formatThreshold(g)}${g.reason ? ` — ${g.reason}` : ''}`,
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+function offenderLines(o: OffenderJson): string[] {
+  const lines = [`  ${escapeTerminal(o.id, 80)}  ${o.labels.join(', ')}`];
+  for (const [key, value] of Object.entries(o)) {
+    if (key === 'id' || key === 'labels' || key === 'source') continue;
+    const shown = Array.isArray(value)
+      ? `[${value.map((v) => escapeTerminal(String(v), 60)).join(', ')}]`
+      : value === null
+        ? '—'
+        : escapeTerminal(String(value));
+    lines.push(`      ${key}: ${shown}`);
+  }
+  return lines;
+}
+
+/** Left-aligned columns; ANSI colour codes do not count towards width. */
+function table(rows: string[][]): string[] {
+  const visible = (s: string) => s.replace(/\u001b\[[\d;]*m/g, '').length;
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ''))));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visible(cell))))
+      .join('  ')
+      .trimEnd(),
+  );
+}
