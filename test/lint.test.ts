@@ -13,7 +13,10 @@ describe('house style', () => {
   }, 120_000);
 
   it('passes prettier --check', () => {
-    const r = spawnSync(bin('prettier'), ['--check', '.', '--log-level', 'warn'], { cwd: REPO, encoding: 'utf8' });
+    const r = spawnSync(bin('prettier'), ['--check', '.', '--log-level', 'warn'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   }, 120_000);

@@ -11243,6 +11243,8 @@ exports.visitAsync = visitAsync;
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6022);
 
+// Stack traces of internal errors then point at src/ lines through the bundled source map.
+process.setSourceMapsEnabled(true);
 const code = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
@@ -11330,7 +11332,7 @@ const MARKDOWN_ENTITIES = {
     '~': '&#126;',
     '!': '&#33;',
     ':': '&#58;',
-    '$': '&#36;',
+    $: '&#36;',
 };
 const ZWJ = '\u200d';
 function escapeMarkdown(text, options = {}) {
@@ -11363,8 +11365,12 @@ function escapeList(items, maxItems = 10, maxLength = 80) {
 /** For the terminal: untrusted text must not carry escape sequences or rewrite the screen. */
 function escapeTerminal(text, maxLength = 200) {
     const chars = [...text];
-    const cut = chars.length > maxLength ? `${chars.slice(0, maxLength).join('')}… (+${chars.length - maxLength} chars)` : text;
-    return cut.replace(/\r\n|\r|\n/g, ' ↵ ').replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '�');
+    const cut = chars.length > maxLength
+        ? `${chars.slice(0, maxLength).join('')}… (+${chars.length - maxLength} chars)`
+        : text;
+    return cut
+        .replace(/\r\n|\r|\n/g, ' ↵ ')
+        .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '�');
 }
 function escapeXml(text) {
     return text
@@ -21111,7 +21117,7 @@ function describeJsonError(err, text) {
     const message = err instanceof Error ? err.message : String(err);
     const pos = /at position (\d+)/.exec(message);
     let reason = message
-        .replace(/,? ?"[\s\S]*" is not valid JSON$/, '')
+        .replace(/,? ?(?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '')
         .replace(/ in JSON at position \d+.*$/s, '')
         .trim();
     if (/^Unexpected end of JSON input/.test(message))
@@ -21312,7 +21318,10 @@ function timestamp(ts, file, line) {
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/scu.js
 /** The four rules of the public SCU pattern page (WFGY ProblemMap). */
 const DEFAULT_SCU_RULES = [
-    { lock: String.raw `rejects\s+null\s+keys`, contradiction: String.raw `(allow|accept|support)s?\s+null\s+keys` },
+    {
+        lock: String.raw `rejects\s+null\s+keys`,
+        contradiction: String.raw `(allow|accept|support)s?\s+null\s+keys`,
+    },
     {
         lock: String.raw `\bonly\b\s+domain\s+example\.com`,
         contradiction: String.raw `\b(gmail|yahoo|outlook)\.com\b|allow\b.*\bany\b\s+domain`,
@@ -21321,7 +21330,11 @@ const DEFAULT_SCU_RULES = [
     { lock: String.raw `\bnever\b`, contradiction: String.raw `\ballow(ed)?\b|\bcan\b|\bmay\b` },
 ];
 function compileRules(rules) {
-    return rules.map((r) => ({ lock: new RegExp(r.lock), contradiction: new RegExp(r.contradiction), source: r }));
+    return rules.map((r) => ({
+        lock: new RegExp(r.lock),
+        contradiction: new RegExp(r.contradiction),
+        source: r,
+    }));
 }
 /** The first rule the claim breaks, if any. */
 function contradiction(claim, constraints, rules) {
@@ -22449,7 +22462,15 @@ function scoreGroundedQa(gold, runs, options) {
     metrics.coverage = proportion(traced, total, 'gold set is empty');
     return {
         metrics,
-        counts: { gold: total, answerable, unanswerable, traced, answered: shipped, refused, missing: total - traced },
+        counts: {
+            gold: total,
+            answerable,
+            unanswerable,
+            traced,
+            answered: shipped,
+            refused,
+            missing: total - traced,
+        },
         items,
     };
 }
@@ -22467,15 +22488,60 @@ function offendingItems(items) {
 
 
 const metrics = [
-    { name: 'precision', direction: 'higher', unit: 'ratio', description: 'Shipped answers that are contained, cited and constraint-safe, over all shipped answers' },
-    { name: 'chr', direction: 'higher', unit: 'ratio', description: 'Citation hit rate: shipped answers citing a gold id, all citations retrieved' },
-    { name: 'under_refusal', direction: 'lower', unit: 'ratio', description: 'Unanswerable gold items that were answered, over all unanswerable items' },
-    { name: 'over_refusal', direction: 'lower', unit: 'ratio', description: 'Answerable gold items that were refused, over all answerable items' },
-    { name: 'recall@{k}', direction: 'higher', unit: 'ratio', description: 'Answerable items whose gold citations are all in the top k retrieved ids' },
-    { name: 'chr@{k}_upper_bound', direction: 'higher', unit: 'ratio', description: 'Shipped answers with a gold id among the top k retrieved: the best CHR the retriever allows' },
-    { name: 'scu_violations', direction: 'lower', unit: 'count', description: 'Shipped answers with constraints that miss the echo or contradict a lock (scu: true)' },
-    { name: 'constraint_integrity', direction: 'higher', unit: 'ratio', description: '1 − scu_violations / shipped answers with constraints' },
-    { name: 'coverage', direction: 'higher', unit: 'ratio', description: 'Gold items with a trace, over all gold items' },
+    {
+        name: 'precision',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Shipped answers that are contained, cited and constraint-safe, over all shipped answers',
+    },
+    {
+        name: 'chr',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Citation hit rate: shipped answers citing a gold id, all citations retrieved',
+    },
+    {
+        name: 'under_refusal',
+        direction: 'lower',
+        unit: 'ratio',
+        description: 'Unanswerable gold items that were answered, over all unanswerable items',
+    },
+    {
+        name: 'over_refusal',
+        direction: 'lower',
+        unit: 'ratio',
+        description: 'Answerable gold items that were refused, over all answerable items',
+    },
+    {
+        name: 'recall@{k}',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Answerable items whose gold citations are all in the top k retrieved ids',
+    },
+    {
+        name: 'chr@{k}_upper_bound',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Shipped answers with a gold id among the top k retrieved: the best CHR the retriever allows',
+    },
+    {
+        name: 'scu_violations',
+        direction: 'lower',
+        unit: 'count',
+        description: 'Shipped answers with constraints that miss the echo or contradict a lock (scu: true)',
+    },
+    {
+        name: 'constraint_integrity',
+        direction: 'higher',
+        unit: 'ratio',
+        description: '1 − scu_violations / shipped answers with constraints',
+    },
+    {
+        name: 'coverage',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Gold items with a trace, over all gold items',
+    },
 ];
 const regex = schemas_string().superRefine((source, ctx) => {
     try {
@@ -22526,7 +22592,9 @@ const groundedQa = {
         const gold = await loadGold(ctx.inputs.gold);
         const loaded = await loadRuns(ctx.inputs.traces, new Set(gold.map((g) => g.qid)));
         const rules = scuRules(config.scu);
-        const cutoffs = [...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))])].sort((a, b) => a - b);
+        const cutoffs = [
+            ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
+        ].sort((a, b) => a - b);
         const scored = scoreGroundedQa(gold, loaded.runs, {
             refusalToken: config.refusal_token,
             scuRules: rules ? compileRules(rules) : null,
@@ -22573,7 +22641,12 @@ function toOffender(v, relative) {
     }
     if (v.run)
         fields.trace = `${relative(v.run.source.file)}:${v.run.source.line}`;
-    return { id: v.gold.qid, labels: v.labels, fields, source: { file: relative(v.gold.source.file), line: v.gold.source.line } };
+    return {
+        id: v.gold.qid,
+        labels: v.labels,
+        fields,
+        source: { file: relative(v.gold.source.file), line: v.gold.source.line },
+    };
 }
 //# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./lib/suites/registry.js
@@ -22674,7 +22747,10 @@ function suiteSection(report, name, suite) {
     }
     top.push('');
     const columns = suiteKind(suite.kind)?.offenderColumns ?? [];
-    const tableHead = [`| id | labels | ${[...columns, 'details'].join(' | ')} |`, `|${'---|'.repeat(columns.length + 3)}`].join('\n');
+    const tableHead = [
+        `| id | labels | ${[...columns, 'details'].join(' | ')} |`,
+        `|${'---|'.repeat(columns.length + 3)}`,
+    ].join('\n');
     const offenders = suite.offenders.map((o) => offenderRow(o, columns));
     const bottom = suite.warnings.map((w) => `> ⚠️ ${escapeMarkdown(w, { maxLength: 500 })}`);
     if (bottom.length)
@@ -22809,7 +22885,11 @@ function offenderLines(o) {
     for (const [key, value] of Object.entries(o)) {
         if (key === 'id' || key === 'labels' || key === 'source')
             continue;
-        const shown = Array.isArray(value) ? `[${value.map((v) => escapeTerminal(String(v), 60)).join(', ')}]` : value === null ? '—' : escapeTerminal(String(value));
+        const shown = Array.isArray(value)
+            ? `[${value.map((v) => escapeTerminal(String(v), 60)).join(', ')}]`
+            : value === null
+                ? '—'
+                : escapeTerminal(String(value));
         lines.push(`      ${key}: ${shown}`);
     }
     return lines;
@@ -22863,7 +22943,8 @@ const SUITE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 const topLevelSchema = strictObject({
     version: literal(1, { error: 'expected version: 1' }),
     offenders: schemas_int().min(0).max(10_000).optional(),
-    suites: record(schemas_string().regex(SUITE_NAME, 'expected a suite name of letters, digits, "_", "-", "." starting with a letter'), unknown()),
+    suites: record(schemas_string()
+        .regex(SUITE_NAME, 'expected a suite name of letters, digits, "_", "-", "." starting with a letter'), unknown()),
 });
 /** Reads and validates gates.yaml. Every problem is an InputError naming file:line:column. */
 function loadConfig(file) {
@@ -22873,7 +22954,9 @@ function loadConfig(file) {
     }
     catch (err) {
         const code = err.code;
-        throw new InputError({ file }, code === 'ENOENT' ? 'config file not found; pass --config PATH or create gates.yaml' : `cannot read config (${code})`);
+        throw new InputError({ file }, code === 'ENOENT'
+            ? 'config file not found; pass --config PATH or create gates.yaml'
+            : `cannot read config (${code})`);
     }
     return parseConfig(source, file);
 }
@@ -22943,6 +23026,14 @@ function kindList() {
 }
 /** Turns the first zod issue into a one-line error at the YAML node it concerns. */
 function issueToError(issue, schema, base, locate, prefix = '') {
+    // A union (string or object gate) fails as a whole; the branch whose type fit says what is wrong.
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+        const branch = issue.errors.find((errs) => errs.length > 0 && !(errs[0].code === 'invalid_type' && errs[0].path.length === 0));
+        if (branch) {
+            const inner = { ...branch[0], path: [...issue.path, ...branch[0].path] };
+            return issueToError(inner, schema, base, locate, prefix);
+        }
+    }
     const p = [...base, ...issue.path];
     const shown = issue.path.length ? `${issue.path.join('.')}: ` : '';
     if (issue.code === 'unrecognized_keys') {
@@ -22953,7 +23044,9 @@ function issueToError(issue, schema, base, locate, prefix = '') {
     // A missing key has no node of its own: point at the mapping that lacks it.
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
     const where = missing ? locate(p.slice(0, -1)) : locate(p);
-    const message = missing ? `missing required key; ${issue.message.replace(/^Invalid input: /, '')}` : cleanMessage(issue.message);
+    const message = missing
+        ? `missing required key; ${cleanMessage(issue.message).replace(/, received undefined$/, '')}`
+        : cleanMessage(issue.message);
     return new InputError(where, `${prefix}${shown}${message}`);
 }
 function cleanMessage(message) {
@@ -23083,10 +23176,14 @@ async function run(options) {
     for (const suite of selected) {
         const inputs = {};
         for (const key of suite.kind.inputKeys) {
-            const override = [...(options.inputs ?? [])].reverse().find((o) => o.key === key && (!o.suite || o.suite === suite.name));
+            const override = [...(options.inputs ?? [])]
+                .reverse()
+                .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
             const value = suite.config[key];
             if (override) {
-                inputs[key] = await resolveInput(override.path, process.cwd(), { file: `--input ${override.suite ? `${override.suite}.` : ''}${key}` });
+                inputs[key] = await resolveInput(override.path, process.cwd(), {
+                    file: `--input ${override.suite ? `${override.suite}.` : ''}${key}`,
+                });
             }
             else if (typeof value === 'string') {
                 inputs[key] = await resolveInput(value, config.dir, suite.inputWhere[key]);
@@ -23324,7 +23421,10 @@ function format(report, args, offenders, io) {
         case 'json':
             return serializeReport(report);
         case 'markdown':
-            return renderMarkdown(report, { offenders, fullReportHint: args.report ?? 'report.json (--report FILE)' });
+            return renderMarkdown(report, {
+                offenders,
+                fullReportHint: args.report ?? 'report.json (--report FILE)',
+            });
         case 'junit':
             return renderJunit(report);
         case 'text': {

@@ -1,0 +1,5 @@
+// Regenerates docs/report.schema.json from the zod contract (run `npm run build` first).
+import { writeFileSync } from 'node:fs';
+import { reportJsonSchema } from '../lib/report/json-schema.js';
+
+writeFileSync('docs/report.schema.json', reportJsonSchema());

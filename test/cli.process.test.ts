@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { reportSchema } from '../src/report/schema.js';
+import { runCli } from './helpers/process.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
+
+const gold = (qid: string) => ({
+  qid,
+  question: 'q',
+  answerable: true,
+  gold_claim_substr: ['alpha beta'],
+  gold_citations: ['d1'],
+});
+const trace = (qid: string, claim = 'alpha beta') => ({
+  qid,
+  retrieved_ids: ['d1'],
+  answer_json: { claim, citations: ['d1'] },
+});
+const config = (gates = '      precision: ">= 0.8"\n') =>
+  `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: traces.jsonl\n    gates:\n${gates}`;
+
+describe('groundgate CLI (dist/cli/index.js as a process)', () => {
+  it('exits 0 on the repo example and prints the table and the verdict', () => {
+    const r = runCli([]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^qa \(grounded-qa\) — gold 47, answerable 35, unanswerable 12, traced 47/);
+    expect(r.stdout).toMatch(/precision\s+0\.9091\s+30\/33\s+>= 0\.8\s+pass/);
+    expect(r.stdout).toMatch(/PASS — 8 of 8 gates passed\n$/);
+  });
+
+  it('prints nothing with --quiet when the gates pass', () => {
+    const r = runCli(['--quiet']);
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, '', '']);
+  });
+
+  it('exits 1 on the regressed traces and lists offenders, most severe first', () => {
+    const r = runCli(['--input', 'qa.traces=runs/qa-regressed.trace.jsonl', '--offenders', '3']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('top offenders (3 of 22):');
+    expect(r.stdout.match(/^ {2}(FM\d+) {2}(\S+)/gm)).toEqual([
+      '  FM004  under_refusal',
+      '  FM028  under_refusal',
+      '  FM044  under_refusal',
+    ]);
+    expect(r.stdout).toMatch(/FAIL — 7 of 8 gates failed\n/);
+    expect(r.stdout).toContain('✗ qa.scu_violations = 2, wanted == 0');
+  });
+
+  it('exits 2 with file:line for a malformed trace line, and no stack trace', () => {
+    const dir = tmpTree({
+      'gates.yaml': config(),
+      'gold.jsonl': jsonl([gold('A')]),
+      'traces.jsonl': `${JSON.stringify(trace('A'))}\n{"qid": "A", "retrieved_ids": [}\n`,
+    });
+    const r = runCli([], dir);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `groundgate: traces.jsonl:2:32: invalid JSON: unexpected token '}'; expected one JSON value per line\n`,
+    );
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 and suggests the right name for a misspelt metric', () => {
+    const dir = tmpTree({
+      'gates.yaml': config('      precison: ">= 0.8"\n'),
+      'gold.jsonl': jsonl([gold('A')]),
+      'traces.jsonl': '',
+    });
+    const r = runCli([], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^groundgate: gates\.yaml:8:7: suite "qa": unknown metric "precison" for kind grounded-qa; did you mean "precision"\?; expected one of /,
+    );
+    expect(r.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('exits 2 for usage errors, missing files and a missing config', () => {
+    expect(runCli(['--format', 'yaml'])).toMatchObject({
+      status: 2,
+      stderr:
+        'groundgate: --format "yaml": expected one of text, json, markdown, junit (see groundgate --help)\n',
+    });
+    expect(runCli(['--bogus'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/^groundgate: Unknown option '--bogus' \(see groundgate --help\)\n$/),
+    });
+    expect(runCli(['--suite', 'qaa'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('unknown suite "qaa"; did you mean "qa"?'),
+    });
+    expect(runCli(['--input', 'qa.trace=x.jsonl'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('--input trace: not an input of qa; did you mean "traces"?'),
+    });
+    expect(runCli(['--input', 'qa.traces=nope.jsonl'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('--input qa.traces: file not found: "nope.jsonl"'),
+    });
+    const empty = tmpTree({});
+    expect(runCli([], empty)).toMatchObject({
+      status: 2,
+      stderr: 'groundgate: gates.yaml: config file not found; pass --config PATH or create gates.yaml\n',
+    });
+  });
+
+  it('prints help and version', () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+    expect(runCli(['--version'])).toMatchObject({ status: 0, stdout: `${pkg.version}\n` });
+    expect(runCli(['--help']).stdout).toMatch(/^Usage: groundgate \[check\] \[options\]/);
+  });
+
+  it('writes a report.json that follows the contract and a JUnit file', () => {
+    const dir = tmpTree({});
+    const r = runCli([
+      '--format',
+      'junit',
+      '--out',
+      path.join(dir, 'junit.xml'),
+      '--report',
+      path.join(dir, 'report.json'),
+    ]);
+    expect(r).toMatchObject({ status: 0, stdout: '' });
+    const report = reportSchema.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
+    expect(report.suites.qa!.metrics['recall@5']).toEqual({ value: 32 / 35, numerator: 32, denominator: 35 });
+    const xml = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
+    expect(xml).toContain('<testsuites name="groundgate" tests="8" failures="0">');
+    expect(xml).toContain(
+      '<testcase classname="qa" name="recall@5 drop ≤ 0.02"><skipped message="no baseline report given"/></testcase>',
+    );
+  });
+});
+
+describe('determinism', () => {
+  it('gives byte-identical report.json across runs and when trace lines of different qids are shuffled', () => {
+    const lines = readFileSync(path.join(REPO, 'runs/qa-regressed.trace.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    // Reverse, then interleave: every qid's own lines keep their relative order (that order is data).
+    const byQid = new Map<string, string[]>();
+    for (const l of lines) {
+      const q = JSON.parse(l).qid as string;
+      byQid.set(q, [...(byQid.get(q) ?? []), l]);
+    }
+    const shuffled: string[] = [];
+    const queues = [...byQid.values()].reverse();
+    while (queues.some((q) => q.length)) for (const q of queues) if (q.length) shuffled.push(q.shift()!);
+    expect(shuffled).not.toEqual(lines);
+
+    const dir = tmpTree({ 'shuffled.jsonl': shuffled.join('\n') + '\n' });
+    const a = runCli(['--format', 'json', '--input', 'qa.traces=runs/qa-regressed.trace.jsonl']);
+    const b = runCli(['--format', 'json', '--input', 'qa.traces=runs/qa-regressed.trace.jsonl']);
+    const c = runCli(['--format', 'json', '--input', `qa.traces=${path.join(dir, 'shuffled.jsonl')}`]);
+    expect(a.status).toBe(1);
+    expect(b.stdout).toBe(a.stdout);
+    // Only the trace file name differs; everything scored is identical to the byte.
+    const normalize = (s: string) =>
+      s.replaceAll(/"[^"]*(?:qa-regressed\.trace|shuffled)\.jsonl(:\d+)?"/g, '"TRACE"');
+    expect(normalize(c.stdout)).toBe(normalize(a.stdout));
+  });
+});

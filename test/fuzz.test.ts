@@ -1,0 +1,131 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
+import { run } from '../src/run.js';
+import { seeded } from './helpers/random.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+const GOLD = readFileSync(path.join(REPO, 'gold/qa.gold.jsonl'), 'utf8').trimEnd().split('\n');
+const TRACES = readFileSync(path.join(REPO, 'runs/qa.trace.jsonl'), 'utf8').trimEnd().split('\n');
+const CONFIG = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+const JUNK = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  'null',
+  'true',
+  '1e999',
+  '-',
+  '\\',
+  '\u0000',
+  '\ufeff',
+  '\r',
+  ' ',
+  '💥',
+  'é',
+];
+const VALUES = [null, 0, -1, 1.5, '', 'x', [], {}, [1], ['a'], { claim: 1 }, true, 'not in context'];
+
+/** One random edit: bytes (delete, insert, swap) or structure (drop a key, change a value's type). */
+function mutate(line: string, rnd: () => number): string {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const at = Math.floor(rnd() * (line.length + 1));
+  switch (Math.floor(rnd() * 5)) {
+    case 0:
+      return line.slice(0, at) + line.slice(at + 1 + Math.floor(rnd() * 5));
+    case 1:
+      return line.slice(0, at) + pick(JUNK) + line.slice(at);
+    case 2:
+      return line.slice(0, at) + '\n' + line.slice(at);
+    default: {
+      let obj: Record<string, unknown>;
+      try {
+        obj = JSON.parse(line);
+      } catch {
+        return line.slice(0, at) + pick(JUNK) + line.slice(at); // already broken by an earlier edit
+      }
+      if (obj === null || typeof obj !== 'object') return line + pick(JUNK);
+      const target =
+        rnd() < 0.3 && typeof obj.answer_json === 'object' && obj.answer_json
+          ? (obj.answer_json as Record<string, unknown>)
+          : obj;
+      const key = pick(Object.keys(target));
+      if (rnd() < 0.4) delete target[key];
+      else target[key] = pick(VALUES);
+      return JSON.stringify(obj);
+    }
+  }
+}
+
+/** Runs the engine; anything but a result or an InputError with a file:line location is a defect. */
+async function expectCleanOutcome(dir: string): Promise<'ok' | 'input-error'> {
+  try {
+    await run({ config: path.join(dir, 'gates.yaml') });
+    return 'ok';
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    expect(err.message).not.toContain('\n');
+    expect(err.where?.file).toBeTruthy();
+    return 'input-error';
+  }
+}
+
+describe('loader fuzzing (seeded)', () => {
+  it('turns every mutated gold or trace line into a result or a one-line InputError', async () => {
+    const rnd = seeded(20261121);
+    const dir = tmpTree({
+      'gates.yaml': CONFIG.replace('gold/qa.gold.jsonl', 'gold.jsonl').replace(
+        'runs/qa.trace.jsonl',
+        'traces.jsonl',
+      ),
+    });
+    const outcomes = { ok: 0, 'input-error': 0 };
+    for (let i = 0; i < 400; i++) {
+      const gold = [...GOLD];
+      const traces = [...TRACES];
+      const lines = rnd() < 0.5 ? gold : traces;
+      const n = 1 + Math.floor(rnd() * 3);
+      for (let j = 0; j < n; j++) {
+        const idx = Math.floor(rnd() * lines.length);
+        lines[idx] = mutate(lines[idx]!, rnd);
+      }
+      writeFileSync(path.join(dir, 'gold.jsonl'), gold.join('\n') + '\n');
+      writeFileSync(path.join(dir, 'traces.jsonl'), traces.join(rnd() < 0.2 ? '\r\n' : '\n'));
+      outcomes[await expectCleanOutcome(dir)]++;
+    }
+    // Both paths are exercised: the mutations are neither all harmless nor all fatal.
+    expect(outcomes.ok).toBeGreaterThan(20);
+    expect(outcomes['input-error']).toBeGreaterThan(150);
+  });
+
+  it('turns every mutated gates.yaml into a result or a one-line InputError', async () => {
+    const rnd = seeded(7);
+    const dir = tmpTree({
+      'gold.jsonl': GOLD.join('\n'),
+      'traces.jsonl': TRACES.join('\n'),
+    });
+    const base = CONFIG.replace('gold/qa.gold.jsonl', 'gold.jsonl').replace(
+      'runs/qa.trace.jsonl',
+      'traces.jsonl',
+    );
+    let errors = 0;
+    for (let i = 0; i < 300; i++) {
+      let text = base;
+      for (let j = 0; j < 1 + Math.floor(rnd() * 2); j++) {
+        const at = Math.floor(rnd() * text.length);
+        text =
+          rnd() < 0.5
+            ? text.slice(0, at) + text.slice(at + 1 + Math.floor(rnd() * 4))
+            : text.slice(0, at) + JUNK[Math.floor(rnd() * JUNK.length)] + text.slice(at);
+      }
+      writeFileSync(path.join(dir, 'gates.yaml'), text);
+      if ((await expectCleanOutcome(dir)) === 'input-error') errors++;
+    }
+    expect(errors).toBeGreaterThan(100);
+  });
+});
