@@ -1,11 +1,18 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
-import { UsageError } from './errors.js';
+import { displayPath, UsageError } from './errors.js';
 import { resolveInput } from './io/files.js';
 import { evaluateGate } from './gates/evaluate.js';
-import { notComputable, resolveMetric, type ResolvedMetric } from './metrics/spec.js';
-import type { GateResult, OffenderJson, Report, SuiteReport } from './report/schema.js';
+import { notComputable, resolveMetric, type MetricValue, type ResolvedMetric } from './metrics/spec.js';
+import {
+  reportSchema,
+  type GateResult,
+  type OffenderJson,
+  type Report,
+  type SuiteReport,
+} from './report/schema.js';
 import type { LoadedSuite, Offender } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
 
@@ -21,6 +28,8 @@ export interface RunOptions {
   /** Only these suites (all when empty). */
   suites?: readonly string[];
   inputs?: readonly InputOverride[];
+  /** A report.json to compare with (e.g. the base branch's): deltas and max_drop gates. */
+  baseline?: string;
 }
 
 export interface RunOutcome {
@@ -40,6 +49,9 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   const suites: Record<string, SuiteReport> = {};
   const gates: GateResult[] = [];
   const warnings: string[] = [];
+  const base = options.baseline ? loadBaseline(options.baseline) : undefined;
+  if (base && 'warning' in base) warnings.push(base.warning);
+  const baseReport = base && 'report' in base ? base.report : undefined;
   for (const suite of selected) {
     const inputs: Record<string, string[]> = {};
     for (const key of suite.kind.inputKeys) {
@@ -58,9 +70,23 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     const metrics = metricsToCompute(suite);
     const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
 
+    const baseSuite = baseReport?.suites[suite.name];
+    const baseMetrics = baseSuite?.kind === suite.kind.kind ? baseSuite.metrics : undefined;
+    const noBaseline = !baseReport
+      ? 'no baseline report given'
+      : baseMetrics
+        ? 'metric not in the baseline report'
+        : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
     for (const [metric, rule] of Object.entries(suite.config.gates)) {
       const spec = resolveMetric(metric, suite.kind.metrics)!.spec;
-      for (const outcome of evaluateGate(metric, rule, result.metrics[metric], spec)) {
+      for (const outcome of evaluateGate(
+        metric,
+        rule,
+        result.metrics[metric],
+        spec,
+        baseMetrics?.[metric],
+        noBaseline,
+      )) {
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
       }
     }
@@ -69,7 +95,10 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
       // The report lists exactly the metrics in force, in the kind's order, whatever order score() used.
       metrics: Object.fromEntries(
-        metrics.map((m) => [m.name, result.metrics[m.name] ?? notComputable('not reported by the suite')]),
+        metrics.map((m) => {
+          const value = result.metrics[m.name] ?? notComputable('not reported by the suite');
+          return [m.name, baseMetrics ? withBaseline(value, baseMetrics[m.name]) : value];
+        }),
       ),
       counts: result.counts,
       offenders_total: result.offenders.length,
@@ -135,6 +164,38 @@ function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
       out.push({ name: spec.name.replace('{k}', String(k)), spec, k });
   }
   return out;
+}
+
+/** A baseline that cannot be read is a warning: the check still runs, without deltas. */
+function loadBaseline(file: string): { report: Report } | { warning: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return {
+      warning: `baseline ${displayPath(file)} not read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no deltas, max_drop skipped`,
+    };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { warning: `baseline ${displayPath(file)} is not JSON; no deltas, max_drop skipped` };
+  }
+  const parsed = reportSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return {
+      warning: `baseline ${displayPath(file)} is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message}); no deltas, max_drop skipped`,
+    };
+  }
+  return { report: parsed.data };
+}
+
+function withBaseline(current: MetricValue, base: MetricValue | undefined): MetricValue {
+  if (!base) return current;
+  const delta = current.value === null || base.value === null ? null : current.value - base.value;
+  return { ...current, baseline: base.value, delta };
 }
 
 function offenderJson(o: Offender): OffenderJson {

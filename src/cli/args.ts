@@ -13,6 +13,7 @@ export interface CheckArgs {
   format: Format;
   out?: string;
   report?: string;
+  baseline?: string;
   offenders?: number;
   quiet: boolean;
   color?: boolean;
@@ -33,6 +34,7 @@ Options:
   -f, --format FORMAT      text (default), json, markdown or junit
   -o, --out FILE           write the formatted output to FILE instead of stdout
       --report FILE        also write report.json to FILE
+      --baseline FILE      compare with an earlier report.json: deltas and max_drop gates
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
@@ -57,6 +59,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         format: { type: 'string', short: 'f' },
         out: { type: 'string', short: 'o' },
         report: { type: 'string' },
+        baseline: { type: 'string' },
         offenders: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
         color: { type: 'boolean' },
@@ -94,6 +97,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     format,
     out: values.out,
     report: values.report,
+    baseline: values.baseline,
     offenders,
     quiet: values.quiet ?? false,
     color: values.color,

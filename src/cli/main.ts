@@ -44,7 +44,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 }
 
 async function check(args: CheckArgs, io: CliIo): Promise<number> {
-  const outcome = await run({ config: args.config, suites: args.suites, inputs: args.inputs });
+  const outcome = await run({
+    config: args.config,
+    suites: args.suites,
+    inputs: args.inputs,
+    baseline: args.baseline,
+  });
   const { report } = outcome;
   const offenders = args.offenders ?? outcome.config.offenders;
   const passed = report.verdict === 'pass';

@@ -23,6 +23,7 @@ export function evaluateGate(
   value: MetricValue | undefined,
   spec: MetricSpec,
   baseline?: MetricValue,
+  noBaselineReason = 'no baseline report given',
 ): GateOutcome[] {
   const v = value?.value ?? null;
   const missingReason = value?.reason ?? 'not reported';
@@ -44,7 +45,7 @@ export function evaluateGate(
     const base = baseline?.value ?? null;
     const common = { metric, op: 'max_drop' as const, threshold: rule.maxDrop, value: v };
     if (baseline === undefined) {
-      outcomes.push({ ...common, passed: true, skipped: true, reason: 'no baseline report given' });
+      outcomes.push({ ...common, passed: true, skipped: true, reason: noBaselineReason });
     } else if (base === null || v === null) {
       const which =
         v === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * What the rest of groundgate knows about a metric. Gates, renderers and docs read these instead of
  * hard-coding names. A name containing `{k}` is a family (`recall@{k}` matches `recall@5`, `recall@10`).
@@ -10,12 +12,16 @@ export interface MetricSpec {
 }
 
 /** A computed metric. `value: null` means not computable; `reason` says why. */
-export interface MetricValue {
-  value: number | null;
-  reason?: string;
-  numerator?: number;
-  denominator?: number;
-}
+export const metricValueSchema = z.strictObject({
+  value: z.number().nullable(),
+  reason: z.string().optional(),
+  numerator: z.number().optional(),
+  denominator: z.number().optional(),
+  /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
+  baseline: z.number().nullable().optional(),
+  delta: z.number().nullable().optional(),
+});
+export type MetricValue = z.infer<typeof metricValueSchema>;
 
 /** A metric as resolved for one suite: the spec plus, for a family, its cutoff. */
 export interface ResolvedMetric {

@@ -30,3 +30,11 @@ export function verdictLine(gates: readonly GateResult[]): string {
   if (failed.length === 0) return `PASS — ${gates.length} of ${gates.length} gates passed`;
   return `FAIL — ${failed.length} of ${gates.length} gates failed`;
 }
+
+/** Signed change against the baseline, in the metric's unit: "+0.0200", "−3", "n/a". */
+export function formatDelta(delta: number | null | undefined, unit?: string): string {
+  if (delta === undefined) return '';
+  if (delta === null) return 'n/a';
+  const text = formatNumber(Math.abs(delta), unit);
+  return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
+}

@@ -1,6 +1,6 @@
 import { suiteKind } from '../suites/registry.js';
 import { escapeList, escapeMarkdown } from './escape.js';
-import { formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
+import { formatDelta, formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
 import type { OffenderJson, Report, SuiteReport } from './schema.js';
 import { specOf } from './specs.js';
 
@@ -85,20 +85,23 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
     .map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`)
     .join(' · ');
   const top = [`**${escapeMarkdown(name)}** · ${suite.kind} · ${counts}`, ''];
-  top.push('| metric | value | n | gate | |', '|---|---:|---:|---|---|');
+  // A Δ column only when a baseline report was given.
+  const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
+  top.push(withDelta ? '| metric | value | n | Δ base | gate | |' : '| metric | value | n | gate | |');
+  top.push(withDelta ? '|---|---:|---:|---:|---|---|' : '|---|---:|---:|---|---|');
   const gates = report.gates.filter((g) => g.suite === name);
   for (const [metric, m] of Object.entries(suite.metrics)) {
-    const value = formatNumber(m.value, specOf(suite.kind, metric)?.unit);
+    const unit = specOf(suite.kind, metric)?.unit;
+    const first = [metric, formatNumber(m.value, unit), fraction(m)];
+    if (withDelta) first.push(formatDelta(m.delta, unit));
     const mine = gates.filter((g) => g.metric === metric);
     if (mine.length === 0) {
-      top.push(
-        `| ${metric} | ${value} | ${fraction(m)} | | ${m.value === null ? escapeMarkdown(m.reason ?? '') : ''} |`,
-      );
+      top.push(`| ${first.join(' | ')} | | ${m.value === null ? escapeMarkdown(m.reason ?? '') : ''} |`);
     }
     mine.forEach((g, i) => {
       const status = gateStatus(g);
       const why = g.reason ? ` ${escapeMarkdown(g.reason)}` : '';
-      const cells = i === 0 ? [metric, value, fraction(m)] : ['', '', ''];
+      const cells = i === 0 ? first : first.map(() => '');
       top.push(
         `| ${cells.join(' | ')} | ${escapeMarkdown(formatThreshold(g))} | ${STATUS_ICON[status]}${why} |`,
       );

@@ -1,16 +1,10 @@
 import { z } from 'zod';
+import { metricValueSchema } from '../metrics/spec.js';
 
 /**
  * report.json, the public contract (docs/report-schema.md). The JSON Schema in docs/ is generated from
  * this, and every report groundgate writes is checked against it in the tests.
  */
-export const metricValueSchema = z.strictObject({
-  value: z.number().nullable(),
-  reason: z.string().optional(),
-  numerator: z.number().optional(),
-  denominator: z.number().optional(),
-});
-
 export const offenderSchema = z.looseObject({
   id: z.string(),
   labels: z.array(z.string()),

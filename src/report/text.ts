@@ -1,5 +1,5 @@
 import { escapeTerminal } from './escape.js';
-import { formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
+import { formatDelta, formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
 import type { OffenderJson, Report } from './schema.js';
 import { specOf } from './specs.js';
 
@@ -23,18 +23,20 @@ export function renderText(report: Report, options: TextOptions): string {
       .join(', ');
     out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
     const gatesOf = report.gates.filter((g) => g.suite === name);
-    const rows: string[][] = [['metric', 'value', 'n', 'gate', '']];
+    const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
+    const rows: string[][] = [['metric', 'value', 'n', ...(withDelta ? ['Δ base'] : []), 'gate', '']];
     for (const [metric, m] of Object.entries(suite.metrics)) {
       const gates = gatesOf.filter((g) => g.metric === metric);
-      const value = formatNumber(m.value, specOf(suite.kind, metric)?.unit);
-      const first = [metric, value, fraction(m)];
+      const unit = specOf(suite.kind, metric)?.unit;
+      const first = [metric, formatNumber(m.value, unit), fraction(m)];
+      if (withDelta) first.push(formatDelta(m.delta, unit));
       if (gates.length === 0) rows.push([...first, '', m.value === null ? `(${m.reason})` : '']);
       gates.forEach((g, i) => {
         const status = gateStatus(g);
         const statusText =
           status === 'fail' ? paint('31', 'FAIL') : status === 'skip' ? 'skip' : paint('32', 'pass');
         const why = g.reason ? ` (${g.reason})` : '';
-        rows.push([...(i === 0 ? first : ['', '', '']), formatThreshold(g), statusText + why]);
+        rows.push([...(i === 0 ? first : first.map(() => '')), formatThreshold(g), statusText + why]);
       });
     }
     out.push(...table(rows).map((l) => `  ${l}`));

@@ -17,4 +17,5 @@ export const jsonl = (rows: readonly unknown[]): string =>
   rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
-export const FIXTURES = path.resolve(REPO, '..', 'shared', 'fixtures');
+/** Copies of public sample data (see test/fixtures/README.md), so a clone needs nothing beside it. */
+export const FIXTURES = path.resolve(REPO, 'test', 'fixtures');

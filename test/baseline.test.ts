@@ -1,0 +1,71 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { serializeReport } from '../src/report/schema.js';
+import { run } from '../src/run.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+const config = path.join(REPO, 'gates.yaml');
+const regressed = [{ suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') }];
+
+describe('--baseline', () => {
+  it('adds baseline values and deltas, and evaluates max_drop in the metric direction', async () => {
+    const dir = tmpTree({});
+    const basePath = path.join(dir, 'base.json');
+    writeFileSync(basePath, serializeReport((await run({ config, suites: ['qa'] })).report));
+
+    const { report } = await run({ config, suites: ['qa'], inputs: regressed, baseline: basePath });
+    const qa = report.suites.qa!;
+    // recall@5 fell from 32/35 to 26/35: a drop of 6/35 ≈ 0.1714 against max_drop 0.02.
+    expect(qa.metrics['recall@5']).toEqual({
+      value: 26 / 35,
+      numerator: 26,
+      denominator: 35,
+      baseline: 32 / 35,
+      delta: 26 / 35 - 32 / 35,
+    });
+    expect(qa.metrics.scu_violations).toEqual({ value: 2, baseline: 0, delta: 2 });
+    expect(report.gates.find((g) => g.op === 'max_drop')).toEqual({
+      suite: 'qa',
+      metric: 'recall@5',
+      op: 'max_drop',
+      threshold: 0.02,
+      value: 26 / 35,
+      baseline: 32 / 35,
+      passed: false,
+      line: 20,
+    });
+    const md = renderMarkdown(report, { offenders: 0 });
+    expect(md).toContain('| metric | value | n | Δ base | gate | |');
+    expect(md).toContain('| recall@5 | 0.7429 | 26/35 | −0.1714 | &gt;= 0.85 | ❌ |');
+    expect(md).toContain('| scu_violations | 2 |  | +2 | == 0 | ❌ |');
+
+    // Same traces as the baseline: every delta is zero and max_drop passes.
+    const same = (await run({ config, suites: ['qa'], baseline: basePath })).report;
+    expect(same.gates.find((g) => g.op === 'max_drop')).toMatchObject({ passed: true, baseline: 32 / 35 });
+    expect(
+      Object.values(same.suites.qa!.metrics).every(
+        (m) => m.delta === 0 || (m.delta === null && m.value === null),
+      ),
+    ).toBe(true);
+  });
+
+  it('turns a missing or malformed baseline into a warning, not a crash', async () => {
+    const dir = tmpTree({ 'bad.json': '{"schema_version": "9"}', 'text.json': 'not json' });
+    for (const [file, why] of [
+      ['missing.json', 'not read (ENOENT)'],
+      ['bad.json', 'is not a groundgate report (schema_version: '],
+      ['text.json', 'is not JSON'],
+    ] as const) {
+      const outcome = await run({ config, suites: ['qa'], baseline: path.join(dir, file) });
+      expect(outcome.warnings[0]).toContain(why);
+      expect(outcome.warnings[0]).toMatch(/no deltas, max_drop skipped$/);
+      expect(outcome.report.gates.find((g) => g.op === 'max_drop')).toMatchObject({
+        skipped: true,
+        reason: 'no baseline report given',
+      });
+      expect(outcome.report.verdict).toBe('pass');
+    }
+  });
+});
