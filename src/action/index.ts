@@ -1,0 +1,12 @@
+import * as core from '@actions/core';
+import { runAction } from './main.js';
+
+process.setSourceMapsEnabled(true);
+
+try {
+  process.exitCode = await runAction();
+} catch (err) {
+  // Not the user's input: a bug. The stack (source-mapped) is what a report needs.
+  core.setFailed(`groundgate: internal error: ${(err as Error).stack ?? String(err)}`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,50 @@
+import * as core from '@actions/core';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+
+export const COMMENT_MODES = ['auto', 'always', 'never', 'on-failure'] as const;
+
+export const actionInputsSchema = z.object({
+  config: z.string().min(1),
+  suites: z.array(z.string().min(1)),
+  baseline: z.string().optional(),
+  comment: z.enum(COMMENT_MODES),
+  token: z.string(),
+  offenders: z.int().min(0).optional(),
+  report: z.string().min(1),
+  failOnGate: z.boolean(),
+});
+export type ActionInputs = z.infer<typeof actionInputsSchema>;
+
+/** Reads the `with:` inputs of action.yml; a bad value is a usage error naming the input. */
+export function readInputs(): ActionInputs {
+  const text = (name: string) => core.getInput(name).trim();
+  const comment = text('comment') || 'auto';
+  if (!(COMMENT_MODES as readonly string[]).includes(comment)) {
+    throw new UsageError(
+      `input "comment": ${JSON.stringify(comment)}; expected one of ${COMMENT_MODES.join(', ')}`,
+    );
+  }
+  const offenders = text('offenders');
+  if (offenders && !/^\d+$/.test(offenders)) {
+    throw new UsageError(`input "offenders": ${JSON.stringify(offenders)}; expected a whole number`);
+  }
+  const failOnGate = text('fail-on-gate') || 'true';
+  if (!['true', 'false'].includes(failOnGate.toLowerCase())) {
+    throw new UsageError(`input "fail-on-gate": ${JSON.stringify(failOnGate)}; expected true or false`);
+  }
+  // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
+  const token = core.getInput('github-token');
+  return actionInputsSchema.parse({
+    config: text('config') || 'gates.yaml',
+    suites: text('suites')
+      .split(/[\s,]+/)
+      .filter(Boolean),
+    baseline: text('baseline') || undefined,
+    comment,
+    token,
+    offenders: offenders ? Number(offenders) : undefined,
+    report: text('report') || 'groundgate-report.json',
+    failOnGate: failOnGate.toLowerCase() === 'true',
+  });
+}

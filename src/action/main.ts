@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as core from '@actions/core';
+import { getOctokit } from '@actions/github';
+import type { LoadedConfig } from '../config/load.js';
+import { InputError, UsageError } from '../errors.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { serializeReport, type Report } from '../report/schema.js';
+import { renderText } from '../report/text.js';
+import { run, type RunOutcome } from '../run.js';
+import { annotationsFor } from './annotations.js';
+import { explainCommentFailure, upsertStickyComment } from './comment.js';
+import { decideComment, type EventInfo } from './event.js';
+import { readInputs, type ActionInputs } from './inputs.js';
+
+/** The Action: the CLI's engine, then a sticky PR comment, job summary, annotations and outputs. Returns the exit code. */
+export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let inputs: ActionInputs;
+  let outcome: RunOutcome;
+  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  try {
+    inputs = readInputs();
+    outcome = await run({
+      config: path.resolve(workspace, inputs.config),
+      suites: inputs.suites,
+      baseline: inputs.baseline ? path.resolve(workspace, inputs.baseline) : undefined,
+    });
+  } catch (err) {
+    if (err instanceof InputError) {
+      const where = err.where;
+      core.error(
+        err.detail,
+        where?.line
+          ? { file: path.relative(workspace, where.file), startLine: where.line, startColumn: where.column }
+          : {},
+      );
+      core.setFailed(`groundgate: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      core.setFailed(`groundgate: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const { report, config } = outcome;
+  const passed = report.verdict === 'pass';
+  const offenders = inputs.offenders ?? config.offenders;
+
+  const reportPath = path.resolve(workspace, inputs.report);
+  mkdirSync(path.dirname(reportPath), { recursive: true });
+  writeFileSync(reportPath, serializeReport(report));
+
+  logText(renderText(report, { offenders, color: false }));
+  for (const w of outcome.warnings) core.warning(w);
+  for (const a of annotationsFor(report, config.file, workspace)) core[a.level](a.message, a.properties);
+
+  const configKey = path.relative(workspace, config.file).split(path.sep).join('/');
+  const markdown = renderMarkdown(report, {
+    offenders,
+    marker: `<!-- groundgate:${configKey.replace(/--/g, '-')} -->`,
+    footer: footer(env, report, config),
+    fullReportHint: `the report.json artifact (${path.basename(reportPath)})`,
+  });
+
+  if (env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
+  await comment(inputs, env, markdown, passed);
+
+  core.setOutput('passed', String(passed));
+  core.setOutput(
+    'failed-gates',
+    JSON.stringify(
+      report.gates
+        .filter((g) => !g.passed)
+        .map(({ suite, metric, op, threshold, value, reason }) => ({
+          suite,
+          metric,
+          op,
+          threshold,
+          value,
+          reason,
+        })),
+    ),
+  );
+  core.setOutput('report', reportPath);
+  core.setOutput(
+    'metrics',
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries(report.suites).map(([name, s]) => [
+          name,
+          Object.fromEntries(Object.entries(s.metrics).map(([m, v]) => [m, v.value])),
+        ]),
+      ),
+    ),
+  );
+
+  if (!passed && inputs.failOnGate) {
+    core.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
+    return 1;
+  }
+  return 0;
+}
+
+async function comment(
+  inputs: ActionInputs,
+  env: NodeJS.ProcessEnv,
+  body: string,
+  passed: boolean,
+): Promise<void> {
+  const event = readEvent(env);
+  const decision = decideComment(inputs.comment, event, passed);
+  if (!decision.post) {
+    core.info(`groundgate: no pull-request comment (${decision.why})`);
+    return;
+  }
+  if (!inputs.token) {
+    core.warning('groundgate: no github-token input; the pull-request comment is skipped');
+    return;
+  }
+  const marker = body.slice(0, body.indexOf('\n'));
+  try {
+    const octokit = getOctokit(inputs.token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
+    const result = await upsertStickyComment(octokit, decision.pr, marker, body, {
+      createIfAbsent: decision.createIfAbsent,
+    });
+    core.info(`groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}`);
+  } catch (err) {
+    core.warning(`groundgate: ${explainCommentFailure(err)}`);
+  }
+}
+
+function readEvent(env: NodeJS.ProcessEnv): EventInfo {
+  let payload: Record<string, unknown> = {};
+  if (env.GITHUB_EVENT_PATH) {
+    try {
+      payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
+    } catch {
+      core.warning(`groundgate: could not read the event payload at ${env.GITHUB_EVENT_PATH}`);
+    }
+  }
+  return { name: env.GITHUB_EVENT_NAME ?? '', payload, repository: env.GITHUB_REPOSITORY };
+}
+
+/** Run link and gold lock digests: trusted values from the environment and our own files. */
+function footer(env: NodeJS.ProcessEnv, report: Report, config: LoadedConfig): string[] {
+  const parts: string[] = [];
+  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
+    const attempt =
+      env.GITHUB_RUN_ATTEMPT && env.GITHUB_RUN_ATTEMPT !== '1' ? `/attempts/${env.GITHUB_RUN_ATTEMPT}` : '';
+    parts.push(
+      `[workflow run](${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}${attempt})`,
+    );
+  }
+  for (const [name, digest] of lockDigests(config))
+    parts.push(`gold lock \`${name}\`: \`sha256:${digest.slice(0, 12)}\``);
+  parts.push(`groundgate ${report.tool.version}`);
+  return [`<sub>${parts.join(' · ')}</sub>`];
+}
+
+function lockDigests(config: LoadedConfig): [string, string][] {
+  const out: [string, string][] = [];
+  for (const suite of config.suites) {
+    const lock = (suite.config as { lock?: unknown }).lock;
+    if (typeof lock !== 'string') continue;
+    try {
+      const digest = (
+        JSON.parse(readFileSync(path.resolve(config.dir, lock), 'utf8')) as { sha256?: unknown }
+      ).sha256;
+      if (typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest)) out.push([suite.name, digest]);
+    } catch {
+      // A missing or malformed lock is release mode's business; the footer just leaves it out.
+    }
+  }
+  return out;
+}
+
+/** Trace text goes to the log between stop-commands markers, so it cannot issue workflow commands. */
+function logText(text: string): void {
+  const token = randomUUID();
+  process.stdout.write(`::stop-commands::${token}\n${text}::${token}::\n`);
+}

@@ -1,0 +1,213 @@
+import { execFile } from 'node:child_process';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeGitHub } from './helpers/fake-github.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+const TOKEN = 'ghs_testtoken1234567890SECRET';
+
+interface ActionRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+/** A workspace like a checkout of this repo: gates.yaml, gold/, runs/ (only the qa suite's inputs). */
+function workspace(): string {
+  const dir = tmpTree({});
+  for (const p of ['gold', 'runs']) cpSync(path.join(REPO, p), path.join(dir, p), { recursive: true });
+  const config = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+  writeFileSync(
+    path.join(dir, 'gates.yaml'),
+    config.slice(0, config.search(/\n {2}\S+:\n {4}kind: (?!grounded-qa)/) + 1 || undefined),
+  );
+  writeFileSync(
+    path.join(dir, 'event.json'),
+    JSON.stringify({ pull_request: { number: 7, head: { sha: 'abc123' } } }),
+  );
+  return dir;
+}
+
+function parseOutputs(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^(.+?)<<(ghadelimiter_[\w-]+)\n([\s\S]*?)\n\2$/gm;
+  for (const m of readFileSync(file, 'utf8').matchAll(re)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+function runAction(
+  ws: string,
+  api: string,
+  inputs: Record<string, string> = {},
+  env: Record<string, string> = {},
+): Promise<ActionRun> {
+  writeFileSync(path.join(ws, 'out.txt'), '');
+  writeFileSync(path.join(ws, 'summary.md'), '');
+  const inputEnv = Object.fromEntries(
+    Object.entries({ 'github-token': TOKEN, ...inputs }).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v]),
+  );
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(REPO, 'dist', 'index.js')],
+      {
+        cwd: ws,
+        env: {
+          PATH: process.env.PATH,
+          GITHUB_WORKSPACE: ws,
+          GITHUB_EVENT_NAME: 'pull_request',
+          GITHUB_EVENT_PATH: path.join(ws, 'event.json'),
+          GITHUB_REPOSITORY: 'acme/rag',
+          GITHUB_API_URL: api,
+          GITHUB_SERVER_URL: 'https://github.example',
+          GITHUB_RUN_ID: '42',
+          GITHUB_OUTPUT: path.join(ws, 'out.txt'),
+          GITHUB_STEP_SUMMARY: path.join(ws, 'summary.md'),
+          ...inputEnv,
+          ...env,
+        },
+      },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? ((err as { code?: number }).code ?? -1) : 0,
+          stdout,
+          stderr,
+          outputs: parseOutputs(path.join(ws, 'out.txt')),
+          summary: readFileSync(path.join(ws, 'summary.md'), 'utf8'),
+        });
+      },
+    );
+  });
+}
+
+const regress = (ws: string) =>
+  cpSync(path.join(ws, 'runs/qa-regressed.trace.jsonl'), path.join(ws, 'runs/qa.trace.jsonl'));
+
+describe('the Action (node dist/index.js) against a local GitHub API', () => {
+  let gh: FakeGitHub;
+  beforeEach(async () => {
+    gh = await new FakeGitHub().start();
+    // Other people's comments, one of them quoting our marker: only the bot's own comment is sticky.
+    gh.comments.push(
+      { id: 1, body: 'LGTM', user: { login: 'alice', type: 'User' } },
+      { id: 2, body: '<!-- groundgate:gates.yaml -->\nspoofed', user: { login: 'mallory', type: 'User' } },
+      { id: 3, body: 'ci is slow', user: { login: 'bob', type: 'User' } },
+    );
+  });
+  afterEach(() => gh.stop());
+
+  it('creates the comment, then updates the same one, then makes no write when nothing changed', async () => {
+    const ws = workspace();
+    const first = await runAction(ws, gh.url);
+    expect(first.code).toBe(0);
+    expect(gh.writes().map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /repos/acme/rag/issues/7/comments',
+    ]);
+    const created = gh.comments.at(-1)!;
+    expect(created.body).toMatch(
+      /^<!-- groundgate:gates\.yaml -->\n### ✅ groundgate: PASS — 8 of 8 gates passed\n/,
+    );
+    expect(created.body).toContain('| precision | 0.9091 | 30/33 | &gt;= 0.8 | ✅ |');
+    expect(created.body).toContain('[workflow run](https://github.example/acme/rag/actions/runs/42)');
+    expect(first.outputs).toMatchObject({
+      passed: 'true',
+      'failed-gates': '[]',
+      report: path.join(ws, 'groundgate-report.json'),
+    });
+    expect(JSON.parse(first.outputs.metrics!).qa.precision).toBe(30 / 33);
+    expect(first.summary).toBe(created.body);
+
+    regress(ws);
+    const second = await runAction(ws, gh.url);
+    expect(second.code).toBe(1);
+    expect(gh.writes().map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /repos/acme/rag/issues/7/comments',
+      `PATCH /repos/acme/rag/issues/comments/${created.id}`,
+    ]);
+    expect(gh.comments).toHaveLength(4);
+    expect(created.body).toMatch(
+      /^<!-- groundgate:gates\.yaml -->\n### ❌ groundgate: FAIL — 7 of 8 gates failed\n/,
+    );
+    expect(created.body).toContain('<summary>Top offenders (10 of 22)</summary>');
+    expect(second.outputs.passed).toBe('false');
+    expect(JSON.parse(second.outputs['failed-gates']!).map((g: { metric: string }) => g.metric)).toEqual([
+      'precision',
+      'chr',
+      'under_refusal',
+      'over_refusal',
+      'scu_violations',
+      'recall@5',
+      'coverage',
+    ]);
+    // Failed gates annotate gates.yaml; offenders annotate their gold lines.
+    expect(second.stdout).toContain(
+      '::error title=gate failed%3A qa.precision,file=gates.yaml,line=15::groundgate: qa.precision = 0.5000, wanted >= 0.8',
+    );
+    expect(second.stdout).toContain(
+      '::warning title=groundgate offender (qa),file=gold/qa.gold.jsonl,line=4::FM004: under_refusal',
+    );
+    expect(second.stdout.match(/^::warning title=groundgate offender/gm)).toHaveLength(10);
+
+    const third = await runAction(ws, gh.url);
+    expect(third.code).toBe(1);
+    expect(gh.writes()).toHaveLength(2);
+    expect(third.stdout).toContain(`groundgate: pull-request comment unchanged (id ${created.id})`);
+    // Reads went through every page (3 + 1 comments at 2 per page).
+    expect(
+      gh.requests.filter((r) => r.method === 'GET' && r.path.includes('/comments')).length,
+    ).toBeGreaterThanOrEqual(2 * 3);
+
+    for (const r of [first, second, third]) expect(r.stdout + r.stderr).not.toContain(TOKEN);
+    expect(gh.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
+  });
+
+  it('on a 403 warns about the missing permission, and the gates alone decide the exit status', async () => {
+    gh.failWrites = 403;
+    const ws = workspace();
+    const pass = await runAction(ws, gh.url);
+    expect(pass.code).toBe(0);
+    expect(pass.stdout).toMatch(
+      /::warning::groundgate: could not write the pull-request comment \(HTTP 403\): the token needs the "pull-requests: write" permission/,
+    );
+    expect(pass.summary).toMatch(/PASS — 8 of 8 gates passed/);
+    regress(ws);
+    const fail = await runAction(ws, gh.url);
+    expect(fail.code).toBe(1);
+    expect(fail.outputs.passed).toBe('false');
+  });
+
+  it('reports only with fail-on-gate: false, and posts nothing with comment: never', async () => {
+    const ws = workspace();
+    regress(ws);
+    const r = await runAction(ws, gh.url, { 'fail-on-gate': 'false', comment: 'never' });
+    expect(r.code).toBe(0);
+    expect(r.outputs.passed).toBe('false');
+    expect(gh.requests).toEqual([]);
+    expect(r.stdout).toContain('groundgate: no pull-request comment (comment: never)');
+  });
+
+  it('creates a comment on-failure only when a gate fails', async () => {
+    const ws = workspace();
+    const pass = await runAction(ws, gh.url, { comment: 'on-failure' });
+    expect(pass.code).toBe(0);
+    expect(gh.writes()).toEqual([]);
+    regress(ws);
+    await runAction(ws, gh.url, { comment: 'on-failure' });
+    expect(gh.writes().map((r) => r.method)).toEqual(['POST']);
+  });
+
+  it('exits 2 with an annotation on a config error', async () => {
+    const ws = workspace();
+    writeFileSync(
+      path.join(ws, 'gates.yaml'),
+      readFileSync(path.join(ws, 'gates.yaml'), 'utf8').replace('precision:', 'precison:'),
+    );
+    const r = await runAction(ws, gh.url);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/::error file=gates\.yaml,line=15,col=7::suite "qa": unknown metric "precison"/);
+    expect(gh.requests).toEqual([]);
+  });
+});
