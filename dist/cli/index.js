@@ -2,7 +2,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1916:
+/***/ 8988:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -152,13 +152,13 @@ __webpack_unused_export__ = closest;
 
 /***/ }),
 
-/***/ 4006:
+/***/ 8374:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(8016);
-const utils = __nccwpck_require__(4059);
+const pico = __nccwpck_require__(8240);
+const utils = __nccwpck_require__(2907);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -176,7 +176,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 5595:
+/***/ 9195:
 /***/ ((module) => {
 
 
@@ -367,13 +367,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8265:
+/***/ 281:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(5595);
-const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(9195);
+const utils = __nccwpck_require__(2907);
 
 /**
  * Constants
@@ -1799,15 +1799,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 8016:
+/***/ 8240:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(1781);
-const parse = __nccwpck_require__(8265);
-const utils = __nccwpck_require__(4059);
-const constants = __nccwpck_require__(5595);
+const scan = __nccwpck_require__(325);
+const parse = __nccwpck_require__(281);
+const utils = __nccwpck_require__(2907);
+const constants = __nccwpck_require__(9195);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2167,12 +2167,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 1781:
+/***/ 325:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(4059);
+const utils = __nccwpck_require__(2907);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2189,7 +2189,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(9195);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2577,7 +2577,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 4059:
+/***/ 2907:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2588,7 +2588,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(9195);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2670,18 +2670,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 
 /***/ }),
 
-/***/ 7349:
+/***/ 3053:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var resolveBlockMap = __nccwpck_require__(7103);
-var resolveBlockSeq = __nccwpck_require__(334);
-var resolveFlowCollection = __nccwpck_require__(3142);
+var identity = __nccwpck_require__(415);
+var Scalar = __nccwpck_require__(2765);
+var YAMLMap = __nccwpck_require__(1950);
+var YAMLSeq = __nccwpck_require__(7495);
+var resolveBlockMap = __nccwpck_require__(6519);
+var resolveBlockSeq = __nccwpck_require__(2662);
+var resolveFlowCollection = __nccwpck_require__(4206);
 
 function resolveCollection(CN, ctx, token, onError, tagName, tag) {
     const coll = token.type === 'block-map'
@@ -2767,15 +2767,15 @@ exports.composeCollection = composeCollection;
 
 /***/ }),
 
-/***/ 3683:
+/***/ 5899:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Document = __nccwpck_require__(3021);
-var composeNode = __nccwpck_require__(5937);
-var resolveEnd = __nccwpck_require__(7788);
-var resolveProps = __nccwpck_require__(4631);
+var Document = __nccwpck_require__(6885);
+var composeNode = __nccwpck_require__(4873);
+var resolveEnd = __nccwpck_require__(644);
+var resolveProps = __nccwpck_require__(2207);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
     const opts = Object.assign({ _directives: directives }, options);
@@ -2819,17 +2819,17 @@ exports.composeDoc = composeDoc;
 
 /***/ }),
 
-/***/ 5937:
+/***/ 4873:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(4065);
-var identity = __nccwpck_require__(1127);
-var composeCollection = __nccwpck_require__(7349);
-var composeScalar = __nccwpck_require__(5413);
-var resolveEnd = __nccwpck_require__(7788);
-var utilEmptyScalarPosition = __nccwpck_require__(2599);
+var Alias = __nccwpck_require__(7641);
+var identity = __nccwpck_require__(415);
+var composeCollection = __nccwpck_require__(3053);
+var composeScalar = __nccwpck_require__(3293);
+var resolveEnd = __nccwpck_require__(644);
+var utilEmptyScalarPosition = __nccwpck_require__(4831);
 
 const CN = { composeNode, composeEmptyNode };
 function composeNode(ctx, token, props, onError) {
@@ -2938,15 +2938,15 @@ exports.composeNode = composeNode;
 
 /***/ }),
 
-/***/ 5413:
+/***/ 3293:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(6842);
+var identity = __nccwpck_require__(415);
+var Scalar = __nccwpck_require__(2765);
+var resolveBlockScalar = __nccwpck_require__(809);
+var resolveFlowScalar = __nccwpck_require__(8066);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -3033,18 +3033,18 @@ exports.composeScalar = composeScalar;
 
 /***/ }),
 
-/***/ 9984:
+/***/ 3480:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var directives = __nccwpck_require__(1342);
-var Document = __nccwpck_require__(3021);
-var errors = __nccwpck_require__(1464);
-var identity = __nccwpck_require__(1127);
-var composeDoc = __nccwpck_require__(3683);
-var resolveEnd = __nccwpck_require__(7788);
+var directives = __nccwpck_require__(2342);
+var Document = __nccwpck_require__(6885);
+var errors = __nccwpck_require__(3376);
+var identity = __nccwpck_require__(415);
+var composeDoc = __nccwpck_require__(5899);
+var resolveEnd = __nccwpck_require__(644);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -3264,17 +3264,17 @@ exports.Composer = Composer;
 
 /***/ }),
 
-/***/ 7103:
+/***/ 6519:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Pair = __nccwpck_require__(7165);
-var YAMLMap = __nccwpck_require__(4454);
-var resolveProps = __nccwpck_require__(4631);
-var utilContainsNewline = __nccwpck_require__(9499);
-var utilFlowIndentCheck = __nccwpck_require__(4051);
-var utilMapIncludes = __nccwpck_require__(1187);
+var Pair = __nccwpck_require__(4245);
+var YAMLMap = __nccwpck_require__(1950);
+var resolveProps = __nccwpck_require__(2207);
+var utilContainsNewline = __nccwpck_require__(9699);
+var utilFlowIndentCheck = __nccwpck_require__(7723);
+var utilMapIncludes = __nccwpck_require__(8539);
 
 const startColMsg = 'All mapping items must start at the same column';
 function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
@@ -3388,12 +3388,12 @@ exports.resolveBlockMap = resolveBlockMap;
 
 /***/ }),
 
-/***/ 8913:
+/***/ 809:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(2765);
 
 function resolveBlockScalar(ctx, scalar, onError) {
     const start = scalar.offset;
@@ -3595,14 +3595,14 @@ exports.resolveBlockScalar = resolveBlockScalar;
 
 /***/ }),
 
-/***/ 334:
+/***/ 2662:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var YAMLSeq = __nccwpck_require__(2223);
-var resolveProps = __nccwpck_require__(4631);
-var utilFlowIndentCheck = __nccwpck_require__(4051);
+var YAMLSeq = __nccwpck_require__(7495);
+var resolveProps = __nccwpck_require__(2207);
+var utilFlowIndentCheck = __nccwpck_require__(7723);
 
 function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
     const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
@@ -3653,7 +3653,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 7788:
+/***/ 644:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3699,19 +3699,19 @@ exports.resolveEnd = resolveEnd;
 
 /***/ }),
 
-/***/ 3142:
+/***/ 4206:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var resolveEnd = __nccwpck_require__(7788);
-var resolveProps = __nccwpck_require__(4631);
-var utilContainsNewline = __nccwpck_require__(9499);
-var utilMapIncludes = __nccwpck_require__(1187);
+var identity = __nccwpck_require__(415);
+var Pair = __nccwpck_require__(4245);
+var YAMLMap = __nccwpck_require__(1950);
+var YAMLSeq = __nccwpck_require__(7495);
+var resolveEnd = __nccwpck_require__(644);
+var resolveProps = __nccwpck_require__(2207);
+var utilContainsNewline = __nccwpck_require__(9699);
+var utilMapIncludes = __nccwpck_require__(8539);
 
 const blockMsg = 'Block collections are not allowed within flow collections';
 const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
@@ -3915,13 +3915,13 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 6842:
+/***/ 8066:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var resolveEnd = __nccwpck_require__(7788);
+var Scalar = __nccwpck_require__(2765);
+var resolveEnd = __nccwpck_require__(644);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -4150,7 +4150,7 @@ exports.resolveFlowScalar = resolveFlowScalar;
 
 /***/ }),
 
-/***/ 4631:
+/***/ 2207:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4305,7 +4305,7 @@ exports.resolveProps = resolveProps;
 
 /***/ }),
 
-/***/ 9499:
+/***/ 9699:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4348,7 +4348,7 @@ exports.containsNewline = containsNewline;
 
 /***/ }),
 
-/***/ 2599:
+/***/ 4831:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4383,12 +4383,12 @@ exports.emptyScalarPosition = emptyScalarPosition;
 
 /***/ }),
 
-/***/ 4051:
+/***/ 7723:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var utilContainsNewline = __nccwpck_require__(9499);
+var utilContainsNewline = __nccwpck_require__(9699);
 
 function flowIndentCheck(indent, fc, onError) {
     if (fc?.type === 'flow-collection') {
@@ -4407,12 +4407,12 @@ exports.flowIndentCheck = flowIndentCheck;
 
 /***/ }),
 
-/***/ 1187:
+/***/ 8539:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
+var identity = __nccwpck_require__(415);
 
 function mapIncludes(ctx, items, search) {
     const { uniqueKeys } = ctx.options;
@@ -4429,22 +4429,22 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 3021:
+/***/ 6885:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(4065);
-var Collection = __nccwpck_require__(101);
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var toJS = __nccwpck_require__(4043);
-var Schema = __nccwpck_require__(5840);
-var stringifyDocument = __nccwpck_require__(6829);
-var anchors = __nccwpck_require__(1596);
-var applyReviver = __nccwpck_require__(3661);
-var createNode = __nccwpck_require__(2404);
-var directives = __nccwpck_require__(1342);
+var Alias = __nccwpck_require__(7641);
+var Collection = __nccwpck_require__(3469);
+var identity = __nccwpck_require__(415);
+var Pair = __nccwpck_require__(4245);
+var toJS = __nccwpck_require__(915);
+var Schema = __nccwpck_require__(8296);
+var stringifyDocument = __nccwpck_require__(7653);
+var anchors = __nccwpck_require__(5236);
+var applyReviver = __nccwpck_require__(5797);
+var createNode = __nccwpck_require__(2076);
+var directives = __nccwpck_require__(2342);
 
 class Document {
     constructor(value, replacer, options) {
@@ -4773,13 +4773,13 @@ exports.Document = Document;
 
 /***/ }),
 
-/***/ 1596:
+/***/ 5236:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(415);
+var visit = __nccwpck_require__(292);
 
 /**
  * Verify that the input string is a valid anchor.
@@ -4856,7 +4856,7 @@ exports.findNewAnchor = findNewAnchor;
 
 /***/ }),
 
-/***/ 3661:
+/***/ 5797:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4920,14 +4920,14 @@ exports.applyReviver = applyReviver;
 
 /***/ }),
 
-/***/ 2404:
+/***/ 2076:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(4065);
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
+var Alias = __nccwpck_require__(7641);
+var identity = __nccwpck_require__(415);
+var Scalar = __nccwpck_require__(2765);
 
 const defaultTagPrefix = 'tag:yaml.org,2002:';
 function findTagObject(value, tagName, tags) {
@@ -5017,13 +5017,13 @@ exports.createNode = createNode;
 
 /***/ }),
 
-/***/ 1342:
+/***/ 2342:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(415);
+var visit = __nccwpck_require__(292);
 
 const escapeChars = {
     '!': '%21',
@@ -5202,7 +5202,7 @@ exports.Directives = Directives;
 
 /***/ }),
 
-/***/ 1464:
+/***/ 3376:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5271,28 +5271,28 @@ exports.prettifyError = prettifyError;
 
 /***/ }),
 
-/***/ 8815:
+/***/ 7207:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(3021);
-var Schema = __nccwpck_require__(5840);
-var errors = __nccwpck_require__(1464);
-var Alias = __nccwpck_require__(4065);
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var Scalar = __nccwpck_require__(3301);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var cst = __nccwpck_require__(3461);
-var lexer = __nccwpck_require__(361);
-var lineCounter = __nccwpck_require__(6628);
-var parser = __nccwpck_require__(3456);
-var publicApi = __nccwpck_require__(4047);
-var visit = __nccwpck_require__(204);
+var composer = __nccwpck_require__(3480);
+var Document = __nccwpck_require__(6885);
+var Schema = __nccwpck_require__(8296);
+var errors = __nccwpck_require__(3376);
+var Alias = __nccwpck_require__(7641);
+var identity = __nccwpck_require__(415);
+var Pair = __nccwpck_require__(4245);
+var Scalar = __nccwpck_require__(2765);
+var YAMLMap = __nccwpck_require__(1950);
+var YAMLSeq = __nccwpck_require__(7495);
+var cst = __nccwpck_require__(5421);
+var lexer = __nccwpck_require__(2081);
+var lineCounter = __nccwpck_require__(4588);
+var parser = __nccwpck_require__(6651);
+var publicApi = __nccwpck_require__(8759);
+var visit = __nccwpck_require__(292);
 
 
 
@@ -5329,7 +5329,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 7249:
+/***/ 2745:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -5355,16 +5355,16 @@ exports.warn = warn;
 
 /***/ }),
 
-/***/ 4065:
+/***/ 7641:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(1596);
-var visit = __nccwpck_require__(204);
-var identity = __nccwpck_require__(1127);
-var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(4043);
+var anchors = __nccwpck_require__(5236);
+var visit = __nccwpck_require__(292);
+var identity = __nccwpck_require__(415);
+var Node = __nccwpck_require__(6617);
+var toJS = __nccwpck_require__(915);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -5482,14 +5482,14 @@ exports.Alias = Alias;
 
 /***/ }),
 
-/***/ 101:
+/***/ 3469:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(2404);
-var identity = __nccwpck_require__(1127);
-var Node = __nccwpck_require__(6673);
+var createNode = __nccwpck_require__(2076);
+var identity = __nccwpck_require__(415);
+var Node = __nccwpck_require__(6617);
 
 function collectionFromPath(schema, path, value) {
     let v = value;
@@ -5640,14 +5640,14 @@ exports.isEmptyPath = isEmptyPath;
 
 /***/ }),
 
-/***/ 6673:
+/***/ 6617:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var applyReviver = __nccwpck_require__(3661);
-var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(4043);
+var applyReviver = __nccwpck_require__(5797);
+var identity = __nccwpck_require__(415);
+var toJS = __nccwpck_require__(915);
 
 class NodeBase {
     constructor(type) {
@@ -5687,15 +5687,15 @@ exports.NodeBase = NodeBase;
 
 /***/ }),
 
-/***/ 7165:
+/***/ 4245:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(2404);
-var stringifyPair = __nccwpck_require__(9748);
-var addPairToJSMap = __nccwpck_require__(7104);
-var identity = __nccwpck_require__(1127);
+var createNode = __nccwpck_require__(2076);
+var stringifyPair = __nccwpck_require__(5004);
+var addPairToJSMap = __nccwpck_require__(9256);
+var identity = __nccwpck_require__(415);
 
 function createPair(key, value, ctx) {
     const k = createNode.createNode(key, undefined, ctx);
@@ -5733,14 +5733,14 @@ exports.createPair = createPair;
 
 /***/ }),
 
-/***/ 3301:
+/***/ 2765:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(4043);
+var identity = __nccwpck_require__(415);
+var Node = __nccwpck_require__(6617);
+var toJS = __nccwpck_require__(915);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -5767,17 +5767,17 @@ exports.isScalarValue = isScalarValue;
 
 /***/ }),
 
-/***/ 4454:
+/***/ 1950:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyCollection = __nccwpck_require__(1212);
-var addPairToJSMap = __nccwpck_require__(7104);
-var Collection = __nccwpck_require__(101);
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var Scalar = __nccwpck_require__(3301);
+var stringifyCollection = __nccwpck_require__(6340);
+var addPairToJSMap = __nccwpck_require__(9256);
+var Collection = __nccwpck_require__(3469);
+var identity = __nccwpck_require__(415);
+var Pair = __nccwpck_require__(4245);
+var Scalar = __nccwpck_require__(2765);
 
 function findPair(items, key) {
     const k = identity.isScalar(key) ? key.value : key;
@@ -5921,17 +5921,17 @@ exports.findPair = findPair;
 
 /***/ }),
 
-/***/ 2223:
+/***/ 7495:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(2404);
-var stringifyCollection = __nccwpck_require__(1212);
-var Collection = __nccwpck_require__(101);
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var toJS = __nccwpck_require__(4043);
+var createNode = __nccwpck_require__(2076);
+var stringifyCollection = __nccwpck_require__(6340);
+var Collection = __nccwpck_require__(3469);
+var identity = __nccwpck_require__(415);
+var Scalar = __nccwpck_require__(2765);
+var toJS = __nccwpck_require__(915);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -6043,16 +6043,16 @@ exports.YAMLSeq = YAMLSeq;
 
 /***/ }),
 
-/***/ 7104:
+/***/ 9256:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var log = __nccwpck_require__(7249);
-var merge = __nccwpck_require__(452);
-var stringify = __nccwpck_require__(2148);
-var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(4043);
+var log = __nccwpck_require__(2745);
+var merge = __nccwpck_require__(6220);
+var stringify = __nccwpck_require__(732);
+var identity = __nccwpck_require__(415);
+var toJS = __nccwpck_require__(915);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -6115,7 +6115,7 @@ exports.addPairToJSMap = addPairToJSMap;
 
 /***/ }),
 
-/***/ 1127:
+/***/ 415:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6175,12 +6175,12 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 4043:
+/***/ 915:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
+var identity = __nccwpck_require__(415);
 
 /**
  * Recursively convert any node or its contents to native JavaScript
@@ -6221,15 +6221,15 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 110:
+/***/ 1366:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(6842);
-var errors = __nccwpck_require__(1464);
-var stringifyString = __nccwpck_require__(3069);
+var resolveBlockScalar = __nccwpck_require__(809);
+var resolveFlowScalar = __nccwpck_require__(8066);
+var errors = __nccwpck_require__(3376);
+var stringifyString = __nccwpck_require__(501);
 
 function resolveAsScalar(token, strict = true, onError) {
     if (token) {
@@ -6446,7 +6446,7 @@ exports.setScalarValue = setScalarValue;
 
 /***/ }),
 
-/***/ 1733:
+/***/ 8013:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6516,7 +6516,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 7715:
+/***/ 4555:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6622,14 +6622,14 @@ exports.visit = visit;
 
 /***/ }),
 
-/***/ 3461:
+/***/ 5421:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cstScalar = __nccwpck_require__(110);
-var cstStringify = __nccwpck_require__(1733);
-var cstVisit = __nccwpck_require__(7715);
+var cstScalar = __nccwpck_require__(1366);
+var cstStringify = __nccwpck_require__(8013);
+var cstVisit = __nccwpck_require__(4555);
 
 /** The byte order mark */
 const BOM = '\u{FEFF}';
@@ -6741,12 +6741,12 @@ exports.tokenType = tokenType;
 
 /***/ }),
 
-/***/ 361:
+/***/ 2081:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cst = __nccwpck_require__(3461);
+var cst = __nccwpck_require__(5421);
 
 /*
 START -> stream
@@ -7471,7 +7471,7 @@ exports.Lexer = Lexer;
 
 /***/ }),
 
-/***/ 6628:
+/***/ 4588:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -7519,14 +7519,14 @@ exports.LineCounter = LineCounter;
 
 /***/ }),
 
-/***/ 3456:
+/***/ 6651:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var cst = __nccwpck_require__(3461);
-var lexer = __nccwpck_require__(361);
+var cst = __nccwpck_require__(5421);
+var lexer = __nccwpck_require__(2081);
 
 function includesToken(list, type) {
     for (let i = 0; i < list.length; ++i)
@@ -8506,18 +8506,18 @@ exports.Parser = Parser;
 
 /***/ }),
 
-/***/ 4047:
+/***/ 8759:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(3021);
-var errors = __nccwpck_require__(1464);
-var log = __nccwpck_require__(7249);
-var identity = __nccwpck_require__(1127);
-var lineCounter = __nccwpck_require__(6628);
-var parser = __nccwpck_require__(3456);
+var composer = __nccwpck_require__(3480);
+var Document = __nccwpck_require__(6885);
+var errors = __nccwpck_require__(3376);
+var log = __nccwpck_require__(2745);
+var identity = __nccwpck_require__(415);
+var lineCounter = __nccwpck_require__(4588);
+var parser = __nccwpck_require__(6651);
 
 function parseOptions(options) {
     const prettyErrors = options.prettyErrors !== false;
@@ -8620,16 +8620,16 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 5840:
+/***/ 8296:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var map = __nccwpck_require__(7451);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var tags = __nccwpck_require__(18);
+var identity = __nccwpck_require__(415);
+var map = __nccwpck_require__(7683);
+var seq = __nccwpck_require__(4066);
+var string = __nccwpck_require__(4088);
+var tags = __nccwpck_require__(3578);
 
 const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 class Schema {
@@ -8666,13 +8666,13 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 7451:
+/***/ 7683:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var YAMLMap = __nccwpck_require__(4454);
+var identity = __nccwpck_require__(415);
+var YAMLMap = __nccwpck_require__(1950);
 
 const map = {
     collection: 'map',
@@ -8692,12 +8692,12 @@ exports.map = map;
 
 /***/ }),
 
-/***/ 3632:
+/***/ 1528:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(2765);
 
 const nullTag = {
     identify: value => value == null,
@@ -8716,13 +8716,13 @@ exports.nullTag = nullTag;
 
 /***/ }),
 
-/***/ 1706:
+/***/ 4066:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var YAMLSeq = __nccwpck_require__(2223);
+var identity = __nccwpck_require__(415);
+var YAMLSeq = __nccwpck_require__(7495);
 
 const seq = {
     collection: 'seq',
@@ -8742,12 +8742,12 @@ exports.seq = seq;
 
 /***/ }),
 
-/***/ 6464:
+/***/ 4088:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyString = __nccwpck_require__(3069);
+var stringifyString = __nccwpck_require__(501);
 
 const string = {
     identify: value => typeof value === 'string',
@@ -8765,12 +8765,12 @@ exports.string = string;
 
 /***/ }),
 
-/***/ 3959:
+/***/ 7247:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(2765);
 
 const boolTag = {
     identify: value => typeof value === 'boolean',
@@ -8793,13 +8793,13 @@ exports.boolTag = boolTag;
 
 /***/ }),
 
-/***/ 8405:
+/***/ 7661:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var stringifyNumber = __nccwpck_require__(8689);
+var Scalar = __nccwpck_require__(2765);
+var stringifyNumber = __nccwpck_require__(2729);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -8847,12 +8847,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 9874:
+/***/ 9546:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(2729);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
@@ -8896,18 +8896,18 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 896:
+/***/ 9032:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(7451);
-var _null = __nccwpck_require__(3632);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var bool = __nccwpck_require__(3959);
-var float = __nccwpck_require__(8405);
-var int = __nccwpck_require__(9874);
+var map = __nccwpck_require__(7683);
+var _null = __nccwpck_require__(1528);
+var seq = __nccwpck_require__(4066);
+var string = __nccwpck_require__(4088);
+var bool = __nccwpck_require__(7247);
+var float = __nccwpck_require__(7661);
+var int = __nccwpck_require__(9546);
 
 const schema = [
     map.map,
@@ -8928,14 +8928,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 3559:
+/***/ 7519:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var map = __nccwpck_require__(7451);
-var seq = __nccwpck_require__(1706);
+var Scalar = __nccwpck_require__(2765);
+var map = __nccwpck_require__(7683);
+var seq = __nccwpck_require__(4066);
 
 function intIdentify(value) {
     return typeof value === 'bigint' || Number.isInteger(value);
@@ -8999,27 +8999,27 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 18:
+/***/ 3578:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(7451);
-var _null = __nccwpck_require__(3632);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var bool = __nccwpck_require__(3959);
-var float = __nccwpck_require__(8405);
-var int = __nccwpck_require__(9874);
-var schema = __nccwpck_require__(896);
-var schema$1 = __nccwpck_require__(3559);
-var binary = __nccwpck_require__(6083);
-var merge = __nccwpck_require__(452);
-var omap = __nccwpck_require__(303);
-var pairs = __nccwpck_require__(8385);
-var schema$2 = __nccwpck_require__(5913);
-var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(6752);
+var map = __nccwpck_require__(7683);
+var _null = __nccwpck_require__(1528);
+var seq = __nccwpck_require__(4066);
+var string = __nccwpck_require__(4088);
+var bool = __nccwpck_require__(7247);
+var float = __nccwpck_require__(7661);
+var int = __nccwpck_require__(9546);
+var schema = __nccwpck_require__(9032);
+var schema$1 = __nccwpck_require__(7519);
+var binary = __nccwpck_require__(4011);
+var merge = __nccwpck_require__(6220);
+var omap = __nccwpck_require__(2775);
+var pairs = __nccwpck_require__(1705);
+var schema$2 = __nccwpck_require__(1921);
+var set = __nccwpck_require__(832);
+var timestamp = __nccwpck_require__(168);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -9105,14 +9105,14 @@ exports.getTags = getTags;
 
 /***/ }),
 
-/***/ 6083:
+/***/ 4011:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_buffer = __nccwpck_require__(181);
-var Scalar = __nccwpck_require__(3301);
-var stringifyString = __nccwpck_require__(3069);
+var Scalar = __nccwpck_require__(2765);
+var stringifyString = __nccwpck_require__(501);
 
 const binary = {
     identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
@@ -9182,12 +9182,12 @@ exports.binary = binary;
 
 /***/ }),
 
-/***/ 8398:
+/***/ 2214:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(2765);
 
 function boolStringify({ value, source }, ctx) {
     const boolObj = value ? trueTag : falseTag;
@@ -9218,13 +9218,13 @@ exports.trueTag = trueTag;
 
 /***/ }),
 
-/***/ 5782:
+/***/ 9614:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var stringifyNumber = __nccwpck_require__(8689);
+var Scalar = __nccwpck_require__(2765);
+var stringifyNumber = __nccwpck_require__(2729);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -9275,12 +9275,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 873:
+/***/ 6257:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(2729);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 function intResolve(str, offset, radix, { intAsBigInt }) {
@@ -9358,13 +9358,13 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 452:
+/***/ 6220:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
+var identity = __nccwpck_require__(415);
+var Scalar = __nccwpck_require__(2765);
 
 // If the value associated with a merge key is a single mapping node, each of
 // its key/value pairs is inserted into the current mapping, unless the key
@@ -9436,16 +9436,16 @@ exports.merge = merge;
 
 /***/ }),
 
-/***/ 303:
+/***/ 2775:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(4043);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var pairs = __nccwpck_require__(8385);
+var identity = __nccwpck_require__(415);
+var toJS = __nccwpck_require__(915);
+var YAMLMap = __nccwpck_require__(1950);
+var YAMLSeq = __nccwpck_require__(7495);
+var pairs = __nccwpck_require__(1705);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -9520,15 +9520,15 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 8385:
+/***/ 1705:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var Scalar = __nccwpck_require__(3301);
-var YAMLSeq = __nccwpck_require__(2223);
+var identity = __nccwpck_require__(415);
+var Pair = __nccwpck_require__(4245);
+var Scalar = __nccwpck_require__(2765);
+var YAMLSeq = __nccwpck_require__(7495);
 
 function resolvePairs(seq, onError) {
     if (identity.isSeq(seq)) {
@@ -9609,24 +9609,24 @@ exports.resolvePairs = resolvePairs;
 
 /***/ }),
 
-/***/ 5913:
+/***/ 1921:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(7451);
-var _null = __nccwpck_require__(3632);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var binary = __nccwpck_require__(6083);
-var bool = __nccwpck_require__(8398);
-var float = __nccwpck_require__(5782);
-var int = __nccwpck_require__(873);
-var merge = __nccwpck_require__(452);
-var omap = __nccwpck_require__(303);
-var pairs = __nccwpck_require__(8385);
-var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(6752);
+var map = __nccwpck_require__(7683);
+var _null = __nccwpck_require__(1528);
+var seq = __nccwpck_require__(4066);
+var string = __nccwpck_require__(4088);
+var binary = __nccwpck_require__(4011);
+var bool = __nccwpck_require__(2214);
+var float = __nccwpck_require__(9614);
+var int = __nccwpck_require__(6257);
+var merge = __nccwpck_require__(6220);
+var omap = __nccwpck_require__(2775);
+var pairs = __nccwpck_require__(1705);
+var set = __nccwpck_require__(832);
+var timestamp = __nccwpck_require__(168);
 
 const schema = [
     map.map,
@@ -9657,14 +9657,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 1528:
+/***/ 832:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var YAMLMap = __nccwpck_require__(4454);
+var identity = __nccwpck_require__(415);
+var Pair = __nccwpck_require__(4245);
+var YAMLMap = __nccwpck_require__(1950);
 
 class YAMLSet extends YAMLMap.YAMLMap {
     constructor(schema) {
@@ -9760,12 +9760,12 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 6752:
+/***/ 168:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(2729);
 
 /** Internal types handle bigint as number, because TS can't figure it out. */
 function parseSexagesimal(str, asBigInt) {
@@ -9872,7 +9872,7 @@ exports.timestamp = timestamp;
 
 /***/ }),
 
-/***/ 4475:
+/***/ 3699:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -10030,15 +10030,15 @@ exports.foldFlowLines = foldFlowLines;
 
 /***/ }),
 
-/***/ 2148:
+/***/ 732:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(1596);
-var identity = __nccwpck_require__(1127);
-var stringifyComment = __nccwpck_require__(9799);
-var stringifyString = __nccwpck_require__(3069);
+var anchors = __nccwpck_require__(5236);
+var identity = __nccwpck_require__(415);
+var stringifyComment = __nccwpck_require__(8927);
+var stringifyString = __nccwpck_require__(501);
 
 function createStringifyContext(doc, options) {
     const opt = Object.assign({
@@ -10169,14 +10169,14 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 1212:
+/***/ 6340:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var stringify = __nccwpck_require__(2148);
-var stringifyComment = __nccwpck_require__(9799);
+var identity = __nccwpck_require__(415);
+var stringify = __nccwpck_require__(732);
+var stringifyComment = __nccwpck_require__(8927);
 
 function stringifyCollection(collection, ctx, options) {
     const flow = ctx.inFlow ?? collection.flow;
@@ -10331,7 +10331,7 @@ exports.stringifyCollection = stringifyCollection;
 
 /***/ }),
 
-/***/ 9799:
+/***/ 8927:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -10362,14 +10362,14 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 6829:
+/***/ 7653:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var stringify = __nccwpck_require__(2148);
-var stringifyComment = __nccwpck_require__(9799);
+var identity = __nccwpck_require__(415);
+var stringify = __nccwpck_require__(732);
+var stringifyComment = __nccwpck_require__(8927);
 
 function stringifyDocument(doc, options) {
     const lines = [];
@@ -10456,7 +10456,7 @@ exports.stringifyDocument = stringifyDocument;
 
 /***/ }),
 
-/***/ 8689:
+/***/ 2729:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -10490,15 +10490,15 @@ exports.stringifyNumber = stringifyNumber;
 
 /***/ }),
 
-/***/ 9748:
+/***/ 5004:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var stringify = __nccwpck_require__(2148);
-var stringifyComment = __nccwpck_require__(9799);
+var identity = __nccwpck_require__(415);
+var Scalar = __nccwpck_require__(2765);
+var stringify = __nccwpck_require__(732);
+var stringifyComment = __nccwpck_require__(8927);
 
 function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
     const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -10649,13 +10649,13 @@ exports.stringifyPair = stringifyPair;
 
 /***/ }),
 
-/***/ 3069:
+/***/ 501:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var foldFlowLines = __nccwpck_require__(4475);
+var Scalar = __nccwpck_require__(2765);
+var foldFlowLines = __nccwpck_require__(3699);
 
 const getFoldOptions = (ctx, isBlock) => ({
     indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -10994,12 +10994,12 @@ exports.stringifyString = stringifyString;
 
 /***/ }),
 
-/***/ 204:
+/***/ 292:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
+var identity = __nccwpck_require__(415);
 
 const BREAK = Symbol('break visit');
 const SKIP = Symbol('skip children');
@@ -11237,11 +11237,11 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 518:
+/***/ 3085:
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6022);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6856);
 
 // Stack traces of internal errors then point at src/ lines through the bundled source map.
 process.setSourceMapsEnabled(true);
@@ -11258,7 +11258,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6022:
+/***/ 6856:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -11411,6 +11411,15 @@ function verdictLine(gates) {
         return `PASS — ${gates.length} of ${gates.length} gates passed`;
     return `FAIL — ${failed.length} of ${gates.length} gates failed`;
 }
+/** Signed change against the baseline, in the metric's unit: "+0.0200", "−3", "n/a". */
+function formatDelta(delta, unit) {
+    if (delta === undefined)
+        return '';
+    if (delta === null)
+        return 'n/a';
+    const text = formatNumber(Math.abs(delta), unit);
+    return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
+}
 //# sourceMappingURL=format.js.map
 ;// CONCATENATED MODULE: ./lib/report/junit.js
 
@@ -11447,7 +11456,7 @@ function renderJunit(report) {
     return out.join('\n') + '\n';
 }
 //# sourceMappingURL=junit.js.map
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/util.js
 
 // functions
 function assertEqual(val) {
@@ -12322,7 +12331,7 @@ function constantCatch(value) {
     return fn;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/core.js
 var _a;
 
 /** A special constant with type `never` */
@@ -12465,7 +12474,7 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -12778,7 +12787,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -12936,7 +12945,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -13454,7 +13463,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
     };
 });
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -13494,14 +13503,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/schemas.js
 
 
 
@@ -16139,7 +16148,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/registries.js
 var registries_a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -16192,7 +16201,7 @@ function registry() {
 (registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/api.js
 
 
 
@@ -17297,7 +17306,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -17950,7 +17959,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return to_json_schema_finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -18795,7 +18804,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -18922,7 +18931,7 @@ const error = () => {
     };
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/errors.js
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -19191,7 +19200,7 @@ function prettifyError(error) {
     return lines.join("\n");
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/parse.js
 
 
 
@@ -19368,7 +19377,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/classic/errors.js
 
 
 
@@ -19427,7 +19436,7 @@ const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, 
 // /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
 // export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
@@ -19445,7 +19454,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -21365,7 +21374,7 @@ const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.me
 const external_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
 ;// CONCATENATED MODULE: external "module"
 const external_module_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("module");
-;// CONCATENATED MODULE: ./node_modules/fdir/dist/index.mjs
+;// CONCATENATED MODULE: ../../work/main/node_modules/fdir/dist/index.mjs
 
 
 
@@ -21936,9 +21945,9 @@ var Builder = class {
 
 //#endregion
 
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
-;// CONCATENATED MODULE: ./node_modules/tinyglobby/dist/index.mjs
+// EXTERNAL MODULE: ../../work/main/node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(8374);
+;// CONCATENATED MODULE: ../../work/main/node_modules/tinyglobby/dist/index.mjs
 
 
 
@@ -22282,6 +22291,17 @@ function compareCodeUnits(a, b) {
 }
 //# sourceMappingURL=files.js.map
 ;// CONCATENATED MODULE: ./lib/metrics/spec.js
+
+/** A computed metric. `value: null` means not computable; `reason` says why. */
+const metricValueSchema = strictObject({
+    value: schemas_number().nullable(),
+    reason: schemas_string().optional(),
+    numerator: schemas_number().optional(),
+    denominator: schemas_number().optional(),
+    /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
+    baseline: schemas_number().nullable().optional(),
+    delta: schemas_number().nullable().optional(),
+});
 function isFamily(spec) {
     return spec.name.includes('{k}');
 }
@@ -22730,18 +22750,24 @@ function suiteSection(report, name, suite) {
         .map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`)
         .join(' · ');
     const top = [`**${escapeMarkdown(name)}** · ${suite.kind} · ${counts}`, ''];
-    top.push('| metric | value | n | gate | |', '|---|---:|---:|---|---|');
+    // A Δ column only when a baseline report was given.
+    const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
+    top.push(withDelta ? '| metric | value | n | Δ base | gate | |' : '| metric | value | n | gate | |');
+    top.push(withDelta ? '|---|---:|---:|---:|---|---|' : '|---|---:|---:|---|---|');
     const gates = report.gates.filter((g) => g.suite === name);
     for (const [metric, m] of Object.entries(suite.metrics)) {
-        const value = formatNumber(m.value, specOf(suite.kind, metric)?.unit);
+        const unit = specOf(suite.kind, metric)?.unit;
+        const first = [metric, formatNumber(m.value, unit), fraction(m)];
+        if (withDelta)
+            first.push(formatDelta(m.delta, unit));
         const mine = gates.filter((g) => g.metric === metric);
         if (mine.length === 0) {
-            top.push(`| ${metric} | ${value} | ${fraction(m)} | | ${m.value === null ? escapeMarkdown(m.reason ?? '') : ''} |`);
+            top.push(`| ${first.join(' | ')} | | ${m.value === null ? escapeMarkdown(m.reason ?? '') : ''} |`);
         }
         mine.forEach((g, i) => {
             const status = gateStatus(g);
             const why = g.reason ? ` ${escapeMarkdown(g.reason)}` : '';
-            const cells = i === 0 ? [metric, value, fraction(m)] : ['', '', ''];
+            const cells = i === 0 ? first : first.map(() => '');
             top.push(`| ${cells.join(' | ')} | ${escapeMarkdown(formatThreshold(g))} | ${STATUS_ICON[status]}${why} |`);
         });
     }
@@ -22775,16 +22801,11 @@ function offenderRow(o, columns) {
 //# sourceMappingURL=markdown.js.map
 ;// CONCATENATED MODULE: ./lib/report/schema.js
 
+
 /**
  * report.json, the public contract (docs/report-schema.md). The JSON Schema in docs/ is generated from
  * this, and every report groundgate writes is checked against it in the tests.
  */
-const metricValueSchema = strictObject({
-    value: schemas_number().nullable(),
-    reason: schemas_string().optional(),
-    numerator: schemas_number().optional(),
-    denominator: schemas_number().optional(),
-});
 const offenderSchema = looseObject({
     id: schemas_string(),
     labels: array(schemas_string()),
@@ -22841,18 +22862,21 @@ function renderText(report, options) {
             .join(', ');
         out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
         const gatesOf = report.gates.filter((g) => g.suite === name);
-        const rows = [['metric', 'value', 'n', 'gate', '']];
+        const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
+        const rows = [['metric', 'value', 'n', ...(withDelta ? ['Δ base'] : []), 'gate', '']];
         for (const [metric, m] of Object.entries(suite.metrics)) {
             const gates = gatesOf.filter((g) => g.metric === metric);
-            const value = formatNumber(m.value, specOf(suite.kind, metric)?.unit);
-            const first = [metric, value, fraction(m)];
+            const unit = specOf(suite.kind, metric)?.unit;
+            const first = [metric, formatNumber(m.value, unit), fraction(m)];
+            if (withDelta)
+                first.push(formatDelta(m.delta, unit));
             if (gates.length === 0)
                 rows.push([...first, '', m.value === null ? `(${m.reason})` : '']);
             gates.forEach((g, i) => {
                 const status = gateStatus(g);
                 const statusText = status === 'fail' ? paint('31', 'FAIL') : status === 'skip' ? 'skip' : paint('32', 'pass');
                 const why = g.reason ? ` (${g.reason})` : '';
-                rows.push([...(i === 0 ? first : ['', '', '']), formatThreshold(g), statusText + why]);
+                rows.push([...(i === 0 ? first : first.map(() => '')), formatThreshold(g), statusText + why]);
             });
         }
         out.push(...table(rows).map((l) => `  ${l}`));
@@ -22904,10 +22928,10 @@ function table(rows) {
         .trimEnd());
 }
 //# sourceMappingURL=text.js.map
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-// EXTERNAL MODULE: ./node_modules/fastest-levenshtein/mod.js
-var mod = __nccwpck_require__(1916);
+// EXTERNAL MODULE: ../../work/main/node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(7207);
+// EXTERNAL MODULE: ../../work/main/node_modules/fastest-levenshtein/mod.js
+var mod = __nccwpck_require__(8988);
 ;// CONCATENATED MODULE: ./lib/config/suggest.js
 
 /** The closest candidate to a misspelt name, if it is close enough to be what was meant. */
@@ -23113,7 +23137,7 @@ function nodeOffset(doc, p, key) {
  * Checks one metric against its rule. A non-computable value fails unless `allow_missing`; `max_drop`
  * measures worsening in the metric's own direction (a fall for higher-is-better, a rise otherwise).
  */
-function evaluateGate(metric, rule, value, spec, baseline) {
+function evaluateGate(metric, rule, value, spec, baseline, noBaselineReason = 'no baseline report given') {
     const v = value?.value ?? null;
     const missingReason = value?.reason ?? 'not reported';
     const outcomes = [];
@@ -23135,7 +23159,7 @@ function evaluateGate(metric, rule, value, spec, baseline) {
         const base = baseline?.value ?? null;
         const common = { metric, op: 'max_drop', threshold: rule.maxDrop, value: v };
         if (baseline === undefined) {
-            outcomes.push({ ...common, passed: true, skipped: true, reason: 'no baseline report given' });
+            outcomes.push({ ...common, passed: true, skipped: true, reason: noBaselineReason });
         }
         else if (base === null || v === null) {
             const which = v === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';
@@ -23164,6 +23188,8 @@ const TOOL_NAME = 'groundgate';
 
 
 
+
+
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
 async function run(options) {
     const config = loadConfig(options.config);
@@ -23173,6 +23199,10 @@ async function run(options) {
     const suites = {};
     const gates = [];
     const warnings = [];
+    const base = options.baseline ? loadBaseline(options.baseline) : undefined;
+    if (base && 'warning' in base)
+        warnings.push(base.warning);
+    const baseReport = base && 'report' in base ? base.report : undefined;
     for (const suite of selected) {
         const inputs = {};
         for (const key of suite.kind.inputKeys) {
@@ -23191,9 +23221,16 @@ async function run(options) {
         }
         const metrics = metricsToCompute(suite);
         const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
+        const baseSuite = baseReport?.suites[suite.name];
+        const baseMetrics = baseSuite?.kind === suite.kind.kind ? baseSuite.metrics : undefined;
+        const noBaseline = !baseReport
+            ? 'no baseline report given'
+            : baseMetrics
+                ? 'metric not in the baseline report'
+                : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
         for (const [metric, rule] of Object.entries(suite.config.gates)) {
             const spec = resolveMetric(metric, suite.kind.metrics).spec;
-            for (const outcome of evaluateGate(metric, rule, result.metrics[metric], spec)) {
+            for (const outcome of evaluateGate(metric, rule, result.metrics[metric], spec, baseMetrics?.[metric], noBaseline)) {
                 gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
             }
         }
@@ -23201,7 +23238,10 @@ async function run(options) {
             kind: suite.kind.kind,
             inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
             // The report lists exactly the metrics in force, in the kind's order, whatever order score() used.
-            metrics: Object.fromEntries(metrics.map((m) => [m.name, result.metrics[m.name] ?? notComputable('not reported by the suite')])),
+            metrics: Object.fromEntries(metrics.map((m) => {
+                const value = result.metrics[m.name] ?? notComputable('not reported by the suite');
+                return [m.name, baseMetrics ? withBaseline(value, baseMetrics[m.name]) : value];
+            })),
             counts: result.counts,
             offenders_total: result.offenders.length,
             offenders: result.offenders.map(offenderJson),
@@ -23258,6 +23298,39 @@ function metricsToCompute(suite) {
     }
     return out;
 }
+/** A baseline that cannot be read is a warning: the check still runs, without deltas. */
+function loadBaseline(file) {
+    let text;
+    try {
+        text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8');
+    }
+    catch (err) {
+        return {
+            warning: `baseline ${displayPath(file)} not read (${err.code ?? 'error'}); no deltas, max_drop skipped`,
+        };
+    }
+    let data;
+    try {
+        data = JSON.parse(text);
+    }
+    catch {
+        return { warning: `baseline ${displayPath(file)} is not JSON; no deltas, max_drop skipped` };
+    }
+    const parsed = reportSchema.safeParse(data);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return {
+            warning: `baseline ${displayPath(file)} is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message}); no deltas, max_drop skipped`,
+        };
+    }
+    return { report: parsed.data };
+}
+function withBaseline(current, base) {
+    if (!base)
+        return current;
+    const delta = current.value === null || base.value === null ? null : current.value - base.value;
+    return { ...current, baseline: base.value, delta };
+}
 function offenderJson(o) {
     return { id: o.id, labels: o.labels, ...o.fields, ...(o.source ? { source: o.source } : {}) };
 }
@@ -23284,6 +23357,7 @@ Options:
   -f, --format FORMAT      text (default), json, markdown or junit
   -o, --out FILE           write the formatted output to FILE instead of stdout
       --report FILE        also write report.json to FILE
+      --baseline FILE      compare with an earlier report.json: deltas and max_drop gates
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
@@ -23307,6 +23381,7 @@ function parseCli(argv) {
                 format: { type: 'string', short: 'f' },
                 out: { type: 'string', short: 'o' },
                 report: { type: 'string' },
+                baseline: { type: 'string' },
                 offenders: { type: 'string' },
                 quiet: { type: 'boolean', short: 'q' },
                 color: { type: 'boolean' },
@@ -23347,6 +23422,7 @@ function parseCli(argv) {
         format,
         out: values.out,
         report: values.report,
+        baseline: values.baseline,
         offenders,
         quiet: values.quiet ?? false,
         color: values.color,
@@ -23398,7 +23474,12 @@ async function main(argv, io) {
     }
 }
 async function main_check(args, io) {
-    const outcome = await run({ config: args.config, suites: args.suites, inputs: args.inputs });
+    const outcome = await run({
+        config: args.config,
+        suites: args.suites,
+        inputs: args.inputs,
+        baseline: args.baseline,
+    });
     const { report } = outcome;
     const offenders = args.offenders ?? outcome.config.offenders;
     const passed = report.verdict === 'pass';
@@ -23613,7 +23694,7 @@ function writeOutput(file, text) {
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(518);
+/******/ var __webpack_exports__ = __nccwpck_require__(3085);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
 
