@@ -109,7 +109,17 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
   it('prints help and version', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
     expect(runCli(['--version'])).toMatchObject({ status: 0, stdout: `${pkg.version}\n` });
-    expect(runCli(['--help']).stdout).toMatch(/^Usage: groundgate \[check\] \[options\]/);
+    expect(runCli(['--help']).stdout).toMatch(
+      /^Usage: groundgate \[command\] \[options\]\n\nCommands:\n {2}check +score the suites/,
+    );
+    expect(runCli(['check', '--help']).stdout).toMatch(/^Usage: groundgate \[check\] \[options\]/);
+    expect(runCli(['chek'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(
+        /^groundgate: unknown command "chek"; did you mean "check"\?; expected one of check/,
+      ),
+    });
+    expect(runCli(['check', '--quiet'])).toMatchObject({ status: 0, stdout: '', stderr: '' });
   });
 
   it('writes a report.json that follows the contract and a JUnit file', () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
+import { SUITE_KINDS } from '../src/suites/registry.js';
 
 const base = (gates = '      precision: ">= 0.8"\n', extra = '') =>
   `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold/qa.jsonl\n    traces: runs/*.jsonl\n${extra}    gates:\n${gates}`;
@@ -71,7 +72,7 @@ describe('gates.yaml loader', () => {
       'gates.yaml:2:1: unknown key "offender"; did you mean "offenders"?; expected one of version, offenders, suites',
     );
     expect(error(`version: 1\nsuites:\n  qa:\n    kind: grounded_qa\n`)).toBe(
-      'gates.yaml:4:11: suite "qa": unknown kind "grounded_qa"; did you mean "grounded-qa"?; expected one of grounded-qa',
+      `gates.yaml:4:11: suite "qa": unknown kind "grounded_qa"; did you mean "grounded-qa"?; expected one of ${SUITE_KINDS.map((k) => k.kind).join(', ')}`,
     );
   });
 

@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
-import type { InputOverride } from '../run.js';
+import { renderJunit } from '../report/junit.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { serializeReport, type Report } from '../report/schema.js';
+import { renderText } from '../report/text.js';
+import { run, type InputOverride } from '../run.js';
+import { writeOutput, type CliIo, type Command } from './command.js';
 
 export const FORMATS = ['text', 'json', 'markdown', 'junit'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface CheckArgs {
-  command: 'check';
   config: string;
   suites: string[];
   inputs: InputOverride[];
@@ -19,9 +23,7 @@ export interface CheckArgs {
   color?: boolean;
 }
 
-export type CliArgs = CheckArgs | { command: 'help' } | { command: 'version' };
-
-export const HELP = `Usage: groundgate [check] [options]
+export const CHECK_USAGE = `Usage: groundgate [check] [options]
 
 Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml.
 
@@ -39,12 +41,11 @@ Options:
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
   -h, --help               show this help
-  -v, --version            print the version
 
 Exit status: 0 every gate passed, 1 a gate failed, 2 usage, configuration or input error.
 `;
 
-export function parseCli(argv: readonly string[]): CliArgs {
+export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -64,20 +65,14 @@ export function parseCli(argv: readonly string[]): CliArgs {
         quiet: { type: 'boolean', short: 'q' },
         color: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
       },
     });
   } catch (err) {
     throw new UsageError((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
   }
   const { values, positionals } = parsed;
-  if (values.help) return { command: 'help' };
-  if (values.version) return { command: 'version' };
-  const [command, ...rest] = positionals;
-  if (command !== undefined && command !== 'check') {
-    throw new UsageError(`unknown command ${JSON.stringify(command)}; expected check`);
-  }
-  if (rest.length) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+  if (values.help) return 'help';
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
 
   const format = (values.format ?? 'text') as Format;
   if (!FORMATS.includes(format)) {
@@ -90,7 +85,6 @@ export function parseCli(argv: readonly string[]): CliArgs {
     offenders = Number(values.offenders);
   }
   return {
-    command: 'check',
     config: values.config ?? 'gates.yaml',
     suites: values.suite ?? [],
     inputs: (values.input ?? []).map(parseOverride),
@@ -111,4 +105,60 @@ function parseOverride(text: string): InputOverride {
       `--input ${JSON.stringify(text)}: expected [SUITE.]KEY=PATH, e.g. qa.traces=runs/new.jsonl`,
     );
   return { suite: m[1], key: m[2]!, path: m[3]! };
+}
+
+/** The default command: score every suite and check its gates. */
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'score the suites in gates.yaml and check their gates (the default)',
+  usage: CHECK_USAGE,
+  async run(argv, io) {
+    const args = parseCheckArgs(argv);
+    if (args === 'help') {
+      io.stdout(CHECK_USAGE);
+      return 0;
+    }
+    return check(args, io);
+  },
+};
+
+async function check(args: CheckArgs, io: CliIo): Promise<number> {
+  const outcome = await run({
+    config: args.config,
+    suites: args.suites,
+    inputs: args.inputs,
+    baseline: args.baseline,
+  });
+  const { report } = outcome;
+  const offenders = args.offenders ?? outcome.config.offenders;
+  const passed = report.verdict === 'pass';
+
+  if (args.report) writeOutput(args.report, serializeReport(report));
+  // The text view shows warnings in its tables; other formats and files get them on stderr.
+  const warningsShown = args.format === 'text' && !args.out && !(args.quiet && passed);
+  if (!args.quiet && !warningsShown)
+    for (const w of outcome.warnings) io.stderr(`groundgate: warning: ${w}\n`);
+
+  const text = format(report, args, offenders, io);
+  if (args.out) writeOutput(args.out, text);
+  else if (!(args.quiet && passed)) io.stdout(text);
+  return passed ? 0 : 1;
+}
+
+function format(report: Report, args: CheckArgs, offenders: number, io: CliIo): string {
+  switch (args.format) {
+    case 'json':
+      return serializeReport(report);
+    case 'markdown':
+      return renderMarkdown(report, {
+        offenders,
+        fullReportHint: args.report ?? 'report.json (--report FILE)',
+      });
+    case 'junit':
+      return renderJunit(report);
+    case 'text': {
+      const color = args.color ?? (io.isTty && !args.out && io.env.NO_COLOR === undefined);
+      return renderText(report, { offenders, color, showOffendersOnPass: args.offenders !== undefined });
+    }
+  }
 }

@@ -1,0 +1,29 @@
+import { writeFileSync } from 'node:fs';
+import { InputError } from '../errors.js';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  isTty: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A subcommand: `groundgate NAME [args]`. Each lives in its own file and is listed in commands.ts. */
+export interface Command {
+  name: string;
+  /** One line for `groundgate --help`. */
+  summary: string;
+  /** Full usage text for `groundgate NAME --help`. */
+  usage: string;
+  /** Returns the exit status; throws InputError / UsageError for the user's mistakes (exit 2). */
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+}
+
+/** Writes a file the user asked for; failing to is an input error naming it. */
+export function writeOutput(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new InputError({ file }, `cannot write output (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}

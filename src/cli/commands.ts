@@ -1,0 +1,5 @@
+import { checkCommand } from './check.js';
+import type { Command } from './command.js';
+
+/** Every subcommand. Adding one = a file exporting a Command and a line here. */
+export const COMMANDS: readonly Command[] = [checkCommand];
