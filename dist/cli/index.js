@@ -11241,7 +11241,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6856);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(518);
 
 // Stack traces of internal errors then point at src/ lines through the bundled source map.
 process.setSourceMapsEnabled(true);
@@ -11258,7 +11258,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6856:
+/***/ 518:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -11267,8 +11267,29 @@ __nccwpck_require__.d(__webpack_exports__, {
   i: () => (/* binding */ main)
 });
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: ../../work/main/node_modules/fastest-levenshtein/mod.js
+var mod = __nccwpck_require__(8988);
+;// CONCATENATED MODULE: ./lib/config/suggest.js
+
+/** The closest candidate to a misspelt name, if it is close enough to be what was meant. */
+function closest(name, candidates) {
+    let best;
+    let bestDistance = Infinity;
+    for (const candidate of candidates) {
+        const d = (0,mod/* distance */.Io)(name.toLowerCase(), candidate.toLowerCase());
+        if (d < bestDistance) {
+            best = candidate;
+            bestDistance = d;
+        }
+    }
+    const allowed = Math.max(2, Math.floor(name.length / 3));
+    return bestDistance <= allowed ? best : undefined;
+}
+function didYouMean(name, candidates) {
+    const match = closest(name, candidates);
+    return match ? `; did you mean ${JSON.stringify(match)}?` : '';
+}
+//# sourceMappingURL=suggest.js.map
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./lib/errors.js
@@ -11311,6 +11332,13 @@ function preview(value, max = 40) {
     return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 //# sourceMappingURL=errors.js.map
+;// CONCATENATED MODULE: ./lib/version.js
+/** Kept equal to package.json's version by a test; bundled code has no package.json to read. */
+const VERSION = '0.1.0';
+const TOOL_NAME = 'groundgate';
+//# sourceMappingURL=version.js.map
+;// CONCATENATED MODULE: external "node:util"
+const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
 ;// CONCATENATED MODULE: ./lib/report/escape.js
 /**
  * Text from gold and traces may come from a fork's pull request. Before it goes into Markdown it is made
@@ -21049,6 +21077,8 @@ function compare(value, { op, threshold }) {
     }
 }
 //# sourceMappingURL=gate.js.map
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./lib/io/jsonl.js
 
 
@@ -22930,29 +22960,6 @@ function table(rows) {
 //# sourceMappingURL=text.js.map
 // EXTERNAL MODULE: ../../work/main/node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(7207);
-// EXTERNAL MODULE: ../../work/main/node_modules/fastest-levenshtein/mod.js
-var mod = __nccwpck_require__(8988);
-;// CONCATENATED MODULE: ./lib/config/suggest.js
-
-/** The closest candidate to a misspelt name, if it is close enough to be what was meant. */
-function closest(name, candidates) {
-    let best;
-    let bestDistance = Infinity;
-    for (const candidate of candidates) {
-        const d = (0,mod/* distance */.Io)(name.toLowerCase(), candidate.toLowerCase());
-        if (d < bestDistance) {
-            best = candidate;
-            bestDistance = d;
-        }
-    }
-    const allowed = Math.max(2, Math.floor(name.length / 3));
-    return bestDistance <= allowed ? best : undefined;
-}
-function didYouMean(name, candidates) {
-    const match = closest(name, candidates);
-    return match ? `; did you mean ${JSON.stringify(match)}?` : '';
-}
-//# sourceMappingURL=suggest.js.map
 ;// CONCATENATED MODULE: ./lib/config/load.js
 
 
@@ -23174,11 +23181,6 @@ function evaluateGate(metric, rule, value, spec, baseline, noBaselineReason = 'n
     return outcomes;
 }
 //# sourceMappingURL=evaluate.js.map
-;// CONCATENATED MODULE: ./lib/version.js
-/** Kept equal to package.json's version by a test; bundled code has no package.json to read. */
-const VERSION = '0.1.0';
-const TOOL_NAME = 'groundgate';
-//# sourceMappingURL=version.js.map
 ;// CONCATENATED MODULE: ./lib/run.js
 
 
@@ -23338,13 +23340,30 @@ function toPosix(p) {
     return p.split(external_node_path_namespaceObject.sep).join('/');
 }
 //# sourceMappingURL=run.js.map
-;// CONCATENATED MODULE: external "node:util"
-const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-;// CONCATENATED MODULE: ./lib/cli/args.js
+;// CONCATENATED MODULE: ./lib/cli/command.js
+
+
+/** Writes a file the user asked for; failing to is an input error naming it. */
+function writeOutput(file, text) {
+    try {
+        (0,external_node_fs_namespaceObject.writeFileSync)(file, text);
+    }
+    catch (err) {
+        throw new InputError({ file }, `cannot write output (${err.code ?? 'error'})`);
+    }
+}
+//# sourceMappingURL=command.js.map
+;// CONCATENATED MODULE: ./lib/cli/check.js
+
+
+
+
+
+
 
 
 const FORMATS = ['text', 'json', 'markdown', 'junit'];
-const HELP = `Usage: groundgate [check] [options]
+const CHECK_USAGE = `Usage: groundgate [check] [options]
 
 Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml.
 
@@ -23362,11 +23381,10 @@ Options:
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
   -h, --help               show this help
-  -v, --version            print the version
 
 Exit status: 0 every gate passed, 1 a gate failed, 2 usage, configuration or input error.
 `;
-function parseCli(argv) {
+function parseCheckArgs(argv) {
     let parsed;
     try {
         parsed = (0,external_node_util_namespaceObject.parseArgs)({
@@ -23386,7 +23404,6 @@ function parseCli(argv) {
                 quiet: { type: 'boolean', short: 'q' },
                 color: { type: 'boolean' },
                 help: { type: 'boolean', short: 'h' },
-                version: { type: 'boolean', short: 'v' },
             },
         });
     }
@@ -23395,15 +23412,9 @@ function parseCli(argv) {
     }
     const { values, positionals } = parsed;
     if (values.help)
-        return { command: 'help' };
-    if (values.version)
-        return { command: 'version' };
-    const [command, ...rest] = positionals;
-    if (command !== undefined && command !== 'check') {
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; expected check`);
-    }
-    if (rest.length)
-        throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+        return 'help';
+    if (positionals.length)
+        throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     const format = (values.format ?? 'text');
     if (!FORMATS.includes(format)) {
         throw new UsageError(`--format ${JSON.stringify(values.format)}: expected one of ${FORMATS.join(', ')}`);
@@ -23415,7 +23426,6 @@ function parseCli(argv) {
         offenders = Number(values.offenders);
     }
     return {
-        command: 'check',
         config: values.config ?? 'gates.yaml',
         suites: values.suite ?? [],
         inputs: (values.input ?? []).map(parseOverride),
@@ -23434,46 +23444,21 @@ function parseOverride(text) {
         throw new UsageError(`--input ${JSON.stringify(text)}: expected [SUITE.]KEY=PATH, e.g. qa.traces=runs/new.jsonl`);
     return { suite: m[1], key: m[2], path: m[3] };
 }
-//# sourceMappingURL=args.js.map
-;// CONCATENATED MODULE: ./lib/cli/main.js
-
-
-
-
-
-
-
-
-
-/** Runs the CLI and returns its exit status: 0 pass, 1 a gate failed, 2 usage or input error. */
-async function main(argv, io) {
-    try {
-        const args = parseCli(argv);
-        if (args.command === 'help') {
-            io.stdout(HELP);
+/** The default command: score every suite and check its gates. */
+const checkCommand = {
+    name: 'check',
+    summary: 'score the suites in gates.yaml and check their gates (the default)',
+    usage: CHECK_USAGE,
+    async run(argv, io) {
+        const args = parseCheckArgs(argv);
+        if (args === 'help') {
+            io.stdout(CHECK_USAGE);
             return 0;
         }
-        if (args.command === 'version') {
-            io.stdout(`${VERSION}\n`);
-            return 0;
-        }
-        return await main_check(args, io);
-    }
-    catch (err) {
-        if (err instanceof InputError) {
-            io.stderr(`groundgate: ${err.message}\n`);
-            return 2;
-        }
-        if (err instanceof UsageError) {
-            io.stderr(`groundgate: ${err.message} (see groundgate --help)\n`);
-            return 2;
-        }
-        // Not the user's fault: keep the stack, it is what a bug report needs.
-        io.stderr(`groundgate: internal error: ${err.stack ?? String(err)}\n`);
-        return 2;
-    }
-}
-async function main_check(args, io) {
+        return check_check(args, io);
+    },
+};
+async function check_check(args, io) {
     const outcome = await run({
         config: args.config,
         suites: args.suites,
@@ -23514,12 +23499,64 @@ function format(report, args, offenders, io) {
         }
     }
 }
-function writeOutput(file, text) {
+//# sourceMappingURL=check.js.map
+;// CONCATENATED MODULE: ./lib/cli/commands.js
+
+/** Every subcommand. Adding one = a file exporting a Command and a line here. */
+const COMMANDS = [checkCommand];
+//# sourceMappingURL=commands.js.map
+;// CONCATENATED MODULE: ./lib/cli/main.js
+
+
+
+
+function help() {
+    const width = Math.max(...COMMANDS.map((c) => c.name.length));
+    const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+    return `Usage: groundgate [command] [options]
+
+Commands:
+${lines.join('\n')}
+
+Run "groundgate COMMAND --help" for a command's options; without a command, check runs.
+  -h, --help     show this help
+  -v, --version  print the version
+`;
+}
+/** Runs the CLI and returns its exit status: 0 pass, 1 a gate failed, 2 usage or input error. */
+async function main(argv, io) {
     try {
-        (0,external_node_fs_namespaceObject.writeFileSync)(file, text);
+        const [first, ...rest] = argv;
+        if (first === '--help' || first === '-h') {
+            io.stdout(help());
+            return 0;
+        }
+        if (first === '--version' || first === '-v') {
+            io.stdout(`${VERSION}\n`);
+            return 0;
+        }
+        if (first !== undefined && !first.startsWith('-')) {
+            const command = COMMANDS.find((c) => c.name === first);
+            if (!command) {
+                const names = COMMANDS.map((c) => c.name);
+                throw new UsageError(`unknown command ${JSON.stringify(first)}${didYouMean(first, names)}; expected one of ${names.join(', ')}`);
+            }
+            return await command.run(rest, io);
+        }
+        return await COMMANDS[0].run(argv, io);
     }
     catch (err) {
-        throw new InputError({ file }, `cannot write output (${err.code ?? 'error'})`);
+        if (err instanceof InputError) {
+            io.stderr(`groundgate: ${err.message}\n`);
+            return 2;
+        }
+        if (err instanceof UsageError) {
+            io.stderr(`groundgate: ${err.message} (see groundgate --help)\n`);
+            return 2;
+        }
+        // Not the user's fault: keep the stack, it is what a bug report needs.
+        io.stderr(`groundgate: internal error: ${err.stack ?? String(err)}\n`);
+        return 2;
     }
 }
 //# sourceMappingURL=main.js.map
