@@ -21,8 +21,9 @@ const config = (gates = '      precision: ">= 0.8"\n') =>
   `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: traces.jsonl\n    gates:\n${gates}`;
 
 describe('groundgate CLI (dist/cli/index.js as a process)', () => {
+  // The repo example's qa suite; other suites in gates.yaml have tests of their own.
   it('exits 0 on the repo example and prints the table and the verdict', () => {
-    const r = runCli([]);
+    const r = runCli(['--suite', 'qa']);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^qa \(grounded-qa\) — gold 47, answerable 35, unanswerable 12, traced 47/);
@@ -36,7 +37,14 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
   });
 
   it('exits 1 on the regressed traces and lists offenders, most severe first', () => {
-    const r = runCli(['--input', 'qa.traces=runs/qa-regressed.trace.jsonl', '--offenders', '3']);
+    const r = runCli([
+      '--suite',
+      'qa',
+      '--input',
+      'qa.traces=runs/qa-regressed.trace.jsonl',
+      '--offenders',
+      '3',
+    ]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('top offenders (3 of 22):');
     expect(r.stdout.match(/^ {2}(FM\d+) {2}(\S+)/gm)).toEqual([
@@ -125,6 +133,8 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
   it('writes a report.json that follows the contract and a JUnit file', () => {
     const dir = tmpTree({});
     const r = runCli([
+      '--suite',
+      'qa',
       '--format',
       'junit',
       '--out',
@@ -160,9 +170,30 @@ describe('determinism', () => {
     expect(shuffled).not.toEqual(lines);
 
     const dir = tmpTree({ 'shuffled.jsonl': shuffled.join('\n') + '\n' });
-    const a = runCli(['--format', 'json', '--input', 'qa.traces=runs/qa-regressed.trace.jsonl']);
-    const b = runCli(['--format', 'json', '--input', 'qa.traces=runs/qa-regressed.trace.jsonl']);
-    const c = runCli(['--format', 'json', '--input', `qa.traces=${path.join(dir, 'shuffled.jsonl')}`]);
+    const a = runCli([
+      '--suite',
+      'qa',
+      '--format',
+      'json',
+      '--input',
+      'qa.traces=runs/qa-regressed.trace.jsonl',
+    ]);
+    const b = runCli([
+      '--suite',
+      'qa',
+      '--format',
+      'json',
+      '--input',
+      'qa.traces=runs/qa-regressed.trace.jsonl',
+    ]);
+    const c = runCli([
+      '--suite',
+      'qa',
+      '--format',
+      'json',
+      '--input',
+      `qa.traces=${path.join(dir, 'shuffled.jsonl')}`,
+    ]);
     expect(a.status).toBe(1);
     expect(b.stdout).toBe(a.stdout);
     // Only the trace file name differs; everything scored is identical to the byte.

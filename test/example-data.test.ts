@@ -15,7 +15,7 @@ const m = (numerator: number, denominator: number) => ({
 
 describe('repository example (gates.yaml, gold/, runs/)', () => {
   it('passes every gate on runs/qa.trace.jsonl', async () => {
-    const { report } = await run({ config: path.join(REPO, 'gates.yaml') });
+    const { report } = await run({ config: path.join(REPO, 'gates.yaml'), suites: ['qa'] });
     const qa = report.suites.qa!;
     expect(qa.metrics).toEqual({
       precision: m(30, 33),
@@ -53,6 +53,7 @@ describe('repository example (gates.yaml, gold/, runs/)', () => {
   it('fails on runs/qa-regressed.trace.jsonl with the expected offenders', async () => {
     const { report, warnings } = await run({
       config: path.join(REPO, 'gates.yaml'),
+      suites: ['qa'],
       inputs: [{ suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') }],
     });
     const qa = report.suites.qa!;
