@@ -1,18 +1,22 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
-import { displayPath, UsageError } from './errors.js';
-import { resolveInput } from './io/files.js';
+import { compareItems, withBaseline } from './baseline/compare.js';
+import { loadBaseline } from './baseline/load.js';
+import { UsageError } from './errors.js';
+import type { GoldDigest } from './gold/digest.js';
+import { goldStatus, lockPathFor } from './gold/status.js';
+import { compareCodeUnits, resolveInput } from './io/files.js';
 import { evaluateGate } from './gates/evaluate.js';
-import { notComputable, resolveMetric, type MetricValue, type ResolvedMetric } from './metrics/spec.js';
 import {
-  reportSchema,
-  type GateResult,
-  type OffenderJson,
-  type Report,
-  type SuiteReport,
-} from './report/schema.js';
+  notComputable,
+  resolveMetric,
+  type MetricSpec,
+  type MetricValue,
+  type ResolvedMetric,
+} from './metrics/spec.js';
+import { wilson } from './metrics/wilson.js';
+import { type GateResult, type OffenderJson, type Report, type SuiteReport } from './report/schema.js';
 import type { LoadedSuite, Offender } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
 
@@ -28,8 +32,10 @@ export interface RunOptions {
   /** Only these suites (all when empty). */
   suites?: readonly string[];
   inputs?: readonly InputOverride[];
-  /** A report.json to compare with (e.g. the base branch's): deltas and max_drop gates. */
+  /** A report.json to compare with (e.g. the base branch's): deltas, flips and max_drop gates. */
   baseline?: string;
+  /** Release sign-off: every gold set must match its lock, or the run stops with exit 2. */
+  release?: boolean;
 }
 
 export interface RunOutcome {
@@ -53,28 +59,33 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   if (base && 'warning' in base) warnings.push(base.warning);
   const baseReport = base && 'report' in base ? base.report : undefined;
   for (const suite of selected) {
-    const inputs: Record<string, string[]> = {};
-    for (const key of suite.kind.inputKeys) {
-      const override = [...(options.inputs ?? [])]
-        .reverse()
-        .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
-      const value = (suite.config as unknown as Record<string, unknown>)[key];
-      if (override) {
-        inputs[key] = await resolveInput(override.path, process.cwd(), {
-          file: `--input ${override.suite ? `${override.suite}.` : ''}${key}`,
-        });
-      } else if (typeof value === 'string') {
-        inputs[key] = await resolveInput(value, config.dir, suite.inputWhere[key]!);
-      }
-    }
+    const inputs = await suiteInputs(suite, config, options.inputs ?? []);
     const metrics = metricsToCompute(suite);
+    const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
+    const gold = goldFiles
+      ? await goldStatus(
+          goldFiles,
+          lockPathFor(suite.config, config.dir, goldFiles),
+          relative,
+          options.release ?? false,
+        )
+      : undefined;
     const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
 
     const baseSuite = baseReport?.suites[suite.name];
-    const baseMetrics = baseSuite?.kind === suite.kind.kind ? baseSuite.metrics : undefined;
+    const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
+    const values = Object.fromEntries(
+      metrics.map((m) => {
+        const value = withInterval(
+          result.metrics[m.name] ?? notComputable('not reported by the suite'),
+          m.spec,
+        );
+        return [m.name, comparable ? withBaseline(value, comparable.metrics[m.name]) : value];
+      }),
+    );
     const noBaseline = !baseReport
       ? 'no baseline report given'
-      : baseMetrics
+      : comparable
         ? 'metric not in the baseline report'
         : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
     for (const [metric, rule] of Object.entries(suite.config.gates)) {
@@ -82,28 +93,35 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       for (const outcome of evaluateGate(
         metric,
         rule,
-        result.metrics[metric],
+        values[metric],
         spec,
-        baseMetrics?.[metric],
+        comparable?.metrics[metric],
         noBaseline,
       )) {
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
       }
     }
+
+    const items = result.items && itemMap(result.items, gold?.digest);
+    const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
+    // Items that passed on the baseline and fail now lead the offenders: they are what this change broke.
+    const regressed = new Set(comparison?.regressed);
+    const offenders = result.offenders
+      .map(offenderJson)
+      .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
+    offenders.sort((a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)));
+
     suites[suite.name] = {
       kind: suite.kind.kind,
       inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
-      // The report lists exactly the metrics in force, in the kind's order, whatever order score() used.
-      metrics: Object.fromEntries(
-        metrics.map((m) => {
-          const value = result.metrics[m.name] ?? notComputable('not reported by the suite');
-          return [m.name, baseMetrics ? withBaseline(value, baseMetrics[m.name]) : value];
-        }),
-      ),
+      ...(gold ? { gold: gold.report } : {}),
+      metrics: values,
       counts: result.counts,
-      offenders_total: result.offenders.length,
-      offenders: result.offenders.map(offenderJson),
+      ...(comparison ? { comparison } : {}),
+      offenders_total: offenders.length,
+      offenders,
       warnings: result.warnings,
+      ...(items ? { items } : {}),
     };
     warnings.push(...result.warnings.map((w) => `${suite.name}: ${w}`));
   }
@@ -119,7 +137,30 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   return { report, config, warnings };
 }
 
-function selectSuites(config: LoadedConfig, names: readonly string[]): LoadedSuite[] {
+/** A suite's input files: overrides (relative to the working directory) over its config (relative to the config). */
+export async function suiteInputs(
+  suite: LoadedSuite,
+  config: LoadedConfig,
+  overrides: readonly InputOverride[],
+): Promise<Record<string, string[]>> {
+  const inputs: Record<string, string[]> = {};
+  for (const key of suite.kind.inputKeys) {
+    const override = [...overrides]
+      .reverse()
+      .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
+    const value = (suite.config as unknown as Record<string, unknown>)[key];
+    if (override) {
+      inputs[key] = await resolveInput(override.path, process.cwd(), {
+        file: `--input ${override.suite ? `${override.suite}.` : ''}${key}`,
+      });
+    } else if (typeof value === 'string') {
+      inputs[key] = await resolveInput(value, config.dir, suite.inputWhere[key]!);
+    }
+  }
+  return inputs;
+}
+
+export function selectSuites(config: LoadedConfig, names: readonly string[]): LoadedSuite[] {
   if (names.length === 0) return config.suites;
   const known = config.suites.map((s) => s.name);
   for (const name of names) {
@@ -166,36 +207,24 @@ function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
   return out;
 }
 
-/** A baseline that cannot be read is a warning: the check still runs, without deltas. */
-function loadBaseline(file: string): { report: Report } | { warning: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    return {
-      warning: `baseline ${displayPath(file)} not read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no deltas, max_drop skipped`,
-    };
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { warning: `baseline ${displayPath(file)} is not JSON; no deltas, max_drop skipped` };
-  }
-  const parsed = reportSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return {
-      warning: `baseline ${displayPath(file)} is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message}); no deltas, max_drop skipped`,
-    };
-  }
-  return { report: parsed.data };
+/** Proportions get their Wilson 95% interval, so a reader sees how much a small n can move. */
+function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
+  const { numerator: k, denominator: n } = value;
+  if (spec.unit !== 'ratio' || k === undefined || n === undefined || n === 0) return value;
+  return { ...value, ci95: wilson(k, n) };
 }
 
-function withBaseline(current: MetricValue, base: MetricValue | undefined): MetricValue {
-  if (!base) return current;
-  const delta = current.value === null || base.value === null ? null : current.value - base.value;
-  return { ...current, baseline: base.value, delta };
+/** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
+function itemMap(
+  items: readonly { id: string; pass: boolean }[],
+  digest: GoldDigest | undefined,
+): NonNullable<SuiteReport['items']> {
+  const out: NonNullable<SuiteReport['items']> = {};
+  for (const { id, pass } of [...items].sort((a, b) => compareCodeUnits(a.id, b.id))) {
+    const sha = digest?.items.get(id);
+    out[id] = sha ? { pass, gold: sha.slice(0, 16) } : { pass };
+  }
+  return out;
 }
 
 function offenderJson(o: Offender): OffenderJson {

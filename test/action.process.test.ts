@@ -3,7 +3,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGitHub } from './helpers/fake-github.js';
-import { REPO, tmpTree } from './helpers/tmp.js';
+import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 const TOKEN = 'ghs_testtoken1234567890SECRET';
 
@@ -19,11 +19,7 @@ interface ActionRun {
 function workspace(): string {
   const dir = tmpTree({});
   for (const p of ['gold', 'runs']) cpSync(path.join(REPO, p), path.join(dir, p), { recursive: true });
-  const config = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
-  writeFileSync(
-    path.join(dir, 'gates.yaml'),
-    config.slice(0, config.search(/\n {2}\S+:\n {4}kind: (?!grounded-qa)/) + 1 || undefined),
-  );
+  writeFileSync(path.join(dir, 'gates.yaml'), qaOnlyGates());
   writeFileSync(
     path.join(dir, 'event.json'),
     JSON.stringify({ pull_request: { number: 7, head: { sha: 'abc123' } } }),
@@ -144,7 +140,7 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     ]);
     // Failed gates annotate gates.yaml; offenders annotate their gold lines.
     expect(second.stdout).toContain(
-      '::error title=gate failed%3A qa.precision,file=gates.yaml,line=15::groundgate: qa.precision = 0.5000, wanted >= 0.8',
+      '::error title=gate failed%3A qa.precision,file=gates.yaml,line=16::groundgate: qa.precision = 0.5000, wanted >= 0.8',
     );
     expect(second.stdout).toContain(
       '::warning title=groundgate offender (qa),file=gold/qa.gold.jsonl,line=4::FM004: under_refusal',
@@ -207,7 +203,7 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     );
     const r = await runAction(ws, gh.url);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/::error file=gates\.yaml,line=15,col=7::suite "qa": unknown metric "precison"/);
+    expect(r.stdout).toMatch(/::error file=gates\.yaml,line=16,col=7::suite "qa": unknown metric "precison"/);
     expect(gh.requests).toEqual([]);
   });
 });

@@ -144,7 +144,11 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     ]);
     expect(r).toMatchObject({ status: 0, stdout: '' });
     const report = reportSchema.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
-    expect(report.suites.qa!.metrics['recall@5']).toEqual({ value: 32 / 35, numerator: 32, denominator: 35 });
+    expect(report.suites.qa!.metrics['recall@5']).toMatchObject({
+      value: 32 / 35,
+      numerator: 32,
+      denominator: 35,
+    });
     const xml = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
     expect(xml).toContain('<testsuites name="groundgate" tests="8" failures="0">');
     expect(xml).toContain(

@@ -13,11 +13,16 @@ const m = (numerator: number, denominator: number) => ({
   denominator,
 });
 
+/** Point values and counts; the Wilson intervals are checked on their own below. */
+function points(metrics: Record<string, { ci95?: unknown }>) {
+  return Object.fromEntries(Object.entries(metrics).map(([k, { ci95: _ci, ...v }]) => [k, v]));
+}
+
 describe('repository example (gates.yaml, gold/, runs/)', () => {
   it('passes every gate on runs/qa.trace.jsonl', async () => {
     const { report } = await run({ config: path.join(REPO, 'gates.yaml'), suites: ['qa'] });
     const qa = report.suites.qa!;
-    expect(qa.metrics).toEqual({
+    expect(points(qa.metrics)).toEqual({
       precision: m(30, 33),
       chr: m(32, 33),
       under_refusal: m(0, 12),
@@ -28,6 +33,10 @@ describe('repository example (gates.yaml, gold/, runs/)', () => {
       constraint_integrity: m(9, 9),
       coverage: m(47, 47),
     });
+    // Wilson 95% for 30/33, derived in test/stats.test.ts: [0.764271, 0.968595]; none for a count.
+    expect(qa.metrics.precision!.ci95![0]).toBeCloseTo(0.764271, 4);
+    expect(qa.metrics.precision!.ci95![1]).toBeCloseTo(0.968595, 4);
+    expect(qa.metrics.scu_violations!.ci95).toBeUndefined();
     expect(qa.counts).toEqual({
       gold: 47,
       answerable: 35,
@@ -57,7 +66,7 @@ describe('repository example (gates.yaml, gold/, runs/)', () => {
       inputs: [{ suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') }],
     });
     const qa = report.suites.qa!;
-    expect(qa.metrics).toEqual({
+    expect(points(qa.metrics)).toEqual({
       precision: m(16, 32),
       chr: m(22, 32),
       under_refusal: m(3, 12),

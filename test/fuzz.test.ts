@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
 import { seeded } from './helpers/random.js';
-import { REPO, tmpTree } from './helpers/tmp.js';
+import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readFileSync(path.join(REPO, 'gold/qa.gold.jsonl'), 'utf8').trimEnd().split('\n');
 const TRACES = readFileSync(path.join(REPO, 'runs/qa.trace.jsonl'), 'utf8').trimEnd().split('\n');
-const CONFIG = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+const CONFIG = qaOnlyGates();
 const JUNK = [
   '{',
   '}',

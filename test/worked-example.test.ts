@@ -39,10 +39,10 @@ describe('the seed worked example', () => {
   it('counts the missing constraints_echo of A0001 as an SCU violation with scu on', async () => {
     const report = await scoreExample(true);
     const qa = report.suites.qa!;
-    expect(qa.metrics.precision).toEqual({ value: 0.5, numerator: 1, denominator: 2 });
+    expect(qa.metrics.precision).toMatchObject({ value: 0.5, numerator: 1, denominator: 2 });
     expect(qa.metrics.chr!.value).toBe(1);
     expect(qa.metrics.scu_violations).toEqual({ value: 1 });
-    expect(qa.metrics.constraint_integrity).toEqual({ value: 0, numerator: 0, denominator: 1 });
+    expect(qa.metrics.constraint_integrity).toMatchObject({ value: 0, numerator: 0, denominator: 1 });
     expect(qa.offenders.map((o) => [o.id, o.labels])).toEqual([['A0001', ['scu_violation']]]);
     expect(qa.offenders[0]).toMatchObject({ constraints: ['X rejects null keys.'], constraints_echo: null });
     expect(report.verdict).toBe('fail');

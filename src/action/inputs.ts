@@ -13,6 +13,7 @@ export const actionInputsSchema = z.object({
   offenders: z.int().min(0).optional(),
   report: z.string().min(1),
   failOnGate: z.boolean(),
+  release: z.boolean(),
 });
 export type ActionInputs = z.infer<typeof actionInputsSchema>;
 
@@ -29,10 +30,13 @@ export function readInputs(): ActionInputs {
   if (offenders && !/^\d+$/.test(offenders)) {
     throw new UsageError(`input "offenders": ${JSON.stringify(offenders)}; expected a whole number`);
   }
-  const failOnGate = text('fail-on-gate') || 'true';
-  if (!['true', 'false'].includes(failOnGate.toLowerCase())) {
-    throw new UsageError(`input "fail-on-gate": ${JSON.stringify(failOnGate)}; expected true or false`);
-  }
+  const flag = (name: string, fallback: string) => {
+    const value = (text(name) || fallback).toLowerCase();
+    if (value !== 'true' && value !== 'false') {
+      throw new UsageError(`input "${name}": ${JSON.stringify(value)}; expected true or false`);
+    }
+    return value === 'true';
+  };
   // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
   const token = core.getInput('github-token');
   return actionInputsSchema.parse({
@@ -45,6 +49,7 @@ export function readInputs(): ActionInputs {
     token,
     offenders: offenders ? Number(offenders) : undefined,
     report: text('report') || 'groundgate-report.json',
-    failOnGate: failOnGate.toLowerCase() === 'true',
+    failOnGate: flag('fail-on-gate', 'true'),
+    release: flag('release', 'false'),
   });
 }

@@ -25,6 +25,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       config: path.resolve(workspace, inputs.config),
       suites: inputs.suites,
       baseline: inputs.baseline ? path.resolve(workspace, inputs.baseline) : undefined,
+      release: inputs.release,
     });
   } catch (err) {
     if (err instanceof InputError) {

@@ -18,6 +18,7 @@ export interface CheckArgs {
   out?: string;
   report?: string;
   baseline?: string;
+  release: boolean;
   offenders?: number;
   quiet: boolean;
   color?: boolean;
@@ -36,7 +37,8 @@ Options:
   -f, --format FORMAT      text (default), json, markdown or junit
   -o, --out FILE           write the formatted output to FILE instead of stdout
       --report FILE        also write report.json to FILE
-      --baseline FILE      compare with an earlier report.json: deltas and max_drop gates
+      --baseline FILE      compare with an earlier report.json: deltas, flips and max_drop gates
+      --release            release sign-off: every gold set must match its lock (exit 2 otherwise)
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
@@ -61,6 +63,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
         out: { type: 'string', short: 'o' },
         report: { type: 'string' },
         baseline: { type: 'string' },
+        release: { type: 'boolean' },
         offenders: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
         color: { type: 'boolean' },
@@ -92,6 +95,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
     out: values.out,
     report: values.report,
     baseline: values.baseline,
+    release: values.release ?? false,
     offenders,
     quiet: values.quiet ?? false,
     color: values.color,
@@ -128,6 +132,7 @@ async function check(args: CheckArgs, io: CliIo): Promise<number> {
     suites: args.suites,
     inputs: args.inputs,
     baseline: args.baseline,
+    release: args.release,
   });
   const { report } = outcome;
   const offenders = args.offenders ?? outcome.config.offenders;

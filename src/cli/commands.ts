@@ -1,5 +1,6 @@
 import { checkCommand } from './check.js';
 import type { Command } from './command.js';
+import { freezeCommand, verifyCommand } from './freeze.js';
 
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
-export const COMMANDS: readonly Command[] = [checkCommand];
+export const COMMANDS: readonly Command[] = [checkCommand, freezeCommand, verifyCommand];

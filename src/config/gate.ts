@@ -15,6 +15,8 @@ export interface GateRule {
   maxDrop?: number;
   /** A non-computable metric passes instead of failing. */
   allowMissing: boolean;
+  /** Compare a bound of the Wilson 95% interval instead of the point value (proportions only). */
+  confidence?: 'lower_bound' | 'upper_bound';
 }
 
 const EXPRESSION = /^\s*(>=|<=|==|>|<)\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*$/i;
@@ -33,6 +35,7 @@ const gateObject = z
     max: finite.optional(),
     max_drop: finite.nonnegative().optional(),
     allow_missing: z.boolean().optional(),
+    confidence: z.enum(['point', 'lower_bound', 'upper_bound']).optional(),
   })
   .refine((g) => g.min !== undefined || g.max !== undefined || g.max_drop !== undefined, {
     message: 'expected at least one of min, max, max_drop',
@@ -41,7 +44,13 @@ const gateObject = z
     const checks: Check[] = [];
     if (g.min !== undefined) checks.push({ op: '>=', threshold: g.min });
     if (g.max !== undefined) checks.push({ op: '<=', threshold: g.max });
-    return { checks, maxDrop: g.max_drop, allowMissing: g.allow_missing ?? false };
+    const confidence = g.confidence === 'point' ? undefined : g.confidence;
+    return {
+      checks,
+      maxDrop: g.max_drop,
+      allowMissing: g.allow_missing ?? false,
+      ...(confidence ? { confidence } : {}),
+    };
   });
 
 const gateString = z.string().transform((text, ctx): GateRule => {
@@ -57,7 +66,8 @@ const gateString = z.string().transform((text, ctx): GateRule => {
 });
 
 export const gateRuleSchema = z.union([gateString, gateObject], {
-  error: 'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing}',
+  error:
+    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing, confidence}',
 });
 
 export const gatesSchema = z.record(z.string(), gateRuleSchema);

@@ -11,6 +11,8 @@ export interface GateOutcome {
   skipped?: boolean;
   baseline?: number | null;
   reason?: string;
+  confidence?: 'lower_bound' | 'upper_bound';
+  compared?: number | null;
 }
 
 /**
@@ -28,8 +30,34 @@ export function evaluateGate(
   const v = value?.value ?? null;
   const missingReason = value?.reason ?? 'not reported';
   const outcomes: GateOutcome[] = [];
+  // With a confidence option the check is on a bound of the interval, so small samples cannot pass (or
+  // fail) on noise; a metric without an interval is not computable for such a gate.
+  const bound = rule.confidence ? value?.ci95?.[rule.confidence === 'lower_bound' ? 0 : 1] : undefined;
   for (const check of rule.checks) {
-    if (v === null) {
+    if (rule.confidence) {
+      const why =
+        v === null ? `not computable: ${missingReason}` : `${rule.confidence} needs a proportion with counts`;
+      outcomes.push(
+        bound === undefined
+          ? {
+              metric,
+              ...check,
+              value: v,
+              passed: rule.allowMissing,
+              reason: why,
+              confidence: rule.confidence,
+              compared: null,
+            }
+          : {
+              metric,
+              ...check,
+              value: v,
+              passed: compare(bound, check),
+              confidence: rule.confidence,
+              compared: bound,
+            },
+      );
+    } else if (v === null) {
       outcomes.push({
         metric,
         ...check,

@@ -20,6 +20,8 @@ export const metricValueSchema = z.strictObject({
   /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
   baseline: z.number().nullable().optional(),
   delta: z.number().nullable().optional(),
+  /** Wilson 95% interval, for proportions (a numerator of a denominator of items). */
+  ci95: z.tuple([z.number(), z.number()]).optional(),
 });
 export type MetricValue = z.infer<typeof metricValueSchema>;
 

@@ -32,7 +32,8 @@ export function renderMarkdown(report: Report, options: MarkdownOptions): string
   if (options.marker) head.push(options.marker);
   const icon = report.verdict === 'pass' ? '✅' : '❌';
   head.push(`### ${icon} groundgate: ${verdictLine(report.gates)}`, '');
-  if (options.notices?.length) head.push(...options.notices, '');
+  const notices = [...(options.notices ?? []), ...goldNotices(report)];
+  if (notices.length) head.push(...notices, '');
 
   const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
   const footer = options.footer?.length ? ['', ...options.footer] : [];
@@ -85,6 +86,14 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
     .map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`)
     .join(' · ');
   const top = [`**${escapeMarkdown(name)}** · ${suite.kind} · ${counts}`, ''];
+  const c = suite.comparison;
+  if (c) {
+    const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
+    top.push(
+      `vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p = ${c.mcnemar_p.toFixed(4)}`,
+      '',
+    );
+  }
   // A Δ column only when a baseline report was given.
   const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
   top.push(withDelta ? '| metric | value | n | Δ base | gate | |' : '| metric | value | n | gate | |');
@@ -132,4 +141,37 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
     .join('<br>');
   const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
   return `| ${escapeMarkdown(o.id, { maxLength: 80 })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
+}
+
+/** A gold set that differs from its lock or from the baseline needs a human's sign-off: say so first. */
+function goldNotices(report: Report): string[] {
+  const out: string[] = [];
+  for (const [name, suite] of Object.entries(report.suites)) {
+    const lock = suite.gold?.lock;
+    const who = `**${escapeMarkdown(name)}**`;
+    if (lock?.status === 'mismatch') {
+      out.push(
+        `> [!WARNING]\n> ${who}: the gold set does not match its lock \`${escapeMarkdown(lock.file)}\`: ${describeIds(lock)}. Re-freeze (\`groundgate freeze\`) after sign-off.`,
+      );
+    } else if (lock?.status === 'missing') {
+      out.push(
+        `> [!WARNING]\n> ${who}: no gold lock at \`${escapeMarkdown(lock.file)}\`; run \`groundgate freeze\` and commit it.`,
+      );
+    }
+    const changes = suite.comparison?.gold_changes;
+    if (changes && changes.added.length + changes.removed.length + changes.changed.length > 0) {
+      out.push(
+        `> [!IMPORTANT]\n> ${who}: gold set changed since the baseline: ${changes.changed.length} items edited, ${changes.added.length} added, ${changes.removed.length} removed — needs sign-off. ${describeIds(changes)}.`,
+      );
+    }
+  }
+  return out;
+}
+
+function describeIds(d: { added: string[]; removed: string[]; changed: string[] }): string {
+  const part = (label: string, ids: string[]) =>
+    ids.length ? `${ids.length} ${label} (${escapeList(ids, 10, 40)})` : '';
+  return [part('changed', d.changed), part('added', d.added), part('removed', d.removed)]
+    .filter(Boolean)
+    .join(', ');
 }

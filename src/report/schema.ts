@@ -11,14 +11,49 @@ export const offenderSchema = z.looseObject({
   source: z.strictObject({ file: z.string(), line: z.int() }).optional(),
 });
 
+const ids = z.array(z.string());
+
+/** The gold set as scored: its digest, and how it compares with its lock (when it has one). */
+export const goldReportSchema = z.strictObject({
+  sha256: z.string(),
+  items: z.int(),
+  lock: z
+    .strictObject({
+      file: z.string(),
+      status: z.enum(['match', 'mismatch', 'missing']),
+      added: ids,
+      removed: ids,
+      changed: ids,
+    })
+    .optional(),
+});
+
+/** With --baseline, for suites with per-item verdicts: what changed item by item. */
+export const comparisonSchema = z.strictObject({
+  /** Gold items edited, added or removed since the baseline: their verdicts are not compared. */
+  gold_changes: z.strictObject({ added: ids, removed: ids, changed: ids }),
+  /** Items in both reports with the same gold. */
+  paired: z.int(),
+  /** Passed on the baseline, fail now. */
+  regressed: ids,
+  /** Failed on the baseline, pass now. */
+  fixed: ids,
+  /** Exact two-sided McNemar test of regressed vs fixed. */
+  mcnemar_p: z.number(),
+});
+
 export const suiteReportSchema = z.strictObject({
   kind: z.string(),
   inputs: z.record(z.string(), z.array(z.string())),
+  gold: goldReportSchema.optional(),
   metrics: z.record(z.string(), metricValueSchema),
   counts: z.record(z.string(), z.number()),
+  comparison: comparisonSchema.optional(),
   offenders_total: z.int(),
   offenders: z.array(offenderSchema),
   warnings: z.array(z.string()),
+  /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
+  items: z.record(z.string(), z.strictObject({ pass: z.boolean(), gold: z.string().optional() })).optional(),
 });
 
 export const gateResultSchema = z.strictObject({
@@ -29,6 +64,9 @@ export const gateResultSchema = z.strictObject({
   value: z.number().nullable(),
   passed: z.boolean(),
   skipped: z.boolean().optional(),
+  /** With confidence: lower_bound / upper_bound, the interval bound that was compared instead of value. */
+  confidence: z.enum(['lower_bound', 'upper_bound']).optional(),
+  compared: z.number().nullable().optional(),
   baseline: z.number().nullable().optional(),
   reason: z.string().optional(),
   line: z.int().optional(),
@@ -47,6 +85,8 @@ export type Report = z.infer<typeof reportSchema>;
 export type SuiteReport = z.infer<typeof suiteReportSchema>;
 export type GateResult = z.infer<typeof gateResultSchema>;
 export type OffenderJson = z.infer<typeof offenderSchema>;
+export type Comparison = z.infer<typeof comparisonSchema>;
+export type GoldReport = z.infer<typeof goldReportSchema>;
 
 /** Fixed key order and a trailing newline: byte-identical output for identical inputs. */
 export function serializeReport(report: Report): string {

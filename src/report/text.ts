@@ -22,6 +22,26 @@ export function renderText(report: Report, options: TextOptions): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
+    const lock = suite.gold?.lock;
+    if (lock && lock.status !== 'match') {
+      const ids = [...lock.changed, ...lock.added, ...lock.removed]
+        .slice(0, 10)
+        .map((id) => escapeTerminal(id, 40));
+      out.push(`  ! gold lock ${lock.file}: ${lock.status}${ids.length ? ` (${ids.join(', ')})` : ''}`);
+    }
+    const cmp = suite.comparison;
+    if (cmp) {
+      const ids = cmp.regressed.slice(0, 10).map((id) => escapeTerminal(id, 40));
+      out.push(
+        `  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p = ${cmp.mcnemar_p.toFixed(4)}`,
+      );
+      const g = cmp.gold_changes;
+      if (g.changed.length + g.added.length + g.removed.length) {
+        out.push(
+          `  ! gold changed since the baseline: ${g.changed.length} edited, ${g.added.length} added, ${g.removed.length} removed — needs sign-off`,
+        );
+      }
+    }
     const gatesOf = report.gates.filter((g) => g.suite === name);
     const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
     const rows: string[][] = [['metric', 'value', 'n', ...(withDelta ? ['Δ base'] : []), 'gate', '']];

@@ -34,6 +34,8 @@ export interface SuiteResult {
   /** Every failing item, most severe first; renderers show the top N. */
   offenders: Offender[];
   warnings: string[];
+  /** Every item's verdict, for comparisons with a baseline (suites with per-item pass/fail only). */
+  items?: { id: string; pass: boolean }[];
 }
 
 export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
@@ -43,6 +45,8 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
   configSchema: z.ZodType<C, unknown>;
   /** Keys of the config that name input files (overridable from the CLI and the Action). */
   inputKeys: readonly string[];
+  /** The input key of a JSONL gold set with item ids, which `freeze` locks and release mode verifies. */
+  goldKey?: string;
   metrics: readonly MetricSpec[];
   /** Offender fields that get their own column in Markdown tables; the rest go into a details column. */
   offenderColumns: readonly string[];

@@ -107,6 +107,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   description: 'Grounded Q&A: precision, citation hit rate, refusal rates, constraint integrity, Recall@k',
   configSchema,
   inputKeys: ['gold', 'traces'],
+  goldKey: 'gold',
   metrics,
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
   defaultCutoffs: (config) => [config.k],
@@ -147,6 +148,10 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       },
       offenders: offendingItems(scored.items).map((v) => toOffender(v, ctx.relative)),
       warnings,
+      items: scored.items.map((v) => ({
+        id: v.gold.qid,
+        pass: v.labels[0] === 'ok' || v.labels[0] === 'refusal_ok',
+      })),
     };
   },
 };

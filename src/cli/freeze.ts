@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.js';
+import { displayPath, UsageError } from '../errors.js';
+import { digestGold } from '../gold/digest.js';
+import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '../gold/lock.js';
+import { lockPathFor } from '../gold/status.js';
+import { selectSuites, suiteInputs } from '../run.js';
+import type { LoadedSuite } from '../suites/types.js';
+import type { CliIo, Command } from './command.js';
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  suite: { type: 'string', short: 's', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parse(argv: readonly string[], usage: string) {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    return values.help ? 'help' : { config: values.config ?? 'gates.yaml', suites: values.suite ?? [] };
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${(err as Error).message.split('\n')[0]}; usage: ${usage.split('\n')[0]}`);
+  }
+}
+
+/** The suites whose kind has a lockable gold set, with their gold files and lock path. */
+async function goldSuites(configPath: string, names: readonly string[]) {
+  const config = loadConfig(configPath);
+  const suites = selectSuites(config, names).filter((s): s is LoadedSuite & { kind: { goldKey: string } } =>
+    Boolean(s.kind.goldKey),
+  );
+  if (suites.length === 0) throw new UsageError('no selected suite has a gold set to lock');
+  const out = [];
+  for (const suite of suites) {
+    const gold = (await suiteInputs(suite, config, []))[suite.kind.goldKey]!;
+    out.push({ suite, gold, lock: lockPathFor(suite.config, config.dir, gold) });
+  }
+  return out;
+}
+
+const FREEZE_USAGE = `Usage: groundgate freeze [--config gates.yaml] [--suite NAME]...
+
+Writes a lock for each suite's gold set: sha256 of the canonical content (items sorted by id, keys sorted),
+the item count, each item's digest (so changes can be named), the day (UTC; SOURCE_DATE_EPOCH overrides)
+and the tool version. The lock goes to the suite's lock: path, else beside the gold (qa.gold.jsonl →
+qa.gold.lock.json). Commit it; release mode (check --release) and verify compare against it.
+`;
+
+export const freezeCommand: Command = {
+  name: 'freeze',
+  summary: 'write a lock for each gold set (sha256, item count, per-item digests)',
+  usage: FREEZE_USAGE,
+  async run(argv, io: CliIo) {
+    const args = parse(argv, FREEZE_USAGE);
+    if (args === 'help') {
+      io.stdout(FREEZE_USAGE);
+      return 0;
+    }
+    for (const { suite, gold, lock } of await goldSuites(args.config, args.suites)) {
+      const digest = await digestGold(gold);
+      const previous = readLock(lock.file);
+      writeLock(lock.file, buildLock(digest, gold, lock.file, today(io.env)));
+      const change = previous ? describeDiff(diffLock(previous, digest)) : '';
+      io.stdout(
+        `${suite.name}: wrote ${displayPath(lock.file)} (${digest.items.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
+      );
+    }
+    return 0;
+  },
+};
+
+const VERIFY_USAGE = `Usage: groundgate verify [--config gates.yaml] [--suite NAME]...
+
+Checks that each suite's gold set matches its lock. Exit 0 when all match, 2 otherwise, naming the
+added, removed and changed item ids.
+`;
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'check every gold set against its lock (exit 2 naming changed items)',
+  usage: VERIFY_USAGE,
+  async run(argv, io: CliIo) {
+    const args = parse(argv, VERIFY_USAGE);
+    if (args === 'help') {
+      io.stdout(VERIFY_USAGE);
+      return 0;
+    }
+    let ok = true;
+    for (const { suite, gold, lock } of await goldSuites(args.config, args.suites)) {
+      const goldName = displayPath(gold[0]!);
+      const locked = readLock(lock.file);
+      if (!locked) {
+        ok = false;
+        io.stderr(
+          `groundgate: ${displayPath(lock.file)}: no lock for ${goldName} (suite ${suite.name}); run groundgate freeze\n`,
+        );
+        continue;
+      }
+      const digest = await digestGold(gold);
+      if (digest.sha256 === locked.sha256) {
+        io.stdout(
+          `${suite.name}: ${goldName} matches ${path.basename(lock.file)} (${locked.items} items, frozen ${locked.frozen})\n`,
+        );
+      } else {
+        ok = false;
+        io.stderr(
+          `groundgate: ${goldName}: does not match its lock ${displayPath(lock.file)}: ${describeDiff(diffLock(locked, digest))}\n`,
+        );
+      }
+    }
+    return ok ? 0 : 2;
+  },
+};

@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import type { GoldReport } from '../report/schema.js';
+import { digestGold, type GoldDigest } from './digest.js';
+import { defaultLockPath, describeDiff, diffLock, readLock } from './lock.js';
+
+export interface GoldStatus {
+  report: GoldReport;
+  digest: GoldDigest;
+}
+
+/** The lock a suite's gold set is checked against: its `lock:` key, else the default beside the gold. */
+export function lockPathFor(config: unknown, configDir: string, goldFiles: readonly string[]): { file: string; explicit: boolean } {
+  const lock = (config as { lock?: unknown }).lock;
+  if (typeof lock === 'string') return { file: path.resolve(configDir, lock), explicit: true };
+  return { file: defaultLockPath(goldFiles[0]!), explicit: false };
+}
+
+/**
+ * Digests the gold set and compares it with its lock. In release mode a missing or different lock is an
+ * input error naming the items that changed; otherwise it is reported (and shown in the PR comment).
+ */
+export async function goldStatus(
+  goldFiles: readonly string[],
+  lock: { file: string; explicit: boolean },
+  relative: (file: string) => string,
+  release: boolean,
+): Promise<GoldStatus> {
+  const digest = await digestGold(goldFiles);
+  const locked = readLock(lock.file);
+  const report: GoldReport = { sha256: digest.sha256, items: digest.items.size };
+  const gold = relative(goldFiles[0]!);
+  if (!locked) {
+    if (release) {
+      throw new InputError({ file: lock.file }, `no lock for gold set ${gold}; expected one written by "groundgate freeze" (release mode needs a frozen gold set)`);
+    }
+    if (lock.explicit) report.lock = { file: relative(lock.file), status: 'missing', added: [], removed: [], changed: [] };
+    return { report, digest };
+  }
+  const diff = diffLock(locked, digest);
+  const status = locked.sha256 === digest.sha256 ? 'match' : 'mismatch';
+  report.lock = { file: relative(lock.file), status, ...diff };
+  if (release && status === 'mismatch') {
+    throw new InputError(
+      { file: goldFiles[0]! },
+      `gold set does not match its lock ${relative(lock.file)}: ${describeDiff(diff)}; a changed gold set needs sign-off and a new lock (groundgate freeze)`,
+    );
+  }
+  return { report, digest };
+}
