@@ -40668,7 +40668,7 @@ exports.visitAsync = visitAsync;
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8706);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4085);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8075);
 
 
 process.setSourceMapsEnabled(true);
@@ -40686,7 +40686,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4085:
+/***/ 8075:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40983,10 +40983,10 @@ function Collection() {
 
 
 // pkg/dist-src/version.js
-var VERSION = "0.0.0-development";
+var dist_bundle_VERSION = "0.0.0-development";
 
 // pkg/dist-src/defaults.js
-var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var userAgent = `octokit-endpoint.js/${dist_bundle_VERSION} ${getUserAgent()}`;
 var DEFAULTS = {
   method: "GET",
   baseUrl: "https://api.github.com",
@@ -42266,12 +42266,12 @@ class RequestError extends Error {
 
 
 // pkg/dist-src/version.js
-var dist_bundle_VERSION = "10.0.16";
+var request_dist_bundle_VERSION = "10.0.16";
 
 // pkg/dist-src/defaults.js
 var defaults_default = {
   headers: {
-    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
+    "user-agent": `octokit-request.js/${request_dist_bundle_VERSION} ${getUserAgent()}`
   }
 };
 
@@ -54751,14 +54751,14 @@ const ZodTuple = /*@__PURE__*/ $constructor("ZodTuple", (inst, def) => {
     },
 });
 function tuple(items, _paramsOrRest, _params) {
-    const hasRest = _paramsOrRest instanceof core.$ZodType;
+    const hasRest = _paramsOrRest instanceof $ZodType;
     const params = hasRest ? _params : _paramsOrRest;
     const rest = hasRest ? _paramsOrRest : null;
     return new ZodTuple({
         type: "tuple",
         items: items,
         rest,
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
     });
 }
 const ZodRecord = /*@__PURE__*/ $constructor("ZodRecord", (inst, def) => {
@@ -55299,6 +55299,7 @@ const gateObject = strictObject({
     max: finite.optional(),
     max_drop: finite.nonnegative().optional(),
     allow_missing: schemas_boolean().optional(),
+    confidence: schemas_enum(['point', 'lower_bound', 'upper_bound']).optional(),
 })
     .refine((g) => g.min !== undefined || g.max !== undefined || g.max_drop !== undefined, {
     message: 'expected at least one of min, max, max_drop',
@@ -55309,7 +55310,13 @@ const gateObject = strictObject({
         checks.push({ op: '>=', threshold: g.min });
     if (g.max !== undefined)
         checks.push({ op: '<=', threshold: g.max });
-    return { checks, maxDrop: g.max_drop, allowMissing: g.allow_missing ?? false };
+    const confidence = g.confidence === 'point' ? undefined : g.confidence;
+    return {
+        checks,
+        maxDrop: g.max_drop,
+        allowMissing: g.allow_missing ?? false,
+        ...(confidence ? { confidence } : {}),
+    };
 });
 const gateString = schemas_string().transform((text, ctx) => {
     const check = parseComparison(text);
@@ -55323,7 +55330,7 @@ const gateString = schemas_string().transform((text, ctx) => {
     return { checks: [check], allowMissing: false };
 });
 const gateRuleSchema = union([gateString, gateObject], {
-    error: 'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing}',
+    error: 'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing, confidence}',
 });
 const gatesSchema = record(schemas_string(), gateRuleSchema);
 function compare(value, { op, threshold }) {
@@ -56560,7 +56567,7 @@ async function resolveInput(spec, baseDir, where) {
         const files = await glob(normalized, { cwd: baseDir, absolute: true, onlyFiles: true, dot: false });
         if (files.length === 0)
             throw new InputError(where, `no file matches ${JSON.stringify(spec)}`);
-        return files.map((f) => external_node_path_namespaceObject.resolve(f)).sort(compareCodeUnits);
+        return files.map((f) => external_node_path_namespaceObject.resolve(f)).sort(files_compareCodeUnits);
     }
     const file = external_node_path_namespaceObject.resolve(baseDir, spec);
     let stat;
@@ -56575,7 +56582,7 @@ async function resolveInput(spec, baseDir, where) {
     return [file];
 }
 /** Locale-independent ordering: the same on every machine. */
-function compareCodeUnits(a, b) {
+function files_compareCodeUnits(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 //# sourceMappingURL=files.js.map
@@ -56590,6 +56597,8 @@ const metricValueSchema = strictObject({
     /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
     baseline: schemas_number().nullable().optional(),
     delta: schemas_number().nullable().optional(),
+    /** Wilson 95% interval, for proportions (a numerator of a denominator of items). */
+    ci95: tuple([schemas_number(), schemas_number()]).optional(),
 });
 function isFamily(spec) {
     return spec.name.includes('{k}');
@@ -56787,7 +56796,7 @@ function scoreGroundedQa(gold, runs, options) {
 function offendingItems(items) {
     return items
         .filter((i) => !(i.labels.length === 1 && (i.labels[0] === 'ok' || i.labels[0] === 'refusal_ok')))
-        .sort((a, b) => severity(a.labels[0]) - severity(b.labels[0]) || compareCodeUnits(a.gold.qid, b.gold.qid));
+        .sort((a, b) => severity(a.labels[0]) - severity(b.labels[0]) || files_compareCodeUnits(a.gold.qid, b.gold.qid));
 }
 //# sourceMappingURL=score.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/index.js
@@ -56894,6 +56903,7 @@ const groundedQa = {
     description: 'Grounded Q&A: precision, citation hit rate, refusal rates, constraint integrity, Recall@k',
     configSchema,
     inputKeys: ['gold', 'traces'],
+    goldKey: 'gold',
     metrics,
     offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
     defaultCutoffs: (config) => [config.k],
@@ -56929,6 +56939,10 @@ const groundedQa = {
             },
             offenders: offendingItems(scored.items).map((v) => toOffender(v, ctx.relative)),
             warnings,
+            items: scored.items.map((v) => ({
+                id: v.gold.qid,
+                pass: v.labels[0] === 'ok' || v.labels[0] === 'refusal_ok',
+            })),
         };
     },
 };
@@ -57104,8 +57118,9 @@ function renderMarkdown(report, options) {
         head.push(options.marker);
     const icon = report.verdict === 'pass' ? '✅' : '❌';
     head.push(`### ${icon} groundgate: ${verdictLine(report.gates)}`, '');
-    if (options.notices?.length)
-        head.push(...options.notices, '');
+    const notices = [...(options.notices ?? []), ...goldNotices(report)];
+    if (notices.length)
+        head.push(...notices, '');
     const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
     const footer = options.footer?.length ? ['', ...options.footer] : [];
     // Fixed parts first; offender rows then share what is left, in suite order.
@@ -57149,6 +57164,11 @@ function suiteSection(report, name, suite) {
         .map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`)
         .join(' · ');
     const top = [`**${escapeMarkdown(name)}** · ${suite.kind} · ${counts}`, ''];
+    const c = suite.comparison;
+    if (c) {
+        const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
+        top.push(`vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p = ${c.mcnemar_p.toFixed(4)}`, '');
+    }
     // A Δ column only when a baseline report was given.
     const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
     top.push(withDelta ? '| metric | value | n | Δ base | gate | |' : '| metric | value | n | gate | |');
@@ -57197,6 +57217,31 @@ function offenderRow(o, columns) {
     const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
     return `| ${escapeMarkdown(o.id, { maxLength: 80 })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
 }
+/** A gold set that differs from its lock or from the baseline needs a human's sign-off: say so first. */
+function goldNotices(report) {
+    const out = [];
+    for (const [name, suite] of Object.entries(report.suites)) {
+        const lock = suite.gold?.lock;
+        const who = `**${escapeMarkdown(name)}**`;
+        if (lock?.status === 'mismatch') {
+            out.push(`> [!WARNING]\n> ${who}: the gold set does not match its lock \`${escapeMarkdown(lock.file)}\`: ${describeIds(lock)}. Re-freeze (\`groundgate freeze\`) after sign-off.`);
+        }
+        else if (lock?.status === 'missing') {
+            out.push(`> [!WARNING]\n> ${who}: no gold lock at \`${escapeMarkdown(lock.file)}\`; run \`groundgate freeze\` and commit it.`);
+        }
+        const changes = suite.comparison?.gold_changes;
+        if (changes && changes.added.length + changes.removed.length + changes.changed.length > 0) {
+            out.push(`> [!IMPORTANT]\n> ${who}: gold set changed since the baseline: ${changes.changed.length} items edited, ${changes.added.length} added, ${changes.removed.length} removed — needs sign-off. ${describeIds(changes)}.`);
+        }
+    }
+    return out;
+}
+function describeIds(d) {
+    const part = (label, ids) => ids.length ? `${ids.length} ${label} (${escapeList(ids, 10, 40)})` : '';
+    return [part('changed', d.changed), part('added', d.added), part('removed', d.removed)]
+        .filter(Boolean)
+        .join(', ');
+}
 //# sourceMappingURL=markdown.js.map
 ;// CONCATENATED MODULE: ./lib/report/schema.js
 
@@ -57210,14 +57255,45 @@ const offenderSchema = looseObject({
     labels: array(schemas_string()),
     source: strictObject({ file: schemas_string(), line: schemas_int() }).optional(),
 });
+const ids = array(schemas_string());
+/** The gold set as scored: its digest, and how it compares with its lock (when it has one). */
+const goldReportSchema = strictObject({
+    sha256: schemas_string(),
+    items: schemas_int(),
+    lock: strictObject({
+        file: schemas_string(),
+        status: schemas_enum(['match', 'mismatch', 'missing']),
+        added: ids,
+        removed: ids,
+        changed: ids,
+    })
+        .optional(),
+});
+/** With --baseline, for suites with per-item verdicts: what changed item by item. */
+const comparisonSchema = strictObject({
+    /** Gold items edited, added or removed since the baseline: their verdicts are not compared. */
+    gold_changes: strictObject({ added: ids, removed: ids, changed: ids }),
+    /** Items in both reports with the same gold. */
+    paired: schemas_int(),
+    /** Passed on the baseline, fail now. */
+    regressed: ids,
+    /** Failed on the baseline, pass now. */
+    fixed: ids,
+    /** Exact two-sided McNemar test of regressed vs fixed. */
+    mcnemar_p: schemas_number(),
+});
 const suiteReportSchema = strictObject({
     kind: schemas_string(),
     inputs: record(schemas_string(), array(schemas_string())),
+    gold: goldReportSchema.optional(),
     metrics: record(schemas_string(), metricValueSchema),
     counts: record(schemas_string(), schemas_number()),
+    comparison: comparisonSchema.optional(),
     offenders_total: schemas_int(),
     offenders: array(offenderSchema),
     warnings: array(schemas_string()),
+    /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
+    items: record(schemas_string(), strictObject({ pass: schemas_boolean(), gold: schemas_string().optional() })).optional(),
 });
 const gateResultSchema = strictObject({
     suite: schemas_string(),
@@ -57227,6 +57303,9 @@ const gateResultSchema = strictObject({
     value: schemas_number().nullable(),
     passed: schemas_boolean(),
     skipped: schemas_boolean().optional(),
+    /** With confidence: lower_bound / upper_bound, the interval bound that was compared instead of value. */
+    confidence: schemas_enum(['lower_bound', 'upper_bound']).optional(),
+    compared: schemas_number().nullable().optional(),
     baseline: schemas_number().nullable().optional(),
     reason: schemas_string().optional(),
     line: schemas_int().optional(),
@@ -57260,6 +57339,22 @@ function renderText(report, options) {
             .map(([k, v]) => `${k} ${v}`)
             .join(', ');
         out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
+        const lock = suite.gold?.lock;
+        if (lock && lock.status !== 'match') {
+            const ids = [...lock.changed, ...lock.added, ...lock.removed]
+                .slice(0, 10)
+                .map((id) => escapeTerminal(id, 40));
+            out.push(`  ! gold lock ${lock.file}: ${lock.status}${ids.length ? ` (${ids.join(', ')})` : ''}`);
+        }
+        const cmp = suite.comparison;
+        if (cmp) {
+            const ids = cmp.regressed.slice(0, 10).map((id) => escapeTerminal(id, 40));
+            out.push(`  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p = ${cmp.mcnemar_p.toFixed(4)}`);
+            const g = cmp.gold_changes;
+            if (g.changed.length + g.added.length + g.removed.length) {
+                out.push(`  ! gold changed since the baseline: ${g.changed.length} edited, ${g.added.length} added, ${g.removed.length} removed — needs sign-off`);
+            }
+        }
         const gatesOf = report.gates.filter((g) => g.suite === name);
         const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
         const rows = [['metric', 'value', 'n', ...(withDelta ? ['Δ base'] : []), 'gate', '']];
@@ -57530,6 +57625,281 @@ function nodeOffset(doc, p, key) {
     return offset;
 }
 //# sourceMappingURL=load.js.map
+;// CONCATENATED MODULE: ./lib/metrics/mcnemar.js
+/**
+ * Exact (binomial) two-sided McNemar test on the discordant pairs of a paired comparison: b items went
+ * from pass to fail, c from fail to pass. Under "no change" each discordant item is a fair coin, so
+ * p = min(1, 2 · P[X ≤ min(b, c)]) with X ~ Binomial(b + c, 1/2). Computed in log space so that
+ * thousands of flips neither overflow nor underflow.
+ */
+function mcnemarExact(b, c) {
+    const n = b + c;
+    if (n === 0)
+        return 1;
+    const k = Math.min(b, c);
+    let logTerm = -n * Math.LN2; // log C(n, 0) / 2^n
+    let tail = Math.exp(logTerm);
+    for (let i = 1; i <= k; i++) {
+        logTerm += Math.log((n - i + 1) / i);
+        tail += Math.exp(logTerm);
+    }
+    return Math.min(1, 2 * tail);
+}
+//# sourceMappingURL=mcnemar.js.map
+;// CONCATENATED MODULE: ./lib/baseline/compare.js
+
+
+function withBaseline(current, base) {
+    if (!base)
+        return current;
+    const delta = current.value === null || base.value === null ? null : current.value - base.value;
+    return { ...current, baseline: base.value, delta };
+}
+/**
+ * Item-by-item comparison with the baseline. Only items whose gold is unchanged are paired: an edited
+ * question is a different question, and its flip would say nothing about the pipeline.
+ */
+function compareItems(current, base) {
+    const added = [];
+    const changed = [];
+    const regressed = [];
+    const fixed = [];
+    let paired = 0;
+    for (const [id, now] of Object.entries(current)) {
+        const before = base[id];
+        if (!before) {
+            added.push(id);
+            continue;
+        }
+        if (now.gold !== before.gold) {
+            changed.push(id);
+            continue;
+        }
+        paired++;
+        if (before.pass && !now.pass)
+            regressed.push(id);
+        if (!before.pass && now.pass)
+            fixed.push(id);
+    }
+    const removed = Object.keys(base).filter((id) => !(id in current));
+    const sorted = (xs) => xs.sort(files_compareCodeUnits);
+    return {
+        gold_changes: { added: sorted(added), removed: sorted(removed), changed: sorted(changed) },
+        paired,
+        regressed: sorted(regressed),
+        fixed: sorted(fixed),
+        mcnemar_p: mcnemarExact(regressed.length, fixed.length),
+    };
+}
+//# sourceMappingURL=compare.js.map
+;// CONCATENATED MODULE: ./lib/baseline/load.js
+
+
+
+/** A baseline that cannot be read is a warning: the check still runs, without deltas. */
+function loadBaseline(file) {
+    const fail = (why) => ({
+        warning: `baseline ${displayPath(file)} ${why}; no deltas, max_drop skipped`,
+    });
+    let text;
+    try {
+        text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8');
+    }
+    catch (err) {
+        return fail(`not read (${err.code ?? 'error'})`);
+    }
+    let data;
+    try {
+        data = JSON.parse(text);
+    }
+    catch {
+        return fail('is not JSON');
+    }
+    const parsed = reportSchema.safeParse(data);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return fail(`is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message})`);
+    }
+    return { report: parsed.data };
+}
+//# sourceMappingURL=load.js.map
+;// CONCATENATED MODULE: ./lib/gold/canonical.js
+/**
+ * Canonical JSON: object keys sorted by code unit at every depth, no insignificant whitespace. Two gold
+ * lines that mean the same (reordered keys, other spacing) get the same bytes and so the same digest.
+ */
+function canonicalJson(value) {
+    if (value === null || typeof value !== 'object')
+        return JSON.stringify(value) ?? 'null';
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+}
+//# sourceMappingURL=canonical.js.map
+;// CONCATENATED MODULE: ./lib/gold/digest.js
+
+
+
+
+
+/** Field names that identify a gold item, tried in order. */
+const ID_FIELDS = ['qid', 'id', 'instance_id', 'query_id'];
+function sha256(text) {
+    return (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
+}
+/** Digests a JSONL gold set (one or more files), streaming; items need a unique id. */
+async function digestGold(files) {
+    const items = new Map();
+    const canonical = new Map();
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            const id = itemId(value);
+            if (id === undefined) {
+                throw new InputError({ file, line }, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
+            }
+            if (items.has(id))
+                throw new InputError({ file, line }, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
+            const text = canonicalJson(value);
+            canonical.set(id, text);
+            items.set(id, sha256(text));
+        }
+    }
+    const hash = (0,external_node_crypto_.createHash)('sha256');
+    for (const id of [...items.keys()].sort(files_compareCodeUnits))
+        hash.update(`${canonical.get(id)}\n`);
+    return { sha256: hash.digest('hex'), items };
+}
+function itemId(value) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+        return undefined;
+    for (const field of ID_FIELDS) {
+        const v = value[field];
+        if (typeof v === 'string' && v !== '')
+            return v;
+    }
+    return undefined;
+}
+//# sourceMappingURL=digest.js.map
+;// CONCATENATED MODULE: ./lib/gold/lock.js
+
+
+
+
+
+
+const hex64 = schemas_string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest');
+const lockSchema = strictObject({
+    lock_version: literal(1),
+    tool: schemas_string(),
+    /** Gold files, relative to the lock's folder. */
+    gold: array(schemas_string()),
+    sha256: hex64,
+    items: schemas_int().min(0),
+    /** The day of freezing (UTC), YYYY-MM-DD. */
+    frozen: schemas_string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    item_sha256: record(schemas_string(), hex64),
+});
+/** Where a gold set's lock lives unless the suite names one: `gold/qa.gold.jsonl` → `gold/qa.gold.lock.json`. */
+function defaultLockPath(goldFile) {
+    return goldFile.replace(/\.jsonl?$/i, '') + '.lock.json';
+}
+function buildLock(digest, goldFiles, lockFile, day) {
+    const dir = path.dirname(lockFile);
+    const ids = [...digest.items.keys()].sort(compareCodeUnits);
+    return {
+        lock_version: 1,
+        tool: `${TOOL_NAME} ${VERSION}`,
+        gold: goldFiles.map((f) => path.relative(dir, f).split(path.sep).join('/')),
+        sha256: digest.sha256,
+        items: ids.length,
+        frozen: day,
+        item_sha256: Object.fromEntries(ids.map((id) => [id, digest.items.get(id)])),
+    };
+}
+function writeLock(file, lock) {
+    writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
+}
+function readLock(file) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        return undefined;
+    let data;
+    try {
+        data = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+    }
+    catch {
+        throw new InputError({ file }, 'lock file is not JSON; expected a lock written by groundgate freeze');
+    }
+    const parsed = lockSchema.safeParse(data);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InputError({ file }, `${issue.path.join('.') || 'lock'}: ${issue.message}; expected a lock written by groundgate freeze`);
+    }
+    return parsed.data;
+}
+function diffLock(lock, digest) {
+    const added = [];
+    const changed = [];
+    for (const [id, sha] of digest.items) {
+        const locked = lock.item_sha256[id];
+        if (locked === undefined)
+            added.push(id);
+        else if (locked !== sha)
+            changed.push(id);
+    }
+    const removed = Object.keys(lock.item_sha256).filter((id) => !digest.items.has(id));
+    return { added: added.sort(files_compareCodeUnits), removed: removed.sort(files_compareCodeUnits), changed: changed.sort(files_compareCodeUnits) };
+}
+/** "2 changed (FM003, FM007), 1 added (FM050)" — ids listed up to a limit. */
+function describeDiff(diff, limit = 10) {
+    const part = (n, ids) => ids.length ? `${ids.length} ${n} (${ids.slice(0, limit).join(', ')}${ids.length > limit ? `, … ${ids.length - limit} more` : ''})` : '';
+    return [part('changed', diff.changed), part('added', diff.added), part('removed', diff.removed)].filter(Boolean).join(', ');
+}
+/** Today in UTC, or SOURCE_DATE_EPOCH's day for reproducible freezes. */
+function today(env = process.env) {
+    const epoch = env.SOURCE_DATE_EPOCH;
+    const date = epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
+    return date.toISOString().slice(0, 10);
+}
+//# sourceMappingURL=lock.js.map
+;// CONCATENATED MODULE: ./lib/gold/status.js
+
+
+
+
+/** The lock a suite's gold set is checked against: its `lock:` key, else the default beside the gold. */
+function lockPathFor(config, configDir, goldFiles) {
+    const lock = config.lock;
+    if (typeof lock === 'string')
+        return { file: external_node_path_namespaceObject.resolve(configDir, lock), explicit: true };
+    return { file: defaultLockPath(goldFiles[0]), explicit: false };
+}
+/**
+ * Digests the gold set and compares it with its lock. In release mode a missing or different lock is an
+ * input error naming the items that changed; otherwise it is reported (and shown in the PR comment).
+ */
+async function goldStatus(goldFiles, lock, relative, release) {
+    const digest = await digestGold(goldFiles);
+    const locked = readLock(lock.file);
+    const report = { sha256: digest.sha256, items: digest.items.size };
+    const gold = relative(goldFiles[0]);
+    if (!locked) {
+        if (release) {
+            throw new InputError({ file: lock.file }, `no lock for gold set ${gold}; expected one written by "groundgate freeze" (release mode needs a frozen gold set)`);
+        }
+        if (lock.explicit)
+            report.lock = { file: relative(lock.file), status: 'missing', added: [], removed: [], changed: [] };
+        return { report, digest };
+    }
+    const diff = diffLock(locked, digest);
+    const status = locked.sha256 === digest.sha256 ? 'match' : 'mismatch';
+    report.lock = { file: relative(lock.file), status, ...diff };
+    if (release && status === 'mismatch') {
+        throw new InputError({ file: goldFiles[0] }, `gold set does not match its lock ${relative(lock.file)}: ${describeDiff(diff)}; a changed gold set needs sign-off and a new lock (groundgate freeze)`);
+    }
+    return { report, digest };
+}
+//# sourceMappingURL=status.js.map
 ;// CONCATENATED MODULE: ./lib/gates/evaluate.js
 
 /**
@@ -57540,8 +57910,32 @@ function evaluateGate(metric, rule, value, spec, baseline, noBaselineReason = 'n
     const v = value?.value ?? null;
     const missingReason = value?.reason ?? 'not reported';
     const outcomes = [];
+    // With a confidence option the check is on a bound of the interval, so small samples cannot pass (or
+    // fail) on noise; a metric without an interval is not computable for such a gate.
+    const bound = rule.confidence ? value?.ci95?.[rule.confidence === 'lower_bound' ? 0 : 1] : undefined;
     for (const check of rule.checks) {
-        if (v === null) {
+        if (rule.confidence) {
+            const why = v === null ? `not computable: ${missingReason}` : `${rule.confidence} needs a proportion with counts`;
+            outcomes.push(bound === undefined
+                ? {
+                    metric,
+                    ...check,
+                    value: v,
+                    passed: rule.allowMissing,
+                    reason: why,
+                    confidence: rule.confidence,
+                    compared: null,
+                }
+                : {
+                    metric,
+                    ...check,
+                    value: v,
+                    passed: compare(bound, check),
+                    confidence: rule.confidence,
+                    compared: bound,
+                });
+        }
+        else if (v === null) {
             outcomes.push({
                 metric,
                 ...check,
@@ -57573,12 +57967,33 @@ function evaluateGate(metric, rule, value, spec, baseline, noBaselineReason = 'n
     return outcomes;
 }
 //# sourceMappingURL=evaluate.js.map
+;// CONCATENATED MODULE: ./lib/metrics/wilson.js
+/** z for a two-sided 95% interval: the 0.975 quantile of the standard normal. */
+const Z95 = 1.959963984540054;
+/**
+ * Wilson score interval for k successes in n trials. Unlike the normal approximation it stays inside
+ * [0, 1] and is honest for small n and for 0/n and n/n, which small gold sets hit all the time.
+ */
+function wilson(k, n, z = Z95) {
+    if (n <= 0)
+        throw new RangeError('wilson: n must be positive');
+    const p = k / n;
+    const z2 = z * z;
+    const denom = 1 + z2 / n;
+    const center = (p + z2 / (2 * n)) / denom;
+    const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+    // At the ends the exact bound is 0 or 1; floating point would leave a 1e-17 residue.
+    return [k === 0 ? 0 : Math.max(0, center - half), k === n ? 1 : Math.min(1, center + half)];
+}
+//# sourceMappingURL=wilson.js.map
 ;// CONCATENATED MODULE: ./lib/version.js
 /** Kept equal to package.json's version by a test; bundled code has no package.json to read. */
 const lib_version_VERSION = '0.1.0';
-const TOOL_NAME = 'groundgate';
+const version_TOOL_NAME = 'groundgate';
 //# sourceMappingURL=version.js.map
 ;// CONCATENATED MODULE: ./lib/run.js
+
+
 
 
 
@@ -57603,60 +58018,80 @@ async function run(options) {
         warnings.push(base.warning);
     const baseReport = base && 'report' in base ? base.report : undefined;
     for (const suite of selected) {
-        const inputs = {};
-        for (const key of suite.kind.inputKeys) {
-            const override = [...(options.inputs ?? [])]
-                .reverse()
-                .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
-            const value = suite.config[key];
-            if (override) {
-                inputs[key] = await resolveInput(override.path, process.cwd(), {
-                    file: `--input ${override.suite ? `${override.suite}.` : ''}${key}`,
-                });
-            }
-            else if (typeof value === 'string') {
-                inputs[key] = await resolveInput(value, config.dir, suite.inputWhere[key]);
-            }
-        }
+        const inputs = await suiteInputs(suite, config, options.inputs ?? []);
         const metrics = metricsToCompute(suite);
+        const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
+        const gold = goldFiles
+            ? await goldStatus(goldFiles, lockPathFor(suite.config, config.dir, goldFiles), relative, options.release ?? false)
+            : undefined;
         const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
         const baseSuite = baseReport?.suites[suite.name];
-        const baseMetrics = baseSuite?.kind === suite.kind.kind ? baseSuite.metrics : undefined;
+        const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
+        const values = Object.fromEntries(metrics.map((m) => {
+            const value = withInterval(result.metrics[m.name] ?? notComputable('not reported by the suite'), m.spec);
+            return [m.name, comparable ? withBaseline(value, comparable.metrics[m.name]) : value];
+        }));
         const noBaseline = !baseReport
             ? 'no baseline report given'
-            : baseMetrics
+            : comparable
                 ? 'metric not in the baseline report'
                 : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
         for (const [metric, rule] of Object.entries(suite.config.gates)) {
             const spec = resolveMetric(metric, suite.kind.metrics).spec;
-            for (const outcome of evaluateGate(metric, rule, result.metrics[metric], spec, baseMetrics?.[metric], noBaseline)) {
+            for (const outcome of evaluateGate(metric, rule, values[metric], spec, comparable?.metrics[metric], noBaseline)) {
                 gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
             }
         }
+        const items = result.items && itemMap(result.items, gold?.digest);
+        const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
+        // Items that passed on the baseline and fail now lead the offenders: they are what this change broke.
+        const regressed = new Set(comparison?.regressed);
+        const offenders = result.offenders
+            .map(offenderJson)
+            .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
+        offenders.sort((a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)));
         suites[suite.name] = {
             kind: suite.kind.kind,
             inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
-            // The report lists exactly the metrics in force, in the kind's order, whatever order score() used.
-            metrics: Object.fromEntries(metrics.map((m) => {
-                const value = result.metrics[m.name] ?? notComputable('not reported by the suite');
-                return [m.name, baseMetrics ? withBaseline(value, baseMetrics[m.name]) : value];
-            })),
+            ...(gold ? { gold: gold.report } : {}),
+            metrics: values,
             counts: result.counts,
-            offenders_total: result.offenders.length,
-            offenders: result.offenders.map(offenderJson),
+            ...(comparison ? { comparison } : {}),
+            offenders_total: offenders.length,
+            offenders,
             warnings: result.warnings,
+            ...(items ? { items } : {}),
         };
         warnings.push(...result.warnings.map((w) => `${suite.name}: ${w}`));
     }
     const report = {
         schema_version: '1',
-        tool: { name: TOOL_NAME, version: lib_version_VERSION },
+        tool: { name: version_TOOL_NAME, version: lib_version_VERSION },
         verdict: gates.every((g) => g.passed) ? 'pass' : 'fail',
         config: toPosix(external_node_path_namespaceObject.relative(process.cwd(), config.file) || external_node_path_namespaceObject.basename(config.file)),
         suites,
         gates,
     };
     return { report, config, warnings };
+}
+/** A suite's input files: overrides (relative to the working directory) over its config (relative to the config). */
+async function suiteInputs(suite, config, overrides) {
+    const inputs = {};
+    for (const key of suite.kind.inputKeys) {
+        const override = [...overrides]
+            .reverse()
+            .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
+        const value = suite.config[key];
+        if (override) {
+            inputs[key] = await resolveInput(override.path, process.cwd(), {
+                file: `--input ${override.suite ? `${override.suite}.` : ''}${key}`,
+            });
+        }
+        else if (typeof value === 'string') {
+            inputs[key] = await resolveInput(value, config.dir, suite.inputWhere[key]);
+        }
+    }
+    return inputs;
 }
 function selectSuites(config, names) {
     if (names.length === 0)
@@ -57697,38 +58132,21 @@ function metricsToCompute(suite) {
     }
     return out;
 }
-/** A baseline that cannot be read is a warning: the check still runs, without deltas. */
-function loadBaseline(file) {
-    let text;
-    try {
-        text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8');
-    }
-    catch (err) {
-        return {
-            warning: `baseline ${displayPath(file)} not read (${err.code ?? 'error'}); no deltas, max_drop skipped`,
-        };
-    }
-    let data;
-    try {
-        data = JSON.parse(text);
-    }
-    catch {
-        return { warning: `baseline ${displayPath(file)} is not JSON; no deltas, max_drop skipped` };
-    }
-    const parsed = reportSchema.safeParse(data);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return {
-            warning: `baseline ${displayPath(file)} is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message}); no deltas, max_drop skipped`,
-        };
-    }
-    return { report: parsed.data };
+/** Proportions get their Wilson 95% interval, so a reader sees how much a small n can move. */
+function withInterval(value, spec) {
+    const { numerator: k, denominator: n } = value;
+    if (spec.unit !== 'ratio' || k === undefined || n === undefined || n === 0)
+        return value;
+    return { ...value, ci95: wilson(k, n) };
 }
-function withBaseline(current, base) {
-    if (!base)
-        return current;
-    const delta = current.value === null || base.value === null ? null : current.value - base.value;
-    return { ...current, baseline: base.value, delta };
+/** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
+function itemMap(items, digest) {
+    const out = {};
+    for (const { id, pass } of [...items].sort((a, b) => files_compareCodeUnits(a.id, b.id))) {
+        const sha = digest?.items.get(id);
+        out[id] = sha ? { pass, gold: sha.slice(0, 16) } : { pass };
+    }
+    return out;
 }
 function offenderJson(o) {
     return { id: o.id, labels: o.labels, ...o.fields, ...(o.source ? { source: o.source } : {}) };
@@ -57880,6 +58298,7 @@ const actionInputsSchema = object({
     offenders: schemas_int().min(0).optional(),
     report: schemas_string().min(1),
     failOnGate: schemas_boolean(),
+    release: schemas_boolean(),
 });
 /** Reads the `with:` inputs of action.yml; a bad value is a usage error naming the input. */
 function readInputs() {
@@ -57892,10 +58311,13 @@ function readInputs() {
     if (offenders && !/^\d+$/.test(offenders)) {
         throw new UsageError(`input "offenders": ${JSON.stringify(offenders)}; expected a whole number`);
     }
-    const failOnGate = text('fail-on-gate') || 'true';
-    if (!['true', 'false'].includes(failOnGate.toLowerCase())) {
-        throw new UsageError(`input "fail-on-gate": ${JSON.stringify(failOnGate)}; expected true or false`);
-    }
+    const flag = (name, fallback) => {
+        const value = (text(name) || fallback).toLowerCase();
+        if (value !== 'true' && value !== 'false') {
+            throw new UsageError(`input "${name}": ${JSON.stringify(value)}; expected true or false`);
+        }
+        return value === 'true';
+    };
     // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
     const token = lib_core.getInput('github-token');
     return actionInputsSchema.parse({
@@ -57908,7 +58330,8 @@ function readInputs() {
         token,
         offenders: offenders ? Number(offenders) : undefined,
         report: text('report') || 'groundgate-report.json',
-        failOnGate: failOnGate.toLowerCase() === 'true',
+        failOnGate: flag('fail-on-gate', 'true'),
+        release: flag('release', 'false'),
     });
 }
 //# sourceMappingURL=inputs.js.map
@@ -57938,6 +58361,7 @@ async function runAction(env = process.env) {
             config: external_node_path_namespaceObject.resolve(workspace, inputs.config),
             suites: inputs.suites,
             baseline: inputs.baseline ? external_node_path_namespaceObject.resolve(workspace, inputs.baseline) : undefined,
+            release: inputs.release,
         });
     }
     catch (err) {
