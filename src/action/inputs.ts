@@ -8,6 +8,7 @@ export const actionInputsSchema = z.object({
   config: z.string().min(1),
   suites: z.array(z.string().min(1)),
   baseline: z.string().optional(),
+  history: z.string().optional(),
   comment: z.enum(COMMENT_MODES),
   token: z.string(),
   offenders: z.int().min(0).optional(),
@@ -45,6 +46,7 @@ export function readInputs(): ActionInputs {
       .split(/[\s,]+/)
       .filter(Boolean),
     baseline: text('baseline') || undefined,
+    history: text('history') || undefined,
     comment,
     token,
     offenders: offenders ? Number(offenders) : undefined,

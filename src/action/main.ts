@@ -5,9 +5,11 @@ import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
 import type { LoadedConfig } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
+import { readHistory } from '../history/history.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { serializeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
+import { buildTrends } from '../report/trend.js';
 import { run, type RunOutcome } from '../run.js';
 import { annotationsFor } from './annotations.js';
 import { explainCommentFailure, upsertStickyComment } from './comment.js';
@@ -63,6 +65,9 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     marker: `<!-- groundgate:${configKey.replace(/--/g, '-')} -->`,
     footer: footer(env, report, config),
     fullReportHint: `the report.json artifact (${path.basename(reportPath)})`,
+    trends: inputs.history
+      ? buildTrends(await readHistory(path.resolve(workspace, inputs.history)), report)
+      : [],
   });
 
   if (env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();

@@ -1,13 +1,16 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
+import { readHistory } from '../history/history.js';
+import { renderHtml } from '../report/html.js';
 import { renderJunit } from '../report/junit.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { serializeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
+import { buildTrends, type Trend } from '../report/trend.js';
 import { run, type InputOverride } from '../run.js';
 import { writeOutput, type CliIo, type Command } from './command.js';
 
-export const FORMATS = ['text', 'json', 'markdown', 'junit'] as const;
+export const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface CheckArgs {
@@ -19,6 +22,8 @@ export interface CheckArgs {
   report?: string;
   baseline?: string;
   release: boolean;
+  history?: string;
+  trend: number;
   offenders?: number;
   quiet: boolean;
   color?: boolean;
@@ -34,11 +39,14 @@ Options:
   -i, --input [SUITE.]KEY=PATH
                            replace an input path of a suite, e.g. --input qa.traces=runs/new.jsonl
                            (PATH relative to the working directory; globs allowed)
-  -f, --format FORMAT      text (default), json, markdown or junit
+  -f, --format FORMAT      text (default), json, markdown, junit or html
   -o, --out FILE           write the formatted output to FILE instead of stdout
       --report FILE        also write report.json to FILE
       --baseline FILE      compare with an earlier report.json: deltas, flips and max_drop gates
       --release            release sign-off: every gold set must match its lock (exit 2 otherwise)
+      --history FILE       history of earlier runs (groundgate history append): trend charts in
+                           markdown and html
+      --trend N            runs shown in a trend, the current one included (default 20)
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
@@ -64,6 +72,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
         report: { type: 'string' },
         baseline: { type: 'string' },
         release: { type: 'boolean' },
+        history: { type: 'string' },
+        trend: { type: 'string' },
         offenders: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
         color: { type: 'boolean' },
@@ -81,12 +91,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   if (!FORMATS.includes(format)) {
     throw new UsageError(`--format ${JSON.stringify(values.format)}: expected one of ${FORMATS.join(', ')}`);
   }
-  let offenders: number | undefined;
-  if (values.offenders !== undefined) {
-    if (!/^\d+$/.test(values.offenders))
-      throw new UsageError(`--offenders ${JSON.stringify(values.offenders)}: expected a whole number`);
-    offenders = Number(values.offenders);
-  }
+  const offenders = wholeNumber('--offenders', values.offenders);
   return {
     config: values.config ?? 'gates.yaml',
     suites: values.suite ?? [],
@@ -96,10 +101,18 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
     report: values.report,
     baseline: values.baseline,
     release: values.release ?? false,
+    history: values.history,
+    trend: wholeNumber('--trend', values.trend) ?? 20,
     offenders,
     quiet: values.quiet ?? false,
     color: values.color,
   };
+}
+
+function wholeNumber(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a whole number`);
+  return Number(text);
 }
 
 function parseOverride(text: string): InputOverride {
@@ -144,13 +157,14 @@ async function check(args: CheckArgs, io: CliIo): Promise<number> {
   if (!args.quiet && !warningsShown)
     for (const w of outcome.warnings) io.stderr(`groundgate: warning: ${w}\n`);
 
-  const text = format(report, args, offenders, io);
+  const trends = args.history ? buildTrends(await readHistory(args.history), report, args.trend) : [];
+  const text = format(report, args, offenders, io, trends);
   if (args.out) writeOutput(args.out, text);
   else if (!(args.quiet && passed)) io.stdout(text);
   return passed ? 0 : 1;
 }
 
-function format(report: Report, args: CheckArgs, offenders: number, io: CliIo): string {
+function format(report: Report, args: CheckArgs, offenders: number, io: CliIo, trends: Trend[]): string {
   switch (args.format) {
     case 'json':
       return serializeReport(report);
@@ -158,9 +172,12 @@ function format(report: Report, args: CheckArgs, offenders: number, io: CliIo): 
       return renderMarkdown(report, {
         offenders,
         fullReportHint: args.report ?? 'report.json (--report FILE)',
+        trends,
       });
     case 'junit':
       return renderJunit(report);
+    case 'html':
+      return renderHtml(report, { trends });
     case 'text': {
       const color = args.color ?? (io.isTty && !args.out && io.env.NO_COLOR === undefined);
       return renderText(report, { offenders, color, showOffendersOnPass: args.offenders !== undefined });

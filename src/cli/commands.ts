@@ -1,6 +1,7 @@
 import { checkCommand } from './check.js';
 import type { Command } from './command.js';
 import { freezeCommand, verifyCommand } from './freeze.js';
+import { historyCommand } from './history.js';
 
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
-export const COMMANDS: readonly Command[] = [checkCommand, freezeCommand, verifyCommand];
+export const COMMANDS: readonly Command[] = [checkCommand, freezeCommand, verifyCommand, historyCommand];

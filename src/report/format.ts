@@ -38,3 +38,8 @@ export function formatDelta(delta: number | null | undefined, unit?: string): st
   const text = formatNumber(Math.abs(delta), unit);
   return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
 }
+
+/** p-values below what 4 decimals can show are written as a bound, not as a misleading 0. */
+export function formatP(p: number): string {
+  return p < 0.0001 ? '< 0.0001' : `= ${p.toFixed(4)}`;
+}

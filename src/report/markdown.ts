@@ -1,8 +1,18 @@
 import { suiteKind } from '../suites/registry.js';
 import { escapeList, escapeMarkdown } from './escape.js';
-import { formatDelta, formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
+import {
+  formatDelta,
+  formatP,
+  formatNumber,
+  formatThreshold,
+  fraction,
+  gateStatus,
+  verdictLine,
+} from './format.js';
 import type { OffenderJson, Report, SuiteReport } from './schema.js';
+import { mermaidTrend } from './mermaid.js';
 import { specOf } from './specs.js';
+import type { Trend } from './trend.js';
 
 /** GitHub rejects comment bodies over 65,536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -18,6 +28,8 @@ export interface MarkdownOptions {
   maxChars?: number;
   /** Where the full offender list lives, named when rows had to be left out. */
   fullReportHint?: string;
+  /** Gated metrics over the history, drawn as Mermaid charts. */
+  trends?: Trend[];
 }
 
 const STATUS_ICON = { pass: '✅', fail: '❌', skip: '⏭️' } as const;
@@ -36,7 +48,10 @@ export function renderMarkdown(report: Report, options: MarkdownOptions): string
   if (notices.length) head.push(...notices, '');
 
   const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
-  const footer = options.footer?.length ? ['', ...options.footer] : [];
+  const footer = [
+    ...trendSection(options.trends ?? []),
+    ...(options.footer?.length ? ['', ...options.footer] : []),
+  ];
 
   // Fixed parts first; offender rows then share what is left, in suite order.
   const fixed = [...head, ...suiteParts.flatMap((p) => [...p.top, ...p.bottom]), ...footer].join('\n');
@@ -90,7 +105,7 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   if (c) {
     const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
     top.push(
-      `vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p = ${c.mcnemar_p.toFixed(4)}`,
+      `vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p ${formatP(c.mcnemar_p)}`,
       '',
     );
   }
@@ -174,4 +189,17 @@ function describeIds(d: { added: string[]; removed: string[]; changed: string[] 
   return [part('changed', d.changed), part('added', d.added), part('removed', d.removed)]
     .filter(Boolean)
     .join(', ');
+}
+
+function trendSection(trends: readonly Trend[]): string[] {
+  const drawn = trends.filter((t) => t.points.length > 0);
+  if (drawn.length === 0) return [];
+  return [
+    '',
+    '<details>',
+    `<summary>Trends (${drawn.length} gated metrics)</summary>`,
+    '',
+    ...drawn.flatMap((t) => [mermaidTrend(t), '']),
+    '</details>',
+  ];
 }

@@ -1,5 +1,13 @@
 import { escapeTerminal } from './escape.js';
-import { formatDelta, formatNumber, formatThreshold, fraction, gateStatus, verdictLine } from './format.js';
+import {
+  formatDelta,
+  formatP,
+  formatNumber,
+  formatThreshold,
+  fraction,
+  gateStatus,
+  verdictLine,
+} from './format.js';
 import type { OffenderJson, Report } from './schema.js';
 import { specOf } from './specs.js';
 
@@ -33,7 +41,7 @@ export function renderText(report: Report, options: TextOptions): string {
     if (cmp) {
       const ids = cmp.regressed.slice(0, 10).map((id) => escapeTerminal(id, 40));
       out.push(
-        `  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p = ${cmp.mcnemar_p.toFixed(4)}`,
+        `  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p ${formatP(cmp.mcnemar_p)}`,
       );
       const g = cmp.gold_changes;
       if (g.changed.length + g.added.length + g.removed.length) {

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { InputError, UsageError } from '../errors.js';
+import { appendEntry, entryFor, readHistory } from '../history/history.js';
+import { reportSchema } from '../report/schema.js';
+import type { CliIo, Command } from './command.js';
+
+const USAGE = `Usage: groundgate history append REPORT --file FILE [--label TEXT]
+
+Appends a run's metrics and gates (from a report.json) as one line of a history file, e.g. on every
+merge to the default branch. "check --history FILE" then draws each gated metric over the last runs.
+The label defaults to the commit (GITHUB_SHA, first 7 characters), else the date.
+`;
+
+export const historyCommand: Command = {
+  name: 'history',
+  summary: 'append a report to a history file (trend charts in markdown and html)',
+  usage: USAGE,
+  async run(argv, io: CliIo) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: [...argv],
+        allowPositionals: true,
+        strict: true,
+        options: {
+          file: { type: 'string' },
+          label: { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message.split('\n')[0]!);
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const [action, reportFile, ...rest] = positionals;
+    if (action !== 'append' || !reportFile || rest.length || !values.file) {
+      throw new UsageError(`expected: ${USAGE.split('\n')[0]!.replace('Usage: ', '')}`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(reportFile, 'utf8'));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new InputError(
+        { file: reportFile },
+        code ? `cannot read report (${code})` : 'not JSON; expected a report.json written by groundgate',
+      );
+    }
+    const parsedReport = reportSchema.safeParse(data);
+    if (!parsedReport.success) {
+      const issue = parsedReport.error.issues[0]!;
+      throw new InputError(
+        { file: reportFile },
+        `${issue.path.join('.') || 'report'}: ${issue.message}; expected a report.json written by groundgate`,
+      );
+    }
+    await readHistory(values.file); // a corrupt history is reported before it grows
+    const epoch = io.env.SOURCE_DATE_EPOCH;
+    const now = epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
+    const label = values.label ?? io.env.GITHUB_SHA?.slice(0, 7) ?? now.toISOString().slice(0, 10);
+    appendEntry(values.file, entryFor(parsedReport.data, label, now.toISOString()));
+    io.stdout(`appended ${label} (${parsedReport.data.verdict}) to ${values.file}\n`);
+    return 0;
+  },
+};
