@@ -40668,7 +40668,7 @@ exports.visitAsync = visitAsync;
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8706);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8075);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4575);
 
 
 process.setSourceMapsEnabled(true);
@@ -40686,7 +40686,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8075:
+/***/ 4575:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -45748,6 +45748,145 @@ function preview(value, max = 40) {
     return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 //# sourceMappingURL=errors.js.map
+;// CONCATENATED MODULE: ./lib/io/jsonl.js
+
+
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+/**
+ * Streams a JSON Lines file: one JSON value per line, blank lines skipped, CRLF and a UTF-8 BOM tolerated.
+ * Only the current line is held in memory, so a file of any size can be scored.
+ */
+async function* readJsonl(file, options = {}) {
+    for await (const { line, text } of readLines(file, options)) {
+        if (isBlank(text))
+            continue;
+        yield { line, value: parseJsonLine(file, line, text) };
+    }
+}
+/** Splits a file into lines by scanning bytes for `\n`; a trailing `\r` and a leading BOM are dropped. */
+async function* readLines(file, options = {}) {
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const stream = (0,external_node_fs_namespaceObject.createReadStream)(file, { highWaterMark: 1 << 20 });
+    let carry;
+    let lineNo = 0;
+    try {
+        for await (const chunk of stream) {
+            const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+            let start = 0;
+            for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+                lineNo++;
+                if (nl - start > maxLineBytes)
+                    throw tooLong(file, lineNo, maxLineBytes);
+                yield { line: lineNo, text: decode(buf, start, nl, lineNo) };
+                start = nl + 1;
+            }
+            carry = start < buf.length ? buf.subarray(start) : undefined;
+            if (carry && carry.length > maxLineBytes)
+                throw tooLong(file, lineNo + 1, maxLineBytes);
+        }
+    }
+    catch (err) {
+        throw ioError(file, err);
+    }
+    if (carry && carry.length > 0) {
+        lineNo++;
+        yield { line: lineNo, text: decode(carry, 0, carry.length, lineNo) };
+    }
+}
+function decode(buf, start, end, lineNo) {
+    if (end > start && buf[end - 1] === CR)
+        end--;
+    // A BOM only makes sense at the very start of the file.
+    if (lineNo === 1 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
+        start += 3;
+    return buf.toString('utf8', start, end);
+}
+function isBlank(text) {
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 0x20 && c !== 0x09 && c !== 0x0d)
+            return false;
+    }
+    return true;
+}
+function parseJsonLine(file, line, text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch (err) {
+        const { reason, column } = describeJsonError(err, text);
+        throw new InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
+    }
+}
+/** Reduces V8's JSON.parse message (which quotes the whole input) to its reason and a column. */
+function describeJsonError(err, text) {
+    const message = err instanceof Error ? err.message : String(err);
+    const pos = /at position (\d+)/.exec(message);
+    let reason = message
+        .replace(/,? ?(?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '')
+        .replace(/ in JSON at position \d+.*$/s, '')
+        .trim();
+    if (/^Unexpected end of JSON input/.test(message))
+        reason = 'unexpected end of line';
+    if (reason === '' || reason.length > 80)
+        reason = 'malformed value';
+    reason = reason.charAt(0).toLowerCase() + reason.slice(1);
+    if (pos)
+        return { reason, column: Number(pos[1]) + 1 };
+    const token = /Unexpected token '?(.)'?/.exec(message);
+    if (token) {
+        const idx = text.indexOf(token[1]);
+        if (idx >= 0)
+            return { reason, column: idx + 1 };
+    }
+    return { reason };
+}
+function tooLong(file, line, max) {
+    return new InputError({ file, line }, `line is longer than ${max} bytes; expected one JSON object per line`);
+}
+function ioError(file, err) {
+    if (err instanceof InputError)
+        return err;
+    const code = err?.code;
+    if (code === 'ENOENT')
+        return new InputError({ file }, 'file not found');
+    if (code === 'EISDIR')
+        return new InputError({ file }, 'is a directory; expected a JSON Lines file');
+    if (code === 'EACCES')
+        return new InputError({ file }, 'permission denied');
+    return err;
+}
+//# sourceMappingURL=jsonl.js.map
+;// CONCATENATED MODULE: ./lib/io/validate.js
+
+/** Validates one parsed line against its contract; the error names file:line, the field, and what was expected. */
+function validateLine(schema, value, file, line, what) {
+    const result = schema.safeParse(value);
+    if (result.success)
+        return result.data;
+    const issue = result.error.issues[0];
+    throw new InputError({ file, line }, describeIssue(issue, value, what));
+}
+function describeIssue(issue, value, what) {
+    if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+        return `expected a JSON object (${what}), found ${preview(value)}`;
+    }
+    const field = formatPath(issue.path);
+    const message = issue.message.replace(/^Invalid input: /, '');
+    if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+        return `missing field "${field}" (${what}); ${message.replace(/, received undefined$/, '')}`;
+    }
+    return `field "${field}": ${message} (${what})`;
+}
+function formatPath(p) {
+    let out = '';
+    for (const seg of p)
+        out += typeof seg === 'number' ? `[${seg}]` : out ? `.${String(seg)}` : String(seg);
+    return out;
+}
+//# sourceMappingURL=validate.js.map
 ;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/util.js
 
 // functions
@@ -53632,7 +53771,7 @@ const _decode = (_Err) => {
     };
     return fn;
 };
-const decode = /* @__PURE__*/ _decode($ZodRealError);
+const parse_decode = /* @__PURE__*/ _decode($ZodRealError);
 const _encodeAsync = (_Err) => {
     const parseAsync = _parseAsync(_Err);
     const fn = async (schema, value, _ctx, _params) => {
@@ -53738,7 +53877,7 @@ const parse_safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
 
 // Codec functions
 const parse_encode = /* @__PURE__ */ _encode(ZodRealError);
-const parse_decode = /* @__PURE__ */ _decode(ZodRealError);
+const classic_parse_decode = /* @__PURE__ */ _decode(ZodRealError);
 const parse_encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
 const parse_decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
 const parse_safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
@@ -53909,7 +54048,7 @@ const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
         return parse_encode(this, data, params, { callee: _encode });
     },
     decode: function _decode(data, params) {
-        return parse_decode(this, data, params, { callee: _decode });
+        return classic_parse_decode(this, data, params, { callee: _decode });
     },
     encodeAsync: async function _encodeAsync(data, params) {
         return await parse_encodeAsync(this, data, params, { callee: _encodeAsync });
@@ -55283,6 +55422,55 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./lib/history/schema.js
+
+/** One line of eval/history.jsonl: a run's metrics and gates, small enough to keep forever. */
+const historyEntrySchema = strictObject({
+    /** When the entry was appended (UTC, ISO-8601; SOURCE_DATE_EPOCH overrides). */
+    recorded: schemas_string(),
+    /** A short name for the x axis: a commit, a release, a date. */
+    label: schemas_string(),
+    verdict: schemas_enum(['pass', 'fail']),
+    /** "suite.metric" → value (null when not computable). */
+    metrics: record(schemas_string(), schemas_number().nullable()),
+    /** "suite.metric" → its threshold checks. */
+    gates: record(schemas_string(), array(strictObject({ op: schemas_string(), threshold: schemas_number() }))),
+});
+//# sourceMappingURL=schema.js.map
+;// CONCATENATED MODULE: ./lib/history/history.js
+
+
+
+
+/** The entry for a report: every metric value and every threshold gate (max_drop is relative, so left out). */
+function entryFor(report, label, recorded) {
+    const metrics = {};
+    for (const [suite, s] of Object.entries(report.suites)) {
+        for (const [metric, v] of Object.entries(s.metrics))
+            metrics[`${suite}.${metric}`] = v.value;
+    }
+    const gates = {};
+    for (const g of report.gates) {
+        if (g.op === 'max_drop')
+            continue;
+        (gates[`${g.suite}.${g.metric}`] ??= []).push({ op: g.op, threshold: g.threshold });
+    }
+    return { recorded, label, verdict: report.verdict, metrics, gates };
+}
+function appendEntry(file, entry) {
+    appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+/** Reads a history file; a missing one is an empty history (the first run of a new repository). */
+async function readHistory(file) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        return [];
+    const out = [];
+    for await (const { line, value } of readJsonl(file)) {
+        out.push(validateLine(historyEntrySchema, value, file, line, 'a history entry written by groundgate history append'));
+    }
+    return out;
+}
+//# sourceMappingURL=history.js.map
 ;// CONCATENATED MODULE: ./lib/config/gate.js
 
 const COMPARISONS = (/* unused pure expression or super */ null && (['>=', '<=', '>', '<', '==']));
@@ -55348,145 +55536,6 @@ function compare(value, { op, threshold }) {
     }
 }
 //# sourceMappingURL=gate.js.map
-;// CONCATENATED MODULE: ./lib/io/jsonl.js
-
-
-const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
-const NEWLINE = 0x0a;
-const CR = 0x0d;
-/**
- * Streams a JSON Lines file: one JSON value per line, blank lines skipped, CRLF and a UTF-8 BOM tolerated.
- * Only the current line is held in memory, so a file of any size can be scored.
- */
-async function* readJsonl(file, options = {}) {
-    for await (const { line, text } of readLines(file, options)) {
-        if (isBlank(text))
-            continue;
-        yield { line, value: parseJsonLine(file, line, text) };
-    }
-}
-/** Splits a file into lines by scanning bytes for `\n`; a trailing `\r` and a leading BOM are dropped. */
-async function* readLines(file, options = {}) {
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    const stream = (0,external_node_fs_namespaceObject.createReadStream)(file, { highWaterMark: 1 << 20 });
-    let carry;
-    let lineNo = 0;
-    try {
-        for await (const chunk of stream) {
-            const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
-            let start = 0;
-            for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-                lineNo++;
-                if (nl - start > maxLineBytes)
-                    throw tooLong(file, lineNo, maxLineBytes);
-                yield { line: lineNo, text: jsonl_decode(buf, start, nl, lineNo) };
-                start = nl + 1;
-            }
-            carry = start < buf.length ? buf.subarray(start) : undefined;
-            if (carry && carry.length > maxLineBytes)
-                throw tooLong(file, lineNo + 1, maxLineBytes);
-        }
-    }
-    catch (err) {
-        throw ioError(file, err);
-    }
-    if (carry && carry.length > 0) {
-        lineNo++;
-        yield { line: lineNo, text: jsonl_decode(carry, 0, carry.length, lineNo) };
-    }
-}
-function jsonl_decode(buf, start, end, lineNo) {
-    if (end > start && buf[end - 1] === CR)
-        end--;
-    // A BOM only makes sense at the very start of the file.
-    if (lineNo === 1 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
-        start += 3;
-    return buf.toString('utf8', start, end);
-}
-function isBlank(text) {
-    for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 0x20 && c !== 0x09 && c !== 0x0d)
-            return false;
-    }
-    return true;
-}
-function parseJsonLine(file, line, text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch (err) {
-        const { reason, column } = describeJsonError(err, text);
-        throw new InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
-    }
-}
-/** Reduces V8's JSON.parse message (which quotes the whole input) to its reason and a column. */
-function describeJsonError(err, text) {
-    const message = err instanceof Error ? err.message : String(err);
-    const pos = /at position (\d+)/.exec(message);
-    let reason = message
-        .replace(/,? ?(?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '')
-        .replace(/ in JSON at position \d+.*$/s, '')
-        .trim();
-    if (/^Unexpected end of JSON input/.test(message))
-        reason = 'unexpected end of line';
-    if (reason === '' || reason.length > 80)
-        reason = 'malformed value';
-    reason = reason.charAt(0).toLowerCase() + reason.slice(1);
-    if (pos)
-        return { reason, column: Number(pos[1]) + 1 };
-    const token = /Unexpected token '?(.)'?/.exec(message);
-    if (token) {
-        const idx = text.indexOf(token[1]);
-        if (idx >= 0)
-            return { reason, column: idx + 1 };
-    }
-    return { reason };
-}
-function tooLong(file, line, max) {
-    return new InputError({ file, line }, `line is longer than ${max} bytes; expected one JSON object per line`);
-}
-function ioError(file, err) {
-    if (err instanceof InputError)
-        return err;
-    const code = err?.code;
-    if (code === 'ENOENT')
-        return new InputError({ file }, 'file not found');
-    if (code === 'EISDIR')
-        return new InputError({ file }, 'is a directory; expected a JSON Lines file');
-    if (code === 'EACCES')
-        return new InputError({ file }, 'permission denied');
-    return err;
-}
-//# sourceMappingURL=jsonl.js.map
-;// CONCATENATED MODULE: ./lib/io/validate.js
-
-/** Validates one parsed line against its contract; the error names file:line, the field, and what was expected. */
-function validateLine(schema, value, file, line, what) {
-    const result = schema.safeParse(value);
-    if (result.success)
-        return result.data;
-    const issue = result.error.issues[0];
-    throw new InputError({ file, line }, describeIssue(issue, value, what));
-}
-function describeIssue(issue, value, what) {
-    if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-        return `expected a JSON object (${what}), found ${preview(value)}`;
-    }
-    const field = formatPath(issue.path);
-    const message = issue.message.replace(/^Invalid input: /, '');
-    if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
-        return `missing field "${field}" (${what}); ${message.replace(/, received undefined$/, '')}`;
-    }
-    return `field "${field}": ${message} (${what})`;
-}
-function formatPath(p) {
-    let out = '';
-    for (const seg of p)
-        out += typeof seg === 'number' ? `[${seg}]` : out ? `.${String(seg)}` : String(seg);
-    return out;
-}
-//# sourceMappingURL=validate.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/contract.js
 
 /** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
@@ -57089,6 +57138,10 @@ function formatDelta(delta, unit) {
     const text = formatNumber(Math.abs(delta), unit);
     return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
 }
+/** p-values below what 4 decimals can show are written as a bound, not as a misleading 0. */
+function formatP(p) {
+    return p < 0.0001 ? '< 0.0001' : `= ${p.toFixed(4)}`;
+}
 //# sourceMappingURL=format.js.map
 ;// CONCATENATED MODULE: ./lib/report/specs.js
 
@@ -57099,7 +57152,80 @@ function specOf(kind, metric) {
     return k ? resolveMetric(metric, k.metrics)?.spec : undefined;
 }
 //# sourceMappingURL=specs.js.map
+;// CONCATENATED MODULE: ./lib/report/trend.js
+
+/**
+ * One trend per gated metric: the last `last` history entries, then the current run (labelled "now").
+ * Entries where the metric was not computable are left out of that metric's line rather than drawn as 0.
+ */
+function buildTrends(history, report, last = 20) {
+    const recent = history.slice(-Math.max(0, last - 1));
+    const trends = [];
+    const seen = new Set();
+    for (const g of report.gates) {
+        const key = `${g.suite}.${g.metric}`;
+        if (g.op === 'max_drop' || seen.has(key))
+            continue;
+        seen.add(key);
+        const points = recent.flatMap((e) => {
+            const v = e.metrics[key];
+            return typeof v === 'number' ? [{ label: e.label, value: v }] : [];
+        });
+        const now = report.suites[g.suite]?.metrics[g.metric]?.value;
+        if (typeof now === 'number')
+            points.push({ label: 'now', value: now });
+        const thresholds = report.gates.filter((x) => x.suite === g.suite && x.metric === g.metric && x.op !== 'max_drop');
+        trends.push({
+            key,
+            unit: specOf(report.suites[g.suite].kind, g.metric)?.unit,
+            points,
+            thresholds: thresholds.map((t) => ({ op: t.op, threshold: t.threshold })),
+        });
+    }
+    return trends;
+}
+/** A y range that holds the points and the gate lines; ratios always show 0..1. */
+function yRange(t) {
+    if (t.unit === 'ratio')
+        return [0, 1];
+    const values = [...t.points.map((p) => p.value), ...t.thresholds.map((x) => x.threshold)];
+    if (values.length === 0)
+        return [0, 1];
+    let lo = Math.min(...values);
+    let hi = Math.max(...values);
+    if (lo === hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    const pad = (hi - lo) * 0.1;
+    return [lo - pad < 0 && lo >= 0 ? 0 : lo - pad, hi + pad];
+}
+//# sourceMappingURL=trend.js.map
+;// CONCATENATED MODULE: ./lib/report/mermaid.js
+
+/** Mermaid draws these in GitHub Markdown: the metric as a line, each gate threshold as a flat line. */
+function mermaidTrend(t) {
+    const [lo, hi] = yRange(t);
+    const label = (s) => `"${s.replace(/["\\`\r\n]/g, "'").slice(0, 24)}"`;
+    const gates = t.thresholds.map((g) => `${g.op} ${g.threshold}`).join(', ');
+    const lines = [
+        '```mermaid',
+        'xychart-beta',
+        `  title "${t.key.replace(/["`]/g, "'")}${gates ? ` (gate ${gates})` : ''}"`,
+        `  x-axis [${t.points.map((p) => label(p.label)).join(', ')}]`,
+        `  y-axis ${round(lo)} --> ${round(hi)}`,
+        `  line [${t.points.map((p) => round(p.value)).join(', ')}]`,
+        ...t.thresholds.map((g) => `  line [${t.points.map(() => round(g.threshold)).join(', ')}]`),
+        '```',
+    ];
+    return lines.join('\n');
+}
+function round(v) {
+    return String(Math.round(v * 10_000) / 10_000);
+}
+//# sourceMappingURL=mermaid.js.map
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
+
 
 
 
@@ -57122,7 +57248,10 @@ function renderMarkdown(report, options) {
     if (notices.length)
         head.push(...notices, '');
     const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
-    const footer = options.footer?.length ? ['', ...options.footer] : [];
+    const footer = [
+        ...trendSection(options.trends ?? []),
+        ...(options.footer?.length ? ['', ...options.footer] : []),
+    ];
     // Fixed parts first; offender rows then share what is left, in suite order.
     const fixed = [...head, ...suiteParts.flatMap((p) => [...p.top, ...p.bottom]), ...footer].join('\n');
     let budget = maxChars - fixed.length - 2_000 * suiteParts.length - 200;
@@ -57167,7 +57296,7 @@ function suiteSection(report, name, suite) {
     const c = suite.comparison;
     if (c) {
         const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
-        top.push(`vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p = ${c.mcnemar_p.toFixed(4)}`, '');
+        top.push(`vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p ${formatP(c.mcnemar_p)}`, '');
     }
     // A Δ column only when a baseline report was given.
     const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
@@ -57241,6 +57370,19 @@ function describeIds(d) {
     return [part('changed', d.changed), part('added', d.added), part('removed', d.removed)]
         .filter(Boolean)
         .join(', ');
+}
+function trendSection(trends) {
+    const drawn = trends.filter((t) => t.points.length > 0);
+    if (drawn.length === 0)
+        return [];
+    return [
+        '',
+        '<details>',
+        `<summary>Trends (${drawn.length} gated metrics)</summary>`,
+        '',
+        ...drawn.flatMap((t) => [mermaidTrend(t), '']),
+        '</details>',
+    ];
 }
 //# sourceMappingURL=markdown.js.map
 ;// CONCATENATED MODULE: ./lib/report/schema.js
@@ -57349,7 +57491,7 @@ function renderText(report, options) {
         const cmp = suite.comparison;
         if (cmp) {
             const ids = cmp.regressed.slice(0, 10).map((id) => escapeTerminal(id, 40));
-            out.push(`  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p = ${cmp.mcnemar_p.toFixed(4)}`);
+            out.push(`  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p ${formatP(cmp.mcnemar_p)}`);
             const g = cmp.gold_changes;
             if (g.changed.length + g.added.length + g.removed.length) {
                 out.push(`  ! gold changed since the baseline: ${g.changed.length} edited, ${g.added.length} added, ${g.removed.length} removed — needs sign-off`);
@@ -58293,6 +58435,7 @@ const actionInputsSchema = object({
     config: schemas_string().min(1),
     suites: array(schemas_string().min(1)),
     baseline: schemas_string().optional(),
+    history: schemas_string().optional(),
     comment: schemas_enum(COMMENT_MODES),
     token: schemas_string(),
     offenders: schemas_int().min(0).optional(),
@@ -58326,6 +58469,7 @@ function readInputs() {
             .split(/[\s,]+/)
             .filter(Boolean),
         baseline: text('baseline') || undefined,
+        history: text('history') || undefined,
         comment,
         token,
         offenders: offenders ? Number(offenders) : undefined,
@@ -58336,6 +58480,8 @@ function readInputs() {
 }
 //# sourceMappingURL=inputs.js.map
 ;// CONCATENATED MODULE: ./lib/action/main.js
+
+
 
 
 
@@ -58396,6 +58542,9 @@ async function runAction(env = process.env) {
         marker: `<!-- groundgate:${configKey.replace(/--/g, '-')} -->`,
         footer: footer(env, report, config),
         fullReportHint: `the report.json artifact (${external_node_path_namespaceObject.basename(reportPath)})`,
+        trends: inputs.history
+            ? buildTrends(await readHistory(external_node_path_namespaceObject.resolve(workspace, inputs.history)), report)
+            : [],
     });
     if (env.GITHUB_STEP_SUMMARY)
         await lib_core.summary.addRaw(markdown).write();

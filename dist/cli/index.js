@@ -11241,7 +11241,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(179);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4503);
 
 // Stack traces of internal errors then point at src/ lines through the bundled source map.
 process.setSourceMapsEnabled(true);
@@ -11258,7 +11258,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 179:
+/***/ 4503:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -11339,151 +11339,147 @@ const TOOL_NAME = 'groundgate';
 //# sourceMappingURL=version.js.map
 ;// CONCATENATED MODULE: external "node:util"
 const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-;// CONCATENATED MODULE: ./lib/report/escape.js
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./lib/io/jsonl.js
+
+
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+const NEWLINE = 0x0a;
+const CR = 0x0d;
 /**
- * Text from gold and traces may come from a fork's pull request. Before it goes into Markdown it is made
- * inert: no HTML, no Markdown syntax, no table breaks, no @mentions or #references that notify anyone.
+ * Streams a JSON Lines file: one JSON value per line, blank lines skipped, CRLF and a UTF-8 BOM tolerated.
+ * Only the current line is held in memory, so a file of any size can be scored.
  */
-const MARKDOWN_ENTITIES = {
-    '&': '&amp;',
-    '<': '&lt;',
-    '>': '&gt;',
-    '"': '&quot;',
-    "'": '&#39;',
-    '|': '&#124;',
-    '`': '&#96;',
-    '*': '&#42;',
-    _: '&#95;',
-    '[': '&#91;',
-    ']': '&#93;',
-    '\\': '&#92;',
-    '~': '&#126;',
-    '!': '&#33;',
-    ':': '&#58;',
-    $: '&#36;',
-};
-const ZWJ = '\u200d';
-function escapeMarkdown(text, options = {}) {
-    const max = options.maxLength ?? 300;
-    let s = text;
-    let tail = '';
-    if ([...s].length > max) {
-        const kept = [...s].slice(0, max).join('');
-        tail = ` … (${[...s].length - max} more characters)`;
-        s = kept;
+async function* readJsonl(file, options = {}) {
+    for await (const { line, text } of readLines(file, options)) {
+        if (isBlank(text))
+            continue;
+        yield { line, value: parseJsonLine(file, line, text) };
     }
-    s = s
-        // Control characters (and line breaks, which would end a table row) become visible, not active.
-        .replace(/\r\n|\r|\n/g, ' ↵ ')
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '�')
-        // A joiner after @ and # stops mentions, team pings and issue/PR cross-references. It goes in before
-        // the entities, whose own "#" must stay intact.
-        .replace(/@(?=[\p{L}\p{N}_-])/gu, `@${ZWJ}`)
-        .replace(/#(?=[\p{L}\p{N}])/gu, `#${ZWJ}`)
-        .replace(/\b(GH)-(?=\d)/gi, `$1-${ZWJ}`)
-        .replace(/[&<>"'|`*_[\]\\~!:$]/g, (c) => MARKDOWN_ENTITIES[c]);
-    return s + tail;
 }
-/** Lists of ids: each escaped, at most `maxItems` shown. */
-function escapeList(items, maxItems = 10, maxLength = 80) {
-    const shown = items.slice(0, maxItems).map((i) => escapeMarkdown(i, { maxLength }));
-    const more = items.length > maxItems ? `, … (${items.length - maxItems} more)` : '';
-    return shown.length ? shown.join(', ') + more : '∅';
-}
-/** For the terminal: untrusted text must not carry escape sequences or rewrite the screen. */
-function escapeTerminal(text, maxLength = 200) {
-    const chars = [...text];
-    const cut = chars.length > maxLength
-        ? `${chars.slice(0, maxLength).join('')}… (+${chars.length - maxLength} chars)`
-        : text;
-    return cut
-        .replace(/\r\n|\r|\n/g, ' ↵ ')
-        .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '�');
-}
-function escapeXml(text) {
-    return text
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '�')
-        .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
-}
-//# sourceMappingURL=escape.js.map
-;// CONCATENATED MODULE: ./lib/report/format.js
-/** Renderers round; report.json never does. Ratios get 4 decimals, as trec_eval prints them. */
-function formatNumber(value, unit) {
-    if (value === null)
-        return 'n/a';
-    if (unit === 'count' || unit === 'tokens')
-        return Number.isInteger(value) ? String(value) : value.toFixed(2);
-    if (unit === 'ms')
-        return value.toFixed(0);
-    if (unit === 's')
-        return value.toFixed(2);
-    return value.toFixed(4);
-}
-function formatThreshold(g) {
-    return g.op === 'max_drop' ? `drop ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
-}
-function gateStatus(g) {
-    if (g.skipped)
-        return 'skip';
-    return g.passed ? 'pass' : 'fail';
-}
-function fraction(m) {
-    return m.numerator !== undefined && m.denominator !== undefined ? `${m.numerator}/${m.denominator}` : '';
-}
-/** "2 of 7 gates failed: qa.precision 0.5000 (>= 0.8), ..." */
-function verdictLine(gates) {
-    const failed = gates.filter((g) => !g.passed);
-    if (gates.length === 0)
-        return 'PASS — no gates configured';
-    if (failed.length === 0)
-        return `PASS — ${gates.length} of ${gates.length} gates passed`;
-    return `FAIL — ${failed.length} of ${gates.length} gates failed`;
-}
-/** Signed change against the baseline, in the metric's unit: "+0.0200", "−3", "n/a". */
-function formatDelta(delta, unit) {
-    if (delta === undefined)
-        return '';
-    if (delta === null)
-        return 'n/a';
-    const text = formatNumber(Math.abs(delta), unit);
-    return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
-}
-//# sourceMappingURL=format.js.map
-;// CONCATENATED MODULE: ./lib/report/junit.js
-
-
-/** One <testsuite> per groundgate suite, one <testcase> per gate check: what test dashboards understand. */
-function renderJunit(report) {
-    const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
-    const failures = report.gates.filter((g) => !g.passed).length;
-    out.push(`<testsuites name="groundgate" tests="${report.gates.length}" failures="${failures}">`);
-    for (const name of Object.keys(report.suites)) {
-        const gates = report.gates.filter((g) => g.suite === name);
-        const failed = gates.filter((g) => !g.passed).length;
-        const skipped = gates.filter((g) => g.skipped).length;
-        out.push(`  <testsuite name="${escapeXml(name)}" tests="${gates.length}" failures="${failed}" skipped="${skipped}">`);
-        for (const g of gates) {
-            const caseName = escapeXml(`${g.metric} ${formatThreshold(g)}`);
-            const value = g.value === null ? 'n/a' : formatNumber(g.value);
-            if (g.skipped) {
-                out.push(`    <testcase classname="${escapeXml(name)}" name="${caseName}"><skipped message="${escapeXml(g.reason ?? '')}"/></testcase>`);
+/** Splits a file into lines by scanning bytes for `\n`; a trailing `\r` and a leading BOM are dropped. */
+async function* readLines(file, options = {}) {
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const stream = (0,external_node_fs_namespaceObject.createReadStream)(file, { highWaterMark: 1 << 20 });
+    let carry;
+    let lineNo = 0;
+    try {
+        for await (const chunk of stream) {
+            const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+            let start = 0;
+            for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+                lineNo++;
+                if (nl - start > maxLineBytes)
+                    throw tooLong(file, lineNo, maxLineBytes);
+                yield { line: lineNo, text: decode(buf, start, nl, lineNo) };
+                start = nl + 1;
             }
-            else if (g.passed) {
-                out.push(`    <testcase classname="${escapeXml(name)}" name="${caseName}"/>`);
-            }
-            else {
-                const message = `${g.metric} = ${value}, wanted ${formatThreshold(g)}${g.reason ? ` (${g.reason})` : ''}`;
-                out.push(`    <testcase classname="${escapeXml(name)}" name="${caseName}">`);
-                out.push(`      <failure message="${escapeXml(message)}" type="gate"/>`);
-                out.push('    </testcase>');
-            }
+            carry = start < buf.length ? buf.subarray(start) : undefined;
+            if (carry && carry.length > maxLineBytes)
+                throw tooLong(file, lineNo + 1, maxLineBytes);
         }
-        out.push('  </testsuite>');
     }
-    out.push('</testsuites>');
-    return out.join('\n') + '\n';
+    catch (err) {
+        throw ioError(file, err);
+    }
+    if (carry && carry.length > 0) {
+        lineNo++;
+        yield { line: lineNo, text: decode(carry, 0, carry.length, lineNo) };
+    }
 }
-//# sourceMappingURL=junit.js.map
+function decode(buf, start, end, lineNo) {
+    if (end > start && buf[end - 1] === CR)
+        end--;
+    // A BOM only makes sense at the very start of the file.
+    if (lineNo === 1 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
+        start += 3;
+    return buf.toString('utf8', start, end);
+}
+function isBlank(text) {
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 0x20 && c !== 0x09 && c !== 0x0d)
+            return false;
+    }
+    return true;
+}
+function parseJsonLine(file, line, text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch (err) {
+        const { reason, column } = describeJsonError(err, text);
+        throw new InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
+    }
+}
+/** Reduces V8's JSON.parse message (which quotes the whole input) to its reason and a column. */
+function describeJsonError(err, text) {
+    const message = err instanceof Error ? err.message : String(err);
+    const pos = /at position (\d+)/.exec(message);
+    let reason = message
+        .replace(/,? ?(?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '')
+        .replace(/ in JSON at position \d+.*$/s, '')
+        .trim();
+    if (/^Unexpected end of JSON input/.test(message))
+        reason = 'unexpected end of line';
+    if (reason === '' || reason.length > 80)
+        reason = 'malformed value';
+    reason = reason.charAt(0).toLowerCase() + reason.slice(1);
+    if (pos)
+        return { reason, column: Number(pos[1]) + 1 };
+    const token = /Unexpected token '?(.)'?/.exec(message);
+    if (token) {
+        const idx = text.indexOf(token[1]);
+        if (idx >= 0)
+            return { reason, column: idx + 1 };
+    }
+    return { reason };
+}
+function tooLong(file, line, max) {
+    return new InputError({ file, line }, `line is longer than ${max} bytes; expected one JSON object per line`);
+}
+function ioError(file, err) {
+    if (err instanceof InputError)
+        return err;
+    const code = err?.code;
+    if (code === 'ENOENT')
+        return new InputError({ file }, 'file not found');
+    if (code === 'EISDIR')
+        return new InputError({ file }, 'is a directory; expected a JSON Lines file');
+    if (code === 'EACCES')
+        return new InputError({ file }, 'permission denied');
+    return err;
+}
+//# sourceMappingURL=jsonl.js.map
+;// CONCATENATED MODULE: ./lib/io/validate.js
+
+/** Validates one parsed line against its contract; the error names file:line, the field, and what was expected. */
+function validateLine(schema, value, file, line, what) {
+    const result = schema.safeParse(value);
+    if (result.success)
+        return result.data;
+    const issue = result.error.issues[0];
+    throw new InputError({ file, line }, describeIssue(issue, value, what));
+}
+function describeIssue(issue, value, what) {
+    if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+        return `expected a JSON object (${what}), found ${preview(value)}`;
+    }
+    const field = formatPath(issue.path);
+    const message = issue.message.replace(/^Invalid input: /, '');
+    if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+        return `missing field "${field}" (${what}); ${message.replace(/, received undefined$/, '')}`;
+    }
+    return `field "${field}": ${message} (${what})`;
+}
+function formatPath(p) {
+    let out = '';
+    for (const seg of p)
+        out += typeof seg === 'number' ? `[${seg}]` : out ? `.${String(seg)}` : String(seg);
+    return out;
+}
+//# sourceMappingURL=validate.js.map
 ;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/util.js
 
 // functions
@@ -19368,7 +19364,7 @@ const _decode = (_Err) => {
     };
     return fn;
 };
-const decode = /* @__PURE__*/ _decode($ZodRealError);
+const parse_decode = /* @__PURE__*/ _decode($ZodRealError);
 const _encodeAsync = (_Err) => {
     const parseAsync = _parseAsync(_Err);
     const fn = async (schema, value, _ctx, _params) => {
@@ -19474,7 +19470,7 @@ const parse_safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
 
 // Codec functions
 const parse_encode = /* @__PURE__ */ _encode(ZodRealError);
-const parse_decode = /* @__PURE__ */ _decode(ZodRealError);
+const classic_parse_decode = /* @__PURE__ */ _decode(ZodRealError);
 const parse_encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
 const parse_decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
 const parse_safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
@@ -19645,7 +19641,7 @@ const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
         return parse_encode(this, data, params, { callee: _encode });
     },
     decode: function _decode(data, params) {
-        return parse_decode(this, data, params, { callee: _decode });
+        return classic_parse_decode(this, data, params, { callee: _decode });
     },
     encodeAsync: async function _encodeAsync(data, params) {
         return await parse_encodeAsync(this, data, params, { callee: _encodeAsync });
@@ -21019,6 +21015,220 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./lib/history/schema.js
+
+/** One line of eval/history.jsonl: a run's metrics and gates, small enough to keep forever. */
+const historyEntrySchema = strictObject({
+    /** When the entry was appended (UTC, ISO-8601; SOURCE_DATE_EPOCH overrides). */
+    recorded: schemas_string(),
+    /** A short name for the x axis: a commit, a release, a date. */
+    label: schemas_string(),
+    verdict: schemas_enum(['pass', 'fail']),
+    /** "suite.metric" → value (null when not computable). */
+    metrics: record(schemas_string(), schemas_number().nullable()),
+    /** "suite.metric" → its threshold checks. */
+    gates: record(schemas_string(), array(strictObject({ op: schemas_string(), threshold: schemas_number() }))),
+});
+//# sourceMappingURL=schema.js.map
+;// CONCATENATED MODULE: ./lib/history/history.js
+
+
+
+
+/** The entry for a report: every metric value and every threshold gate (max_drop is relative, so left out). */
+function entryFor(report, label, recorded) {
+    const metrics = {};
+    for (const [suite, s] of Object.entries(report.suites)) {
+        for (const [metric, v] of Object.entries(s.metrics))
+            metrics[`${suite}.${metric}`] = v.value;
+    }
+    const gates = {};
+    for (const g of report.gates) {
+        if (g.op === 'max_drop')
+            continue;
+        (gates[`${g.suite}.${g.metric}`] ??= []).push({ op: g.op, threshold: g.threshold });
+    }
+    return { recorded, label, verdict: report.verdict, metrics, gates };
+}
+function appendEntry(file, entry) {
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${JSON.stringify(entry)}\n`);
+}
+/** Reads a history file; a missing one is an empty history (the first run of a new repository). */
+async function readHistory(file) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        return [];
+    const out = [];
+    for await (const { line, value } of readJsonl(file)) {
+        out.push(validateLine(historyEntrySchema, value, file, line, 'a history entry written by groundgate history append'));
+    }
+    return out;
+}
+//# sourceMappingURL=history.js.map
+;// CONCATENATED MODULE: ./lib/report/escape.js
+/**
+ * Text from gold and traces may come from a fork's pull request. Before it goes into Markdown it is made
+ * inert: no HTML, no Markdown syntax, no table breaks, no @mentions or #references that notify anyone.
+ */
+const MARKDOWN_ENTITIES = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    "'": '&#39;',
+    '|': '&#124;',
+    '`': '&#96;',
+    '*': '&#42;',
+    _: '&#95;',
+    '[': '&#91;',
+    ']': '&#93;',
+    '\\': '&#92;',
+    '~': '&#126;',
+    '!': '&#33;',
+    ':': '&#58;',
+    $: '&#36;',
+};
+const ZWJ = '\u200d';
+function escapeMarkdown(text, options = {}) {
+    const max = options.maxLength ?? 300;
+    let s = text;
+    let tail = '';
+    if ([...s].length > max) {
+        const kept = [...s].slice(0, max).join('');
+        tail = ` … (${[...s].length - max} more characters)`;
+        s = kept;
+    }
+    s = s
+        // Control characters (and line breaks, which would end a table row) become visible, not active.
+        .replace(/\r\n|\r|\n/g, ' ↵ ')
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '�')
+        // A joiner after @ and # stops mentions, team pings and issue/PR cross-references. It goes in before
+        // the entities, whose own "#" must stay intact.
+        .replace(/@(?=[\p{L}\p{N}_-])/gu, `@${ZWJ}`)
+        .replace(/#(?=[\p{L}\p{N}])/gu, `#${ZWJ}`)
+        .replace(/\b(GH)-(?=\d)/gi, `$1-${ZWJ}`)
+        .replace(/[&<>"'|`*_[\]\\~!:$]/g, (c) => MARKDOWN_ENTITIES[c]);
+    return s + tail;
+}
+/** Lists of ids: each escaped, at most `maxItems` shown. */
+function escapeList(items, maxItems = 10, maxLength = 80) {
+    const shown = items.slice(0, maxItems).map((i) => escapeMarkdown(i, { maxLength }));
+    const more = items.length > maxItems ? `, … (${items.length - maxItems} more)` : '';
+    return shown.length ? shown.join(', ') + more : '∅';
+}
+/** For the terminal: untrusted text must not carry escape sequences or rewrite the screen. */
+function escapeTerminal(text, maxLength = 200) {
+    const chars = [...text];
+    const cut = chars.length > maxLength
+        ? `${chars.slice(0, maxLength).join('')}… (+${chars.length - maxLength} chars)`
+        : text;
+    return cut
+        .replace(/\r\n|\r|\n/g, ' ↵ ')
+        .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '�');
+}
+function escapeXml(text) {
+    return text
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '�')
+        .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
+}
+//# sourceMappingURL=escape.js.map
+;// CONCATENATED MODULE: ./lib/report/format.js
+/** Renderers round; report.json never does. Ratios get 4 decimals, as trec_eval prints them. */
+function formatNumber(value, unit) {
+    if (value === null)
+        return 'n/a';
+    if (unit === 'count' || unit === 'tokens')
+        return Number.isInteger(value) ? String(value) : value.toFixed(2);
+    if (unit === 'ms')
+        return value.toFixed(0);
+    if (unit === 's')
+        return value.toFixed(2);
+    return value.toFixed(4);
+}
+function formatThreshold(g) {
+    return g.op === 'max_drop' ? `drop ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
+}
+function gateStatus(g) {
+    if (g.skipped)
+        return 'skip';
+    return g.passed ? 'pass' : 'fail';
+}
+function fraction(m) {
+    return m.numerator !== undefined && m.denominator !== undefined ? `${m.numerator}/${m.denominator}` : '';
+}
+/** "2 of 7 gates failed: qa.precision 0.5000 (>= 0.8), ..." */
+function verdictLine(gates) {
+    const failed = gates.filter((g) => !g.passed);
+    if (gates.length === 0)
+        return 'PASS — no gates configured';
+    if (failed.length === 0)
+        return `PASS — ${gates.length} of ${gates.length} gates passed`;
+    return `FAIL — ${failed.length} of ${gates.length} gates failed`;
+}
+/** Signed change against the baseline, in the metric's unit: "+0.0200", "−3", "n/a". */
+function formatDelta(delta, unit) {
+    if (delta === undefined)
+        return '';
+    if (delta === null)
+        return 'n/a';
+    const text = formatNumber(Math.abs(delta), unit);
+    return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
+}
+/** p-values below what 4 decimals can show are written as a bound, not as a misleading 0. */
+function formatP(p) {
+    return p < 0.0001 ? '< 0.0001' : `= ${p.toFixed(4)}`;
+}
+//# sourceMappingURL=format.js.map
+;// CONCATENATED MODULE: ./lib/metrics/spec.js
+
+/** A computed metric. `value: null` means not computable; `reason` says why. */
+const metricValueSchema = strictObject({
+    value: schemas_number().nullable(),
+    reason: schemas_string().optional(),
+    numerator: schemas_number().optional(),
+    denominator: schemas_number().optional(),
+    /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
+    baseline: schemas_number().nullable().optional(),
+    delta: schemas_number().nullable().optional(),
+    /** Wilson 95% interval, for proportions (a numerator of a denominator of items). */
+    ci95: tuple([schemas_number(), schemas_number()]).optional(),
+});
+function isFamily(spec) {
+    return spec.name.includes('{k}');
+}
+/** Matches a metric name written in gates.yaml against the specs; undefined when none fits. */
+function resolveMetric(name, specs) {
+    for (const spec of specs) {
+        if (!isFamily(spec)) {
+            if (spec.name === name)
+                return { name, spec };
+            continue;
+        }
+        const [before, after] = spec.name.split('{k}');
+        if (!name.startsWith(before) || !name.endsWith(after))
+            continue;
+        const digits = name.slice(before.length, name.length - after.length);
+        if (/^[1-9]\d{0,5}$/.test(digits))
+            return { name, spec, k: Number(digits) };
+    }
+    return undefined;
+}
+/** Names of a suite's metrics with families instantiated at `k`, for listings and suggestions. */
+function metricNames(specs, k) {
+    return specs.map((s) => s.name.replace('{k}', String(k)));
+}
+/** A share with its counts, or not computable when the denominator is empty. */
+function proportion(numerator, denominator, emptyReason) {
+    if (denominator === 0)
+        return { value: null, reason: emptyReason, numerator, denominator };
+    return { value: numerator / denominator, numerator, denominator };
+}
+function count(value) {
+    return { value };
+}
+function notComputable(reason) {
+    return { value: null, reason };
+}
+//# sourceMappingURL=spec.js.map
 ;// CONCATENATED MODULE: ./lib/config/gate.js
 
 const COMPARISONS = (/* unused pure expression or super */ null && (['>=', '<=', '>', '<', '==']));
@@ -21084,147 +21294,6 @@ function compare(value, { op, threshold }) {
     }
 }
 //# sourceMappingURL=gate.js.map
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./lib/io/jsonl.js
-
-
-const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
-const NEWLINE = 0x0a;
-const CR = 0x0d;
-/**
- * Streams a JSON Lines file: one JSON value per line, blank lines skipped, CRLF and a UTF-8 BOM tolerated.
- * Only the current line is held in memory, so a file of any size can be scored.
- */
-async function* readJsonl(file, options = {}) {
-    for await (const { line, text } of readLines(file, options)) {
-        if (isBlank(text))
-            continue;
-        yield { line, value: parseJsonLine(file, line, text) };
-    }
-}
-/** Splits a file into lines by scanning bytes for `\n`; a trailing `\r` and a leading BOM are dropped. */
-async function* readLines(file, options = {}) {
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    const stream = (0,external_node_fs_namespaceObject.createReadStream)(file, { highWaterMark: 1 << 20 });
-    let carry;
-    let lineNo = 0;
-    try {
-        for await (const chunk of stream) {
-            const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
-            let start = 0;
-            for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-                lineNo++;
-                if (nl - start > maxLineBytes)
-                    throw tooLong(file, lineNo, maxLineBytes);
-                yield { line: lineNo, text: jsonl_decode(buf, start, nl, lineNo) };
-                start = nl + 1;
-            }
-            carry = start < buf.length ? buf.subarray(start) : undefined;
-            if (carry && carry.length > maxLineBytes)
-                throw tooLong(file, lineNo + 1, maxLineBytes);
-        }
-    }
-    catch (err) {
-        throw ioError(file, err);
-    }
-    if (carry && carry.length > 0) {
-        lineNo++;
-        yield { line: lineNo, text: jsonl_decode(carry, 0, carry.length, lineNo) };
-    }
-}
-function jsonl_decode(buf, start, end, lineNo) {
-    if (end > start && buf[end - 1] === CR)
-        end--;
-    // A BOM only makes sense at the very start of the file.
-    if (lineNo === 1 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
-        start += 3;
-    return buf.toString('utf8', start, end);
-}
-function isBlank(text) {
-    for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 0x20 && c !== 0x09 && c !== 0x0d)
-            return false;
-    }
-    return true;
-}
-function parseJsonLine(file, line, text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch (err) {
-        const { reason, column } = describeJsonError(err, text);
-        throw new InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
-    }
-}
-/** Reduces V8's JSON.parse message (which quotes the whole input) to its reason and a column. */
-function describeJsonError(err, text) {
-    const message = err instanceof Error ? err.message : String(err);
-    const pos = /at position (\d+)/.exec(message);
-    let reason = message
-        .replace(/,? ?(?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '')
-        .replace(/ in JSON at position \d+.*$/s, '')
-        .trim();
-    if (/^Unexpected end of JSON input/.test(message))
-        reason = 'unexpected end of line';
-    if (reason === '' || reason.length > 80)
-        reason = 'malformed value';
-    reason = reason.charAt(0).toLowerCase() + reason.slice(1);
-    if (pos)
-        return { reason, column: Number(pos[1]) + 1 };
-    const token = /Unexpected token '?(.)'?/.exec(message);
-    if (token) {
-        const idx = text.indexOf(token[1]);
-        if (idx >= 0)
-            return { reason, column: idx + 1 };
-    }
-    return { reason };
-}
-function tooLong(file, line, max) {
-    return new InputError({ file, line }, `line is longer than ${max} bytes; expected one JSON object per line`);
-}
-function ioError(file, err) {
-    if (err instanceof InputError)
-        return err;
-    const code = err?.code;
-    if (code === 'ENOENT')
-        return new InputError({ file }, 'file not found');
-    if (code === 'EISDIR')
-        return new InputError({ file }, 'is a directory; expected a JSON Lines file');
-    if (code === 'EACCES')
-        return new InputError({ file }, 'permission denied');
-    return err;
-}
-//# sourceMappingURL=jsonl.js.map
-;// CONCATENATED MODULE: ./lib/io/validate.js
-
-/** Validates one parsed line against its contract; the error names file:line, the field, and what was expected. */
-function validateLine(schema, value, file, line, what) {
-    const result = schema.safeParse(value);
-    if (result.success)
-        return result.data;
-    const issue = result.error.issues[0];
-    throw new InputError({ file, line }, describeIssue(issue, value, what));
-}
-function describeIssue(issue, value, what) {
-    if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-        return `expected a JSON object (${what}), found ${preview(value)}`;
-    }
-    const field = formatPath(issue.path);
-    const message = issue.message.replace(/^Invalid input: /, '');
-    if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
-        return `missing field "${field}" (${what}); ${message.replace(/, received undefined$/, '')}`;
-    }
-    return `field "${field}": ${message} (${what})`;
-}
-function formatPath(p) {
-    let out = '';
-    for (const seg of p)
-        out += typeof seg === 'number' ? `[${seg}]` : out ? `.${String(seg)}` : String(seg);
-    return out;
-}
-//# sourceMappingURL=validate.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/contract.js
 
 /** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
@@ -22327,57 +22396,6 @@ function compareCodeUnits(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 //# sourceMappingURL=files.js.map
-;// CONCATENATED MODULE: ./lib/metrics/spec.js
-
-/** A computed metric. `value: null` means not computable; `reason` says why. */
-const metricValueSchema = strictObject({
-    value: schemas_number().nullable(),
-    reason: schemas_string().optional(),
-    numerator: schemas_number().optional(),
-    denominator: schemas_number().optional(),
-    /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
-    baseline: schemas_number().nullable().optional(),
-    delta: schemas_number().nullable().optional(),
-    /** Wilson 95% interval, for proportions (a numerator of a denominator of items). */
-    ci95: tuple([schemas_number(), schemas_number()]).optional(),
-});
-function isFamily(spec) {
-    return spec.name.includes('{k}');
-}
-/** Matches a metric name written in gates.yaml against the specs; undefined when none fits. */
-function resolveMetric(name, specs) {
-    for (const spec of specs) {
-        if (!isFamily(spec)) {
-            if (spec.name === name)
-                return { name, spec };
-            continue;
-        }
-        const [before, after] = spec.name.split('{k}');
-        if (!name.startsWith(before) || !name.endsWith(after))
-            continue;
-        const digits = name.slice(before.length, name.length - after.length);
-        if (/^[1-9]\d{0,5}$/.test(digits))
-            return { name, spec, k: Number(digits) };
-    }
-    return undefined;
-}
-/** Names of a suite's metrics with families instantiated at `k`, for listings and suggestions. */
-function metricNames(specs, k) {
-    return specs.map((s) => s.name.replace('{k}', String(k)));
-}
-/** A share with its counts, or not computable when the denominator is empty. */
-function proportion(numerator, denominator, emptyReason) {
-    if (denominator === 0)
-        return { value: null, reason: emptyReason, numerator, denominator };
-    return { value: numerator / denominator, numerator, denominator };
-}
-function count(value) {
-    return { value };
-}
-function notComputable(reason) {
-    return { value: null, reason };
-}
-//# sourceMappingURL=spec.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/labels.js
 /**
  * Per-item verdicts, most severe first. Offenders sort by their most severe label, then by qid; this order
@@ -22730,7 +22748,276 @@ function specOf(kind, metric) {
     return k ? resolveMetric(metric, k.metrics)?.spec : undefined;
 }
 //# sourceMappingURL=specs.js.map
+;// CONCATENATED MODULE: ./lib/report/trend.js
+
+/**
+ * One trend per gated metric: the last `last` history entries, then the current run (labelled "now").
+ * Entries where the metric was not computable are left out of that metric's line rather than drawn as 0.
+ */
+function buildTrends(history, report, last = 20) {
+    const recent = history.slice(-Math.max(0, last - 1));
+    const trends = [];
+    const seen = new Set();
+    for (const g of report.gates) {
+        const key = `${g.suite}.${g.metric}`;
+        if (g.op === 'max_drop' || seen.has(key))
+            continue;
+        seen.add(key);
+        const points = recent.flatMap((e) => {
+            const v = e.metrics[key];
+            return typeof v === 'number' ? [{ label: e.label, value: v }] : [];
+        });
+        const now = report.suites[g.suite]?.metrics[g.metric]?.value;
+        if (typeof now === 'number')
+            points.push({ label: 'now', value: now });
+        const thresholds = report.gates.filter((x) => x.suite === g.suite && x.metric === g.metric && x.op !== 'max_drop');
+        trends.push({
+            key,
+            unit: specOf(report.suites[g.suite].kind, g.metric)?.unit,
+            points,
+            thresholds: thresholds.map((t) => ({ op: t.op, threshold: t.threshold })),
+        });
+    }
+    return trends;
+}
+/** A y range that holds the points and the gate lines; ratios always show 0..1. */
+function yRange(t) {
+    if (t.unit === 'ratio')
+        return [0, 1];
+    const values = [...t.points.map((p) => p.value), ...t.thresholds.map((x) => x.threshold)];
+    if (values.length === 0)
+        return [0, 1];
+    let lo = Math.min(...values);
+    let hi = Math.max(...values);
+    if (lo === hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    const pad = (hi - lo) * 0.1;
+    return [lo - pad < 0 && lo >= 0 ? 0 : lo - pad, hi + pad];
+}
+//# sourceMappingURL=trend.js.map
+;// CONCATENATED MODULE: ./lib/report/svg.js
+
+
+
+const W = 460;
+const H = 180;
+const PAD = { left: 48, right: 12, top: 28, bottom: 36 };
+/** A self-contained SVG line chart: the metric over runs, gate thresholds dashed. No script, no fonts. */
+function svgTrend(t) {
+    const [lo, hi] = yRange(t);
+    const n = t.points.length;
+    const x = (i) => PAD.left + (n <= 1 ? (W - PAD.left - PAD.right) / 2 : (i * (W - PAD.left - PAD.right)) / (n - 1));
+    const y = (v) => PAD.top + (1 - (v - lo) / (hi - lo)) * (H - PAD.top - PAD.bottom);
+    const f = (v) => v.toFixed(1);
+    const parts = [
+        `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeXml(t.key)} trend">`,
+        `<text x="${PAD.left}" y="16" class="t">${escapeXml(t.key)}</text>`,
+        `<line x1="${PAD.left}" y1="${f(H - PAD.bottom)}" x2="${W - PAD.right}" y2="${f(H - PAD.bottom)}" class="axis"/>`,
+        `<text x="${PAD.left - 6}" y="${f(y(hi) + 4)}" class="yl">${formatNumber(hi, t.unit)}</text>`,
+        `<text x="${PAD.left - 6}" y="${f(y(lo) + 4)}" class="yl">${formatNumber(lo, t.unit)}</text>`,
+    ];
+    for (const g of t.thresholds) {
+        const gy = f(y(g.threshold));
+        parts.push(`<line x1="${PAD.left}" y1="${gy}" x2="${W - PAD.right}" y2="${gy}" class="gate"/>`);
+        parts.push(`<text x="${W - PAD.right}" y="${f(y(g.threshold) - 4)}" class="gl">gate ${escapeXml(g.op)} ${g.threshold}</text>`);
+    }
+    if (n > 0) {
+        parts.push(`<polyline points="${t.points.map((p, i) => `${f(x(i))},${f(y(p.value))}`).join(' ')}" class="line"/>`);
+        t.points.forEach((p, i) => {
+            parts.push(`<circle cx="${f(x(i))}" cy="${f(y(p.value))}" r="3" class="pt"><title>${escapeXml(p.label)}: ${formatNumber(p.value, t.unit)}</title></circle>`);
+        });
+        const first = t.points[0];
+        const lastPoint = t.points[n - 1];
+        parts.push(`<text x="${f(x(0))}" y="${H - 12}" class="xl">${escapeXml(first.label.slice(0, 16))}</text>`);
+        if (n > 1)
+            parts.push(`<text x="${f(x(n - 1))}" y="${H - 12}" class="xl end">${escapeXml(lastPoint.label.slice(0, 16))}</text>`);
+    }
+    else {
+        parts.push(`<text x="${W / 2}" y="${H / 2}" class="xl">no computable values</text>`);
+    }
+    parts.push('</svg>');
+    return parts.join('');
+}
+//# sourceMappingURL=svg.js.map
+;// CONCATENATED MODULE: ./lib/report/html.js
+
+
+
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328;background:#f6f8fa}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
+.meta{color:#59636e;margin-bottom:16px}
+.badge{display:inline-block;padding:2px 10px;border-radius:12px;color:#fff;font-weight:600}
+.pass{background:#1a7f37}.fail{background:#cf222e}.skip{background:#9a6700}
+section{background:#fff;border:1px solid #d1d9e0;border-radius:8px;padding:16px 20px;margin-bottom:20px}
+table{border-collapse:collapse;width:100%;margin:8px 0}
+th,td{border-bottom:1px solid #d1d9e0;padding:5px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.st-fail{color:#cf222e;font-weight:600}td.st-pass{color:#1a7f37}td.st-skip{color:#9a6700}
+.note{border-left:4px solid #9a6700;background:#fff8c5;padding:8px 12px;margin:8px 0}
+.charts{display:flex;flex-wrap:wrap;gap:12px}
+.charts svg{background:#fff;border:1px solid #d1d9e0;border-radius:6px}
+svg .t{font-size:12px;font-weight:600}svg .yl{font-size:10px;text-anchor:end;fill:#59636e}
+svg .xl{font-size:10px;fill:#59636e}svg .end{text-anchor:end}svg .gl{font-size:10px;text-anchor:end;fill:#cf222e}
+svg .axis{stroke:#d1d9e0}svg .gate{stroke:#cf222e;stroke-dasharray:4 3}
+svg .line{fill:none;stroke:#0969da;stroke-width:2}svg .pt{fill:#0969da}
+code{font-size:12px;background:#eff2f5;padding:1px 4px;border-radius:4px}
+.labels code{background:#ffebe9}
+`;
+/**
+ * One self-contained file (no script, no external resource; a CSP forbids both) with the gates, the
+ * trend charts and every offender — for upload as a workflow artifact.
+ */
+function renderHtml(report, options = {}) {
+    const verdict = report.verdict;
+    const out = [
+        '<!doctype html>',
+        '<html lang="en"><head><meta charset="utf-8">',
+        `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        `<title>groundgate: ${escapeXml(verdict.toUpperCase())}</title>`,
+        `<style>${STYLE}</style></head><body><main>`,
+        `<h1>groundgate <span class="badge ${verdict}" id="verdict">${verdict.toUpperCase()}</span></h1>`,
+        `<div class="meta">${escapeXml(verdictLine(report.gates))} · config <code>${escapeXml(report.config)}</code> · groundgate ${escapeXml(report.tool.version)}</div>`,
+    ];
+    for (const [name, suite] of Object.entries(report.suites)) {
+        out.push(suiteHtml(report, name, suite, options));
+    }
+    out.push('</main></body></html>');
+    return out.join('\n') + '\n';
+}
+function suiteHtml(report, name, suite, options) {
+    const out = [
+        `<section class="suite" data-suite="${escapeXml(name)}">`,
+        `<h2>${escapeXml(name)} <small>${escapeXml(suite.kind)}</small></h2>`,
+    ];
+    out.push(`<div class="meta">${Object.entries(suite.counts)
+        .map(([k, v]) => `${escapeXml(k.replace(/_/g, ' '))} ${v}`)
+        .join(' · ')}</div>`);
+    const lock = suite.gold?.lock;
+    if (lock && lock.status !== 'match') {
+        const ids = [...lock.changed, ...lock.added, ...lock.removed];
+        out.push(`<div class="note">Gold lock <code>${escapeXml(lock.file)}</code>: ${escapeXml(lock.status)}${ids.length ? ` — ${ids.slice(0, 20).map(escapeXml).join(', ')}` : ''}</div>`);
+    }
+    const c = suite.comparison;
+    if (c) {
+        out.push(`<div class="note">vs baseline: <b>${c.regressed.length} regressed</b> (${c.regressed.slice(0, 20).map(escapeXml).join(', ') || '—'}), ${c.fixed.length} fixed, ${c.paired} paired; exact McNemar p ${formatP(c.mcnemar_p)}</div>`);
+    }
+    const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
+    out.push(`<table class="gates"><thead><tr><th>metric</th><th>value</th><th>n</th><th>95% CI</th>${withDelta ? '<th>Δ base</th>' : ''}<th>gate</th><th>status</th></tr></thead><tbody>`);
+    const gates = report.gates.filter((g) => g.suite === name);
+    for (const [metric, m] of Object.entries(suite.metrics)) {
+        const unit = specOf(suite.kind, metric)?.unit;
+        const ci = m.ci95 ? `${formatNumber(m.ci95[0], unit)}–${formatNumber(m.ci95[1], unit)}` : '';
+        const cells = [
+            `<td>${escapeXml(metric)}</td>`,
+            `<td class="num">${formatNumber(m.value, unit)}</td>`,
+            `<td class="num">${fraction(m)}</td>`,
+            `<td class="num">${ci}</td>`,
+        ];
+        if (withDelta)
+            cells.push(`<td class="num">${escapeXml(formatDelta(m.delta, unit))}</td>`);
+        const mine = gates.filter((g) => g.metric === metric);
+        if (mine.length === 0)
+            out.push(`<tr>${cells.join('')}<td></td><td>${m.value === null ? escapeXml(m.reason ?? '') : ''}</td></tr>`);
+        mine.forEach((g, i) => {
+            const status = gateStatus(g);
+            const first = i === 0 ? cells.join('') : cells.map(() => '<td></td>').join('');
+            out.push(`<tr>${first}<td>${escapeXml(formatThreshold(g))}</td><td class="st-${status}">${status}${g.reason ? ` — ${escapeXml(g.reason)}` : ''}</td></tr>`);
+        });
+    }
+    out.push('</tbody></table>');
+    for (const w of suite.warnings)
+        out.push(`<div class="note">${escapeXml(w)}</div>`);
+    const trends = (options.trends ?? []).filter((t) => t.key.startsWith(`${name}.`));
+    if (trends.length)
+        out.push(`<div class="charts">${trends.map(svgTrend).join('')}</div>`);
+    if (suite.offenders.length) {
+        out.push(`<h3>Offenders (${suite.offenders_total})</h3>`);
+        const keys = [...new Set(suite.offenders.flatMap((o) => Object.keys(o)))].filter((k) => !['id', 'labels', 'source'].includes(k));
+        out.push(`<table class="offenders"><thead><tr><th>id</th><th>labels</th>${keys.map((k) => `<th>${escapeXml(k)}</th>`).join('')}</tr></thead><tbody>`);
+        for (const o of suite.offenders)
+            out.push(offenderRow(o, keys, options.maxField ?? 500));
+        out.push('</tbody></table>');
+    }
+    out.push('</section>');
+    return out.join('\n');
+}
+function offenderRow(o, keys, max) {
+    const cell = (v) => {
+        if (v === undefined || v === null)
+            return '—';
+        const text = Array.isArray(v) ? v.map(String).join(', ') : String(v);
+        return escapeXml(text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text);
+    };
+    const labels = o.labels.map((l) => `<code>${escapeXml(l)}</code>`).join(' ');
+    return `<tr><td>${escapeXml(o.id)}</td><td class="labels">${labels}</td>${keys.map((k) => `<td>${cell(o[k])}</td>`).join('')}</tr>`;
+}
+//# sourceMappingURL=html.js.map
+;// CONCATENATED MODULE: ./lib/report/junit.js
+
+
+/** One <testsuite> per groundgate suite, one <testcase> per gate check: what test dashboards understand. */
+function renderJunit(report) {
+    const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
+    const failures = report.gates.filter((g) => !g.passed).length;
+    out.push(`<testsuites name="groundgate" tests="${report.gates.length}" failures="${failures}">`);
+    for (const name of Object.keys(report.suites)) {
+        const gates = report.gates.filter((g) => g.suite === name);
+        const failed = gates.filter((g) => !g.passed).length;
+        const skipped = gates.filter((g) => g.skipped).length;
+        out.push(`  <testsuite name="${escapeXml(name)}" tests="${gates.length}" failures="${failed}" skipped="${skipped}">`);
+        for (const g of gates) {
+            const caseName = escapeXml(`${g.metric} ${formatThreshold(g)}`);
+            const value = g.value === null ? 'n/a' : formatNumber(g.value);
+            if (g.skipped) {
+                out.push(`    <testcase classname="${escapeXml(name)}" name="${caseName}"><skipped message="${escapeXml(g.reason ?? '')}"/></testcase>`);
+            }
+            else if (g.passed) {
+                out.push(`    <testcase classname="${escapeXml(name)}" name="${caseName}"/>`);
+            }
+            else {
+                const message = `${g.metric} = ${value}, wanted ${formatThreshold(g)}${g.reason ? ` (${g.reason})` : ''}`;
+                out.push(`    <testcase classname="${escapeXml(name)}" name="${caseName}">`);
+                out.push(`      <failure message="${escapeXml(message)}" type="gate"/>`);
+                out.push('    </testcase>');
+            }
+        }
+        out.push('  </testsuite>');
+    }
+    out.push('</testsuites>');
+    return out.join('\n') + '\n';
+}
+//# sourceMappingURL=junit.js.map
+;// CONCATENATED MODULE: ./lib/report/mermaid.js
+
+/** Mermaid draws these in GitHub Markdown: the metric as a line, each gate threshold as a flat line. */
+function mermaidTrend(t) {
+    const [lo, hi] = yRange(t);
+    const label = (s) => `"${s.replace(/["\\`\r\n]/g, "'").slice(0, 24)}"`;
+    const gates = t.thresholds.map((g) => `${g.op} ${g.threshold}`).join(', ');
+    const lines = [
+        '```mermaid',
+        'xychart-beta',
+        `  title "${t.key.replace(/["`]/g, "'")}${gates ? ` (gate ${gates})` : ''}"`,
+        `  x-axis [${t.points.map((p) => label(p.label)).join(', ')}]`,
+        `  y-axis ${round(lo)} --> ${round(hi)}`,
+        `  line [${t.points.map((p) => round(p.value)).join(', ')}]`,
+        ...t.thresholds.map((g) => `  line [${t.points.map(() => round(g.threshold)).join(', ')}]`),
+        '```',
+    ];
+    return lines.join('\n');
+}
+function round(v) {
+    return String(Math.round(v * 10_000) / 10_000);
+}
+//# sourceMappingURL=mermaid.js.map
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
+
 
 
 
@@ -22753,7 +23040,10 @@ function renderMarkdown(report, options) {
     if (notices.length)
         head.push(...notices, '');
     const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
-    const footer = options.footer?.length ? ['', ...options.footer] : [];
+    const footer = [
+        ...trendSection(options.trends ?? []),
+        ...(options.footer?.length ? ['', ...options.footer] : []),
+    ];
     // Fixed parts first; offender rows then share what is left, in suite order.
     const fixed = [...head, ...suiteParts.flatMap((p) => [...p.top, ...p.bottom]), ...footer].join('\n');
     let budget = maxChars - fixed.length - 2_000 * suiteParts.length - 200;
@@ -22798,7 +23088,7 @@ function suiteSection(report, name, suite) {
     const c = suite.comparison;
     if (c) {
         const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
-        top.push(`vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p = ${c.mcnemar_p.toFixed(4)}`, '');
+        top.push(`vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p ${formatP(c.mcnemar_p)}`, '');
     }
     // A Δ column only when a baseline report was given.
     const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
@@ -22827,13 +23117,13 @@ function suiteSection(report, name, suite) {
         `| id | labels | ${[...columns, 'details'].join(' | ')} |`,
         `|${'---|'.repeat(columns.length + 3)}`,
     ].join('\n');
-    const offenders = suite.offenders.map((o) => offenderRow(o, columns));
+    const offenders = suite.offenders.map((o) => markdown_offenderRow(o, columns));
     const bottom = suite.warnings.map((w) => `> ⚠️ ${escapeMarkdown(w, { maxLength: 500 })}`);
     if (bottom.length)
         bottom.unshift('');
     return { suite, top, tableHead, offenders, bottom };
 }
-function offenderRow(o, columns) {
+function markdown_offenderRow(o, columns) {
     const cell = (v) => {
         if (v === null || v === undefined)
             return '—';
@@ -22872,6 +23162,19 @@ function describeIds(d) {
     return [part('changed', d.changed), part('added', d.added), part('removed', d.removed)]
         .filter(Boolean)
         .join(', ');
+}
+function trendSection(trends) {
+    const drawn = trends.filter((t) => t.points.length > 0);
+    if (drawn.length === 0)
+        return [];
+    return [
+        '',
+        '<details>',
+        `<summary>Trends (${drawn.length} gated metrics)</summary>`,
+        '',
+        ...drawn.flatMap((t) => [mermaidTrend(t), '']),
+        '</details>',
+    ];
 }
 //# sourceMappingURL=markdown.js.map
 ;// CONCATENATED MODULE: ./lib/report/schema.js
@@ -22980,7 +23283,7 @@ function renderText(report, options) {
         const cmp = suite.comparison;
         if (cmp) {
             const ids = cmp.regressed.slice(0, 10).map((id) => escapeTerminal(id, 40));
-            out.push(`  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p = ${cmp.mcnemar_p.toFixed(4)}`);
+            out.push(`  vs baseline: ${cmp.regressed.length} regressed${ids.length ? ` (${ids.join(', ')})` : ''}, ${cmp.fixed.length} fixed, ${cmp.paired} paired; exact McNemar p ${formatP(cmp.mcnemar_p)}`);
             const g = cmp.gold_changes;
             if (g.changed.length + g.added.length + g.removed.length) {
                 out.push(`  ! gold changed since the baseline: ${g.changed.length} edited, ${g.added.length} added, ${g.removed.length} removed — needs sign-off`);
@@ -23782,7 +24085,10 @@ function writeOutput(file, text) {
 
 
 
-const FORMATS = ['text', 'json', 'markdown', 'junit'];
+
+
+
+const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'];
 const CHECK_USAGE = `Usage: groundgate [check] [options]
 
 Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml.
@@ -23793,11 +24099,14 @@ Options:
   -i, --input [SUITE.]KEY=PATH
                            replace an input path of a suite, e.g. --input qa.traces=runs/new.jsonl
                            (PATH relative to the working directory; globs allowed)
-  -f, --format FORMAT      text (default), json, markdown or junit
+  -f, --format FORMAT      text (default), json, markdown, junit or html
   -o, --out FILE           write the formatted output to FILE instead of stdout
       --report FILE        also write report.json to FILE
       --baseline FILE      compare with an earlier report.json: deltas, flips and max_drop gates
       --release            release sign-off: every gold set must match its lock (exit 2 otherwise)
+      --history FILE       history of earlier runs (groundgate history append): trend charts in
+                           markdown and html
+      --trend N            runs shown in a trend, the current one included (default 20)
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
@@ -23822,6 +24131,8 @@ function parseCheckArgs(argv) {
                 report: { type: 'string' },
                 baseline: { type: 'string' },
                 release: { type: 'boolean' },
+                history: { type: 'string' },
+                trend: { type: 'string' },
                 offenders: { type: 'string' },
                 quiet: { type: 'boolean', short: 'q' },
                 color: { type: 'boolean' },
@@ -23841,12 +24152,7 @@ function parseCheckArgs(argv) {
     if (!FORMATS.includes(format)) {
         throw new UsageError(`--format ${JSON.stringify(values.format)}: expected one of ${FORMATS.join(', ')}`);
     }
-    let offenders;
-    if (values.offenders !== undefined) {
-        if (!/^\d+$/.test(values.offenders))
-            throw new UsageError(`--offenders ${JSON.stringify(values.offenders)}: expected a whole number`);
-        offenders = Number(values.offenders);
-    }
+    const offenders = wholeNumber('--offenders', values.offenders);
     return {
         config: values.config ?? 'gates.yaml',
         suites: values.suite ?? [],
@@ -23856,10 +24162,19 @@ function parseCheckArgs(argv) {
         report: values.report,
         baseline: values.baseline,
         release: values.release ?? false,
+        history: values.history,
+        trend: wholeNumber('--trend', values.trend) ?? 20,
         offenders,
         quiet: values.quiet ?? false,
         color: values.color,
     };
+}
+function wholeNumber(flag, text) {
+    if (text === undefined)
+        return undefined;
+    if (!/^\d+$/.test(text))
+        throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a whole number`);
+    return Number(text);
 }
 function parseOverride(text) {
     const m = /^(?:([A-Za-z][A-Za-z0-9_.-]*?)\.)?([a-z_]+)=(.+)$/.exec(text);
@@ -23899,14 +24214,15 @@ async function check_check(args, io) {
     if (!args.quiet && !warningsShown)
         for (const w of outcome.warnings)
             io.stderr(`groundgate: warning: ${w}\n`);
-    const text = format(report, args, offenders, io);
+    const trends = args.history ? buildTrends(await readHistory(args.history), report, args.trend) : [];
+    const text = format(report, args, offenders, io, trends);
     if (args.out)
         writeOutput(args.out, text);
     else if (!(args.quiet && passed))
         io.stdout(text);
     return passed ? 0 : 1;
 }
-function format(report, args, offenders, io) {
+function format(report, args, offenders, io, trends) {
     switch (args.format) {
         case 'json':
             return serializeReport(report);
@@ -23914,9 +24230,12 @@ function format(report, args, offenders, io) {
             return renderMarkdown(report, {
                 offenders,
                 fullReportHint: args.report ?? 'report.json (--report FILE)',
+                trends,
             });
         case 'junit':
             return renderJunit(report);
+        case 'html':
+            return renderHtml(report, { trends });
         case 'text': {
             const color = args.color ?? (io.isTty && !args.out && io.env.NO_COLOR === undefined);
             return renderText(report, { offenders, color, showOffendersOnPass: args.offenders !== undefined });
@@ -24033,11 +24352,77 @@ const verifyCommand = {
     },
 };
 //# sourceMappingURL=freeze.js.map
+;// CONCATENATED MODULE: ./lib/cli/history.js
+
+
+
+
+
+const USAGE = `Usage: groundgate history append REPORT --file FILE [--label TEXT]
+
+Appends a run's metrics and gates (from a report.json) as one line of a history file, e.g. on every
+merge to the default branch. "check --history FILE" then draws each gated metric over the last runs.
+The label defaults to the commit (GITHUB_SHA, first 7 characters), else the date.
+`;
+const historyCommand = {
+    name: 'history',
+    summary: 'append a report to a history file (trend charts in markdown and html)',
+    usage: USAGE,
+    async run(argv, io) {
+        let parsed;
+        try {
+            parsed = (0,external_node_util_namespaceObject.parseArgs)({
+                args: [...argv],
+                allowPositionals: true,
+                strict: true,
+                options: {
+                    file: { type: 'string' },
+                    label: { type: 'string' },
+                    help: { type: 'boolean', short: 'h' },
+                },
+            });
+        }
+        catch (err) {
+            throw new UsageError(err.message.split('\n')[0]);
+        }
+        const { values, positionals } = parsed;
+        if (values.help) {
+            io.stdout(USAGE);
+            return 0;
+        }
+        const [action, reportFile, ...rest] = positionals;
+        if (action !== 'append' || !reportFile || rest.length || !values.file) {
+            throw new UsageError(`expected: ${USAGE.split('\n')[0].replace('Usage: ', '')}`);
+        }
+        let data;
+        try {
+            data = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(reportFile, 'utf8'));
+        }
+        catch (err) {
+            const code = err.code;
+            throw new InputError({ file: reportFile }, code ? `cannot read report (${code})` : 'not JSON; expected a report.json written by groundgate');
+        }
+        const parsedReport = reportSchema.safeParse(data);
+        if (!parsedReport.success) {
+            const issue = parsedReport.error.issues[0];
+            throw new InputError({ file: reportFile }, `${issue.path.join('.') || 'report'}: ${issue.message}; expected a report.json written by groundgate`);
+        }
+        await readHistory(values.file); // a corrupt history is reported before it grows
+        const epoch = io.env.SOURCE_DATE_EPOCH;
+        const now = epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
+        const label = values.label ?? io.env.GITHUB_SHA?.slice(0, 7) ?? now.toISOString().slice(0, 10);
+        appendEntry(values.file, entryFor(parsedReport.data, label, now.toISOString()));
+        io.stdout(`appended ${label} (${parsedReport.data.verdict}) to ${values.file}\n`);
+        return 0;
+    },
+};
+//# sourceMappingURL=history.js.map
 ;// CONCATENATED MODULE: ./lib/cli/commands.js
 
 
+
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
-const COMMANDS = [checkCommand, freezeCommand, verifyCommand];
+const COMMANDS = [checkCommand, freezeCommand, verifyCommand, historyCommand];
 //# sourceMappingURL=commands.js.map
 ;// CONCATENATED MODULE: ./lib/cli/main.js
 
