@@ -1,8 +1,12 @@
 import { groundedQa } from './grounded-qa/index.js';
+import { ranking } from './ranking/index.js';
 import type { SuiteKind } from './types.js';
 
 /** Every suite kind groundgate knows. Adding a kind = a folder under suites/ and a line here. */
-export const SUITE_KINDS: readonly SuiteKind[] = [groundedQa as unknown as SuiteKind];
+export const SUITE_KINDS: readonly SuiteKind[] = [
+  groundedQa as unknown as SuiteKind,
+  ranking as unknown as SuiteKind,
+];
 
 export function suiteKind(name: string): SuiteKind | undefined {
   return SUITE_KINDS.find((k) => k.kind === name);

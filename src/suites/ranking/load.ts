@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { displayPath, InputError } from '../../errors.js';
+import { readJsonl, readLines } from '../../io/jsonl.js';
+import { validateLine } from '../../io/validate.js';
+import {
+  qrelsLineSchema,
+  rankedLineSchema,
+  scoredLineSchema,
+  type Format,
+  type QrelsQuery,
+  type RunRecord,
+  type Source,
+} from './contract.js';
+import { parseQrelsLine, parseRunLine } from './trec.js';
+
+/** The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. */
+export function formatOf(file: string, declared: Format | undefined): Format {
+  if (declared) return declared;
+  const ext = path.extname(file).toLowerCase();
+  return ext === '.jsonl' || ext === '.json' ? 'jsonl' : 'trec';
+}
+
+interface Judgment {
+  qid: string;
+  docid: string;
+  rel: number;
+  line: number;
+}
+
+/** Calls `visit` for each judgment of a qrels file, in file order (a callback: no promise per line). */
+async function forEachJudgment(
+  file: string,
+  format: Format,
+  visit: (judgment: Judgment) => void,
+): Promise<void> {
+  if (format === 'jsonl') {
+    for await (const { line, value } of readJsonl(file)) {
+      const j = validateLine(qrelsLineSchema, value, file, line, 'a qrels judgment {qid, docid, rel}');
+      visit({ qid: j.qid, docid: j.docid, rel: j.rel, line });
+    }
+    return;
+  }
+  for await (const { line, text } of readLines(file)) {
+    const j = parseQrelsLine(text, file, line);
+    if (j) visit({ qid: j.qid, docid: j.docid, rel: j.rel, line });
+  }
+}
+
+/** Reads every judgment into memory (qrels are small next to runs): qid → docid → grade. */
+export async function loadQrels(
+  files: readonly string[],
+  format: Format | undefined,
+): Promise<Map<string, QrelsQuery>> {
+  const queries = new Map<string, QrelsQuery>();
+  for (const file of files) {
+    let duplicate: Judgment | undefined;
+    await forEachJudgment(file, formatOf(file, format), (j) => {
+      if (duplicate) return;
+      let query = queries.get(j.qid);
+      if (!query) {
+        query = { grades: new Map(), source: { file, line: j.line } };
+        queries.set(j.qid, query);
+      }
+      if (query.grades.has(j.docid)) duplicate = j;
+      else query.grades.set(j.docid, j.rel);
+    });
+    if (duplicate) {
+      const { qid, docid, line } = duplicate;
+      const first = await firstJudgment(files, format, qid, docid);
+      throw new InputError(
+        { file, line },
+        `duplicate judgment of docid ${JSON.stringify(docid)} for qid ${JSON.stringify(qid)} (first at ${at(first, file)}); expected one judgment per qid and docid`,
+      );
+    }
+  }
+  if (queries.size === 0) {
+    throw new InputError({ file: files[0] ?? 'qrels' }, 'qrels are empty; expected at least one judgment');
+  }
+  return queries;
+}
+
+/** Only a duplicate needs to know where the first judgment was, so it is looked up again rather than kept. */
+async function firstJudgment(
+  files: readonly string[],
+  format: Format | undefined,
+  qid: string,
+  docid: string,
+): Promise<Source> {
+  for (const file of files) {
+    let line: number | undefined;
+    await forEachJudgment(file, formatOf(file, format), (j) => {
+      if (line === undefined && j.qid === qid && j.docid === docid) line = j.line;
+    });
+    if (line !== undefined) return { file, line };
+  }
+  throw new InputError({ file: files[0]! }, 'qrels changed while being read; expected a stable file');
+}
+
+/** "line 4" in the same file, else "file:4". */
+export function at(source: Source, file: string): string {
+  return source.file === file ? `line ${source.line}` : `${displayPath(source.file)}:${source.line}`;
+}
+
+const RUN_LINE = 'a run line {qid, docid, score} or {qid, ranked: [docid, ...]}';
+
+/**
+ * Streams a run's lines to `visit` in file order, one record at a time: nothing of a line outlives the
+ * call unless `visit` keeps it.
+ */
+export async function forEachRunRecord(
+  files: readonly string[],
+  format: Format | undefined,
+  visit: (record: RunRecord) => void,
+): Promise<void> {
+  for (const file of files) {
+    if (formatOf(file, format) === 'trec') {
+      for await (const { line, text } of readLines(file)) {
+        const record = parseRunLine(text, file, line);
+        if (record) visit(record);
+      }
+      continue;
+    }
+    for await (const { line, value } of readJsonl(file)) {
+      if (value !== null && typeof value === 'object' && 'ranked' in value) {
+        const r = validateLine(rankedLineSchema, value, file, line, RUN_LINE);
+        visit({ qid: r.qid, ranked: r.ranked, file, line });
+      } else {
+        const r = validateLine(scoredLineSchema, value, file, line, RUN_LINE);
+        visit({ qid: r.qid, docid: r.docid, score: r.score, file, line });
+      }
+    }
+  }
+}
