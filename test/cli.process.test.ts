@@ -89,7 +89,7 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     expect(runCli(['--format', 'yaml'])).toMatchObject({
       status: 2,
       stderr:
-        'groundgate: --format "yaml": expected one of text, json, markdown, junit (see groundgate --help)\n',
+        'groundgate: --format "yaml": expected one of text, json, markdown, junit, html (see groundgate --help)\n',
     });
     expect(runCli(['--bogus'])).toMatchObject({
       status: 2,

@@ -1,3 +1,4 @@
+import { printf4 } from '../metrics/ir/printf.js';
 import type { GateResult } from './schema.js';
 
 /** Renderers round; report.json never does. Ratios get 4 decimals, as trec_eval prints them. */
@@ -7,7 +8,12 @@ export function formatNumber(value: number | null, unit?: string): string {
     return Number.isInteger(value) ? String(value) : value.toFixed(2);
   if (unit === 'ms') return value.toFixed(0);
   if (unit === 's') return value.toFixed(2);
-  return value.toFixed(4);
+  return fixed4(value);
+}
+
+/** Four decimals exactly as trec_eval's printf prints them (ties to even), for either sign. */
+export function fixed4(value: number): string {
+  return value < 0 ? `-${printf4(-value)}` : printf4(value);
 }
 
 export function formatThreshold(g: GateResult): string {

@@ -1,5 +1,6 @@
 import { escapeXml as esc } from './escape.js';
 import {
+  fixed4,
   formatDelta,
   formatP,
   formatNumber,
@@ -139,6 +140,7 @@ function suiteHtml(report: Report, name: string, suite: SuiteReport, options: Ht
 function offenderRow(o: OffenderJson, keys: readonly string[], max: number): string {
   const cell = (v: unknown) => {
     if (v === undefined || v === null) return '—';
+    if (typeof v === 'number' && !Number.isInteger(v)) return fixed4(v);
     const text = Array.isArray(v) ? v.map(String).join(', ') : String(v);
     return esc(text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text);
   };

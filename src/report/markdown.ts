@@ -1,6 +1,7 @@
 import { suiteKind } from '../suites/registry.js';
 import { escapeList, escapeMarkdown } from './escape.js';
 import {
+  fixed4,
   formatDelta,
   formatP,
   formatNumber,
@@ -148,6 +149,7 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return '—';
     if (Array.isArray(v)) return escapeList(v.map(String));
+    if (typeof v === 'number' && !Number.isInteger(v)) return fixed4(v);
     return escapeMarkdown(String(v));
   };
   const details = Object.entries(o)

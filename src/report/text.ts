@@ -1,5 +1,6 @@
 import { escapeTerminal } from './escape.js';
 import {
+  fixed4,
   formatDelta,
   formatP,
   formatNumber,
@@ -26,7 +27,7 @@ export function renderText(report: Report, options: TextOptions): string {
   for (const [name, suite] of Object.entries(report.suites)) {
     const c = suite.counts;
     const countText = Object.entries(c)
-      .filter(([, v]) => v !== 0 || ['gold', 'traced'].includes(name))
+      .filter(([key, v]) => v !== 0 || key === 'gold' || key === 'traced')
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
@@ -103,7 +104,9 @@ function offenderLines(o: OffenderJson): string[] {
       ? `[${value.map((v) => escapeTerminal(String(v), 60)).join(', ')}]`
       : value === null
         ? '—'
-        : escapeTerminal(String(value));
+        : typeof value === 'number' && !Number.isInteger(value)
+          ? fixed4(value)
+          : escapeTerminal(String(value));
     lines.push(`      ${key}: ${shown}`);
   }
   return lines;
