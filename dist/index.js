@@ -40668,7 +40668,7 @@ exports.visitAsync = visitAsync;
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8706);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4575);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1100);
 
 
 process.setSourceMapsEnabled(true);
@@ -40686,7 +40686,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4575:
+/***/ 1100:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -57021,10 +57021,832 @@ function toOffender(v, relative) {
     };
 }
 //# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ../../work/main/node_modules/fastest-levenshtein/mod.js
+var mod = __nccwpck_require__(8988);
+;// CONCATENATED MODULE: ./lib/config/suggest.js
+
+/** The closest candidate to a misspelt name, if it is close enough to be what was meant. */
+function closest(name, candidates) {
+    let best;
+    let bestDistance = Infinity;
+    for (const candidate of candidates) {
+        const d = (0,mod/* distance */.Io)(name.toLowerCase(), candidate.toLowerCase());
+        if (d < bestDistance) {
+            best = candidate;
+            bestDistance = d;
+        }
+    }
+    const allowed = Math.max(2, Math.floor(name.length / 3));
+    return bestDistance <= allowed ? best : undefined;
+}
+function didYouMean(name, candidates) {
+    const match = closest(name, candidates);
+    return match ? `; did you mean ${JSON.stringify(match)}?` : '';
+}
+//# sourceMappingURL=suggest.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/average-precision.js
+/**
+ * AP (trec_eval map), or AP cut at rank k (map_cut_k): the precision at each relevant retrieved doc,
+ * summed in rank order and divided by all judged relevant R (not min(R, k)): relevant docs never
+ * retrieved count as precision 0. 0 when R = 0.
+ */
+function averagePrecision(j, k = Infinity) {
+    if (j.numRel === 0)
+        return 0;
+    const end = Math.min(k, j.relevant.length);
+    let found = 0;
+    let sum = 0;
+    for (let i = 0; i < end; i++) {
+        if (!j.relevant[i])
+            continue;
+        found++;
+        sum += found / (i + 1);
+    }
+    return sum / j.numRel;
+}
+//# sourceMappingURL=average-precision.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/ndcg.js
+/**
+ * DCG of the first `n` gains: Σ gain / log2(rank + 1), summed in rank order as trec_eval does, so the
+ * doubles come out bit-identical.
+ */
+function dcg(gains, n = Infinity) {
+    const end = Math.min(n, gains.length);
+    let sum = 0;
+    for (let i = 0; i < end; i++) {
+        const gain = gains[i];
+        if (gain > 0)
+            sum += gain / Math.log2(i + 2);
+    }
+    return sum;
+}
+/**
+ * nDCG, cut at rank k (trec_eval ndcg_cut_k) or over the whole ranking (ndcg): linear gains (gain = grade),
+ * divided by the DCG of every judged grade > 0 sorted highest first and cut at the same k, retrieved or
+ * not. 0 when the query has no grade > 0.
+ */
+function ndcg(j, k = Infinity) {
+    const ideal = dcg(j.idealGains, k);
+    return ideal > 0 ? dcg(j.gains, k) / ideal : 0;
+}
+//# sourceMappingURL=ndcg.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/judge.js
+/**
+ * Judges a ranking (docids best first) against a query's graded qrels. Relevant means a grade ≥
+ * `relevanceLevel`; a negative grade is judged "unjudged" as in trec_eval: never relevant, no gain, not in R.
+ * A doc missing from the qrels is non-relevant. Gains are the raw grades whatever the relevance level
+ * (trec_eval's ndcg ignores `-l`), so binary qrels (every grade 1) give binary gains.
+ */
+function judge(ranking, qrels, relevanceLevel = 1) {
+    const isRelevant = (grade) => grade >= 0 && grade >= relevanceLevel;
+    const relevant = [];
+    const gains = [];
+    for (const docid of ranking) {
+        const grade = qrels.get(docid);
+        relevant.push(grade !== undefined && isRelevant(grade));
+        gains.push(grade !== undefined && grade > 0 ? grade : 0);
+    }
+    let numRel = 0;
+    const idealGains = [];
+    for (const grade of qrels.values()) {
+        if (isRelevant(grade))
+            numRel++;
+        if (grade > 0)
+            idealGains.push(grade);
+    }
+    idealGains.sort((a, b) => b - a);
+    return { relevant, gains, numRel, idealGains };
+}
+/** Relevant docs among the first `n` ranks (fewer when the ranking is shorter). */
+function hits(j, n) {
+    const end = Math.min(n, j.relevant.length);
+    let count = 0;
+    for (let i = 0; i < end; i++)
+        if (j.relevant[i])
+            count++;
+    return count;
+}
+//# sourceMappingURL=judge.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/precision.js
+
+/** P@k (trec_eval P_k): relevant docs in the top k over k. The denominator stays k when fewer were retrieved. */
+function precisionAt(j, k) {
+    return hits(j, k) / k;
+}
+//# sourceMappingURL=precision.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/r-precision.js
+
+/**
+ * R-precision (trec_eval Rprec): relevant docs in the top R over R. A ranking shorter than R counts as padded
+ * with non-relevant docs; 0 when R = 0 or nothing was retrieved.
+ */
+function rPrecision(j) {
+    if (j.numRel === 0 || j.relevant.length === 0)
+        return 0;
+    return hits(j, j.numRel) / j.numRel;
+}
+//# sourceMappingURL=r-precision.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/recall.js
+
+/** recall@k (trec_eval recall_k): relevant docs in the top k over all judged relevant R; 0 when R = 0. */
+function recallAt(j, k) {
+    return j.numRel === 0 ? 0 : hits(j, k) / j.numRel;
+}
+//# sourceMappingURL=recall.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/reciprocal-rank.js
+/** RR (trec_eval recip_rank): 1 / rank of the first relevant doc, over the whole ranking; 0 when none is retrieved. */
+function reciprocalRank(j) {
+    const i = j.relevant.indexOf(true);
+    return i === -1 ? 0 : 1 / (i + 1);
+}
+//# sourceMappingURL=reciprocal-rank.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/success.js
+
+/** success@k (trec_eval success_k): 1 when a relevant doc is in the top k, else 0. */
+function successAt(j, k) {
+    return hits(j, k) > 0 ? 1 : 0;
+}
+//# sourceMappingURL=success.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir.js
+/**
+ * The IR core: pure measures over a judged ranking, one per file under ir/ (as trec_eval has one m_<name>.c
+ * per measure), and the table that names them. The ranking suite reports them; other suites reuse them
+ * with binary qrels (every relevant doc graded 1).
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Every IR measure, in the order reports list them. */
+const IR_MEASURES = [
+    {
+        name: 'map',
+        trecName: 'map',
+        description: 'Mean average precision: precision at each relevant doc retrieved, over all relevant docs',
+        compute: (j) => averagePrecision(j),
+    },
+    {
+        name: 'map@{k}',
+        trecName: 'map_cut_{k}',
+        description: 'Mean average precision of the top k, still divided by all relevant docs',
+        compute: (j, k) => averagePrecision(j, k),
+    },
+    {
+        name: 'P@{k}',
+        trecName: 'P_{k}',
+        description: 'Mean precision at k: relevant docs in the top k, over k',
+        compute: precisionAt,
+    },
+    {
+        name: 'recall@{k}',
+        trecName: 'recall_{k}',
+        description: 'Mean recall at k: relevant docs in the top k, over all relevant docs',
+        compute: recallAt,
+    },
+    {
+        name: 'success@{k}',
+        trecName: 'success_{k}',
+        description: 'Share of queries with a relevant doc in the top k',
+        compute: successAt,
+    },
+    {
+        name: 'ndcg@{k}',
+        trecName: 'ndcg_cut_{k}',
+        description: 'Mean nDCG at k: linear gains, 1/log2(rank+1) discount, ideal over every judged grade',
+        compute: (j, k) => ndcg(j, k),
+    },
+    {
+        name: 'ndcg',
+        trecName: 'ndcg',
+        description: 'Mean nDCG over the whole ranking',
+        compute: (j) => ndcg(j),
+    },
+    {
+        name: 'mrr',
+        trecName: 'recip_rank',
+        description: 'Mean reciprocal rank of the first relevant doc, at any depth',
+        compute: reciprocalRank,
+    },
+    {
+        name: 'r-prec',
+        trecName: 'Rprec',
+        description: 'Mean R-precision: relevant docs in the top R, over R (R = relevant docs)',
+        compute: rPrecision,
+    },
+];
+//# sourceMappingURL=ir.js.map
+;// CONCATENATED MODULE: ./lib/suites/ranking/contract.js
+
+const FORMATS = ['trec', 'jsonl'];
+const id = (what) => schemas_string().min(1, `expected a non-empty ${what}`);
+const grade = schemas_int({ error: 'expected an integer relevance grade' });
+/** A JSONL qrels line. Extra keys are allowed and ignored. */
+const qrelsLineSchema = looseObject({ qid: id('qid'), docid: id('docid'), rel: grade });
+/** A JSONL run line with a score: ordered like a TREC run (score descending, then docid descending). */
+const scoredLineSchema = looseObject({
+    qid: id('qid'),
+    docid: id('docid'),
+    score: schemas_number({ error: 'expected a finite number' }),
+});
+/** A JSONL run line with a query's whole ranking, best first: the list order is the ranking. */
+const rankedLineSchema = looseObject({ qid: id('qid'), ranked: array(id('docid')) });
+function isRanked(r) {
+    return 'ranked' in r;
+}
+//# sourceMappingURL=contract.js.map
+;// CONCATENATED MODULE: ./lib/suites/ranking/trec.js
+
+const QRELS_FIELDS = 'qid iter docid rel';
+const RUN_FIELDS = 'qid Q0 docid rank score tag';
+/** Splits a line on whitespace as C's isspace (trec_eval's parser) does, by scanning characters. */
+function splitFields(text) {
+    const values = [];
+    const columns = [];
+    let start = -1;
+    for (let i = 0; i <= text.length; i++) {
+        const c = i < text.length ? text.charCodeAt(i) : 0x20;
+        const space = c === 0x20 || (c >= 0x09 && c <= 0x0d);
+        if (space && start !== -1) {
+            values.push(text.slice(start, i));
+            columns.push(start + 1);
+            start = -1;
+        }
+        else if (!space && start === -1) {
+            start = i;
+        }
+    }
+    return { values, columns };
+}
+/** A `qid iter docid rel` line; undefined for a blank line. `iter` is ignored, as trec_eval does. */
+function parseQrelsLine(text, file, line) {
+    const { values, columns } = splitFields(text);
+    if (values.length === 0)
+        return undefined;
+    if (values.length !== 4)
+        throw fieldCount(values.length, 4, QRELS_FIELDS, 'qrels', file, line);
+    const [qid, , docid, relText] = values;
+    if (!isInteger(relText) || !Number.isSafeInteger(Number(relText))) {
+        throw new InputError({ file, line, column: columns[3] }, `rel ${preview(relText)} is not an integer; expected an integer relevance grade (${QRELS_FIELDS})`);
+    }
+    return { qid, docid, rel: Number(relText) };
+}
+/** A `qid Q0 docid rank score tag` line; undefined for a blank line. The rank column is ignored, as trec_eval does. */
+function parseRunLine(text, file, line) {
+    const { values, columns } = splitFields(text);
+    if (values.length === 0)
+        return undefined;
+    if (values.length !== 6)
+        throw fieldCount(values.length, 6, RUN_FIELDS, 'run', file, line);
+    const [qid, , docid, , scoreText] = values;
+    const score = isDecimal(scoreText) ? Number(scoreText) : NaN;
+    if (!Number.isFinite(score)) {
+        throw new InputError({ file, line, column: columns[4] }, `score ${preview(scoreText)} is not a finite number; expected a decimal score such as 12.5 or -3e-2 (${RUN_FIELDS})`);
+    }
+    return { qid, docid, score, file, line };
+}
+function fieldCount(found, expected, layout, what, file, line) {
+    return new InputError({ file, line }, `found ${found} field${found === 1 ? '' : 's'}; expected ${expected} whitespace-separated fields "${layout}" (TREC ${what})`);
+}
+const isDigit = (c) => c >= 0x30 && c <= 0x39;
+const afterSign = (s, i) => (s[i] === '+' || s[i] === '-' ? i + 1 : i);
+function afterDigits(s, i) {
+    while (i < s.length && isDigit(s.charCodeAt(i)))
+        i++;
+    return i;
+}
+/** [+-]digits: what an integer grade looks like (trec_eval's atol would read "1.7" as 1 and "x" as 0). */
+function isInteger(s) {
+    const start = afterSign(s, 0);
+    const end = afterDigits(s, start);
+    return end > start && end === s.length;
+}
+/**
+ * [+-]digits[.digits][e[+-]digits]: a decimal number. Number() alone would also take "0x1f", "Infinity" and
+ * "0b1", and trec_eval's atof reads garbage as 0, which would silently tie a bad line with every zero score.
+ */
+function isDecimal(s) {
+    const start = afterSign(s, 0);
+    let end = afterDigits(s, start);
+    let digits = end - start;
+    if (s[end] === '.') {
+        const fractionEnd = afterDigits(s, end + 1);
+        digits += fractionEnd - end - 1;
+        end = fractionEnd;
+    }
+    if (digits === 0)
+        return false;
+    if (s[end] === 'e' || s[end] === 'E') {
+        const exponent = afterSign(s, end + 1);
+        end = afterDigits(s, exponent);
+        if (end === exponent)
+            return false;
+    }
+    return end === s.length;
+}
+//# sourceMappingURL=trec.js.map
+;// CONCATENATED MODULE: ./lib/suites/ranking/load.js
+
+
+
+
+
+
+/** The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. */
+function formatOf(file, declared) {
+    if (declared)
+        return declared;
+    const ext = external_node_path_namespaceObject.extname(file).toLowerCase();
+    return ext === '.jsonl' || ext === '.json' ? 'jsonl' : 'trec';
+}
+/** Calls `visit` for each judgment of a qrels file, in file order (a callback: no promise per line). */
+async function forEachJudgment(file, format, visit) {
+    if (format === 'jsonl') {
+        for await (const { line, value } of readJsonl(file)) {
+            const j = validateLine(qrelsLineSchema, value, file, line, 'a qrels judgment {qid, docid, rel}');
+            visit({ qid: j.qid, docid: j.docid, rel: j.rel, line });
+        }
+        return;
+    }
+    for await (const { line, text } of readLines(file)) {
+        const j = parseQrelsLine(text, file, line);
+        if (j)
+            visit({ qid: j.qid, docid: j.docid, rel: j.rel, line });
+    }
+}
+/** Reads every judgment into memory (qrels are small next to runs): qid → docid → grade. */
+async function loadQrels(files, format) {
+    const queries = new Map();
+    for (const file of files) {
+        let duplicate;
+        await forEachJudgment(file, formatOf(file, format), (j) => {
+            if (duplicate)
+                return;
+            let query = queries.get(j.qid);
+            if (!query) {
+                query = { grades: new Map(), source: { file, line: j.line } };
+                queries.set(j.qid, query);
+            }
+            if (query.grades.has(j.docid))
+                duplicate = j;
+            else
+                query.grades.set(j.docid, j.rel);
+        });
+        if (duplicate) {
+            const { qid, docid, line } = duplicate;
+            const first = await firstJudgment(files, format, qid, docid);
+            throw new InputError({ file, line }, `duplicate judgment of docid ${JSON.stringify(docid)} for qid ${JSON.stringify(qid)} (first at ${at(first, file)}); expected one judgment per qid and docid`);
+        }
+    }
+    if (queries.size === 0) {
+        throw new InputError({ file: files[0] ?? 'qrels' }, 'qrels are empty; expected at least one judgment');
+    }
+    return queries;
+}
+/** Only a duplicate needs to know where the first judgment was, so it is looked up again rather than kept. */
+async function firstJudgment(files, format, qid, docid) {
+    for (const file of files) {
+        let line;
+        await forEachJudgment(file, formatOf(file, format), (j) => {
+            if (line === undefined && j.qid === qid && j.docid === docid)
+                line = j.line;
+        });
+        if (line !== undefined)
+            return { file, line };
+    }
+    throw new InputError({ file: files[0] }, 'qrels changed while being read; expected a stable file');
+}
+/** "line 4" in the same file, else "file:4". */
+function at(source, file) {
+    return source.file === file ? `line ${source.line}` : `${displayPath(source.file)}:${source.line}`;
+}
+const RUN_LINE = 'a run line {qid, docid, score} or {qid, ranked: [docid, ...]}';
+/**
+ * Streams a run's lines to `visit` in file order, one record at a time: nothing of a line outlives the
+ * call unless `visit` keeps it.
+ */
+async function forEachRunRecord(files, format, visit) {
+    for (const file of files) {
+        if (formatOf(file, format) === 'trec') {
+            for await (const { line, text } of readLines(file)) {
+                const record = parseRunLine(text, file, line);
+                if (record)
+                    visit(record);
+            }
+            continue;
+        }
+        for await (const { line, value } of readJsonl(file)) {
+            if (value !== null && typeof value === 'object' && 'ranked' in value) {
+                const r = validateLine(rankedLineSchema, value, file, line, RUN_LINE);
+                visit({ qid: r.qid, ranked: r.ranked, file, line });
+            }
+            else {
+                const r = validateLine(scoredLineSchema, value, file, line, RUN_LINE);
+                visit({ qid: r.qid, docid: r.docid, score: r.score, file, line });
+            }
+        }
+    }
+}
+//# sourceMappingURL=load.js.map
+;// CONCATENATED MODULE: ./lib/suites/ranking/order.js
+/**
+ * Byte order of the UTF-8 encodings, which is what trec_eval's strcmp compares, without encoding. UTF-16
+ * code-unit order agrees with it except that surrogates (code points ≥ U+10000) sort below U+E000–U+FFFF;
+ * moving them above fixes that.
+ */
+function compareUtf8(a, b) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+        let x = a.charCodeAt(i);
+        let y = b.charCodeAt(i);
+        if (x === y)
+            continue;
+        if (x >= 0xd800 && y >= 0xd800) {
+            x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+            y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+        }
+        return x - y;
+    }
+    return a.length - b.length;
+}
+/**
+ * The ranking trec_eval scores: score descending, then docid descending in byte order (its comp_sim_docno).
+ * Returns indices into the inputs, best first.
+ */
+function rankByScore(docids, scores) {
+    const order = docids.map((_, i) => i);
+    return order.sort((i, j) => {
+        const a = scores[i];
+        const b = scores[j];
+        if (a !== b)
+            return a > b ? -1 : 1;
+        return compareUtf8(docids[j], docids[i]);
+    });
+}
+//# sourceMappingURL=order.js.map
+;// CONCATENATED MODULE: ./lib/suites/ranking/evaluate.js
+
+
+
+
+
+/** How many relevant docs missed to list per offending query. */
+const MISSED_SHOWN = 5;
+/**
+ * Scores a run against qrels as trec_eval does, streaming the run: a run grouped by qid (the usual case)
+ * holds one query's docs at a time, each query scored as soon as its lines end. A qid that comes back after
+ * its lines ended is set aside and read again, buffered, in a second pass over the run.
+ */
+async function evaluateRanking(options) {
+    const qrels = await loadQrels(options.qrels, options.qrelsFormat);
+    const results = new Map();
+    const finish = (block) => {
+        block.checkDuplicates();
+        const judged = qrels.get(block.qid);
+        if (judged) {
+            results.set(block.qid, scoreQuery(block.qid, block.ranking(), judged, options, block.source));
+        }
+    };
+    const seen = new Set();
+    const reappeared = new Set();
+    const runOnly = new Map();
+    let current;
+    let currentQid;
+    await forEachRunRecord(options.run, options.runFormat, (record) => {
+        if (!qrels.has(record.qid))
+            runOnly.set(record.qid, (runOnly.get(record.qid) ?? 0) + 1);
+        if (record.qid === currentQid) {
+            current?.add(record);
+            return;
+        }
+        if (current)
+            finish(current);
+        currentQid = record.qid;
+        if (seen.has(record.qid)) {
+            reappeared.add(record.qid);
+            current = undefined;
+            return;
+        }
+        seen.add(record.qid);
+        current = new Block(record);
+    });
+    if (current)
+        finish(current);
+    if (reappeared.size > 0) {
+        const buffered = new Map();
+        await forEachRunRecord(options.run, options.runFormat, (record) => {
+            if (!reappeared.has(record.qid))
+                return;
+            const block = buffered.get(record.qid);
+            if (block)
+                block.add(record);
+            else
+                buffered.set(record.qid, new Block(record, { detach: true }));
+        });
+        for (const block of buffered.values())
+            finish(block);
+    }
+    const skipped = [];
+    const zeroed = [];
+    for (const [qid, judged] of qrels) {
+        if (seen.has(qid))
+            continue;
+        if (!options.complete) {
+            skipped.push(qid);
+            continue;
+        }
+        zeroed.push(qid);
+        results.set(qid, scoreQuery(qid, [], judged, options, undefined));
+    }
+    const queries = [...results.values()].sort((a, b) => compareUtf8(a.qid, b.qid));
+    const means = options.measures.map((_, i) => {
+        if (queries.length === 0)
+            return null;
+        let sum = 0;
+        for (const q of queries)
+            sum += q.values[i];
+        return sum / queries.length;
+    });
+    return {
+        queries,
+        means,
+        qrelsQueries: qrels.size,
+        runQueries: seen.size,
+        skipped: skipped.sort(compareUtf8),
+        zeroed: zeroed.sort(compareUtf8),
+        runOnly,
+    };
+}
+function scoreQuery(qid, ranking, judged, options, runSource) {
+    const level = options.relevanceLevel;
+    const j = judge(ranking, judged.grades, level);
+    const values = options.measures.map((m) => m.measure.compute(j, m.k));
+    const { index, k } = options.offender;
+    const request = options.measures[index];
+    const ideal = request.measure.compute(judge(idealRanking(judged.grades), judged.grades, level), request.k);
+    const offending = j.numRel === 0 || values[index] < ideal;
+    const firstRelevant = j.relevant.indexOf(true);
+    return {
+        qid,
+        values,
+        retrieved: ranking.length,
+        relevant: j.numRel,
+        relevantRetrieved: j.relevant.filter(Boolean).length,
+        firstRelevantRank: firstRelevant === -1 ? null : firstRelevant + 1,
+        offending,
+        missed: offending ? missedRelevant(ranking, judged.grades, level, k) : [],
+        qrelsSource: judged.source,
+        runSource,
+    };
+}
+/** Every judged doc, highest grade first: the ranking that scores best on every measure. */
+function idealRanking(grades) {
+    return [...grades]
+        .filter(([, grade]) => grade >= 0)
+        .sort(([a, ga], [b, gb]) => gb - ga || compareUtf8(a, b))
+        .map(([docid]) => docid);
+}
+function missedRelevant(ranking, grades, level, k) {
+    const top = new Set(ranking.slice(0, k));
+    return [...grades]
+        .filter(([docid, grade]) => grade >= 0 && grade >= level && !top.has(docid))
+        .sort(([a, ga], [b, gb]) => gb - ga || compareUtf8(a, b))
+        .slice(0, MISSED_SHOWN)
+        .map(([docid]) => docid);
+}
+/**
+ * One query's run lines, kept compactly (parallel arrays, no object per line) until the query can be
+ * ranked: either scored lines, or a single `{qid, ranked}` line whose order is the ranking.
+ */
+class Block {
+    qid;
+    source;
+    docids = [];
+    scores = [];
+    files = [];
+    lines = [];
+    ranked = false;
+    /**
+     * Copy each docid out of its line. A docid sliced from a line keeps the whole line alive: harmless for the
+     * block being read, but a query buffered for the second pass would hold every line of it.
+     */
+    detach;
+    constructor(first, { detach = false } = {}) {
+        this.qid = first.qid;
+        this.source = { file: first.file, line: first.line };
+        this.detach = detach;
+        this.add(first);
+    }
+    add(record) {
+        if (this.ranked || (isRanked(record) && this.lines.length > 0)) {
+            throw new InputError({ file: record.file, line: record.line }, `qid ${JSON.stringify(this.qid)} has a {qid, ranked} line and other run lines (first at ${at(this.source, record.file)}); expected a {qid, ranked} line to be the query's only line`);
+        }
+        if (isRanked(record)) {
+            this.ranked = true;
+            const first = new Map();
+            record.ranked.forEach((docid, i) => {
+                const earlier = first.get(docid);
+                if (earlier !== undefined) {
+                    throw new InputError({ file: record.file, line: record.line }, `qid ${JSON.stringify(this.qid)}: ranked[${i}] repeats docid ${JSON.stringify(docid)} of ranked[${earlier}]; expected each docid once per query`);
+                }
+                first.set(docid, i);
+            });
+            this.docids.push(...record.ranked);
+            return;
+        }
+        this.docids.push(this.detach ? Buffer.from(record.docid).toString() : record.docid);
+        this.scores.push(record.score);
+        this.files.push(record.file);
+        this.lines.push(record.line);
+    }
+    /** A docid retrieved twice for the query is an input error naming both lines. */
+    checkDuplicates() {
+        if (this.ranked)
+            return; // checked as the line was read
+        const first = new Map();
+        this.docids.forEach((docid, i) => {
+            const earlier = first.get(docid);
+            if (earlier !== undefined) {
+                const file = this.files[i];
+                throw new InputError({ file, line: this.lines[i] }, `duplicate docid ${JSON.stringify(docid)} for qid ${JSON.stringify(this.qid)} (first at ${at({ file: this.files[earlier], line: this.lines[earlier] }, file)}); expected each docid once per query`);
+            }
+            first.set(docid, i);
+        });
+    }
+    /** The docids, best first. */
+    ranking() {
+        if (this.ranked)
+            return this.docids;
+        return rankByScore(this.docids, this.scores).map((i) => this.docids[i]);
+    }
+}
+//# sourceMappingURL=evaluate.js.map
+;// CONCATENATED MODULE: ./lib/suites/ranking/index.js
+
+
+
+
+
+
+
+
+
+const ranking_metrics = IR_MEASURES.map((m) => ({
+    name: m.name,
+    direction: 'higher',
+    unit: 'ratio',
+    description: m.description,
+}));
+const DEFAULT_K = 10;
+const metricName = schemas_string().superRefine((name, ctx) => {
+    if (resolveMetric(name, ranking_metrics))
+        return;
+    const names = metricNames(ranking_metrics, DEFAULT_K);
+    ctx.addIssue({
+        code: 'custom',
+        message: `unknown metric ${JSON.stringify(name)}${didYouMean(name, names)}; expected one of ${names.join(', ')}`,
+    });
+});
+const ranking_configSchema = strictObject({
+    kind: literal('ranking'),
+    qrels: schemas_string().min(1),
+    run: schemas_string().min(1),
+    qrels_format: schemas_enum(FORMATS).optional(),
+    run_format: schemas_enum(FORMATS).optional(),
+    relevance_level: schemas_int().min(0).max(1_000_000).default(1),
+    complete: schemas_boolean().default(false),
+    k: schemas_int().min(1).max(100_000).default(DEFAULT_K),
+    offender_metric: metricName.optional(),
+    gates: gatesSchema.default({}),
+});
+const MEASURES = new Map(IR_MEASURES.map((m) => [m.name, m]));
+/** A metric name as written (`ndcg@10`) → what to compute for each query; `k` is the suite's cutoff. */
+function measureRequest(name, k) {
+    const resolved = resolveMetric(name, ranking_metrics);
+    return { name, measure: MEASURES.get(resolved.spec.name), k: resolved.k ?? k };
+}
+const ranking = {
+    kind: 'ranking',
+    description: 'Ranking: trec_eval measures (MAP, P@k, recall@k, nDCG, MRR, ...) of a run against qrels',
+    configSchema: ranking_configSchema,
+    inputKeys: ['qrels', 'run'],
+    metrics: ranking_metrics,
+    offenderColumns: ['retrieved', 'relevant', 'first_relevant_rank', 'missed'],
+    defaultCutoffs: (config) => [config.k],
+    async score(config, ctx) {
+        const measures = ctx.metrics.map((m) => measureRequest(m.name, config.k));
+        const offenderName = config.offender_metric ?? Object.keys(config.gates)[0] ?? 'map';
+        let offenderIndex = measures.findIndex((m) => m.name === offenderName);
+        if (offenderIndex === -1)
+            offenderIndex = measures.push(measureRequest(offenderName, config.k)) - 1;
+        const result = await evaluateRanking({
+            qrels: ctx.inputs.qrels,
+            run: ctx.inputs.run,
+            qrelsFormat: config.qrels_format,
+            runFormat: config.run_format,
+            relevanceLevel: config.relevance_level,
+            complete: config.complete,
+            measures,
+            offender: { index: offenderIndex, k: measures[offenderIndex].k },
+        });
+        const metricValues = {};
+        measures.forEach((m, i) => {
+            const mean = result.means[i] ?? null;
+            metricValues[m.name] =
+                mean === null
+                    ? notComputable(`no query was evaluated: none of the ${result.qrelsQueries} qrels queries is in the run (complete: true scores them 0)`)
+                    : { value: mean };
+        });
+        const warnings = [];
+        if (result.runOnly.size > 0) {
+            const ids = [...result.runOnly.keys()].sort(compareUtf8);
+            const lines = [...result.runOnly.values()].reduce((a, b) => a + b, 0);
+            warnings.push(`${plural(ids.length, 'run qid')} not in qrels (${plural(lines, 'line')}) not scored: ${listed(ids)}`);
+        }
+        if (result.skipped.length > 0) {
+            warnings.push(`${result.skipped.length} of ${result.qrelsQueries} qrels queries are not in the run and were skipped (complete: true scores them 0): ${listed(result.skipped)}`);
+        }
+        if (result.zeroed.length > 0) {
+            warnings.push(`${result.zeroed.length} of ${result.qrelsQueries} qrels queries are not in the run and score 0 (complete: true): ${listed(result.zeroed)}`);
+        }
+        // The offender measure first, then each gated one: what a reviewer compares against the gates.
+        const shown = [...new Set([offenderIndex, ...Object.keys(config.gates).map(indexIn(measures))])];
+        const offenders = result.queries
+            .filter((q) => q.offending)
+            .sort((a, b) => a.values[offenderIndex] - b.values[offenderIndex] || files_compareCodeUnits(a.qid, b.qid))
+            .map((q) => ranking_toOffender(q, shown, measures, ctx.relative));
+        return {
+            metrics: metricValues,
+            counts: {
+                qrels_queries: result.qrelsQueries,
+                run_queries: result.runQueries,
+                evaluated: result.queries.length,
+                skipped: result.skipped.length,
+                run_only: result.runOnly.size,
+            },
+            offenders,
+            warnings,
+        };
+    },
+};
+function indexIn(measures) {
+    return (name) => measures.findIndex((m) => m.name === name);
+}
+/** Why a query offends, one label: the first that applies. */
+function label(q) {
+    if (!q.runSource)
+        return 'missing_run';
+    if (q.relevant === 0)
+        return 'no_relevant_judged';
+    if (q.relevantRetrieved === 0)
+        return 'no_relevant_retrieved';
+    if (q.missed.length > 0)
+        return 'relevant_missed';
+    return 'misranked';
+}
+function ranking_toOffender(q, shown, measures, relative) {
+    const fields = {};
+    for (const i of shown)
+        fields[measures[i].name] = q.values[i];
+    fields.retrieved = q.retrieved;
+    fields.relevant = q.relevant;
+    fields.relevant_retrieved = q.relevantRetrieved;
+    fields.first_relevant_rank = q.firstRelevantRank;
+    fields.missed = q.missed;
+    fields.run = q.runSource ? `${relative(q.runSource.file)}:${q.runSource.line}` : null;
+    return {
+        id: q.qid,
+        labels: [label(q)],
+        fields,
+        source: { file: relative(q.qrelsSource.file), line: q.qrelsSource.line },
+    };
+}
+function plural(n, noun) {
+    return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+function listed(ids) {
+    return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
+}
+//# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./lib/suites/registry.js
 
+
 /** Every suite kind groundgate knows. Adding a kind = a folder under suites/ and a line here. */
-const SUITE_KINDS = [groundedQa];
+const SUITE_KINDS = [
+    groundedQa,
+    ranking,
+];
 function suiteKind(name) {
     return SUITE_KINDS.find((k) => k.kind === name);
 }
@@ -57096,7 +57918,25 @@ function escapeXml(text) {
         .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
 }
 //# sourceMappingURL=escape.js.map
+;// CONCATENATED MODULE: ./lib/metrics/ir/printf.js
+/**
+ * `x` as C's printf("%.4f") prints it (x ≥ 0), the way trec_eval prints every measure. toFixed(4) already
+ * rounds the exact binary value, except on an exact tie at the fifth decimal, which it breaks upward where
+ * glibc rounds half to even. At four decimals such ties are exactly the odd multiples of 1/32 (1/32 prints
+ * 0.0312, not 0.0313), and means over 32 queries hit them.
+ */
+function printf4(x) {
+    const t = x * 32; // exact: a power of two
+    if (Number.isInteger(t) && t % 2 === 1) {
+        const [whole, fraction] = x.toFixed(5).split('.'); // exact: x has 5 decimals
+        if (Number(fraction[3]) % 2 === 0)
+            return `${whole}.${fraction.slice(0, 4)}`;
+    }
+    return x.toFixed(4);
+}
+//# sourceMappingURL=printf.js.map
 ;// CONCATENATED MODULE: ./lib/report/format.js
+
 /** Renderers round; report.json never does. Ratios get 4 decimals, as trec_eval prints them. */
 function formatNumber(value, unit) {
     if (value === null)
@@ -57107,7 +57947,11 @@ function formatNumber(value, unit) {
         return value.toFixed(0);
     if (unit === 's')
         return value.toFixed(2);
-    return value.toFixed(4);
+    return fixed4(value);
+}
+/** Four decimals exactly as trec_eval's printf prints them (ties to even), for either sign. */
+function fixed4(value) {
+    return value < 0 ? `-${printf4(-value)}` : printf4(value);
 }
 function formatThreshold(g) {
     return g.op === 'max_drop' ? `drop ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
@@ -57337,6 +58181,8 @@ function offenderRow(o, columns) {
             return '—';
         if (Array.isArray(v))
             return escapeList(v.map(String));
+        if (typeof v === 'number' && !Number.isInteger(v))
+            return fixed4(v);
         return escapeMarkdown(String(v));
     };
     const details = Object.entries(o)
@@ -57477,7 +58323,7 @@ function renderText(report, options) {
     for (const [name, suite] of Object.entries(report.suites)) {
         const c = suite.counts;
         const countText = Object.entries(c)
-            .filter(([, v]) => v !== 0 || ['gold', 'traced'].includes(name))
+            .filter(([key, v]) => v !== 0 || key === 'gold' || key === 'traced')
             .map(([k, v]) => `${k} ${v}`)
             .join(', ');
         out.push(paint('1', `${name}`) + ` (${suite.kind}) — ${countText}`);
@@ -57549,7 +58395,9 @@ function offenderLines(o) {
             ? `[${value.map((v) => escapeTerminal(String(v), 60)).join(', ')}]`
             : value === null
                 ? '—'
-                : escapeTerminal(String(value));
+                : typeof value === 'number' && !Number.isInteger(value)
+                    ? fixed4(value)
+                    : escapeTerminal(String(value));
         lines.push(`      ${key}: ${shown}`);
     }
     return lines;
@@ -57566,29 +58414,6 @@ function table(rows) {
 //# sourceMappingURL=text.js.map
 // EXTERNAL MODULE: ../../work/main/node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(7207);
-// EXTERNAL MODULE: ../../work/main/node_modules/fastest-levenshtein/mod.js
-var mod = __nccwpck_require__(8988);
-;// CONCATENATED MODULE: ./lib/config/suggest.js
-
-/** The closest candidate to a misspelt name, if it is close enough to be what was meant. */
-function closest(name, candidates) {
-    let best;
-    let bestDistance = Infinity;
-    for (const candidate of candidates) {
-        const d = (0,mod/* distance */.Io)(name.toLowerCase(), candidate.toLowerCase());
-        if (d < bestDistance) {
-            best = candidate;
-            bestDistance = d;
-        }
-    }
-    const allowed = Math.max(2, Math.floor(name.length / 3));
-    return bestDistance <= allowed ? best : undefined;
-}
-function didYouMean(name, candidates) {
-    const match = closest(name, candidates);
-    return match ? `; did you mean ${JSON.stringify(match)}?` : '';
-}
-//# sourceMappingURL=suggest.js.map
 ;// CONCATENATED MODULE: ./lib/config/load.js
 
 
