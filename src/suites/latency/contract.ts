@@ -1,0 +1,18 @@
+/** Pipeline stages a latency CSV may time, in the order of the seed's header. */
+export const STAGES = ['retrieval', 'rerank', 'llm', 'guard'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** The seed's CSV header (what its reference harness writes). `qid` and `e2e_ms` are required. */
+export const CSV_HEADER = ['ts', 'qid', 'e2e_ms', 'retrieval_ms', 'rerank_ms', 'llm_ms', 'guard_ms', 'knobs'];
+export const REQUIRED_COLUMNS = ['qid', 'e2e_ms'] as const;
+
+/** One timed request: a CSV row, or a trace line with `latency_ms`. */
+export interface LatencySample {
+  /** The knobs value of a CSV row, or the trace file the line came from. */
+  configuration: string;
+  qid: string;
+  e2eMs: number;
+  /** Per-stage times; a stage the row left empty is absent. */
+  stageMs: Partial<Record<Stage, number>>;
+  source: { file: string; line: number };
+}

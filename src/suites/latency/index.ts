@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import { gatesSchema } from '../../config/gate.js';
+import { InputError } from '../../errors.js';
+import { compareCodeUnits } from '../../io/files.js';
+import { resolveMetric, type MetricSpec } from '../../metrics/spec.js';
+import { configSchema as qaConfigSchema, scuRules } from '../grounded-qa/index.js';
+import { loadGold, loadRuns } from '../grounded-qa/load.js';
+import { compileRules } from '../grounded-qa/scu.js';
+import { scoreGroundedQa } from '../grounded-qa/score.js';
+import type { Offender, SuiteKind } from '../types.js';
+import { STAGES, type LatencySample } from './contract.js';
+import { loadCsv, loadTraceLatencies } from './load.js';
+import {
+  configurationPoints,
+  latencyMetrics,
+  slowestStage,
+  slowRequests,
+  type Accuracy,
+  type ConfigurationPoint,
+} from './score.js';
+
+export const metrics: readonly MetricSpec[] = [
+  {
+    name: 'p{k}_ms',
+    direction: 'lower',
+    unit: 'ms',
+    description: 'k-th percentile of end-to-end latency (linear interpolation between closest ranks)',
+  },
+  {
+    name: 'tail_amplification',
+    direction: 'lower',
+    unit: 'ratio',
+    description: 'P99 / P50 of end-to-end latency: how much slower the tail is than the typical request',
+  },
+  ...STAGES.map((stage): MetricSpec => ({
+    name: `${stage}.p{k}_ms`,
+    direction: 'lower',
+    unit: 'ms',
+    description: `k-th percentile of the ${stage} stage's time (csv input)`,
+  })),
+];
+
+const percentileK = z
+  .int()
+  .min(1, 'expected a percentile from 1 to 100')
+  .max(100, 'expected a percentile from 1 to 100');
+
+export const configSchema = z
+  .strictObject({
+    kind: z.literal('latency'),
+    csv: z.string().min(1).optional(),
+    traces: z.string().min(1).optional(),
+    /** With traces from several configurations: scores each one for the latency-vs-accuracy points. */
+    gold: z.string().min(1).optional(),
+    /** The configuration (knobs value or trace file) the metrics and gates describe; default all pooled. */
+    configuration: z.string().optional(),
+    percentiles: z.array(percentileK).min(1).default([50, 90, 95, 99]),
+    refusal_token: qaConfigSchema.shape.refusal_token,
+    scu: qaConfigSchema.shape.scu,
+    gates: gatesSchema.default({}),
+  })
+  .superRefine((config, ctx) => {
+    if ((config.csv === undefined) === (config.traces === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected exactly one of csv (a latency CSV) or traces (grounded-qa traces with latency_ms)',
+      });
+    }
+    if (config.gold !== undefined && config.traces === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gold'],
+        message: 'gold scores traces, and a csv has no answers to score; expected traces with gold',
+      });
+    }
+    for (const name of Object.keys(config.gates)) {
+      const k = resolveMetric(name, metrics)?.k;
+      if (k !== undefined && k > 100) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['gates', name],
+          message: `percentile ${k} is above 100; expected p1_ms to p100_ms`,
+        });
+      }
+    }
+  });
+export type LatencyConfig = z.infer<typeof configSchema>;
+
+export const latency: SuiteKind<LatencyConfig> = {
+  kind: 'latency',
+  description: 'Latency: P50/P90/P95/P99 end to end and per stage, tail amplification, latency vs accuracy',
+  configSchema,
+  inputKeys: ['csv', 'traces', 'gold'],
+  metrics,
+  offenderColumns: ['p95_ms', 'precision', 'chr', 'dominated_by', 'e2e_ms', 'slowest_stage'],
+  defaultCutoffs: (config) => config.percentiles,
+
+  async score(config, ctx) {
+    const { csv, traces, gold } = ctx.inputs;
+    const inputs = csv ?? traces ?? [];
+    if (csv && traces) {
+      throw new InputError(
+        { file: inputs[0]! },
+        `suite "${ctx.suite}": both csv and traces are given (one by --input); expected one of them`,
+      );
+    }
+    if (csv && gold) {
+      throw new InputError(
+        { file: gold[0]! },
+        `suite "${ctx.suite}": gold is given (by --input) with csv, which has no answers to score; expected traces with gold`,
+      );
+    }
+    const warnings: string[] = [];
+    const counts: Record<string, number> = {};
+    let samples: LatencySample[];
+    let configurations: string[];
+    if (csv) {
+      samples = await loadCsv(csv);
+      configurations = [...new Set(samples.map((s) => s.configuration))].sort(compareCodeUnits);
+    } else {
+      const loaded = await loadTraceLatencies(inputs, ctx.relative);
+      samples = loaded.samples;
+      configurations = inputs.map(ctx.relative);
+      counts.untimed_lines = loaded.untimed;
+      if (loaded.untimed > 0) {
+        warnings.push(
+          `${loaded.untimed} of ${loaded.lines} trace lines have no latency_ms and are left out of the latency figures`,
+        );
+      }
+    }
+
+    const scope = config.configuration;
+    // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
+    if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
+      throw new InputError(
+        { file: inputs[0]! },
+        `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`,
+      );
+    }
+    const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
+
+    const offenders: Offender[] = [];
+    if (configurations.length > 1) {
+      const accuracy =
+        traces && gold ? await scoreConfigurations(traces, gold, config, ctx.relative) : undefined;
+      if (accuracy) {
+        counts.unknown_qids = accuracy.unknown.size;
+        if (accuracy.unknown.size > 0) {
+          const ids = [...accuracy.unknown].sort(compareCodeUnits);
+          warnings.push(
+            `${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold not scored for accuracy: ${listed(ids)}`,
+          );
+        }
+      }
+      const points = configurationPoints(samples, configurations, accuracy?.byConfiguration);
+      if (accuracy) counts.pareto = points.filter((p) => p.pareto).length;
+      offenders.push(...points.map((p) => pointOffender(p, accuracy !== undefined)));
+    }
+    const hasStages = csv !== undefined;
+    offenders.push(
+      ...slowRequests(scoped).map((s) => slowOffender(s, configurations.length > 1, hasStages, ctx.relative)),
+    );
+
+    return {
+      metrics: latencyMetrics(scoped, ctx.metrics, hasStages),
+      counts: {
+        samples: samples.length,
+        requests: scoped.length,
+        configurations: configurations.length,
+        ...counts,
+      },
+      offenders,
+      warnings,
+    };
+  },
+};
+
+/** Scores each trace file as its own configuration with the grounded-qa definitions. */
+async function scoreConfigurations(
+  traces: readonly string[],
+  goldFiles: readonly string[],
+  config: LatencyConfig,
+  relative: (file: string) => string,
+): Promise<{ byConfiguration: Map<string, Accuracy>; unknown: Set<string> }> {
+  const gold = await loadGold(goldFiles);
+  const qids = new Set(gold.map((g) => g.qid));
+  const rules = scuRules(config.scu);
+  const options = {
+    refusalToken: config.refusal_token,
+    scuRules: rules ? compileRules(rules) : null,
+    cutoffs: [],
+  };
+  const byConfiguration = new Map<string, Accuracy>();
+  const unknown = new Set<string>();
+  for (const file of traces) {
+    const loaded = await loadRuns([file], qids);
+    for (const qid of loaded.unknown.keys()) unknown.add(qid);
+    const { metrics: m } = scoreGroundedQa(gold, loaded.runs, options);
+    byConfiguration.set(relative(file), {
+      precision: m.precision!.value,
+      chr: m.chr!.value,
+      coverage: m.coverage!.value,
+    });
+  }
+  return { byConfiguration, unknown };
+}
+
+function pointOffender(p: ConfigurationPoint, withAccuracy: boolean): Offender {
+  const fields: Offender['fields'] = {
+    requests: p.requests,
+    p50_ms: p.p50 ?? null,
+    p95_ms: p.p95 ?? null,
+    p99_ms: p.p99 ?? null,
+    tail_amplification: p.tailAmplification,
+  };
+  if (withAccuracy) {
+    fields.precision = p.accuracy?.precision ?? null;
+    fields.chr = p.accuracy?.chr ?? null;
+    fields.coverage = p.accuracy?.coverage ?? null;
+    fields.dominated_by = p.dominatedBy ?? null;
+  }
+  return {
+    // An empty knobs cell is a configuration too; an empty id would vanish in tables.
+    id: p.name === '' ? '(no knobs)' : p.name,
+    labels: [p.pareto === null ? 'configuration' : p.pareto ? 'pareto' : 'dominated'],
+    fields,
+  };
+}
+
+function slowOffender(
+  s: LatencySample,
+  showConfiguration: boolean,
+  hasStages: boolean,
+  relative: (file: string) => string,
+): Offender {
+  const fields: Offender['fields'] = {};
+  if (showConfiguration) fields.configuration = s.configuration;
+  fields.e2e_ms = s.e2eMs;
+  if (hasStages) {
+    for (const stage of STAGES) fields[`${stage}_ms`] = s.stageMs[stage] ?? null;
+    fields.slowest_stage = slowestStage(s) ?? null;
+  }
+  fields.row = `${relative(s.source.file)}:${s.source.line}`;
+  return { id: s.qid, labels: ['above_p95'], fields };
+}
+
+function listed(ids: readonly string[]): string {
+  return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * One run of a question under a seed and a prompt jitter (seed 004, semantic stability §3). Extra keys are
+ * allowed and ignored; `seed` and `jitter` only name the run.
+ */
+export const runLineSchema = z.looseObject({
+  qid: z.string().min(1, 'expected a non-empty qid'),
+  run_id: z.string().min(1, 'expected a non-empty run_id').optional(),
+  seed: z.union([z.number(), z.string()]).optional(),
+  jitter: z.string().optional(),
+  answer_json: z.looseObject({
+    claim: z.string(),
+    citations: z.array(z.string()),
+    constraints_echo: z.array(z.string()).optional(),
+  }),
+  retrieved_ids: z.array(z.string()),
+});
+
+/** What scoring keeps of a run line. */
+export interface StabilityRun {
+  qid: string;
+  runId?: string;
+  claim: string;
+  citations: string[];
+  constraintsEcho?: string[];
+  retrieved: string[];
+  source: { file: string; line: number };
+}
+
+/**
+ * The per-question checks, most severe first (offenders sort by it), with the seed reference scorer's
+ * short names: acr, cghc, css, ned50, rcr, scu_cons.
+ */
+export const CHECKS = [
+  'refusal_consistency',
+  'constraint_echo_consistency',
+  'containment_rate',
+  'citation_hit_rate',
+  'citation_stability',
+  'claim_edit_distance_median',
+] as const;
+export type Check = (typeof CHECKS)[number];
+
+/** Per-question thresholds: each a minimum, except the edit distance, a maximum. */
+export type Thresholds = Record<Check, number>;
+
+/** The seed reference scorer's gates (and 1 for scu_cons, which it requires when constraints exist). */
+export const DEFAULT_THRESHOLDS: Thresholds = {
+  refusal_consistency: 0.98,
+  constraint_echo_consistency: 1,
+  containment_rate: 0.95,
+  citation_hit_rate: 0.95,
+  citation_stability: 0.7,
+  claim_edit_distance_median: 0.2,
+};

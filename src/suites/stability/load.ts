@@ -1,0 +1,70 @@
+import { readJsonl } from '../../io/jsonl.js';
+import { validateLine } from '../../io/validate.js';
+import { runLineSchema, type StabilityRun } from './contract.js';
+
+export interface StabilityRunsLoad {
+  /** Runs of each gold qid, in file order. */
+  runs: Map<string, StabilityRun[]>;
+  lines: number;
+  /** Lines replaced by a later line with the same qid and run_id (a sweep appended twice). */
+  superseded: number;
+  /** Run qids that are not in gold, with their line counts. */
+  unknown: Map<string, number>;
+}
+
+/**
+ * Streams the run lines of gold questions. A run_id names a run: a later line with the same qid and
+ * run_id replaces the earlier one, because the seed's runner appends, and a repeated sweep must not count
+ * twice. Lines without run_id are all distinct runs.
+ */
+export async function loadStabilityRuns(
+  files: readonly string[],
+  goldQids: ReadonlySet<string>,
+): Promise<StabilityRunsLoad> {
+  const runs = new Map<string, StabilityRun[]>();
+  const byRunId = new Map<string, Map<string, number>>();
+  const unknown = new Map<string, number>();
+  let lines = 0;
+  let superseded = 0;
+  for (const file of files) {
+    for await (const { line, value } of readJsonl(file)) {
+      lines++;
+      const r = validateLine(
+        runLineSchema,
+        value,
+        file,
+        line,
+        'a stability run {qid, run_id?, answer_json: {claim, citations}, retrieved_ids}',
+      );
+      if (!goldQids.has(r.qid)) {
+        unknown.set(r.qid, (unknown.get(r.qid) ?? 0) + 1);
+        continue;
+      }
+      const run: StabilityRun = {
+        qid: r.qid,
+        runId: r.run_id,
+        claim: r.answer_json.claim,
+        citations: r.answer_json.citations,
+        constraintsEcho: r.answer_json.constraints_echo,
+        retrieved: r.retrieved_ids,
+        source: { file, line },
+      };
+      let list = runs.get(r.qid);
+      if (!list) runs.set(r.qid, (list = []));
+      if (r.run_id === undefined) {
+        list.push(run);
+        continue;
+      }
+      let ids = byRunId.get(r.qid);
+      if (!ids) byRunId.set(r.qid, (ids = new Map()));
+      const at = ids.get(r.run_id);
+      if (at === undefined) {
+        ids.set(r.run_id, list.push(run) - 1);
+      } else {
+        list[at] = run;
+        superseded++;
+      }
+    }
+  }
+  return { runs, lines, superseded, unknown };
+}
