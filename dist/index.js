@@ -40668,7 +40668,7 @@ exports.visitAsync = visitAsync;
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8298);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5626);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7202);
 
 
 process.setSourceMapsEnabled(true);
@@ -40686,7 +40686,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5626:
+/***/ 7202:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -55536,183 +55536,31 @@ function compare(value, { op, threshold }) {
     }
 }
 //# sourceMappingURL=gate.js.map
-;// CONCATENATED MODULE: ./lib/suites/grounded-qa/contract.js
+;// CONCATENATED MODULE: ./lib/suites/consistency/contract.js
 
-/** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
-const goldLineSchema = looseObject({
+/** The seed's label space: tri-state plus abstain. Any other label is an input error. */
+const LABELS = ['VALID', 'NOT_IN_CONTEXT', 'REJECT', 'ABSTAIN'];
+const judgment = looseObject({ label: schemas_string(), reason: schemas_string().optional() });
+/** One line of a merged pairs file (seed 004, cross-agent consistency §2.1). Extra keys are ignored. */
+const pairLineSchema = looseObject({
     qid: schemas_string().min(1, 'expected a non-empty qid'),
-    question: schemas_string(),
-    answerable: schemas_boolean(),
-    gold_claim_substr: array(schemas_string()),
-    gold_citations: array(schemas_string()),
-    constraints: array(schemas_string()).optional(),
-    notes: schemas_string().optional(),
+    scholar: judgment,
+    auditor: judgment,
+    answer_json: looseObject({ citations: array(schemas_string()).optional() }).optional(),
+    retrieved_ids: array(schemas_string()).optional(),
+    flags: looseObject({
+        provenance_violation: schemas_boolean().optional(),
+        constraints_mismatch: schemas_boolean().optional(),
+    })
+        .optional(),
 });
-/** One line of the pipeline's traces (seed 004, §1.2). Extra keys are allowed and ignored. */
-const traceLineSchema = looseObject({
-    ts: union([schemas_number(), schemas_string()]).nullable().optional(),
+/** One line of a separate scholar or auditor file: `{qid, label, reason?}`. */
+const raterLineSchema = looseObject({
     qid: schemas_string().min(1, 'expected a non-empty qid'),
-    q: schemas_string().optional(),
-    retrieved_ids: array(schemas_string()),
-    answer_json: looseObject({
-        claim: schemas_string(),
-        citations: array(schemas_string()),
-        constraints_echo: array(schemas_string()).optional(),
-    }),
-    ok: schemas_boolean().optional(),
+    label: schemas_string(),
     reason: schemas_string().optional(),
-    latency_ms: schemas_number().nonnegative().optional(),
 });
-/** Shorter substrings match too much by accident (the seed requires ≥ 5 characters). */
-const MIN_SUBSTRING_LENGTH = 5;
 //# sourceMappingURL=contract.js.map
-;// CONCATENATED MODULE: ./lib/suites/grounded-qa/load.js
-
-
-
-
-/** Reads and validates the gold set: unique qids, usable substrings, answerable items that can be checked. */
-async function loadGold(files) {
-    const items = [];
-    const seen = new Map();
-    for (const file of files) {
-        for await (const { line, value } of readJsonl(file)) {
-            const g = validateLine(goldLineSchema, value, file, line, 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}');
-            const where = { file, line };
-            const first = seen.get(g.qid);
-            if (first) {
-                const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
-                throw new InputError(where, `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`);
-            }
-            seen.set(g.qid, where);
-            g.gold_claim_substr.forEach((s, i) => {
-                if ([...s.trim()].length < MIN_SUBSTRING_LENGTH) {
-                    throw new InputError(where, `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`);
-                }
-            });
-            if (g.answerable && g.gold_claim_substr.length === 0) {
-                throw new InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_claim_substr; expected at least one`);
-            }
-            if (g.answerable && g.gold_citations.length === 0) {
-                throw new InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`);
-            }
-            items.push({
-                qid: g.qid,
-                question: g.question,
-                answerable: g.answerable,
-                claimSubstrings: g.gold_claim_substr,
-                citations: g.gold_citations,
-                constraints: g.constraints ?? [],
-                source: where,
-            });
-        }
-    }
-    if (items.length === 0)
-        throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
-    return items;
-}
-/**
- * Streams the traces and keeps only the last run of each gold qid: greatest `ts`, file order breaking ties,
- * a run without `ts` older than any with one. Nothing else from a line outlives it.
- */
-async function loadRuns(files, goldQids) {
-    const runs = new Map();
-    const unknown = new Map();
-    let lines = 0;
-    let superseded = 0;
-    for (const file of files) {
-        for await (const { line, value } of readJsonl(file)) {
-            lines++;
-            const t = validateLine(traceLineSchema, value, file, line, 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}');
-            if (!goldQids.has(t.qid)) {
-                unknown.set(t.qid, (unknown.get(t.qid) ?? 0) + 1);
-                continue;
-            }
-            const run = {
-                qid: t.qid,
-                ts: timestamp(t.ts, file, line),
-                retrieved: t.retrieved_ids,
-                claim: t.answer_json.claim,
-                citations: t.answer_json.citations,
-                constraintsEcho: t.answer_json.constraints_echo,
-                source: { file, line },
-            };
-            const previous = runs.get(t.qid);
-            if (previous) {
-                superseded++;
-                if (isOlder(run, previous))
-                    continue;
-            }
-            runs.set(t.qid, run);
-        }
-    }
-    return { runs, lines, superseded, unknown };
-}
-/** Later lines win ties, so only a strictly older run loses to the one already kept. */
-function isOlder(candidate, kept) {
-    if (candidate.ts === undefined)
-        return kept.ts !== undefined;
-    if (kept.ts === undefined)
-        return false;
-    return candidate.ts < kept.ts;
-}
-/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds). */
-function timestamp(ts, file, line) {
-    if (ts === null || ts === undefined)
-        return undefined;
-    if (typeof ts === 'number') {
-        if (!Number.isFinite(ts))
-            throw new InputError({ file, line }, 'field "ts": expected a finite number');
-        return ts;
-    }
-    const ms = Date.parse(ts);
-    if (Number.isNaN(ms)) {
-        throw new InputError({ file, line }, `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`);
-    }
-    return ms / 1000;
-}
-//# sourceMappingURL=load.js.map
-;// CONCATENATED MODULE: ./lib/suites/grounded-qa/scu.js
-/** The four rules of the public SCU pattern page (WFGY ProblemMap). */
-const DEFAULT_SCU_RULES = [
-    {
-        lock: String.raw `rejects\s+null\s+keys`,
-        contradiction: String.raw `(allow|accept|support)s?\s+null\s+keys`,
-    },
-    {
-        lock: String.raw `\bonly\b\s+domain\s+example\.com`,
-        contradiction: String.raw `\b(gmail|yahoo|outlook)\.com\b|allow\b.*\bany\b\s+domain`,
-    },
-    { lock: String.raw `\bmust\b`, contradiction: String.raw `\bmay\b|\boptional\b|\bnot\s+required\b` },
-    { lock: String.raw `\bnever\b`, contradiction: String.raw `\ballow(ed)?\b|\bcan\b|\bmay\b` },
-];
-function compileRules(rules) {
-    return rules.map((r) => ({
-        lock: new RegExp(r.lock),
-        contradiction: new RegExp(r.contradiction),
-        source: r,
-    }));
-}
-/** The first rule the claim breaks, if any. */
-function contradiction(claim, constraints, rules) {
-    const lowered = constraints.map((c) => c.toLowerCase());
-    const claimLower = claim.toLowerCase();
-    return rules.find((r) => lowered.some((c) => r.lock.test(c)) && r.contradiction.test(claimLower));
-}
-/** `constraints_echo` equals the locked set: order and surrounding whitespace do not matter. */
-function echoMatches(echo, constraints) {
-    if (!echo)
-        return false;
-    const want = new Set(constraints.map((c) => c.trim()));
-    const got = new Set(echo.map((c) => c.trim()));
-    if (want.size !== got.size)
-        return false;
-    for (const c of want)
-        if (!got.has(c))
-            return false;
-    return true;
-}
-//# sourceMappingURL=scu.js.map
 // EXTERNAL MODULE: external "path"
 var external_path_ = __nccwpck_require__(6928);
 ;// CONCATENATED MODULE: external "url"
@@ -56635,6 +56483,93 @@ function files_compareCodeUnits(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 //# sourceMappingURL=files.js.map
+;// CONCATENATED MODULE: ./lib/suites/consistency/load.js
+
+
+
+
+
+function verdict(label, field, file, line) {
+    if (LABELS.includes(label))
+        return label;
+    throw new InputError({ file, line }, `field "${field}": found ${preview(label)}; expected one of ${LABELS.join(', ')}`);
+}
+/** Refuses a second line for a qid: two verdicts for one item cannot both be counted. */
+function once(seen, qid, file, line) {
+    const first = seen.get(qid);
+    if (first) {
+        const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
+        throw new InputError({ file, line }, `duplicate qid ${JSON.stringify(qid)} (first at ${at}); expected one line per qid`);
+    }
+    seen.set(qid, { file, line });
+}
+/** Reads merged pairs files: every line is one item labelled by both agents. */
+async function loadPairs(files) {
+    const pairs = [];
+    const seen = new Map();
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            const p = validateLine(pairLineSchema, value, file, line, 'a pair {qid, scholar: {label}, auditor: {label}}');
+            once(seen, p.qid, file, line);
+            const source = { file, line };
+            const citations = p.answer_json?.citations ?? [];
+            const retrieved = new Set(p.retrieved_ids ?? []);
+            pairs.push({
+                qid: p.qid,
+                scholar: {
+                    label: verdict(p.scholar.label, 'scholar.label', file, line),
+                    reason: p.scholar.reason,
+                    source,
+                },
+                auditor: {
+                    label: verdict(p.auditor.label, 'auditor.label', file, line),
+                    reason: p.auditor.reason,
+                    source,
+                },
+                redFlag: Boolean(p.flags?.provenance_violation || p.flags?.constraints_mismatch),
+                citationOutOfScope: citations.some((c) => !retrieved.has(c)),
+            });
+        }
+    }
+    return pairs;
+}
+async function loadRater(files, rater) {
+    const out = new Map();
+    const seen = new Map();
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            const r = validateLine(raterLineSchema, value, file, line, `a ${rater} verdict {qid, label, reason?}`);
+            once(seen, r.qid, file, line);
+            out.set(r.qid, {
+                label: verdict(r.label, 'label', file, line),
+                reason: r.reason,
+                source: { file, line },
+            });
+        }
+    }
+    return out;
+}
+/** Joins a scholar file and an auditor file on qid; items only one of them labelled are left out. */
+async function joinRaters(scholarFiles, auditorFiles) {
+    const scholar = await loadRater(scholarFiles, 'scholar');
+    const auditor = await loadRater(auditorFiles, 'auditor');
+    const pairs = [];
+    const scholarOnly = [];
+    for (const [qid, s] of scholar) {
+        const a = auditor.get(qid);
+        if (a)
+            pairs.push({ qid, scholar: s, auditor: a, redFlag: false, citationOutOfScope: false });
+        else
+            scholarOnly.push(qid);
+    }
+    const auditorOnly = [...auditor.keys()].filter((qid) => !scholar.has(qid));
+    return {
+        pairs,
+        scholarOnly: scholarOnly.sort(files_compareCodeUnits),
+        auditorOnly: auditorOnly.sort(files_compareCodeUnits),
+    };
+}
+//# sourceMappingURL=load.js.map
 ;// CONCATENATED MODULE: ./lib/metrics/spec.js
 
 /** A computed metric. `value: null` means not computable; `reason` says why. */
@@ -56686,6 +56621,413 @@ function notComputable(reason) {
     return { value: null, reason };
 }
 //# sourceMappingURL=spec.js.map
+;// CONCATENATED MODULE: ./lib/metrics/kappa.js
+
+/**
+ * Cohen's kappa of two raters from their confusion matrix (row: the first rater's label, column: the
+ * second's): κ = (pₒ − pₑ) / (1 − pₑ), with pₒ = Σ diagonal / n and pₑ = Σ_ℓ row_ℓ · col_ℓ / n².
+ * Computed as (n·diagonal − Σ row·col) / (n² − Σ row·col) in integers, so pₑ = 1 is detected exactly.
+ * pₑ = 1 happens only when both raters gave every item one and the same label: κ is then 0/0, and the
+ * honest answer is "not computable", not the 0 or 1 that implementations pick.
+ */
+function cohensKappa(matrix) {
+    const size = matrix.length;
+    let n = 0;
+    let diagonal = 0;
+    const rows = new Array(size).fill(0);
+    const cols = new Array(size).fill(0);
+    for (let i = 0; i < size; i++) {
+        for (let j = 0; j < size; j++) {
+            const cell = matrix[i][j];
+            n += cell;
+            rows[i] = rows[i] + cell;
+            cols[j] = cols[j] + cell;
+            if (i === j)
+                diagonal += cell;
+        }
+    }
+    if (n === 0)
+        return notComputable('no items rated by both raters');
+    let chance = 0;
+    for (let i = 0; i < size; i++)
+        chance += rows[i] * cols[i];
+    if (chance === n * n) {
+        return notComputable('expected agreement is 1: both raters gave every item the same single label, so kappa is 0/0');
+    }
+    return { value: (n * diagonal - chance) / (n * n - chance) };
+}
+//# sourceMappingURL=kappa.js.map
+;// CONCATENATED MODULE: ./lib/suites/consistency/score.js
+
+
+
+
+/**
+ * The seed's deterministic conflict policy, in its order; the first rule that applies decides. Offenders
+ * are listed in this order too: red flags first, as the seed says to triage them.
+ */
+const ARBITRATIONS = [
+    'hard_flag',
+    'citation_out_of_scope',
+    'auditor_veto',
+    'incoherent_pair',
+    'auditor_ok',
+];
+function arbitrate(pair) {
+    if (pair.redFlag)
+        return { final: 'REJECT', why: 'hard_flag' };
+    if (pair.citationOutOfScope)
+        return { final: 'REJECT', why: 'citation_out_of_scope' };
+    if (pair.auditor.label !== 'VALID')
+        return { final: 'REJECT', why: 'auditor_veto' };
+    if (pair.scholar.label === 'VALID' || pair.scholar.label === 'NOT_IN_CONTEXT') {
+        return { final: 'VALID', why: 'auditor_ok' };
+    }
+    return { final: 'REJECT', why: 'incoherent_pair' };
+}
+const NO_PAIRS = 'no pairs labelled by both scholar and auditor';
+function scoreConsistency(pairs) {
+    const index = new Map(LABELS.map((l, i) => [l, i]));
+    const confusion = LABELS.map(() => LABELS.map(() => 0));
+    let agreed = 0;
+    let abstained = 0;
+    const flagged = [];
+    for (const pair of pairs) {
+        const s = pair.scholar.label;
+        const a = pair.auditor.label;
+        const row = confusion[index.get(s)];
+        row[index.get(a)] += 1;
+        const disagreement = s !== a;
+        const abstain = s === 'ABSTAIN' || a === 'ABSTAIN';
+        if (!disagreement)
+            agreed++;
+        if (abstain)
+            abstained++;
+        if (disagreement || abstain) {
+            flagged.push({
+                pair,
+                disagreement,
+                abstain,
+                ...(disagreement ? { arbitration: arbitrate(pair) } : {}),
+            });
+        }
+    }
+    const rank = (f) => f.arbitration ? ARBITRATIONS.indexOf(f.arbitration.why) : ARBITRATIONS.length;
+    flagged.sort((x, y) => rank(x) - rank(y) || files_compareCodeUnits(x.pair.qid, y.pair.qid));
+    const n = pairs.length;
+    return {
+        metrics: {
+            agreement: proportion(agreed, n, NO_PAIRS),
+            kappa: n === 0 ? notComputable(NO_PAIRS) : cohensKappa(confusion),
+            abstain_rate: proportion(abstained, n, NO_PAIRS),
+            disagreements: n === 0 ? notComputable(NO_PAIRS) : count(n - agreed),
+        },
+        confusion,
+        flagged,
+    };
+}
+//# sourceMappingURL=score.js.map
+;// CONCATENATED MODULE: ./lib/suites/consistency/index.js
+
+
+
+
+
+
+const metrics = [
+    {
+        name: 'agreement',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Percent agreement: pairs where scholar and auditor gave the same label, over all pairs',
+    },
+    {
+        name: 'kappa',
+        direction: 'higher',
+        unit: 'ratio',
+        description: "Cohen's kappa over the four labels: agreement corrected for chance",
+    },
+    {
+        name: 'abstain_rate',
+        direction: 'lower',
+        unit: 'ratio',
+        description: 'Pairs where either agent said ABSTAIN, over all pairs',
+    },
+    {
+        name: 'disagreements',
+        direction: 'lower',
+        unit: 'count',
+        description: 'Pairs where scholar and auditor gave different labels',
+    },
+];
+const configSchema = strictObject({
+    kind: literal('consistency'),
+    pairs: schemas_string().min(1).optional(),
+    scholar: schemas_string().min(1).optional(),
+    auditor: schemas_string().min(1).optional(),
+    gates: gatesSchema.default({}),
+})
+    .superRefine((config, ctx) => {
+    const split = config.scholar !== undefined || config.auditor !== undefined;
+    if (config.pairs !== undefined ? split : config.scholar === undefined || config.auditor === undefined) {
+        ctx.addIssue({
+            code: 'custom',
+            message: 'expected either pairs (one file of scholar/auditor pairs) or both scholar and auditor',
+        });
+    }
+});
+const consistency = {
+    kind: 'consistency',
+    description: "Cross-agent consistency: scholar vs auditor agreement, Cohen's kappa, abstain rate",
+    configSchema,
+    inputKeys: ['pairs', 'scholar', 'auditor'],
+    metrics,
+    offenderColumns: ['scholar', 'auditor', 'final', 'arbitration'],
+    defaultCutoffs: () => [],
+    async score(_config, ctx) {
+        const { pairs: pairFiles, scholar, auditor } = ctx.inputs;
+        if (pairFiles && (scholar || auditor)) {
+            throw new InputError({ file: pairFiles[0] }, `suite "${ctx.suite}": both pairs and scholar/auditor are given (one by --input); expected one of them`);
+        }
+        const warnings = [];
+        const counts = {};
+        let pairs;
+        if (pairFiles) {
+            pairs = await loadPairs(pairFiles);
+        }
+        else {
+            const joined = await joinRaters(scholar, auditor);
+            pairs = joined.pairs;
+            counts.scholar_only = joined.scholarOnly.length;
+            counts.auditor_only = joined.auditorOnly.length;
+            for (const [ids, who, other] of [
+                [joined.scholarOnly, 'scholar', 'auditor'],
+                [joined.auditorOnly, 'auditor', 'scholar'],
+            ]) {
+                if (ids.length > 0) {
+                    warnings.push(`${ids.length} qid${ids.length === 1 ? '' : 's'} labelled by the ${who} only (no ${other} label) not scored: ${listed(ids)}`);
+                }
+            }
+        }
+        const scored = scoreConsistency(pairs);
+        LABELS.forEach((s, i) => LABELS.forEach((a, j) => {
+            counts[`confusion.${s}.${a}`] = scored.confusion[i][j];
+        }));
+        return {
+            metrics: scored.metrics,
+            counts: { pairs: pairs.length, ...counts },
+            offenders: scored.flagged.map((f) => toOffender(f, ctx.relative)),
+            warnings,
+            items: pairs.map((p) => ({
+                id: p.qid,
+                pass: p.scholar.label === p.auditor.label && p.scholar.label !== 'ABSTAIN',
+            })),
+        };
+    },
+};
+function toOffender(f, relative) {
+    const { pair } = f;
+    const at = (s) => `${relative(s.file)}:${s.line}`;
+    const fields = { scholar: pair.scholar.label, auditor: pair.auditor.label };
+    if (f.arbitration) {
+        fields.final = f.arbitration.final;
+        fields.arbitration = f.arbitration.why;
+    }
+    fields.scholar_reason = pair.scholar.reason ?? null;
+    fields.auditor_reason = pair.auditor.reason ?? null;
+    // A pairs line is the source of both judgments; joined files give each its own line.
+    if (pair.scholar.source !== pair.auditor.source) {
+        fields.scholar_line = at(pair.scholar.source);
+        fields.auditor_line = at(pair.auditor.source);
+    }
+    return {
+        id: pair.qid,
+        labels: [...(f.disagreement ? ['disagreement'] : []), ...(f.abstain ? ['abstain'] : [])],
+        fields,
+        source: { file: relative(pair.scholar.source.file), line: pair.scholar.source.line },
+    };
+}
+function listed(ids) {
+    return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./lib/suites/grounded-qa/contract.js
+
+/** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
+const goldLineSchema = looseObject({
+    qid: schemas_string().min(1, 'expected a non-empty qid'),
+    question: schemas_string(),
+    answerable: schemas_boolean(),
+    gold_claim_substr: array(schemas_string()),
+    gold_citations: array(schemas_string()),
+    constraints: array(schemas_string()).optional(),
+    notes: schemas_string().optional(),
+});
+/** One line of the pipeline's traces (seed 004, §1.2). Extra keys are allowed and ignored. */
+const traceLineSchema = looseObject({
+    ts: union([schemas_number(), schemas_string()]).nullable().optional(),
+    qid: schemas_string().min(1, 'expected a non-empty qid'),
+    q: schemas_string().optional(),
+    retrieved_ids: array(schemas_string()),
+    answer_json: looseObject({
+        claim: schemas_string(),
+        citations: array(schemas_string()),
+        constraints_echo: array(schemas_string()).optional(),
+    }),
+    ok: schemas_boolean().optional(),
+    reason: schemas_string().optional(),
+    latency_ms: schemas_number().nonnegative().optional(),
+});
+/** Shorter substrings match too much by accident (the seed requires ≥ 5 characters). */
+const MIN_SUBSTRING_LENGTH = 5;
+//# sourceMappingURL=contract.js.map
+;// CONCATENATED MODULE: ./lib/suites/grounded-qa/load.js
+
+
+
+
+/** Reads and validates the gold set: unique qids, usable substrings, answerable items that can be checked. */
+async function loadGold(files) {
+    const items = [];
+    const seen = new Map();
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            const g = validateLine(goldLineSchema, value, file, line, 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}');
+            const where = { file, line };
+            const first = seen.get(g.qid);
+            if (first) {
+                const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
+                throw new InputError(where, `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`);
+            }
+            seen.set(g.qid, where);
+            g.gold_claim_substr.forEach((s, i) => {
+                if ([...s.trim()].length < MIN_SUBSTRING_LENGTH) {
+                    throw new InputError(where, `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`);
+                }
+            });
+            if (g.answerable && g.gold_claim_substr.length === 0) {
+                throw new InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_claim_substr; expected at least one`);
+            }
+            if (g.answerable && g.gold_citations.length === 0) {
+                throw new InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`);
+            }
+            items.push({
+                qid: g.qid,
+                question: g.question,
+                answerable: g.answerable,
+                claimSubstrings: g.gold_claim_substr,
+                citations: g.gold_citations,
+                constraints: g.constraints ?? [],
+                source: where,
+            });
+        }
+    }
+    if (items.length === 0)
+        throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
+    return items;
+}
+/**
+ * Streams the traces and keeps only the last run of each gold qid: greatest `ts`, file order breaking ties,
+ * a run without `ts` older than any with one. Nothing else from a line outlives it.
+ */
+async function loadRuns(files, goldQids) {
+    const runs = new Map();
+    const unknown = new Map();
+    let lines = 0;
+    let superseded = 0;
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            lines++;
+            const t = validateLine(traceLineSchema, value, file, line, 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}');
+            if (!goldQids.has(t.qid)) {
+                unknown.set(t.qid, (unknown.get(t.qid) ?? 0) + 1);
+                continue;
+            }
+            const run = {
+                qid: t.qid,
+                ts: timestamp(t.ts, file, line),
+                retrieved: t.retrieved_ids,
+                claim: t.answer_json.claim,
+                citations: t.answer_json.citations,
+                constraintsEcho: t.answer_json.constraints_echo,
+                source: { file, line },
+            };
+            const previous = runs.get(t.qid);
+            if (previous) {
+                superseded++;
+                if (isOlder(run, previous))
+                    continue;
+            }
+            runs.set(t.qid, run);
+        }
+    }
+    return { runs, lines, superseded, unknown };
+}
+/** Later lines win ties, so only a strictly older run loses to the one already kept. */
+function isOlder(candidate, kept) {
+    if (candidate.ts === undefined)
+        return kept.ts !== undefined;
+    if (kept.ts === undefined)
+        return false;
+    return candidate.ts < kept.ts;
+}
+/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds). */
+function timestamp(ts, file, line) {
+    if (ts === null || ts === undefined)
+        return undefined;
+    if (typeof ts === 'number') {
+        if (!Number.isFinite(ts))
+            throw new InputError({ file, line }, 'field "ts": expected a finite number');
+        return ts;
+    }
+    const ms = Date.parse(ts);
+    if (Number.isNaN(ms)) {
+        throw new InputError({ file, line }, `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`);
+    }
+    return ms / 1000;
+}
+//# sourceMappingURL=load.js.map
+;// CONCATENATED MODULE: ./lib/suites/grounded-qa/scu.js
+/** The four rules of the public SCU pattern page (WFGY ProblemMap). */
+const DEFAULT_SCU_RULES = [
+    {
+        lock: String.raw `rejects\s+null\s+keys`,
+        contradiction: String.raw `(allow|accept|support)s?\s+null\s+keys`,
+    },
+    {
+        lock: String.raw `\bonly\b\s+domain\s+example\.com`,
+        contradiction: String.raw `\b(gmail|yahoo|outlook)\.com\b|allow\b.*\bany\b\s+domain`,
+    },
+    { lock: String.raw `\bmust\b`, contradiction: String.raw `\bmay\b|\boptional\b|\bnot\s+required\b` },
+    { lock: String.raw `\bnever\b`, contradiction: String.raw `\ballow(ed)?\b|\bcan\b|\bmay\b` },
+];
+function compileRules(rules) {
+    return rules.map((r) => ({
+        lock: new RegExp(r.lock),
+        contradiction: new RegExp(r.contradiction),
+        source: r,
+    }));
+}
+/** The first rule the claim breaks, if any. */
+function contradiction(claim, constraints, rules) {
+    const lowered = constraints.map((c) => c.toLowerCase());
+    const claimLower = claim.toLowerCase();
+    return rules.find((r) => lowered.some((c) => r.lock.test(c)) && r.contradiction.test(claimLower));
+}
+/** `constraints_echo` equals the locked set: order and surrounding whitespace do not matter. */
+function echoMatches(echo, constraints) {
+    if (!echo)
+        return false;
+    const want = new Set(constraints.map((c) => c.trim()));
+    const got = new Set(echo.map((c) => c.trim()));
+    if (want.size !== got.size)
+        return false;
+    for (const c of want)
+        if (!got.has(c))
+            return false;
+    return true;
+}
+//# sourceMappingURL=scu.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/labels.js
 /**
  * Per-item verdicts, most severe first. Offenders sort by their most severe label, then by qid; this order
@@ -56854,7 +57196,7 @@ function offendingItems(items) {
 
 
 
-const metrics = [
+const grounded_qa_metrics = [
     {
         name: 'precision',
         direction: 'higher',
@@ -56927,7 +57269,7 @@ const scuSchema = union([
         default_rules: schemas_boolean().default(true),
     }),
 ]);
-const configSchema = strictObject({
+const grounded_qa_configSchema = strictObject({
     kind: literal('grounded-qa'),
     gold: schemas_string().min(1),
     traces: schemas_string().min(1),
@@ -56950,10 +57292,10 @@ function scuRules(scu) {
 const groundedQa = {
     kind: 'grounded-qa',
     description: 'Grounded Q&A: precision, citation hit rate, refusal rates, constraint integrity, Recall@k',
-    configSchema,
+    configSchema: grounded_qa_configSchema,
     inputKeys: ['gold', 'traces'],
     goldKey: 'gold',
-    metrics,
+    metrics: grounded_qa_metrics,
     offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
     defaultCutoffs: (config) => [config.k],
     async score(config, ctx) {
@@ -56986,7 +57328,7 @@ const groundedQa = {
                 superseded_runs: loaded.superseded,
                 unknown_qids: loaded.unknown.size,
             },
-            offenders: offendingItems(scored.items).map((v) => toOffender(v, ctx.relative)),
+            offenders: offendingItems(scored.items).map((v) => grounded_qa_toOffender(v, ctx.relative)),
             warnings,
             items: scored.items.map((v) => ({
                 id: v.gold.qid,
@@ -56995,7 +57337,7 @@ const groundedQa = {
         };
     },
 };
-function toOffender(v, relative) {
+function grounded_qa_toOffender(v, relative) {
     const fields = {
         question: v.gold.question,
         claim: v.run ? v.run.claim : null,
@@ -57019,6 +57361,537 @@ function toOffender(v, relative) {
         fields,
         source: { file: relative(v.gold.source.file), line: v.gold.source.line },
     };
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./lib/suites/latency/contract.js
+/** Pipeline stages a latency CSV may time, in the order of the seed's header. */
+const STAGES = ['retrieval', 'rerank', 'llm', 'guard'];
+/** The seed's CSV header (what its reference harness writes). `qid` and `e2e_ms` are required. */
+const CSV_HEADER = ['ts', 'qid', 'e2e_ms', 'retrieval_ms', 'rerank_ms', 'llm_ms', 'guard_ms', 'knobs'];
+const REQUIRED_COLUMNS = ['qid', 'e2e_ms'];
+//# sourceMappingURL=contract.js.map
+;// CONCATENATED MODULE: ./lib/suites/latency/csv.js
+/**
+ * Splits one line of RFC 4180 CSV: fields separated by commas, a field in double quotes may hold commas
+ * and `""` for a quote (Python's csv module writes the knobs column that way). Fields cannot span lines.
+ */
+function splitCsvLine(text) {
+    const fields = [];
+    let i = 0;
+    for (;;) {
+        const column = i + 1;
+        if (text[i] === '"') {
+            let value = '';
+            let from = i + 1;
+            for (;;) {
+                const quote = text.indexOf('"', from);
+                if (quote === -1) {
+                    return {
+                        column,
+                        reason: 'unterminated quoted field; expected a closing " on the same line (fields cannot span lines)',
+                    };
+                }
+                value += text.slice(from, quote);
+                if (text[quote + 1] !== '"') {
+                    i = quote + 1;
+                    break;
+                }
+                value += '"';
+                from = quote + 2;
+            }
+            if (i < text.length && text[i] !== ',') {
+                return {
+                    column: i + 1,
+                    reason: `found ${JSON.stringify(text[i])} after a closing quote; expected "," or the end of the line`,
+                };
+            }
+            fields.push({ value, column });
+        }
+        else {
+            const comma = text.indexOf(',', i);
+            const end = comma === -1 ? text.length : comma;
+            const value = text.slice(i, end);
+            const stray = value.indexOf('"');
+            if (stray !== -1) {
+                return {
+                    column: i + stray + 1,
+                    reason: 'found a quote inside an unquoted field; expected the whole field in quotes, with "" for a quote',
+                };
+            }
+            fields.push({ value, column });
+            i = end;
+        }
+        if (i >= text.length)
+            return fields;
+        i++;
+    }
+}
+//# sourceMappingURL=csv.js.map
+;// CONCATENATED MODULE: ./lib/suites/latency/load.js
+
+
+
+
+
+
+const NUMBER = /^\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/**
+ * Reads latency CSVs: one header line per file (columns in any order, unknown ones ignored), then one
+ * request per line. A line repeating the header is skipped: the seed's harness appends a header on every run.
+ * Every request counts (there is no "last run wins" for latency: a retried request was still served), so
+ * the `ts` column is not read.
+ */
+async function loadCsv(files) {
+    const samples = [];
+    for (const file of files) {
+        let header;
+        for await (const { line, text } of readLines(file)) {
+            if (text.trim() === '')
+                continue;
+            if (header && text === header.text)
+                continue;
+            const fields = splitCsvLine(text);
+            if (!Array.isArray(fields))
+                throw new InputError({ file, line, column: fields.column }, fields.reason);
+            if (!header) {
+                header = {
+                    text,
+                    line,
+                    index: columnIndex(fields.map((f) => f.value.trim()), file, line),
+                    width: fields.length,
+                };
+                continue;
+            }
+            if (fields.length !== header.width) {
+                throw new InputError({ file, line }, `found ${fields.length} fields; expected ${header.width}, as in the header at line ${header.line}`);
+            }
+            const cell = (name) => {
+                const i = header.index.get(name);
+                return i === undefined ? undefined : fields[i];
+            };
+            const qid = cell('qid');
+            if (qid.value.trim() === '') {
+                throw new InputError({ file, line, column: qid.column }, 'found an empty qid; expected a question id');
+            }
+            const e2e = cell('e2e_ms');
+            const e2eMs = milliseconds(e2e.value, 'e2e_ms', { file, line, column: e2e.column });
+            if (e2eMs === undefined) {
+                throw new InputError({ file, line, column: e2e.column }, 'found an empty e2e_ms; expected the end-to-end milliseconds');
+            }
+            const stageMs = {};
+            for (const stage of STAGES) {
+                const c = cell(`${stage}_ms`);
+                const ms = c && milliseconds(c.value, `${stage}_ms`, { file, line, column: c.column });
+                if (ms !== undefined)
+                    stageMs[stage] = ms;
+            }
+            samples.push({
+                configuration: cell('knobs')?.value ?? '',
+                qid: qid.value.trim(),
+                e2eMs,
+                stageMs,
+                source: { file, line },
+            });
+        }
+    }
+    return samples;
+}
+function columnIndex(names, file, line) {
+    const index = new Map();
+    names.forEach((name, i) => {
+        if (index.has(name)) {
+            throw new InputError({ file, line }, `header names column ${JSON.stringify(name)} twice; expected unique names`);
+        }
+        index.set(name, i);
+    });
+    for (const required of REQUIRED_COLUMNS) {
+        if (!index.has(required)) {
+            throw new InputError({ file, line }, `header has no ${required} column; expected a header such as ${CSV_HEADER.join(',')}`);
+        }
+    }
+    return index;
+}
+/** A cell's milliseconds; undefined when the cell is empty (a stage that did not run). */
+function milliseconds(value, name, where) {
+    const text = value.trim();
+    if (text === '')
+        return undefined;
+    const ms = NUMBER.test(text) ? Number(text) : NaN;
+    if (!Number.isFinite(ms)) {
+        throw new InputError(where, `${name}: found ${preview(value)}; expected a non-negative number of milliseconds`);
+    }
+    return ms;
+}
+/**
+ * Reads `latency_ms` from grounded-qa trace lines, every line a request (retries included). Each file is
+ * one configuration, named as reports name the file.
+ */
+async function loadTraceLatencies(files, name) {
+    const samples = [];
+    let lines = 0;
+    let untimed = 0;
+    for (const file of files) {
+        const configuration = name(file);
+        for await (const { line, value } of readJsonl(file)) {
+            lines++;
+            const t = validateLine(traceLineSchema, value, file, line, 'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}');
+            if (t.latency_ms === undefined) {
+                untimed++;
+                continue;
+            }
+            samples.push({ configuration, qid: t.qid, e2eMs: t.latency_ms, stageMs: {}, source: { file, line } });
+        }
+    }
+    return { samples, lines, untimed };
+}
+//# sourceMappingURL=load.js.map
+;// CONCATENATED MODULE: ./lib/metrics/pareto.js
+/**
+ * For each point, the index of the first point that dominates it — no worse on both axes and strictly
+ * better on one — or -1 when none does. The points with -1 are the Pareto set. Equal points do not
+ * dominate each other, so ties stay on the frontier together.
+ */
+function dominators(points) {
+    return points.map((p) => points.findIndex((q) => q.cost <= p.cost && q.gain >= p.gain && (q.cost < p.cost || q.gain > p.gain)));
+}
+//# sourceMappingURL=pareto.js.map
+;// CONCATENATED MODULE: ./lib/metrics/percentile.js
+/**
+ * The k-th percentile (0 ≤ k ≤ 100) of samples sorted ascending, by linear interpolation between the
+ * closest ranks: h = (n − 1)·k/100, x[⌊h⌋] + (h − ⌊h⌋)·(x[⌈h⌉] − x[⌊h⌋]). This is Hyndman & Fan's type 7,
+ * R's default, numpy's default ("linear") and Excel's PERCENTILE.INC, and what the seed's reference
+ * harness computes. Undefined for no samples: there is no percentile of nothing.
+ */
+function percentile(sorted, k) {
+    if (!(k >= 0 && k <= 100))
+        throw new RangeError(`percentile: k must be in [0, 100], got ${k}`);
+    const n = sorted.length;
+    if (n === 0)
+        return undefined;
+    // (n − 1)·k is exact for integer k, so a rank that falls on a sample picks it without float noise.
+    const h = ((n - 1) * k) / 100;
+    const lo = Math.floor(h);
+    const below = sorted[lo];
+    const above = sorted[Math.ceil(h)];
+    return below === above ? below : below + (h - lo) * (above - below);
+}
+/** Samples in the ascending numeric order `percentile` expects (a typed array sorts numerically). */
+function sortedSamples(values) {
+    return Float64Array.from(values).sort();
+}
+//# sourceMappingURL=percentile.js.map
+;// CONCATENATED MODULE: ./lib/suites/latency/score.js
+
+
+
+
+
+/** P99 / P50: how much slower the worst requests are than the typical one (smaller is better). */
+function tailAmplification(sorted) {
+    const p50 = percentile(sorted, 50);
+    if (p50 === undefined)
+        return notComputable('no latency samples');
+    if (p50 === 0)
+        return notComputable('P50 is 0 ms');
+    return { value: percentile(sorted, 99) / p50 };
+}
+/**
+ * The requested latency metrics over `samples`: `p{k}_ms` (end to end), `tail_amplification`, and
+ * `<stage>.p{k}_ms`. `hasStages` says whether the input can time stages at all (a CSV can, traces cannot).
+ */
+function latencyMetrics(samples, requested, hasStages) {
+    const e2e = sortedSamples(samples.map((s) => s.e2eMs));
+    const stages = new Map();
+    const stageTimes = (stage) => {
+        let sorted = stages.get(stage);
+        if (!sorted) {
+            sorted = sortedSamples(samples.flatMap((s) => {
+                const ms = s.stageMs[stage];
+                return ms === undefined ? [] : [ms];
+            }));
+            stages.set(stage, sorted);
+        }
+        return sorted;
+    };
+    const out = {};
+    for (const m of requested) {
+        if (m.spec.name === 'tail_amplification') {
+            out[m.name] = tailAmplification(e2e);
+            continue;
+        }
+        const stage = STAGES.find((s) => m.spec.name === `${s}.p{k}_ms`);
+        if (stage === undefined) {
+            out[m.name] = score_valueOf(percentile(e2e, m.k), 'no latency samples');
+        }
+        else if (!hasStages) {
+            out[m.name] = notComputable('traces carry only latency_ms; per-stage times come from a csv: input');
+        }
+        else {
+            out[m.name] = score_valueOf(percentile(stageTimes(stage), m.k), `no sample has ${stage}_ms`);
+        }
+    }
+    return out;
+}
+function score_valueOf(value, emptyReason) {
+    return value === undefined ? notComputable(emptyReason) : { value };
+}
+/**
+ * One point per configuration, fastest P95 first (then by name), with the Pareto set of lower P95 and
+ * higher precision: a configuration is dominated when another is no slower and no less precise, and
+ * strictly better on one of the two.
+ */
+function configurationPoints(samples, configurations, accuracy) {
+    const times = new Map(configurations.map((c) => [c, []]));
+    for (const s of samples)
+        times.get(s.configuration).push(s.e2eMs);
+    const points = configurations.map((name) => {
+        const sorted = sortedSamples(times.get(name));
+        return {
+            name,
+            requests: sorted.length,
+            p50: percentile(sorted, 50),
+            p95: percentile(sorted, 95),
+            p99: percentile(sorted, 99),
+            tailAmplification: tailAmplification(sorted).value,
+            accuracy: accuracy?.get(name),
+            pareto: null,
+        };
+    });
+    points.sort((a, b) => (a.p95 ?? Infinity) - (b.p95 ?? Infinity) || files_compareCodeUnits(a.name, b.name));
+    const ranked = points.filter((p) => p.p95 !== undefined && (p.accuracy?.precision ?? null) !== null);
+    const by = dominators(ranked.map((p) => ({ cost: p.p95, gain: p.accuracy.precision })));
+    ranked.forEach((p, i) => {
+        p.pareto = by[i] === -1;
+        if (by[i] !== -1)
+            p.dominatedBy = ranked[by[i]].name;
+    });
+    return points;
+}
+/** The requests slower than the P95 of `samples`: the tail a `p95_ms` gate is about, slowest first. */
+function slowRequests(samples) {
+    const p95 = percentile(sortedSamples(samples.map((s) => s.e2eMs)), 95);
+    if (p95 === undefined)
+        return [];
+    return samples
+        .filter((s) => s.e2eMs > p95)
+        .sort((a, b) => b.e2eMs - a.e2eMs || files_compareCodeUnits(a.source.file, b.source.file) || a.source.line - b.source.line);
+}
+/** The stage that took longest in a request (the first in pipeline order on a tie); undefined without stage times. */
+function slowestStage(sample) {
+    let slowest;
+    for (const stage of STAGES) {
+        const ms = sample.stageMs[stage];
+        if (ms !== undefined && (slowest === undefined || ms > sample.stageMs[slowest]))
+            slowest = stage;
+    }
+    return slowest;
+}
+//# sourceMappingURL=score.js.map
+;// CONCATENATED MODULE: ./lib/suites/latency/index.js
+
+
+
+
+
+
+
+
+
+
+
+
+const latency_metrics = [
+    {
+        name: 'p{k}_ms',
+        direction: 'lower',
+        unit: 'ms',
+        description: 'k-th percentile of end-to-end latency (linear interpolation between closest ranks)',
+    },
+    {
+        name: 'tail_amplification',
+        direction: 'lower',
+        unit: 'ratio',
+        description: 'P99 / P50 of end-to-end latency: how much slower the tail is than the typical request',
+    },
+    ...STAGES.map((stage) => ({
+        name: `${stage}.p{k}_ms`,
+        direction: 'lower',
+        unit: 'ms',
+        description: `k-th percentile of the ${stage} stage's time (csv input)`,
+    })),
+];
+const percentileK = schemas_int()
+    .min(1, 'expected a percentile from 1 to 100')
+    .max(100, 'expected a percentile from 1 to 100');
+const latency_configSchema = strictObject({
+    kind: literal('latency'),
+    csv: schemas_string().min(1).optional(),
+    traces: schemas_string().min(1).optional(),
+    /** With traces from several configurations: scores each one for the latency-vs-accuracy points. */
+    gold: schemas_string().min(1).optional(),
+    /** The configuration (knobs value or trace file) the metrics and gates describe; default all pooled. */
+    configuration: schemas_string().optional(),
+    percentiles: array(percentileK).min(1).default([50, 90, 95, 99]),
+    refusal_token: grounded_qa_configSchema.shape.refusal_token,
+    scu: grounded_qa_configSchema.shape.scu,
+    gates: gatesSchema.default({}),
+})
+    .superRefine((config, ctx) => {
+    if ((config.csv === undefined) === (config.traces === undefined)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: 'expected exactly one of csv (a latency CSV) or traces (grounded-qa traces with latency_ms)',
+        });
+    }
+    if (config.gold !== undefined && config.traces === undefined) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['gold'],
+            message: 'gold scores traces, and a csv has no answers to score; expected traces with gold',
+        });
+    }
+    for (const name of Object.keys(config.gates)) {
+        const k = resolveMetric(name, latency_metrics)?.k;
+        if (k !== undefined && k > 100) {
+            ctx.addIssue({
+                code: 'custom',
+                path: ['gates', name],
+                message: `percentile ${k} is above 100; expected p1_ms to p100_ms`,
+            });
+        }
+    }
+});
+const latency = {
+    kind: 'latency',
+    description: 'Latency: P50/P90/P95/P99 end to end and per stage, tail amplification, latency vs accuracy',
+    configSchema: latency_configSchema,
+    inputKeys: ['csv', 'traces', 'gold'],
+    metrics: latency_metrics,
+    offenderColumns: ['p95_ms', 'precision', 'chr', 'dominated_by', 'e2e_ms', 'slowest_stage'],
+    defaultCutoffs: (config) => config.percentiles,
+    async score(config, ctx) {
+        const { csv, traces, gold } = ctx.inputs;
+        const inputs = csv ?? traces ?? [];
+        if (csv && traces) {
+            throw new InputError({ file: inputs[0] }, `suite "${ctx.suite}": both csv and traces are given (one by --input); expected one of them`);
+        }
+        if (csv && gold) {
+            throw new InputError({ file: gold[0] }, `suite "${ctx.suite}": gold is given (by --input) with csv, which has no answers to score; expected traces with gold`);
+        }
+        const warnings = [];
+        const counts = {};
+        let samples;
+        let configurations;
+        if (csv) {
+            samples = await loadCsv(csv);
+            configurations = [...new Set(samples.map((s) => s.configuration))].sort(files_compareCodeUnits);
+        }
+        else {
+            const loaded = await loadTraceLatencies(inputs, ctx.relative);
+            samples = loaded.samples;
+            configurations = inputs.map(ctx.relative);
+            counts.untimed_lines = loaded.untimed;
+            if (loaded.untimed > 0) {
+                warnings.push(`${loaded.untimed} of ${loaded.lines} trace lines have no latency_ms and are left out of the latency figures`);
+            }
+        }
+        const scope = config.configuration;
+        // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
+        if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
+            throw new InputError({ file: inputs[0] }, `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`);
+        }
+        const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
+        const offenders = [];
+        if (configurations.length > 1) {
+            const accuracy = traces && gold ? await scoreConfigurations(traces, gold, config, ctx.relative) : undefined;
+            if (accuracy) {
+                counts.unknown_qids = accuracy.unknown.size;
+                if (accuracy.unknown.size > 0) {
+                    const ids = [...accuracy.unknown].sort(files_compareCodeUnits);
+                    warnings.push(`${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold not scored for accuracy: ${latency_listed(ids)}`);
+                }
+            }
+            const points = configurationPoints(samples, configurations, accuracy?.byConfiguration);
+            if (accuracy)
+                counts.pareto = points.filter((p) => p.pareto).length;
+            offenders.push(...points.map((p) => pointOffender(p, accuracy !== undefined)));
+        }
+        const hasStages = csv !== undefined;
+        offenders.push(...slowRequests(scoped).map((s) => slowOffender(s, configurations.length > 1, hasStages, ctx.relative)));
+        return {
+            metrics: latencyMetrics(scoped, ctx.metrics, hasStages),
+            counts: {
+                samples: samples.length,
+                requests: scoped.length,
+                configurations: configurations.length,
+                ...counts,
+            },
+            offenders,
+            warnings,
+        };
+    },
+};
+/** Scores each trace file as its own configuration with the grounded-qa definitions. */
+async function scoreConfigurations(traces, goldFiles, config, relative) {
+    const gold = await loadGold(goldFiles);
+    const qids = new Set(gold.map((g) => g.qid));
+    const rules = scuRules(config.scu);
+    const options = {
+        refusalToken: config.refusal_token,
+        scuRules: rules ? compileRules(rules) : null,
+        cutoffs: [],
+    };
+    const byConfiguration = new Map();
+    const unknown = new Set();
+    for (const file of traces) {
+        const loaded = await loadRuns([file], qids);
+        for (const qid of loaded.unknown.keys())
+            unknown.add(qid);
+        const { metrics: m } = scoreGroundedQa(gold, loaded.runs, options);
+        byConfiguration.set(relative(file), {
+            precision: m.precision.value,
+            chr: m.chr.value,
+            coverage: m.coverage.value,
+        });
+    }
+    return { byConfiguration, unknown };
+}
+function pointOffender(p, withAccuracy) {
+    const fields = {
+        requests: p.requests,
+        p50_ms: p.p50 ?? null,
+        p95_ms: p.p95 ?? null,
+        p99_ms: p.p99 ?? null,
+        tail_amplification: p.tailAmplification,
+    };
+    if (withAccuracy) {
+        fields.precision = p.accuracy?.precision ?? null;
+        fields.chr = p.accuracy?.chr ?? null;
+        fields.coverage = p.accuracy?.coverage ?? null;
+        fields.dominated_by = p.dominatedBy ?? null;
+    }
+    return {
+        // An empty knobs cell is a configuration too; an empty id would vanish in tables.
+        id: p.name === '' ? '(no knobs)' : p.name,
+        labels: [p.pareto === null ? 'configuration' : p.pareto ? 'pareto' : 'dominated'],
+        fields,
+    };
+}
+function slowOffender(s, showConfiguration, hasStages, relative) {
+    const fields = {};
+    if (showConfiguration)
+        fields.configuration = s.configuration;
+    fields.e2e_ms = s.e2eMs;
+    if (hasStages) {
+        for (const stage of STAGES)
+            fields[`${stage}_ms`] = s.stageMs[stage] ?? null;
+        fields.slowest_stage = slowestStage(s) ?? null;
+    }
+    fields.row = `${relative(s.source.file)}:${s.source.line}`;
+    return { id: s.qid, labels: ['above_p95'], fields };
+}
+function latency_listed(ids) {
+    return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
 }
 //# sourceMappingURL=index.js.map
 // EXTERNAL MODULE: ./node_modules/fastest-levenshtein/mod.js
@@ -57772,13 +58645,13 @@ const ranking = {
         if (result.runOnly.size > 0) {
             const ids = [...result.runOnly.keys()].sort(compareUtf8);
             const lines = [...result.runOnly.values()].reduce((a, b) => a + b, 0);
-            warnings.push(`${plural(ids.length, 'run qid')} not in qrels (${plural(lines, 'line')}) not scored: ${listed(ids)}`);
+            warnings.push(`${plural(ids.length, 'run qid')} not in qrels (${plural(lines, 'line')}) not scored: ${ranking_listed(ids)}`);
         }
         if (result.skipped.length > 0) {
-            warnings.push(`${result.skipped.length} of ${result.qrelsQueries} qrels queries are not in the run and were skipped (complete: true scores them 0): ${listed(result.skipped)}`);
+            warnings.push(`${result.skipped.length} of ${result.qrelsQueries} qrels queries are not in the run and were skipped (complete: true scores them 0): ${ranking_listed(result.skipped)}`);
         }
         if (result.zeroed.length > 0) {
-            warnings.push(`${result.zeroed.length} of ${result.qrelsQueries} qrels queries are not in the run and score 0 (complete: true): ${listed(result.zeroed)}`);
+            warnings.push(`${result.zeroed.length} of ${result.qrelsQueries} qrels queries are not in the run and score 0 (complete: true): ${ranking_listed(result.zeroed)}`);
         }
         // The offender measure first, then each gated one: what a reviewer compares against the gates.
         const shown = [...new Set([offenderIndex, ...Object.keys(config.gates).map(indexIn(measures))])];
@@ -57835,17 +58708,439 @@ function ranking_toOffender(q, shown, measures, relative) {
 function plural(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
-function listed(ids) {
+function ranking_listed(ids) {
+    return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./lib/suites/stability/contract.js
+
+/**
+ * One run of a question under a seed and a prompt jitter (seed 004, semantic stability §3). Extra keys are
+ * allowed and ignored; `seed` and `jitter` only name the run.
+ */
+const runLineSchema = looseObject({
+    qid: schemas_string().min(1, 'expected a non-empty qid'),
+    run_id: schemas_string().min(1, 'expected a non-empty run_id').optional(),
+    seed: union([schemas_number(), schemas_string()]).optional(),
+    jitter: schemas_string().optional(),
+    answer_json: looseObject({
+        claim: schemas_string(),
+        citations: array(schemas_string()),
+        constraints_echo: array(schemas_string()).optional(),
+    }),
+    retrieved_ids: array(schemas_string()),
+});
+/**
+ * The per-question checks, most severe first (offenders sort by it), with the seed reference scorer's
+ * short names: acr, cghc, css, ned50, rcr, scu_cons.
+ */
+const CHECKS = [
+    'refusal_consistency',
+    'constraint_echo_consistency',
+    'containment_rate',
+    'citation_hit_rate',
+    'citation_stability',
+    'claim_edit_distance_median',
+];
+/** The seed reference scorer's gates (and 1 for scu_cons, which it requires when constraints exist). */
+const DEFAULT_THRESHOLDS = {
+    refusal_consistency: 0.98,
+    constraint_echo_consistency: 1,
+    containment_rate: 0.95,
+    citation_hit_rate: 0.95,
+    citation_stability: 0.7,
+    claim_edit_distance_median: 0.2,
+};
+//# sourceMappingURL=contract.js.map
+;// CONCATENATED MODULE: ./lib/suites/stability/load.js
+
+
+
+/**
+ * Streams the run lines of gold questions. A run_id names a run: a later line with the same qid and
+ * run_id replaces the earlier one, because the seed's runner appends, and a repeated sweep must not count
+ * twice. Lines without run_id are all distinct runs.
+ */
+async function loadStabilityRuns(files, goldQids) {
+    const runs = new Map();
+    const byRunId = new Map();
+    const unknown = new Map();
+    let lines = 0;
+    let superseded = 0;
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            lines++;
+            const r = validateLine(runLineSchema, value, file, line, 'a stability run {qid, run_id?, answer_json: {claim, citations}, retrieved_ids}');
+            if (!goldQids.has(r.qid)) {
+                unknown.set(r.qid, (unknown.get(r.qid) ?? 0) + 1);
+                continue;
+            }
+            const run = {
+                qid: r.qid,
+                runId: r.run_id,
+                claim: r.answer_json.claim,
+                citations: r.answer_json.citations,
+                constraintsEcho: r.answer_json.constraints_echo,
+                retrieved: r.retrieved_ids,
+                source: { file, line },
+            };
+            let list = runs.get(r.qid);
+            if (!list)
+                runs.set(r.qid, (list = []));
+            if (r.run_id === undefined) {
+                list.push(run);
+                continue;
+            }
+            let ids = byRunId.get(r.qid);
+            if (!ids)
+                byRunId.set(r.qid, (ids = new Map()));
+            const at = ids.get(r.run_id);
+            if (at === undefined) {
+                ids.set(r.run_id, list.push(run) - 1);
+            }
+            else {
+                list[at] = run;
+                superseded++;
+            }
+        }
+    }
+    return { runs, lines, superseded, unknown };
+}
+//# sourceMappingURL=load.js.map
+;// CONCATENATED MODULE: ./lib/metrics/edit-distance.js
+
+/**
+ * Levenshtein distance over the longer length: 0 for equal strings, 1 for strings with nothing in common
+ * (max(|a|, |b|, 1), as the seed defines it, so two empty strings are at distance 0). Lengths and edits
+ * count UTF-16 code units.
+ */
+function normalizedEditDistance(a, b) {
+    return (0,mod/* distance */.Io)(a, b) / Math.max(a.length, b.length, 1);
+}
+//# sourceMappingURL=edit-distance.js.map
+;// CONCATENATED MODULE: ./lib/metrics/set-overlap.js
+/**
+ * |∩ sets| / |∪ sets| over any number of sets (at least one): 1 when they are all equal, 0 when nothing is
+ * common to all of them. Sets that are all empty are equal, so their overlap is 1.
+ */
+function intersectionOverUnion(sets) {
+    if (sets.length === 0)
+        throw new RangeError('intersectionOverUnion: expected at least one set');
+    const union = new Set();
+    for (const s of sets)
+        for (const id of s)
+            union.add(id);
+    if (union.size === 0)
+        return 1;
+    let common = new Set(sets[0]);
+    for (const s of sets.slice(1)) {
+        const next = new Set(s);
+        common = new Set([...common].filter((id) => next.has(id)));
+    }
+    return common.size / union.size;
+}
+//# sourceMappingURL=set-overlap.js.map
+;// CONCATENATED MODULE: ./lib/suites/stability/score.js
+
+
+
+
+
+
+
+
+const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+/**
+ * The seed reference's canon(): lowercase, trim, drop ASCII punctuation, collapse whitespace runs to one
+ * space (in that order, so a space left where punctuation ended a claim stays).
+ */
+function canonicalClaim(claim) {
+    return claim.toLowerCase().trim().replace(ASCII_PUNCTUATION, '').replace(/\s+/g, ' ');
+}
+/** H as in grounded-qa: cites some gold id, and cites only retrieved ids. */
+function citationHit(run, goldCitations) {
+    const retrieved = new Set(run.retrieved);
+    return run.citations.some((c) => goldCitations.has(c)) && run.citations.every((c) => retrieved.has(c));
+}
+/** Median normalized edit distance over every pair of shipped claims; undefined with fewer than two. */
+function medianPairwiseDistance(claims) {
+    const distances = [];
+    for (let i = 0; i < claims.length; i++) {
+        for (let j = i + 1; j < claims.length; j++)
+            distances.push(normalizedEditDistance(claims[i], claims[j]));
+    }
+    return percentile(sortedSamples(distances), 50);
+}
+function scoreQuestion(gold, runs, options) {
+    const n = runs.length;
+    if (n === 0) {
+        const values = Object.fromEntries(CHECKS.map((c) => [c, null]));
+        return { gold, runs, values, labels: ['missing_runs'] };
+    }
+    const refused = runs.filter((r) => isRefusal(r.claim, options.refusalToken)).length;
+    const goldCitations = new Set(gold.citations);
+    // As in the reference, an empty claim is not a claim to compare.
+    const shipped = runs
+        .filter((r) => r.claim !== '' && !isRefusal(r.claim, options.refusalToken))
+        .map((r) => canonicalClaim(r.claim));
+    const values = {
+        refusal_consistency: Math.max(refused, n - refused) / n,
+        constraint_echo_consistency: gold.constraints.length === 0
+            ? null
+            : runs.every((r) => echoMatches(r.constraintsEcho, gold.constraints))
+                ? 1
+                : 0,
+        containment_rate: gold.answerable
+            ? runs.filter((r) => containsClaim(r.claim, gold.claimSubstrings)).length / n
+            : null,
+        citation_hit_rate: gold.answerable ? runs.filter((r) => citationHit(r, goldCitations)).length / n : null,
+        citation_stability: intersectionOverUnion(runs.map((r) => r.citations)),
+        claim_edit_distance_median: medianPairwiseDistance(shipped) ?? null,
+    };
+    const t = options.thresholds;
+    const failed = (check) => {
+        const v = values[check];
+        if (v === null)
+            return false;
+        return check === 'claim_edit_distance_median' ? v > t[check] : v < t[check];
+    };
+    // The seed's split: answerable questions must keep claim, citations and echo; unanswerable ones the refusal.
+    const applies = gold.answerable
+        ? [
+            'constraint_echo_consistency',
+            'containment_rate',
+            'citation_hit_rate',
+            'citation_stability',
+            'claim_edit_distance_median',
+        ]
+        : ['refusal_consistency'];
+    const labels = CHECKS.filter((c) => applies.includes(c) && failed(c));
+    if (n < options.minRuns)
+        labels.push('too_few_runs');
+    return { gold, runs, values, labels };
+}
+const MEAN_EMPTY = {
+    refusal_consistency: 'no question has runs',
+    constraint_echo_consistency: 'no question with gold constraints has runs',
+    containment_rate: 'no answerable question has runs',
+    citation_hit_rate: 'no answerable question has runs',
+    citation_stability: 'no question has runs',
+    claim_edit_distance_median: 'no question has two shipped claims to compare',
+};
+/**
+ * Scores every gold question over its runs. A question with runs is stable when no threshold that applies
+ * to it fails and it has at least `minRuns` runs; the suite's figures are over questions with runs.
+ */
+function scoreStability(gold, runs, options) {
+    const questions = gold.map((g) => scoreQuestion(g, runs.get(g.qid) ?? [], options));
+    const scored = questions.filter((q) => q.runs.length > 0);
+    const stable = scored.filter((q) => q.labels.length === 0).length;
+    const metrics = {
+        stable_rate: proportion(stable, scored.length, 'no gold question has runs'),
+        unstable_questions: scored.length === 0 ? notComputable('no gold question has runs') : count(scored.length - stable),
+    };
+    for (const check of CHECKS) {
+        const values = scored.flatMap((q) => (q.values[check] === null ? [] : [q.values[check]]));
+        metrics[check] =
+            values.length === 0
+                ? notComputable(MEAN_EMPTY[check])
+                : { value: values.reduce((a, b) => a + b, 0) / values.length };
+    }
+    metrics.coverage = proportion(scored.length, gold.length, 'gold set is empty');
+    const answerable = scored.filter((q) => q.gold.answerable).length;
+    return {
+        metrics,
+        questions,
+        counts: {
+            gold: gold.length,
+            answerable,
+            unanswerable: scored.length - answerable,
+            stable,
+            unstable: scored.length - stable,
+            missing: gold.length - scored.length,
+        },
+    };
+}
+const SEVERITY = [...CHECKS, 'too_few_runs', 'missing_runs'];
+/** Unstable and missing questions, by their most severe label, then qid. */
+function unstableQuestions(questions) {
+    return questions
+        .filter((q) => q.labels.length > 0)
+        .sort((a, b) => SEVERITY.indexOf(a.labels[0]) - SEVERITY.indexOf(b.labels[0]) ||
+        files_compareCodeUnits(a.gold.qid, b.gold.qid));
+}
+/** Distinct values with how many runs gave each, most frequent first: the differences side by side. */
+function tally(values, limit = 10) {
+    const counts = new Map();
+    for (const v of values)
+        counts.set(v, (counts.get(v) ?? 0) + 1);
+    const rows = [...counts].sort((a, b) => b[1] - a[1] || files_compareCodeUnits(a[0], b[0]));
+    const shown = rows.slice(0, limit).map(([v, c]) => `${c}× ${v}`);
+    if (rows.length > limit)
+        shown.push(`… ${rows.length - limit} more`);
+    return shown;
+}
+//# sourceMappingURL=score.js.map
+;// CONCATENATED MODULE: ./lib/suites/stability/index.js
+
+
+
+
+
+
+
+
+const MEANS = {
+    refusal_consistency: {
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Mean over questions of the share of runs in the majority class, refused or answered (rcr)',
+    },
+    constraint_echo_consistency: {
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Mean over questions with constraints of 1 when every run echoes them exactly, else 0 (scu_cons)',
+    },
+    containment_rate: {
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Mean over answerable questions of the share of runs whose claim contains a gold substring (acr)',
+    },
+    citation_hit_rate: {
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Mean over answerable questions of the share of runs citing a gold id, all cited ids retrieved (cghc)',
+    },
+    citation_stability: {
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Mean over questions of |∩ citation sets| / |∪ citation sets| across runs (css)',
+    },
+    claim_edit_distance_median: {
+        direction: 'lower',
+        unit: 'ratio',
+        description: 'Mean over questions of the median normalized edit distance between pairs of claims (ned50)',
+    },
+};
+const stability_metrics = [
+    {
+        name: 'stable_rate',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Questions that pass every per-question threshold, over questions with runs',
+    },
+    {
+        name: 'unstable_questions',
+        direction: 'lower',
+        unit: 'count',
+        description: 'Questions with runs that fail a per-question threshold or have too few runs',
+    },
+    ...CHECKS.map((name) => ({ name, ...MEANS[name] })),
+    {
+        name: 'coverage',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Gold questions with at least one run, over all gold questions',
+    },
+];
+const share = schemas_number().min(0).max(1);
+const stability_configSchema = strictObject({
+    kind: literal('stability'),
+    gold: schemas_string().min(1),
+    runs: schemas_string().min(1),
+    lock: schemas_string().min(1).optional(),
+    refusal_token: grounded_qa_configSchema.shape.refusal_token,
+    min_runs: schemas_int().min(1).max(1_000_000).default(2),
+    thresholds: strictObject({
+        refusal_consistency: share.default(DEFAULT_THRESHOLDS.refusal_consistency),
+        constraint_echo_consistency: share.default(DEFAULT_THRESHOLDS.constraint_echo_consistency),
+        containment_rate: share.default(DEFAULT_THRESHOLDS.containment_rate),
+        citation_hit_rate: share.default(DEFAULT_THRESHOLDS.citation_hit_rate),
+        citation_stability: share.default(DEFAULT_THRESHOLDS.citation_stability),
+        claim_edit_distance_median: share.default(DEFAULT_THRESHOLDS.claim_edit_distance_median),
+    })
+        .default(DEFAULT_THRESHOLDS),
+    gates: gatesSchema.default({}),
+});
+const stability = {
+    kind: 'stability',
+    description: 'Semantic stability across seeds and prompt jitters: claims, citations, refusals, constraint echo',
+    configSchema: stability_configSchema,
+    inputKeys: ['gold', 'runs'],
+    goldKey: 'gold',
+    metrics: stability_metrics,
+    offenderColumns: ['runs', 'claims', 'citation_sets'],
+    defaultCutoffs: () => [],
+    async score(config, ctx) {
+        const gold = await loadGold(ctx.inputs.gold);
+        const loaded = await loadStabilityRuns(ctx.inputs.runs, new Set(gold.map((g) => g.qid)));
+        const scored = scoreStability(gold, loaded.runs, {
+            refusalToken: config.refusal_token,
+            thresholds: config.thresholds,
+            minRuns: config.min_runs,
+        });
+        const warnings = [];
+        if (loaded.unknown.size > 0) {
+            const ids = [...loaded.unknown.keys()].sort(files_compareCodeUnits);
+            const lines = [...loaded.unknown.values()].reduce((a, b) => a + b, 0);
+            warnings.push(`${ids.length} run qid${ids.length === 1 ? '' : 's'} not in gold (${lines} line${lines === 1 ? '' : 's'}) not scored: ${stability_listed(ids)}`);
+        }
+        if (scored.counts.missing > 0) {
+            warnings.push(`${scored.counts.missing} of ${scored.counts.gold} gold questions have no runs`);
+        }
+        return {
+            metrics: scored.metrics,
+            counts: {
+                ...scored.counts,
+                run_lines: loaded.lines,
+                superseded_runs: loaded.superseded,
+                unknown_qids: loaded.unknown.size,
+            },
+            offenders: unstableQuestions(scored.questions).map((q) => stability_toOffender(q, ctx.relative)),
+            warnings,
+            items: scored.questions.map((q) => ({ id: q.gold.qid, pass: q.labels.length === 0 })),
+        };
+    },
+};
+function stability_toOffender(q, relative) {
+    const fields = { question: q.gold.question, runs: q.runs.length };
+    for (const check of CHECKS)
+        fields[check] = q.values[check];
+    if (q.runs.length > 0) {
+        fields.claims = tally(q.runs.map((r) => r.claim));
+        fields.citation_sets = tally(q.runs.map((r) => `[${r.citations.join(', ')}]`));
+    }
+    if (q.labels.includes('containment_rate'))
+        fields.gold_claim_substr = q.gold.claimSubstrings;
+    if (q.labels.includes('citation_hit_rate') || q.labels.includes('citation_stability')) {
+        fields.gold_citations = q.gold.citations;
+    }
+    if (q.labels.includes('constraint_echo_consistency'))
+        fields.constraints = q.gold.constraints;
+    return {
+        id: q.gold.qid,
+        labels: q.labels,
+        fields,
+        source: { file: relative(q.gold.source.file), line: q.gold.source.line },
+    };
+}
+function stability_listed(ids) {
     return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
 }
 //# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./lib/suites/registry.js
 
 
+
+
+
 /** Every suite kind groundgate knows. Adding a kind = a folder under suites/ and a line here. */
 const SUITE_KINDS = [
     groundedQa,
     ranking,
+    latency,
+    consistency,
+    stability,
 ];
 function suiteKind(name) {
     return SUITE_KINDS.find((k) => k.kind === name);
