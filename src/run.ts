@@ -4,7 +4,7 @@ import { didYouMean } from './config/suggest.js';
 import { compareItems, withBaseline } from './baseline/compare.js';
 import { loadBaseline } from './baseline/load.js';
 import { UsageError } from './errors.js';
-import type { GoldDigest } from './gold/digest.js';
+import { digestGold, type GoldDigest } from './gold/digest.js';
 import { goldStatus, lockPathFor } from './gold/status.js';
 import { compareCodeUnits, resolveInput } from './io/files.js';
 import { evaluateGate } from './gates/evaluate.js';
@@ -62,15 +62,16 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     const inputs = await suiteInputs(suite, config, options.inputs ?? []);
     const metrics = metricsToCompute(suite);
     const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
+    const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
     const gold = goldFiles
       ? await goldStatus(
+          result.goldDigest ?? (await digestGold(goldFiles)),
           goldFiles,
           lockPathFor(suite.config, config.dir, goldFiles),
           relative,
           options.release ?? false,
         )
       : undefined;
-    const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
 
     const baseSuite = baseReport?.suites[suite.name];
     const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
@@ -106,10 +107,16 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
     // Items that passed on the baseline and fail now lead the offenders: they are what this change broke.
     const regressed = new Set(comparison?.regressed);
-    const offenders = result.offenders
-      .map(offenderJson)
+    const ordered = [...result.offenders].sort(
+      (a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)),
+    );
+    // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
+    const shown = ordered.slice(0, config.reportOffenders);
+    const missing = shown.filter((o) => !o.fields).map((o) => o.id);
+    const described = missing.length && result.describe ? await result.describe(missing) : new Map();
+    const offenders = shown
+      .map((o) => offenderJson(o, o.fields ?? described.get(o.id) ?? {}))
       .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
-    offenders.sort((a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)));
 
     suites[suite.name] = {
       kind: suite.kind.kind,
@@ -118,7 +125,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       metrics: values,
       counts: result.counts,
       ...(comparison ? { comparison } : {}),
-      offenders_total: offenders.length,
+      offenders_total: ordered.length,
       offenders,
       warnings: result.warnings,
       ...(items ? { items } : {}),
@@ -227,8 +234,8 @@ function itemMap(
   return out;
 }
 
-function offenderJson(o: Offender): OffenderJson {
-  return { id: o.id, labels: o.labels, ...o.fields, ...(o.source ? { source: o.source } : {}) };
+function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): OffenderJson {
+  return { id: o.id, labels: o.labels, ...fields, ...(o.source ? { source: o.source } : {}) };
 }
 
 function toPosix(p: string): string {

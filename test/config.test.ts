@@ -69,7 +69,7 @@ describe('gates.yaml loader', () => {
 
   it('rejects an unknown top-level key and an unknown kind', () => {
     expect(error(`version: 1\noffender: 3\nsuites: {}\n`)).toBe(
-      'gates.yaml:2:1: unknown key "offender"; did you mean "offenders"?; expected one of version, offenders, suites',
+      'gates.yaml:2:1: unknown key "offender"; did you mean "offenders"?; expected one of version, offenders, report_offenders, suites',
     );
     expect(error(`version: 1\nsuites:\n  qa:\n    kind: grounded_qa\n`)).toBe(
       `gates.yaml:4:11: suite "qa": unknown kind "grounded_qa"; did you mean "grounded-qa"?; expected one of ${SUITE_KINDS.map((k) => k.kind).join(', ')}`,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
+import { asTraceLine, traceLineSchema } from '../src/suites/grounded-qa/contract.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -101,6 +102,26 @@ describe('loader fuzzing (seeded)', () => {
     // Both paths are exercised: the mutations are neither all harmless nor all fatal.
     expect(outcomes.ok).toBeGreaterThan(20);
     expect(outcomes['input-error']).toBeGreaterThan(150);
+  });
+
+  it('accepts a trace line by hand exactly when the zod contract does', () => {
+    const rnd = seeded(99);
+    let accepted = 0;
+    for (let i = 0; i < 3000; i++) {
+      let value: unknown;
+      try {
+        value = JSON.parse(mutate(TRACES[i % TRACES.length]!, rnd));
+      } catch {
+        continue;
+      }
+      const fast = asTraceLine(value) !== undefined;
+      expect([fast, JSON.stringify(value)]).toEqual([
+        traceLineSchema.safeParse(value).success,
+        JSON.stringify(value),
+      ]);
+      if (fast) accepted++;
+    }
+    expect(accepted).toBeGreaterThan(300);
   });
 
   it('turns every mutated gates.yaml into a result or a one-line InputError', async () => {

@@ -1,7 +1,34 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { loadGold, loadRuns } from '../src/suites/grounded-qa/load.js';
+import { readRecord } from '../src/io/jsonl.js';
+import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
+import { judgeRuns, loadGold } from '../src/suites/grounded-qa/load.js';
+
+const options = { refusalToken: 'not in context', scuRules: null, cutoffs: [5] };
+const goldFor = (qids: string[]) =>
+  new Map<string, GoldItem>(
+    qids.map((qid) => [
+      qid,
+      {
+        qid,
+        answerable: false,
+        claimSubstrings: [],
+        citations: [],
+        constraints: [],
+        source: { file: 'g', line: 1, offset: 0, length: 0 },
+      },
+    ]),
+  );
+
+/** The claim of each qid's winning run, read back through the line reference the loader kept. */
+async function winningClaims(files: string[], qids: string[]) {
+  const loaded = await judgeRuns(files, goldFor(qids), options);
+  const claims: Record<string, string> = {};
+  for (const [qid, w] of loaded.winners)
+    claims[qid] = ((await readRecord(w.ref)) as { answer_json: { claim: string } }).answer_json.claim;
+  return { loaded, claims };
+}
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 const g = (qid: string, extra: object = {}) => ({
@@ -69,27 +96,36 @@ describe('loadGold', () => {
   });
 
   it('keeps unanswerable items without substrings and extra keys', async () => {
-    const dir = tmpTree({
-      'gold.jsonl': jsonl([
-        { qid: 'U', question: 'q', answerable: false, gold_claim_substr: [], gold_citations: [], owner: 'x' },
-      ]),
-    });
-    const items = await loadGold([path.join(dir, 'gold.jsonl')]);
+    const row = {
+      qid: 'U',
+      question: 'q',
+      answerable: false,
+      gold_claim_substr: [],
+      gold_citations: [],
+      owner: 'x',
+    };
+    const dir = tmpTree({ 'gold.jsonl': jsonl([row]) });
+    const { items, digest } = await loadGold([path.join(dir, 'gold.jsonl')]);
+    expect(digest.items.size).toBe(1);
     expect(items).toEqual([
       {
         qid: 'U',
-        question: 'q',
         answerable: false,
         claimSubstrings: [],
         citations: [],
         constraints: [],
-        source: { file: path.join(dir, 'gold.jsonl'), line: 1 },
+        source: {
+          file: path.join(dir, 'gold.jsonl'),
+          line: 1,
+          offset: 0,
+          length: JSON.stringify(row).length,
+        },
       },
     ]);
   });
 });
 
-describe('loadRuns: the last run wins', () => {
+describe('judgeRuns: the last run wins', () => {
   it('takes the greatest ts, then the later line; a run without ts is older than any with one', async () => {
     const dir = tmpTree({
       'a.jsonl': jsonl([
@@ -110,8 +146,10 @@ describe('loadRuns: the last run wins', () => {
         t('Q', 'unknown again'),
       ]),
     });
-    const loaded = await loadRuns([path.join(dir, 'a.jsonl')], new Set(['X', 'Y', 'Z', 'W', 'V', 'N']));
-    const claims = Object.fromEntries([...loaded.runs].map(([qid, r]) => [qid, r.claim]));
+    const { loaded, claims } = await winningClaims(
+      [path.join(dir, 'a.jsonl')],
+      ['X', 'Y', 'Z', 'W', 'V', 'N'],
+    );
     expect(claims).toEqual({
       X: 'x-ts5',
       Y: 'y-second',
@@ -131,9 +169,8 @@ describe('loadRuns: the last run wins', () => {
       'shard-2.jsonl': jsonl([t('X', 'two', { ts: 8 }), t('Y', 'two', { ts: 1 })]),
     });
     const files = ['shard-1.jsonl', 'shard-2.jsonl'].map((f) => path.join(dir, f));
-    const loaded = await loadRuns(files, new Set(['X', 'Y']));
-    expect(loaded.runs.get('X')!.claim).toBe('one');
-    expect(loaded.runs.get('Y')!.claim).toBe('two');
+    const { claims } = await winningClaims(files, ['X', 'Y']);
+    expect(claims).toEqual({ X: 'one', Y: 'two' });
   });
 
   it('names the line of a bad trace', async () => {
@@ -144,10 +181,10 @@ describe('loadRuns: the last run wins', () => {
       ]),
       'b.jsonl': jsonl([t('X', 'ok', { ts: 'yesterday' })]),
     });
-    await expect(loadRuns([path.join(dir, 'a.jsonl')], new Set(['X']))).rejects.toThrow(
+    await expect(judgeRuns([path.join(dir, 'a.jsonl')], goldFor(['X']), options)).rejects.toThrow(
       /a\.jsonl:2: field "retrieved_ids": expected array, received string/,
     );
-    await expect(loadRuns([path.join(dir, 'b.jsonl')], new Set(['X']))).rejects.toThrow(
+    await expect(judgeRuns([path.join(dir, 'b.jsonl')], goldFor(['X']), options)).rejects.toThrow(
       /b\.jsonl:1: field "ts": "yesterday" is not a date; expected epoch seconds or an ISO-8601 string/,
     );
   });

@@ -18,12 +18,11 @@ function gold(
 ): GoldItem {
   return {
     qid,
-    question: `q ${qid}`,
     answerable,
     claimSubstrings: substr,
     citations: cites,
     constraints,
-    source: { file: 'g', line: ++line },
+    source: { file: 'g', line: ++line, offset: 0, length: 0 },
   };
 }
 function run(
@@ -33,7 +32,7 @@ function run(
   retrieved: string[],
   echo?: string[],
 ): TraceRun {
-  return { qid, claim, citations, retrieved, constraintsEcho: echo, source: { file: 't', line: ++line } };
+  return { qid, claim, citations, retrieved, constraintsEcho: echo };
 }
 const off: ScoreOptions = { refusalToken: 'not in context', scuRules: null, cutoffs: [1, 5] };
 const on: ScoreOptions = { ...off, scuRules: compileRules(DEFAULT_SCU_RULES) };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl, type JsonlRecord } from '../src/io/jsonl.js';
+import { readJsonl, readLineBatches, readRecord, type JsonlRecord } from '../src/io/jsonl.js';
 import { tmpTree } from './helpers/tmp.js';
 
 async function read(content: string | Buffer, maxLineBytes?: number): Promise<JsonlRecord[]> {
@@ -45,5 +45,23 @@ describe('readJsonl', () => {
   it('names a missing file', async () => {
     const gen = readJsonl('/nonexistent/groundgate/x.jsonl');
     await expect(gen.next()).rejects.toThrow(/x\.jsonl: file not found/);
+  });
+
+  it('keeps byte offsets that read a line back, across a BOM, CRLF, multi-byte text and chunk boundaries', async () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'o.jsonl');
+    const big = 'é'.repeat(600_000); // 1.2 MB: the next line starts in a later read chunk
+    (await import('node:fs')).writeFileSync(file, `\ufeff{"a":1}\r\n{"s":"${big}"}\n\n{"b":"ü"}`);
+    const lines = [];
+    for await (const batch of readLineBatches(file)) lines.push(...batch);
+    expect(lines.map((l) => [l.line, l.offset, l.length])).toEqual([
+      [1, 0, 10],
+      [2, 12, 1_200_008],
+      [3, 1_200_021, 0],
+      [4, 1_200_022, 10],
+    ]);
+    expect(await readRecord({ file, ...lines[0]! })).toEqual({ a: 1 });
+    expect(((await readRecord({ file, ...lines[1]! })) as { s: string }).s).toHaveLength(600_000);
+    expect(await readRecord({ file, ...lines[3]! })).toEqual({ b: 'ü' });
   });
 });

@@ -23,7 +23,7 @@ describe('gold locks', () => {
     // The copy carries the committed lock, which must already match the committed gold.
     expect(runCli(['freeze'], dir, env)).toMatchObject({
       status: 0,
-      stdout: 'qa: wrote gold/qa.gold.lock.json (47 items, sha256:adfe42d57c42); unchanged\n',
+      stdout: 'qa: wrote gold/qa.gold.lock.json (47 items, sha256:0aa1d6ccfc3b); unchanged\n',
     });
     expect(JSON.parse(readFileSync(path.join(dir, 'gold/qa.gold.lock.json'), 'utf8'))).toMatchObject({
       frozen: '2026-01-01',

@@ -71,12 +71,11 @@ let line = 0;
 function gold(qid: string, answerable: boolean, constraints: string[] = []): GoldItem {
   return {
     qid,
-    question: `q ${qid}`,
     answerable,
     claimSubstrings: answerable ? ['rejects null keys'] : [],
     citations: answerable ? ['p1'] : [],
     constraints,
-    source: { file: 'gold.jsonl', line: ++line },
+    source: { file: 'gold.jsonl', line: ++line, offset: 0, length: 0 },
   };
 }
 function runOf(

@@ -9,12 +9,14 @@ import type { LoadedSuite } from '../suites/types.js';
 import { didYouMean } from './suggest.js';
 
 export const DEFAULT_OFFENDERS = 10;
+export const DEFAULT_REPORT_OFFENDERS = 1000;
 
 const SUITE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
 const topLevelSchema = z.strictObject({
   version: z.literal(1, { error: 'expected version: 1' }),
   offenders: z.int().min(0).max(10_000).optional(),
+  report_offenders: z.int().min(0).optional(),
   suites: z.record(
     z
       .string()
@@ -27,6 +29,8 @@ export interface LoadedConfig {
   file: string;
   dir: string;
   offenders: number;
+  /** How many offenders per suite report.json lists in full (the renderers show `offenders` of them). */
+  reportOffenders: number;
   suites: LoadedSuite[];
 }
 
@@ -115,7 +119,13 @@ export function parseConfig(source: string, file: string): LoadedConfig {
   }
   if (suites.length === 0)
     throw new InputError(locate(['suites']), 'expected at least one suite under suites:');
-  return { file: path.resolve(file), dir, offenders: top.data.offenders ?? DEFAULT_OFFENDERS, suites };
+  return {
+    file: path.resolve(file),
+    dir,
+    offenders: top.data.offenders ?? DEFAULT_OFFENDERS,
+    reportOffenders: top.data.report_offenders ?? DEFAULT_REPORT_OFFENDERS,
+    suites,
+  };
 }
 
 function kindList(): string {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InputError } from '../errors.js';
+import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { readJsonl } from '../io/jsonl.js';
 import { canonicalJson } from './canonical.js';
@@ -8,7 +8,10 @@ import { canonicalJson } from './canonical.js';
 export const ID_FIELDS = ['qid', 'id', 'instance_id', 'query_id'] as const;
 
 export interface GoldDigest {
-  /** sha256 of every item's canonical line, items sorted by id: line order does not matter. */
+  /**
+   * sha256 over "id<TAB>item sha256<LF>" for every item, sorted by id (a one-level Merkle list): line and
+   * key order do not matter, any changed value does, and no item text has to be kept to compute it.
+   */
   sha256: string;
   /** Per-item sha256 of its canonical JSON, so a change can be named. */
   items: Map<string, string>;
@@ -18,25 +21,37 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** Digests a JSONL gold set (one or more files), streaming; items need a unique id. */
+/** Accumulates item digests as a loader reads the gold set, so the set is read once. */
+export class GoldDigester {
+  private readonly items = new Map<string, string>();
+
+  /** Adds one parsed gold line; `id` is the loader's own id for it (checked unique by the loader). */
+  add(id: string, value: unknown): void {
+    this.items.set(id, sha256(canonicalJson(value)));
+  }
+
+  finish(): GoldDigest {
+    const hash = createHash('sha256');
+    for (const id of [...this.items.keys()].sort(compareCodeUnits)) hash.update(`${id}\t${this.items.get(id)}\n`);
+    return { sha256: hash.digest('hex'), items: this.items };
+  }
+}
+
+/** Digests any JSONL gold set with ids (for kinds whose loader does not digest as it reads). */
 export async function digestGold(files: readonly string[]): Promise<GoldDigest> {
-  const items = new Map<string, string>();
-  const canonical = new Map<string, string>();
+  const digester = new GoldDigester();
+  const seen = new Set<string>();
   for (const file of files) {
     for await (const { line, value } of readJsonl(file)) {
+      const where: Where = { file, line };
       const id = itemId(value);
-      if (id === undefined) {
-        throw new InputError({ file, line }, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
-      }
-      if (items.has(id)) throw new InputError({ file, line }, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
-      const text = canonicalJson(value);
-      canonical.set(id, text);
-      items.set(id, sha256(text));
+      if (id === undefined) throw new InputError(where, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
+      if (seen.has(id)) throw new InputError(where, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
+      seen.add(id);
+      digester.add(id, value);
     }
   }
-  const hash = createHash('sha256');
-  for (const id of [...items.keys()].sort(compareCodeUnits)) hash.update(`${canonical.get(id)}\n`);
-  return { sha256: hash.digest('hex'), items };
+  return digester.finish();
 }
 
 export function itemId(value: unknown): string | undefined {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { GoldReport } from '../report/schema.js';
-import { digestGold, type GoldDigest } from './digest.js';
+import type { GoldDigest } from './digest.js';
 import { defaultLockPath, describeDiff, diffLock, readLock } from './lock.js';
 
 export interface GoldStatus {
@@ -17,16 +17,16 @@ export function lockPathFor(config: unknown, configDir: string, goldFiles: reado
 }
 
 /**
- * Digests the gold set and compares it with its lock. In release mode a missing or different lock is an
+ * Compares a gold set's digest with its lock. In release mode a missing or different lock is an
  * input error naming the items that changed; otherwise it is reported (and shown in the PR comment).
  */
 export async function goldStatus(
+  digest: GoldDigest,
   goldFiles: readonly string[],
   lock: { file: string; explicit: boolean },
   relative: (file: string) => string,
   release: boolean,
 ): Promise<GoldStatus> {
-  const digest = await digestGold(goldFiles);
   const locked = readLock(lock.file);
   const report: GoldReport = { sha256: digest.sha256, items: digest.items.size };
   const gold = relative(goldFiles[0]!);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
+import type { GoldDigest } from '../gold/digest.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
 
 /** Keys every suite's config has, whatever its kind. */
@@ -23,7 +24,8 @@ export interface ScoreContext {
 export interface Offender {
   id: string;
   labels: string[];
-  fields: Record<string, string | number | boolean | string[] | null>;
+  /** Absent when the suite reads them on demand (SuiteResult.describe). */
+  fields?: Record<string, string | number | boolean | string[] | null>;
   /** Where the item is defined (a gold line), for annotations. */
   source?: { file: string; line: number };
 }
@@ -36,6 +38,10 @@ export interface SuiteResult {
   warnings: string[];
   /** Every item's verdict, for comparisons with a baseline (suites with per-item pass/fail only). */
   items?: { id: string; pass: boolean }[];
+  /** Fields of the offenders that come without them, for the few a report shows. */
+  describe?: (ids: readonly string[]) => Promise<Map<string, NonNullable<Offender['fields']>>>;
+  /** The gold set's digest, when the loader computed it while reading (saves run() a second pass). */
+  goldDigest?: GoldDigest;
 }
 
 export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {

@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import type { Offender, SuiteKind } from '../types.js';
-import { loadGold, loadRuns } from './load.js';
+import { readRecord } from '../../io/jsonl.js';
+import { asTraceLine, type GoldItem } from './contract.js';
+import type { Label } from './labels.js';
+import { judgeRuns, loadGold, type Winner } from './load.js';
 import { compileRules, DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
-import { offendingItems, scoreGroundedQa, type ItemVerdict } from './score.js';
+import { aggregate, offendingItems, passes } from './score.js';
 
 export const metrics: readonly MetricSpec[] = [
   {
@@ -113,17 +116,18 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   defaultCutoffs: (config) => [config.k],
 
   async score(config, ctx) {
-    const gold = await loadGold(ctx.inputs.gold!);
-    const loaded = await loadRuns(ctx.inputs.traces!, new Set(gold.map((g) => g.qid)));
+    const { items: gold, digest } = await loadGold(ctx.inputs.gold!);
     const rules = scuRules(config.scu);
     const cutoffs = [
       ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
     ].sort((a, b) => a - b);
-    const scored = scoreGroundedQa(gold, loaded.runs, {
+    const options = {
       refusalToken: config.refusal_token,
       scuRules: rules ? compileRules(rules) : null,
       cutoffs,
-    });
+    };
+    const loaded = await judgeRuns(ctx.inputs.traces!, new Map(gold.map((g) => [g.qid, g])), options);
+    const { metrics, counts } = aggregate(gold, (qid) => loaded.winners.get(qid)?.judgement, options);
 
     const warnings: string[] = [];
     if (loaded.unknown.size > 0) {
@@ -134,47 +138,64 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
         `${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold (${lines} line${lines === 1 ? '' : 's'}) not scored: ${shown}`,
       );
     }
-    if (scored.counts.missing > 0) {
-      warnings.push(`${scored.counts.missing} of ${scored.counts.gold} gold items have no trace`);
-    }
+    if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
 
+    const verdicts = gold.map((g) => {
+      const winner = loaded.winners.get(g.qid);
+      return { gold: g, winner, labels: winner ? winner.judgement.labels : (['missing_trace'] as Label[]) };
+    });
+    const byId = new Map(verdicts.map((v) => [v.gold.qid, v]));
     return {
-      metrics: scored.metrics,
+      metrics,
       counts: {
-        ...scored.counts,
+        ...counts,
         trace_lines: loaded.lines,
         superseded_runs: loaded.superseded,
         unknown_qids: loaded.unknown.size,
       },
-      offenders: offendingItems(scored.items).map((v) => toOffender(v, ctx.relative)),
-      warnings,
-      items: scored.items.map((v) => ({
+      offenders: offendingItems(verdicts).map((v) => ({
         id: v.gold.qid,
-        pass: v.labels[0] === 'ok' || v.labels[0] === 'refusal_ok',
+        labels: v.labels,
+        source: { file: ctx.relative(v.gold.source.file), line: v.gold.source.line },
       })),
+      // Only the offenders a report shows are read again from disk, so memory does not grow with failures.
+      describe: async (ids) => {
+        const out = new Map<string, NonNullable<Offender['fields']>>();
+        for (const id of ids) {
+          const v = byId.get(id);
+          if (v) out.set(id, await describeItem(v.gold, v.winner, v.labels, ctx.relative));
+        }
+        return out;
+      },
+      warnings,
+      items: verdicts.map((v) => ({ id: v.gold.qid, pass: passes(v.labels) })),
+      goldDigest: digest,
     };
   },
 };
 
-function toOffender(v: ItemVerdict, relative: (file: string) => string): Offender {
-  const fields: Offender['fields'] = {
-    question: v.gold.question,
-    claim: v.run ? v.run.claim : null,
-    citations: v.run ? v.run.citations : null,
-    retrieved_ids: v.run ? v.run.retrieved : null,
-    gold_citations: v.gold.citations,
+async function describeItem(
+  gold: GoldItem,
+  winner: Winner | undefined,
+  labels: readonly Label[],
+  relative: (file: string) => string,
+): Promise<NonNullable<Offender['fields']>> {
+  const g = (await readRecord(gold.source)) as { question?: unknown };
+  const t = winner ? asTraceLine(await readRecord(winner.ref)) : undefined;
+  const fields: NonNullable<Offender['fields']> = {
+    question: typeof g.question === 'string' ? g.question : null,
+    claim: t ? t.answer_json.claim : null,
+    citations: t ? t.answer_json.citations : null,
+    retrieved_ids: t ? t.retrieved_ids : null,
+    gold_citations: gold.citations,
   };
-  if (v.labels.includes('claim_miss')) fields.gold_claim_substr = v.gold.claimSubstrings;
-  if (v.labels.includes('scu_violation')) {
-    fields.constraints = v.gold.constraints;
-    fields.constraints_echo = v.run?.constraintsEcho ?? null;
-    if (v.brokenRule) fields.contradiction = v.brokenRule.source.contradiction;
+  if (labels.includes('claim_miss')) fields.gold_claim_substr = gold.claimSubstrings;
+  if (labels.includes('scu_violation')) {
+    fields.constraints = gold.constraints;
+    fields.constraints_echo = t?.answer_json.constraints_echo ?? null;
+    const broken = winner?.judgement.brokenRule;
+    if (broken) fields.contradiction = broken.source.contradiction;
   }
-  if (v.run) fields.trace = `${relative(v.run.source.file)}:${v.run.source.line}`;
-  return {
-    id: v.gold.qid,
-    labels: v.labels,
-    fields,
-    source: { file: relative(v.gold.source.file), line: v.gold.source.line },
-  };
+  if (winner) fields.trace = `${relative(winner.ref.file)}:${winner.ref.line}`;
+  return fields;
 }

@@ -4,9 +4,9 @@ import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { resolveMetric, type MetricSpec } from '../../metrics/spec.js';
 import { configSchema as qaConfigSchema, scuRules } from '../grounded-qa/index.js';
-import { loadGold, loadRuns } from '../grounded-qa/load.js';
+import { judgeRuns, loadGold } from '../grounded-qa/load.js';
 import { compileRules } from '../grounded-qa/scu.js';
-import { scoreGroundedQa } from '../grounded-qa/score.js';
+import { aggregate } from '../grounded-qa/score.js';
 import type { Offender, SuiteKind } from '../types.js';
 import { STAGES, type LatencySample } from './contract.js';
 import { loadCsv, loadTraceLatencies } from './load.js';
@@ -182,8 +182,8 @@ async function scoreConfigurations(
   config: LatencyConfig,
   relative: (file: string) => string,
 ): Promise<{ byConfiguration: Map<string, Accuracy>; unknown: Set<string> }> {
-  const gold = await loadGold(goldFiles);
-  const qids = new Set(gold.map((g) => g.qid));
+  const { items: gold } = await loadGold(goldFiles);
+  const index = new Map(gold.map((g) => [g.qid, g]));
   const rules = scuRules(config.scu);
   const options = {
     refusalToken: config.refusal_token,
@@ -193,9 +193,9 @@ async function scoreConfigurations(
   const byConfiguration = new Map<string, Accuracy>();
   const unknown = new Set<string>();
   for (const file of traces) {
-    const loaded = await loadRuns([file], qids);
+    const loaded = await judgeRuns([file], index, options);
     for (const qid of loaded.unknown.keys()) unknown.add(qid);
-    const { metrics: m } = scoreGroundedQa(gold, loaded.runs, options);
+    const { metrics: m } = aggregate(gold, (qid) => loaded.winners.get(qid)?.judgement, options);
     byConfiguration.set(relative(file), {
       precision: m.precision!.value,
       chr: m.chr!.value,

@@ -3,6 +3,7 @@ import { gatesSchema } from '../../config/gate.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import { configSchema as qaConfigSchema } from '../grounded-qa/index.js';
+import { readRecord } from '../../io/jsonl.js';
 import { loadGold } from '../grounded-qa/load.js';
 import type { Offender, SuiteKind } from '../types.js';
 import { CHECKS, DEFAULT_THRESHOLDS, type Check } from './contract.js';
@@ -102,7 +103,7 @@ export const stability: SuiteKind<StabilityConfig> = {
   defaultCutoffs: () => [],
 
   async score(config, ctx) {
-    const gold = await loadGold(ctx.inputs.gold!);
+    const { items: gold, digest } = await loadGold(ctx.inputs.gold!);
     const loaded = await loadStabilityRuns(ctx.inputs.runs!, new Set(gold.map((g) => g.qid)));
     const scored = scoreStability(gold, loaded.runs, {
       refusalToken: config.refusal_token,
@@ -130,15 +131,23 @@ export const stability: SuiteKind<StabilityConfig> = {
         superseded_runs: loaded.superseded,
         unknown_qids: loaded.unknown.size,
       },
-      offenders: unstableQuestions(scored.questions).map((q) => toOffender(q, ctx.relative)),
+      offenders: await Promise.all(
+        unstableQuestions(scored.questions).map((q) => toOffender(q, ctx.relative)),
+      ),
       warnings,
       items: scored.questions.map((q) => ({ id: q.gold.qid, pass: q.labels.length === 0 })),
+      goldDigest: digest,
     };
   },
 };
 
-function toOffender(q: QuestionScore, relative: (file: string) => string): Offender {
-  const fields: Offender['fields'] = { question: q.gold.question, runs: q.runs.length };
+/** The question text stays on disk until an offender needs it. */
+async function toOffender(q: QuestionScore, relative: (file: string) => string): Promise<Offender> {
+  const { question } = (await readRecord(q.gold.source)) as { question?: unknown };
+  const fields: NonNullable<Offender['fields']> = {
+    question: typeof question === 'string' ? question : null,
+    runs: q.runs.length,
+  };
   for (const check of CHECKS) fields[check] = q.values[check];
   if (q.runs.length > 0) {
     fields.claims = tally(q.runs.map((r) => r.claim));
