@@ -1,7 +1,14 @@
 import { checkCommand } from './check.js';
 import type { Command } from './command.js';
+import { extractCommand } from './extract.js';
 import { freezeCommand, verifyCommand } from './freeze.js';
 import { historyCommand } from './history.js';
 
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
-export const COMMANDS: readonly Command[] = [checkCommand, freezeCommand, verifyCommand, historyCommand];
+export const COMMANDS: readonly Command[] = [
+  checkCommand,
+  freezeCommand,
+  verifyCommand,
+  historyCommand,
+  extractCommand,
+];

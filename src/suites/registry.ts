@@ -1,4 +1,5 @@
 import { consistency } from './consistency/index.js';
+import { context } from './context/index.js';
 import { groundedQa } from './grounded-qa/index.js';
 import { latency } from './latency/index.js';
 import { ranking } from './ranking/index.js';
@@ -12,6 +13,7 @@ export const SUITE_KINDS: readonly SuiteKind[] = [
   latency as unknown as SuiteKind,
   consistency as unknown as SuiteKind,
   stability as unknown as SuiteKind,
+  context as unknown as SuiteKind,
 ];
 
 export function suiteKind(name: string): SuiteKind | undefined {

@@ -1,0 +1,1 @@
+export { Client, type RetryPolicy } from './client.js';

@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+import { displayPath, UsageError } from '../errors.js';
+import { AGENTS, type Agent } from '../suites/context/contract.js';
+import { extractTrajectories, trajectoryFiles } from '../suites/context/extract/index.js';
+import { writeOutput, type CliIo, type Command } from './command.js';
+
+const USAGE = `Usage: groundgate extract --agent AGENT PATH... [--out FILE]
+
+Turns raw agent trajectories into the ContextBench prediction form the context suite reads, one JSON
+line per instance: {"instance_id", "traj_data": {"pred_steps", "pred_files", "pred_spans",
+"pred_symbols"?}, "model_patch"}. A PATH is a trajectory file or a folder searched for them.
+
+Agents:
+  miniswe     mini-SWE-agent *.traj.json: <explore_context> steps (else the files bash commands read),
+              the last <PATCH_CONTEXT> as final context, info.submission as patch
+  sweagent    SWE-agent *.checkpoints.jsonl: str_replace_editor view --view_range steps, the
+              patch_context record as final context
+  openhands   OpenHands output.jsonl (read/run actions, test_result.git_patch) and
+              llm_completions/<instance>/*.json (the last turn's tool calls)
+  agentless   Agentless *_traj.json: final files, related elements as symbols, edit-location lines
+  prometheus  Prometheus *.log: CONTEXT blocks as steps, the last AGGREGATED CONTEXT as final context
+
+Options:
+  -a, --agent AGENT  one of ${AGENTS.join(', ')}
+  -o, --out FILE     write the predictions to FILE (default: standard output)
+  -h, --help         show this help
+`;
+
+export const extractCommand: Command = {
+  name: 'extract',
+  summary: 'turn agent trajectories into ContextBench predictions (for the context suite)',
+  usage: USAGE,
+  async run(argv: readonly string[], io: CliIo) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: [...argv],
+        allowPositionals: true,
+        strict: true,
+        options: {
+          agent: { type: 'string', short: 'a' },
+          out: { type: 'string', short: 'o' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      });
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message.split('\n')[0]}; usage: ${USAGE.split('\n')[0]}`);
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const agent = values.agent as Agent | undefined;
+    if (!agent || !AGENTS.includes(agent)) {
+      throw new UsageError(
+        `${agent === undefined ? 'missing --agent' : `--agent ${JSON.stringify(agent)}`}: expected one of ${AGENTS.join(', ')}`,
+      );
+    }
+    if (positionals.length === 0) throw new UsageError('expected at least one trajectory PATH');
+
+    const predictions = await extractTrajectories(trajectoryFiles(positionals, agent), agent);
+    const text = predictions
+      .map(({ instance_id, traj_data, model_patch }) =>
+        JSON.stringify({ instance_id, traj_data, model_patch }),
+      )
+      .map((line) => `${line}\n`)
+      .join('');
+    if (values.out === undefined) {
+      io.stdout(text);
+    } else {
+      writeOutput(values.out, text);
+      const steps = predictions.reduce((n, p) => n + p.traj_data.pred_steps.length, 0);
+      io.stdout(
+        `wrote ${predictions.length} prediction${predictions.length === 1 ? '' : 's'} (${steps} steps) to ${displayPath(values.out)}\n`,
+      );
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,2 @@
+import * as TreeSitter from 'web-tree-sitter';
+export = TreeSitter;
