@@ -31893,6 +31893,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 
 /***/ }),
 
+/***/ 1943:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs/promises");
+
+/***/ }),
+
 /***/ 8611:
 /***/ ((module) => {
 
@@ -40663,12 +40670,4159 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
+/***/ 7415:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+// web-tree-sitter's ESM build needs a working createRequire, which ncc's bundle lacks; its CommonJS build
+// does not. Requiring it from a CommonJS module makes ncc bundle that build instead.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS require is this file's purpose
+module.exports = __nccwpck_require__(551);
+
+
+/***/ }),
+
+/***/ 551:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __name = (target, value) => __defProp(target, "name", { value, configurable: true });
+var __commonJS = (cb, mod) => function __require() {
+  try {
+    return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+  } catch (e) {
+    throw mod = 0, e;
+  }
+};
+var __export = (target, all) => {
+  for (var name2 in all)
+    __defProp(target, name2, { get: all[name2], enumerable: true });
+};
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
+
+// lib/web-tree-sitter.cjs
+var require_web_tree_sitter = __commonJS({
+  "lib/web-tree-sitter.cjs"(exports, module) {
+    "use strict";
+    var Module = (() => {
+      var _scriptName = typeof document != "undefined" ? document.currentScript?.src : void 0;
+      return async function(moduleArg = {}) {
+        var moduleRtn;
+        var Module = moduleArg;
+        var ENVIRONMENT_IS_WEB = typeof window == "object";
+        var ENVIRONMENT_IS_WORKER = typeof WorkerGlobalScope != "undefined";
+        var ENVIRONMENT_IS_NODE = typeof process == "object" && process.versions?.node && process.type != "renderer";
+        Module.currentQueryProgressCallback = null;
+        Module.currentProgressCallback = null;
+        Module.currentLogCallback = null;
+        Module.currentParseCallback = null;
+        var arguments_ = [];
+        var thisProgram = "./this.program";
+        var quit_ = /* @__PURE__ */ __name((status, toThrow) => {
+          throw toThrow;
+        }, "quit_");
+        if (typeof __filename != "undefined") {
+          _scriptName = __filename;
+        } else if (ENVIRONMENT_IS_WORKER) {
+          _scriptName = self.location.href;
+        }
+        var scriptDirectory = "";
+        function locateFile(path) {
+          if (Module["locateFile"]) {
+            return Module["locateFile"](path, scriptDirectory);
+          }
+          return scriptDirectory + path;
+        }
+        __name(locateFile, "locateFile");
+        var readAsync, readBinary;
+        if (ENVIRONMENT_IS_NODE) {
+          var fs = __nccwpck_require__(9896);
+          scriptDirectory = __dirname + "/";
+          readBinary = /* @__PURE__ */ __name((filename) => {
+            filename = isFileURI(filename) ? new URL(filename) : filename;
+            var ret = fs.readFileSync(filename);
+            return ret;
+          }, "readBinary");
+          readAsync = /* @__PURE__ */ __name(async (filename, binary2 = true) => {
+            filename = isFileURI(filename) ? new URL(filename) : filename;
+            var ret = fs.readFileSync(filename, binary2 ? void 0 : "utf8");
+            return ret;
+          }, "readAsync");
+          if (process.argv.length > 1) {
+            thisProgram = process.argv[1].replace(/\\/g, "/");
+          }
+          arguments_ = process.argv.slice(2);
+          quit_ = /* @__PURE__ */ __name((status, toThrow) => {
+            process.exitCode = status;
+            throw toThrow;
+          }, "quit_");
+        } else if (ENVIRONMENT_IS_WEB || ENVIRONMENT_IS_WORKER) {
+          try {
+            scriptDirectory = new URL(".", _scriptName).href;
+          } catch {
+          }
+          {
+            if (ENVIRONMENT_IS_WORKER) {
+              readBinary = /* @__PURE__ */ __name((url) => {
+                var xhr = new XMLHttpRequest();
+                xhr.open("GET", url, false);
+                xhr.responseType = "arraybuffer";
+                xhr.send(null);
+                return new Uint8Array(
+                  /** @type{!ArrayBuffer} */
+                  xhr.response
+                );
+              }, "readBinary");
+            }
+            readAsync = /* @__PURE__ */ __name(async (url) => {
+              if (isFileURI(url)) {
+                return new Promise((resolve, reject) => {
+                  var xhr = new XMLHttpRequest();
+                  xhr.open("GET", url, true);
+                  xhr.responseType = "arraybuffer";
+                  xhr.onload = () => {
+                    if (xhr.status == 200 || xhr.status == 0 && xhr.response) {
+                      resolve(xhr.response);
+                      return;
+                    }
+                    reject(xhr.status);
+                  };
+                  xhr.onerror = reject;
+                  xhr.send(null);
+                });
+              }
+              var response = await fetch(url, {
+                credentials: "same-origin"
+              });
+              if (response.ok) {
+                return response.arrayBuffer();
+              }
+              throw new Error(response.status + " : " + response.url);
+            }, "readAsync");
+          }
+        } else {
+        }
+        var out = console.log.bind(console);
+        var err = console.error.bind(console);
+        var dynamicLibraries = [];
+        var wasmBinary;
+        var ABORT = false;
+        var EXITSTATUS;
+        var isFileURI = /* @__PURE__ */ __name((filename) => filename.startsWith("file://"), "isFileURI");
+        var readyPromiseResolve, readyPromiseReject;
+        var wasmMemory;
+        var HEAP8, HEAPU8, HEAP16, HEAPU16, HEAP32, HEAPU32, HEAPF32, HEAPF64;
+        var HEAP64, HEAPU64;
+        var HEAP_DATA_VIEW;
+        var runtimeInitialized = false;
+        function updateMemoryViews() {
+          var b = wasmMemory.buffer;
+          Module["HEAP8"] = HEAP8 = new Int8Array(b);
+          Module["HEAP16"] = HEAP16 = new Int16Array(b);
+          Module["HEAPU8"] = HEAPU8 = new Uint8Array(b);
+          Module["HEAPU16"] = HEAPU16 = new Uint16Array(b);
+          Module["HEAP32"] = HEAP32 = new Int32Array(b);
+          Module["HEAPU32"] = HEAPU32 = new Uint32Array(b);
+          Module["HEAPF32"] = HEAPF32 = new Float32Array(b);
+          Module["HEAPF64"] = HEAPF64 = new Float64Array(b);
+          Module["HEAP64"] = HEAP64 = new BigInt64Array(b);
+          Module["HEAPU64"] = HEAPU64 = new BigUint64Array(b);
+          Module["HEAP_DATA_VIEW"] = HEAP_DATA_VIEW = new DataView(b);
+          LE_HEAP_UPDATE();
+        }
+        __name(updateMemoryViews, "updateMemoryViews");
+        function initMemory() {
+          if (Module["wasmMemory"]) {
+            wasmMemory = Module["wasmMemory"];
+          } else {
+            var INITIAL_MEMORY = Module["INITIAL_MEMORY"] || 33554432;
+            wasmMemory = new WebAssembly.Memory({
+              "initial": INITIAL_MEMORY / 65536,
+              // In theory we should not need to emit the maximum if we want "unlimited"
+              // or 4GB of memory, but VMs error on that atm, see
+              // https://github.com/emscripten-core/emscripten/issues/14130
+              // And in the pthreads case we definitely need to emit a maximum. So
+              // always emit one.
+              "maximum": 32768
+            });
+          }
+          updateMemoryViews();
+        }
+        __name(initMemory, "initMemory");
+        var __RELOC_FUNCS__ = [];
+        function preRun() {
+          if (Module["preRun"]) {
+            if (typeof Module["preRun"] == "function") Module["preRun"] = [Module["preRun"]];
+            while (Module["preRun"].length) {
+              addOnPreRun(Module["preRun"].shift());
+            }
+          }
+          callRuntimeCallbacks(onPreRuns);
+        }
+        __name(preRun, "preRun");
+        function initRuntime() {
+          runtimeInitialized = true;
+          callRuntimeCallbacks(__RELOC_FUNCS__);
+          wasmExports["__wasm_call_ctors"]();
+          callRuntimeCallbacks(onPostCtors);
+        }
+        __name(initRuntime, "initRuntime");
+        function preMain() {
+        }
+        __name(preMain, "preMain");
+        function postRun() {
+          if (Module["postRun"]) {
+            if (typeof Module["postRun"] == "function") Module["postRun"] = [Module["postRun"]];
+            while (Module["postRun"].length) {
+              addOnPostRun(Module["postRun"].shift());
+            }
+          }
+          callRuntimeCallbacks(onPostRuns);
+        }
+        __name(postRun, "postRun");
+        function abort(what) {
+          Module["onAbort"]?.(what);
+          what = "Aborted(" + what + ")";
+          err(what);
+          ABORT = true;
+          what += ". Build with -sASSERTIONS for more info.";
+          var e = new WebAssembly.RuntimeError(what);
+          readyPromiseReject?.(e);
+          throw e;
+        }
+        __name(abort, "abort");
+        var wasmBinaryFile;
+        function findWasmBinary() {
+          return locateFile("web-tree-sitter.wasm");
+        }
+        __name(findWasmBinary, "findWasmBinary");
+        function getBinarySync(file) {
+          if (file == wasmBinaryFile && wasmBinary) {
+            return new Uint8Array(wasmBinary);
+          }
+          if (readBinary) {
+            return readBinary(file);
+          }
+          throw "both async and sync fetching of the wasm failed";
+        }
+        __name(getBinarySync, "getBinarySync");
+        async function getWasmBinary(binaryFile) {
+          if (!wasmBinary) {
+            try {
+              var response = await readAsync(binaryFile);
+              return new Uint8Array(response);
+            } catch {
+            }
+          }
+          return getBinarySync(binaryFile);
+        }
+        __name(getWasmBinary, "getWasmBinary");
+        async function instantiateArrayBuffer(binaryFile, imports) {
+          try {
+            var binary2 = await getWasmBinary(binaryFile);
+            var instance2 = await WebAssembly.instantiate(binary2, imports);
+            return instance2;
+          } catch (reason) {
+            err(`failed to asynchronously prepare wasm: ${reason}`);
+            abort(reason);
+          }
+        }
+        __name(instantiateArrayBuffer, "instantiateArrayBuffer");
+        async function instantiateAsync(binary2, binaryFile, imports) {
+          if (!binary2 && !isFileURI(binaryFile) && !ENVIRONMENT_IS_NODE) {
+            try {
+              var response = fetch(binaryFile, {
+                credentials: "same-origin"
+              });
+              var instantiationResult = await WebAssembly.instantiateStreaming(response, imports);
+              return instantiationResult;
+            } catch (reason) {
+              err(`wasm streaming compile failed: ${reason}`);
+              err("falling back to ArrayBuffer instantiation");
+            }
+          }
+          return instantiateArrayBuffer(binaryFile, imports);
+        }
+        __name(instantiateAsync, "instantiateAsync");
+        function getWasmImports() {
+          return {
+            "env": wasmImports,
+            "wasi_snapshot_preview1": wasmImports,
+            "GOT.mem": new Proxy(wasmImports, GOTHandler),
+            "GOT.func": new Proxy(wasmImports, GOTHandler)
+          };
+        }
+        __name(getWasmImports, "getWasmImports");
+        async function createWasm() {
+          function receiveInstance(instance2, module2) {
+            wasmExports = instance2.exports;
+            wasmExports = relocateExports(wasmExports, 1024);
+            var metadata2 = getDylinkMetadata(module2);
+            if (metadata2.neededDynlibs) {
+              dynamicLibraries = metadata2.neededDynlibs.concat(dynamicLibraries);
+            }
+            mergeLibSymbols(wasmExports, "main");
+            LDSO.init();
+            loadDylibs();
+            __RELOC_FUNCS__.push(wasmExports["__wasm_apply_data_relocs"]);
+            assignWasmExports(wasmExports);
+            return wasmExports;
+          }
+          __name(receiveInstance, "receiveInstance");
+          function receiveInstantiationResult(result2) {
+            return receiveInstance(result2["instance"], result2["module"]);
+          }
+          __name(receiveInstantiationResult, "receiveInstantiationResult");
+          var info2 = getWasmImports();
+          if (Module["instantiateWasm"]) {
+            return new Promise((resolve, reject) => {
+              Module["instantiateWasm"](info2, (mod, inst) => {
+                resolve(receiveInstance(mod, inst));
+              });
+            });
+          }
+          wasmBinaryFile ??= findWasmBinary();
+          var result = await instantiateAsync(wasmBinary, wasmBinaryFile, info2);
+          var exports2 = receiveInstantiationResult(result);
+          return exports2;
+        }
+        __name(createWasm, "createWasm");
+        class ExitStatus {
+          static {
+            __name(this, "ExitStatus");
+          }
+          name = "ExitStatus";
+          constructor(status) {
+            this.message = `Program terminated with exit(${status})`;
+            this.status = status;
+          }
+        }
+        var GOT = {};
+        var currentModuleWeakSymbols = /* @__PURE__ */ new Set([]);
+        var GOTHandler = {
+          get(obj, symName) {
+            var rtn = GOT[symName];
+            if (!rtn) {
+              rtn = GOT[symName] = new WebAssembly.Global({
+                "value": "i32",
+                "mutable": true
+              });
+            }
+            if (!currentModuleWeakSymbols.has(symName)) {
+              rtn.required = true;
+            }
+            return rtn;
+          }
+        };
+        var LE_ATOMICS_NATIVE_BYTE_ORDER = [];
+        var LE_HEAP_LOAD_F32 = /* @__PURE__ */ __name((byteOffset) => HEAP_DATA_VIEW.getFloat32(byteOffset, true), "LE_HEAP_LOAD_F32");
+        var LE_HEAP_LOAD_F64 = /* @__PURE__ */ __name((byteOffset) => HEAP_DATA_VIEW.getFloat64(byteOffset, true), "LE_HEAP_LOAD_F64");
+        var LE_HEAP_LOAD_I16 = /* @__PURE__ */ __name((byteOffset) => HEAP_DATA_VIEW.getInt16(byteOffset, true), "LE_HEAP_LOAD_I16");
+        var LE_HEAP_LOAD_I32 = /* @__PURE__ */ __name((byteOffset) => HEAP_DATA_VIEW.getInt32(byteOffset, true), "LE_HEAP_LOAD_I32");
+        var LE_HEAP_LOAD_I64 = /* @__PURE__ */ __name((byteOffset) => HEAP_DATA_VIEW.getBigInt64(byteOffset, true), "LE_HEAP_LOAD_I64");
+        var LE_HEAP_LOAD_U32 = /* @__PURE__ */ __name((byteOffset) => HEAP_DATA_VIEW.getUint32(byteOffset, true), "LE_HEAP_LOAD_U32");
+        var LE_HEAP_STORE_F32 = /* @__PURE__ */ __name((byteOffset, value) => HEAP_DATA_VIEW.setFloat32(byteOffset, value, true), "LE_HEAP_STORE_F32");
+        var LE_HEAP_STORE_F64 = /* @__PURE__ */ __name((byteOffset, value) => HEAP_DATA_VIEW.setFloat64(byteOffset, value, true), "LE_HEAP_STORE_F64");
+        var LE_HEAP_STORE_I16 = /* @__PURE__ */ __name((byteOffset, value) => HEAP_DATA_VIEW.setInt16(byteOffset, value, true), "LE_HEAP_STORE_I16");
+        var LE_HEAP_STORE_I32 = /* @__PURE__ */ __name((byteOffset, value) => HEAP_DATA_VIEW.setInt32(byteOffset, value, true), "LE_HEAP_STORE_I32");
+        var LE_HEAP_STORE_I64 = /* @__PURE__ */ __name((byteOffset, value) => HEAP_DATA_VIEW.setBigInt64(byteOffset, value, true), "LE_HEAP_STORE_I64");
+        var LE_HEAP_STORE_U32 = /* @__PURE__ */ __name((byteOffset, value) => HEAP_DATA_VIEW.setUint32(byteOffset, value, true), "LE_HEAP_STORE_U32");
+        var callRuntimeCallbacks = /* @__PURE__ */ __name((callbacks) => {
+          while (callbacks.length > 0) {
+            callbacks.shift()(Module);
+          }
+        }, "callRuntimeCallbacks");
+        var onPostRuns = [];
+        var addOnPostRun = /* @__PURE__ */ __name((cb) => onPostRuns.push(cb), "addOnPostRun");
+        var onPreRuns = [];
+        var addOnPreRun = /* @__PURE__ */ __name((cb) => onPreRuns.push(cb), "addOnPreRun");
+        var UTF8Decoder = typeof TextDecoder != "undefined" ? new TextDecoder() : void 0;
+        var findStringEnd = /* @__PURE__ */ __name((heapOrArray, idx, maxBytesToRead, ignoreNul) => {
+          var maxIdx = idx + maxBytesToRead;
+          if (ignoreNul) return maxIdx;
+          while (heapOrArray[idx] && !(idx >= maxIdx)) ++idx;
+          return idx;
+        }, "findStringEnd");
+        var UTF8ArrayToString = /* @__PURE__ */ __name((heapOrArray, idx = 0, maxBytesToRead, ignoreNul) => {
+          var endPtr = findStringEnd(heapOrArray, idx, maxBytesToRead, ignoreNul);
+          if (endPtr - idx > 16 && heapOrArray.buffer && UTF8Decoder) {
+            return UTF8Decoder.decode(heapOrArray.subarray(idx, endPtr));
+          }
+          var str = "";
+          while (idx < endPtr) {
+            var u0 = heapOrArray[idx++];
+            if (!(u0 & 128)) {
+              str += String.fromCharCode(u0);
+              continue;
+            }
+            var u1 = heapOrArray[idx++] & 63;
+            if ((u0 & 224) == 192) {
+              str += String.fromCharCode((u0 & 31) << 6 | u1);
+              continue;
+            }
+            var u2 = heapOrArray[idx++] & 63;
+            if ((u0 & 240) == 224) {
+              u0 = (u0 & 15) << 12 | u1 << 6 | u2;
+            } else {
+              u0 = (u0 & 7) << 18 | u1 << 12 | u2 << 6 | heapOrArray[idx++] & 63;
+            }
+            if (u0 < 65536) {
+              str += String.fromCharCode(u0);
+            } else {
+              var ch = u0 - 65536;
+              str += String.fromCharCode(55296 | ch >> 10, 56320 | ch & 1023);
+            }
+          }
+          return str;
+        }, "UTF8ArrayToString");
+        var getDylinkMetadata = /* @__PURE__ */ __name((binary2) => {
+          var offset = 0;
+          var end = 0;
+          function getU8() {
+            return binary2[offset++];
+          }
+          __name(getU8, "getU8");
+          function getLEB() {
+            var ret = 0;
+            var mul = 1;
+            while (1) {
+              var byte = binary2[offset++];
+              ret += (byte & 127) * mul;
+              mul *= 128;
+              if (!(byte & 128)) break;
+            }
+            return ret;
+          }
+          __name(getLEB, "getLEB");
+          function getString() {
+            var len = getLEB();
+            offset += len;
+            return UTF8ArrayToString(binary2, offset - len, len);
+          }
+          __name(getString, "getString");
+          function getStringList() {
+            var count2 = getLEB();
+            var rtn = [];
+            while (count2--) rtn.push(getString());
+            return rtn;
+          }
+          __name(getStringList, "getStringList");
+          function failIf(condition, message) {
+            if (condition) throw new Error(message);
+          }
+          __name(failIf, "failIf");
+          if (binary2 instanceof WebAssembly.Module) {
+            var dylinkSection = WebAssembly.Module.customSections(binary2, "dylink.0");
+            failIf(dylinkSection.length === 0, "need dylink section");
+            binary2 = new Uint8Array(dylinkSection[0]);
+            end = binary2.length;
+          } else {
+            var int32View = new Uint32Array(new Uint8Array(binary2.subarray(0, 24)).buffer);
+            var magicNumberFound = int32View[0] == 1836278016 || int32View[0] == 6386541;
+            failIf(!magicNumberFound, "need to see wasm magic number");
+            failIf(binary2[8] !== 0, "need the dylink section to be first");
+            offset = 9;
+            var section_size = getLEB();
+            end = offset + section_size;
+            var name2 = getString();
+            failIf(name2 !== "dylink.0");
+          }
+          var customSection = {
+            neededDynlibs: [],
+            tlsExports: /* @__PURE__ */ new Set(),
+            weakImports: /* @__PURE__ */ new Set(),
+            runtimePaths: []
+          };
+          var WASM_DYLINK_MEM_INFO = 1;
+          var WASM_DYLINK_NEEDED = 2;
+          var WASM_DYLINK_EXPORT_INFO = 3;
+          var WASM_DYLINK_IMPORT_INFO = 4;
+          var WASM_DYLINK_RUNTIME_PATH = 5;
+          var WASM_SYMBOL_TLS = 256;
+          var WASM_SYMBOL_BINDING_MASK = 3;
+          var WASM_SYMBOL_BINDING_WEAK = 1;
+          while (offset < end) {
+            var subsectionType = getU8();
+            var subsectionSize = getLEB();
+            if (subsectionType === WASM_DYLINK_MEM_INFO) {
+              customSection.memorySize = getLEB();
+              customSection.memoryAlign = getLEB();
+              customSection.tableSize = getLEB();
+              customSection.tableAlign = getLEB();
+            } else if (subsectionType === WASM_DYLINK_NEEDED) {
+              customSection.neededDynlibs = getStringList();
+            } else if (subsectionType === WASM_DYLINK_EXPORT_INFO) {
+              var count = getLEB();
+              while (count--) {
+                var symname = getString();
+                var flags2 = getLEB();
+                if (flags2 & WASM_SYMBOL_TLS) {
+                  customSection.tlsExports.add(symname);
+                }
+              }
+            } else if (subsectionType === WASM_DYLINK_IMPORT_INFO) {
+              var count = getLEB();
+              while (count--) {
+                var modname = getString();
+                var symname = getString();
+                var flags2 = getLEB();
+                if ((flags2 & WASM_SYMBOL_BINDING_MASK) == WASM_SYMBOL_BINDING_WEAK) {
+                  customSection.weakImports.add(symname);
+                }
+              }
+            } else if (subsectionType === WASM_DYLINK_RUNTIME_PATH) {
+              customSection.runtimePaths = getStringList();
+            } else {
+              offset += subsectionSize;
+            }
+          }
+          return customSection;
+        }, "getDylinkMetadata");
+        function getValue(ptr, type = "i8") {
+          if (type.endsWith("*")) type = "*";
+          switch (type) {
+            case "i1":
+              return HEAP8[ptr];
+            case "i8":
+              return HEAP8[ptr];
+            case "i16":
+              return LE_HEAP_LOAD_I16((ptr >> 1) * 2);
+            case "i32":
+              return LE_HEAP_LOAD_I32((ptr >> 2) * 4);
+            case "i64":
+              return LE_HEAP_LOAD_I64((ptr >> 3) * 8);
+            case "float":
+              return LE_HEAP_LOAD_F32((ptr >> 2) * 4);
+            case "double":
+              return LE_HEAP_LOAD_F64((ptr >> 3) * 8);
+            case "*":
+              return LE_HEAP_LOAD_U32((ptr >> 2) * 4);
+            default:
+              abort(`invalid type for getValue: ${type}`);
+          }
+        }
+        __name(getValue, "getValue");
+        var newDSO = /* @__PURE__ */ __name((name2, handle2, syms) => {
+          var dso = {
+            refcount: Infinity,
+            name: name2,
+            exports: syms,
+            global: true
+          };
+          LDSO.loadedLibsByName[name2] = dso;
+          if (handle2 != void 0) {
+            LDSO.loadedLibsByHandle[handle2] = dso;
+          }
+          return dso;
+        }, "newDSO");
+        var LDSO = {
+          loadedLibsByName: {},
+          loadedLibsByHandle: {},
+          init() {
+            newDSO("__main__", 0, wasmImports);
+          }
+        };
+        var ___heap_base = 82240;
+        var alignMemory = /* @__PURE__ */ __name((size, alignment) => Math.ceil(size / alignment) * alignment, "alignMemory");
+        var getMemory = /* @__PURE__ */ __name((size) => {
+          if (runtimeInitialized) {
+            return _calloc(size, 1);
+          }
+          var ret = ___heap_base;
+          var end = ret + alignMemory(size, 16);
+          ___heap_base = end;
+          GOT["__heap_base"].value = end;
+          return ret;
+        }, "getMemory");
+        var isInternalSym = /* @__PURE__ */ __name((symName) => ["__cpp_exception", "__c_longjmp", "__wasm_apply_data_relocs", "__dso_handle", "__tls_size", "__tls_align", "__set_stack_limits", "_emscripten_tls_init", "__wasm_init_tls", "__wasm_call_ctors", "__start_em_asm", "__stop_em_asm", "__start_em_js", "__stop_em_js"].includes(symName) || symName.startsWith("__em_js__"), "isInternalSym");
+        var uleb128EncodeWithLen = /* @__PURE__ */ __name((arr) => {
+          const n = arr.length;
+          return [n % 128 | 128, n >> 7, ...arr];
+        }, "uleb128EncodeWithLen");
+        var wasmTypeCodes = {
+          "i": 127,
+          // i32
+          "p": 127,
+          // i32
+          "j": 126,
+          // i64
+          "f": 125,
+          // f32
+          "d": 124,
+          // f64
+          "e": 111
+        };
+        var generateTypePack = /* @__PURE__ */ __name((types) => uleb128EncodeWithLen(Array.from(types, (type) => {
+          var code = wasmTypeCodes[type];
+          return code;
+        })), "generateTypePack");
+        var convertJsFunctionToWasm = /* @__PURE__ */ __name((func2, sig) => {
+          var bytes = Uint8Array.of(
+            0,
+            97,
+            115,
+            109,
+            // magic ("\0asm")
+            1,
+            0,
+            0,
+            0,
+            // version: 1
+            1,
+            ...uleb128EncodeWithLen([
+              1,
+              // count: 1
+              96,
+              // param types
+              ...generateTypePack(sig.slice(1)),
+              // return types (for now only supporting [] if `void` and single [T] otherwise)
+              ...generateTypePack(sig[0] === "v" ? "" : sig[0])
+            ]),
+            // The rest of the module is static
+            2,
+            7,
+            // import section
+            // (import "e" "f" (func 0 (type 0)))
+            1,
+            1,
+            101,
+            1,
+            102,
+            0,
+            0,
+            7,
+            5,
+            // export section
+            // (export "f" (func 0 (type 0)))
+            1,
+            1,
+            102,
+            0,
+            0
+          );
+          var module2 = new WebAssembly.Module(bytes);
+          var instance2 = new WebAssembly.Instance(module2, {
+            "e": {
+              "f": func2
+            }
+          });
+          var wrappedFunc = instance2.exports["f"];
+          return wrappedFunc;
+        }, "convertJsFunctionToWasm");
+        var wasmTableMirror = [];
+        var wasmTable = new WebAssembly.Table({
+          "initial": 31,
+          "element": "anyfunc"
+        });
+        var getWasmTableEntry = /* @__PURE__ */ __name((funcPtr) => {
+          var func2 = wasmTableMirror[funcPtr];
+          if (!func2) {
+            wasmTableMirror[funcPtr] = func2 = wasmTable.get(funcPtr);
+          }
+          return func2;
+        }, "getWasmTableEntry");
+        var updateTableMap = /* @__PURE__ */ __name((offset, count) => {
+          if (functionsInTableMap) {
+            for (var i2 = offset; i2 < offset + count; i2++) {
+              var item = getWasmTableEntry(i2);
+              if (item) {
+                functionsInTableMap.set(item, i2);
+              }
+            }
+          }
+        }, "updateTableMap");
+        var functionsInTableMap;
+        var getFunctionAddress = /* @__PURE__ */ __name((func2) => {
+          if (!functionsInTableMap) {
+            functionsInTableMap = /* @__PURE__ */ new WeakMap();
+            updateTableMap(0, wasmTable.length);
+          }
+          return functionsInTableMap.get(func2) || 0;
+        }, "getFunctionAddress");
+        var freeTableIndexes = [];
+        var getEmptyTableSlot = /* @__PURE__ */ __name(() => {
+          if (freeTableIndexes.length) {
+            return freeTableIndexes.pop();
+          }
+          return wasmTable["grow"](1);
+        }, "getEmptyTableSlot");
+        var setWasmTableEntry = /* @__PURE__ */ __name((idx, func2) => {
+          wasmTable.set(idx, func2);
+          wasmTableMirror[idx] = wasmTable.get(idx);
+        }, "setWasmTableEntry");
+        var addFunction = /* @__PURE__ */ __name((func2, sig) => {
+          var rtn = getFunctionAddress(func2);
+          if (rtn) {
+            return rtn;
+          }
+          var ret = getEmptyTableSlot();
+          try {
+            setWasmTableEntry(ret, func2);
+          } catch (err2) {
+            if (!(err2 instanceof TypeError)) {
+              throw err2;
+            }
+            var wrapped = convertJsFunctionToWasm(func2, sig);
+            setWasmTableEntry(ret, wrapped);
+          }
+          functionsInTableMap.set(func2, ret);
+          return ret;
+        }, "addFunction");
+        var updateGOT = /* @__PURE__ */ __name((exports2, replace) => {
+          for (var symName in exports2) {
+            if (isInternalSym(symName)) {
+              continue;
+            }
+            var value = exports2[symName];
+            GOT[symName] ||= new WebAssembly.Global({
+              "value": "i32",
+              "mutable": true
+            });
+            if (replace || GOT[symName].value == 0) {
+              if (typeof value == "function") {
+                GOT[symName].value = addFunction(value);
+              } else if (typeof value == "number") {
+                GOT[symName].value = value;
+              } else {
+                err(`unhandled export type for '${symName}': ${typeof value}`);
+              }
+            }
+          }
+        }, "updateGOT");
+        var relocateExports = /* @__PURE__ */ __name((exports2, memoryBase2, replace) => {
+          var relocated = {};
+          for (var e in exports2) {
+            var value = exports2[e];
+            if (typeof value == "object") {
+              value = value.value;
+            }
+            if (typeof value == "number") {
+              value += memoryBase2;
+            }
+            relocated[e] = value;
+          }
+          updateGOT(relocated, replace);
+          return relocated;
+        }, "relocateExports");
+        var isSymbolDefined = /* @__PURE__ */ __name((symName) => {
+          var existing = wasmImports[symName];
+          if (!existing || existing.stub) {
+            return false;
+          }
+          return true;
+        }, "isSymbolDefined");
+        var dynCall = /* @__PURE__ */ __name((sig, ptr, args2 = [], promising = false) => {
+          var func2 = getWasmTableEntry(ptr);
+          var rtn = func2(...args2);
+          function convert(rtn2) {
+            return rtn2;
+          }
+          __name(convert, "convert");
+          return convert(rtn);
+        }, "dynCall");
+        var stackSave = /* @__PURE__ */ __name(() => _emscripten_stack_get_current(), "stackSave");
+        var stackRestore = /* @__PURE__ */ __name((val) => __emscripten_stack_restore(val), "stackRestore");
+        var createInvokeFunction = /* @__PURE__ */ __name((sig) => (ptr, ...args2) => {
+          var sp = stackSave();
+          try {
+            return dynCall(sig, ptr, args2);
+          } catch (e) {
+            stackRestore(sp);
+            if (e !== e + 0) throw e;
+            _setThrew(1, 0);
+            if (sig[0] == "j") return 0n;
+          }
+        }, "createInvokeFunction");
+        var resolveGlobalSymbol = /* @__PURE__ */ __name((symName, direct = false) => {
+          var sym;
+          if (isSymbolDefined(symName)) {
+            sym = wasmImports[symName];
+          } else if (symName.startsWith("invoke_")) {
+            sym = wasmImports[symName] = createInvokeFunction(symName.split("_")[1]);
+          }
+          return {
+            sym,
+            name: symName
+          };
+        }, "resolveGlobalSymbol");
+        var onPostCtors = [];
+        var addOnPostCtor = /* @__PURE__ */ __name((cb) => onPostCtors.push(cb), "addOnPostCtor");
+        var UTF8ToString = /* @__PURE__ */ __name((ptr, maxBytesToRead, ignoreNul) => ptr ? UTF8ArrayToString(HEAPU8, ptr, maxBytesToRead, ignoreNul) : "", "UTF8ToString");
+        var loadWebAssemblyModule = /* @__PURE__ */ __name((binary, flags, libName, localScope, handle) => {
+          var metadata = getDylinkMetadata(binary);
+          function loadModule() {
+            var memAlign = Math.pow(2, metadata.memoryAlign);
+            var memoryBase = metadata.memorySize ? alignMemory(getMemory(metadata.memorySize + memAlign), memAlign) : 0;
+            var tableBase = metadata.tableSize ? wasmTable.length : 0;
+            if (handle) {
+              HEAP8[handle + 8] = 1;
+              LE_HEAP_STORE_U32((handle + 12 >> 2) * 4, memoryBase);
+              LE_HEAP_STORE_I32((handle + 16 >> 2) * 4, metadata.memorySize);
+              LE_HEAP_STORE_U32((handle + 20 >> 2) * 4, tableBase);
+              LE_HEAP_STORE_I32((handle + 24 >> 2) * 4, metadata.tableSize);
+            }
+            if (metadata.tableSize) {
+              wasmTable.grow(metadata.tableSize);
+            }
+            var moduleExports;
+            function resolveSymbol(sym) {
+              var resolved = resolveGlobalSymbol(sym).sym;
+              if (!resolved && localScope) {
+                resolved = localScope[sym];
+              }
+              if (!resolved) {
+                resolved = moduleExports[sym];
+              }
+              return resolved;
+            }
+            __name(resolveSymbol, "resolveSymbol");
+            var proxyHandler = {
+              get(stubs, prop) {
+                switch (prop) {
+                  case "__memory_base":
+                    return memoryBase;
+                  case "__table_base":
+                    return tableBase;
+                }
+                if (prop in wasmImports && !wasmImports[prop].stub) {
+                  var res = wasmImports[prop];
+                  return res;
+                }
+                if (!(prop in stubs)) {
+                  var resolved;
+                  stubs[prop] = (...args2) => {
+                    resolved ||= resolveSymbol(prop);
+                    return resolved(...args2);
+                  };
+                }
+                return stubs[prop];
+              }
+            };
+            var proxy = new Proxy({}, proxyHandler);
+            currentModuleWeakSymbols = metadata.weakImports;
+            var info = {
+              "GOT.mem": new Proxy({}, GOTHandler),
+              "GOT.func": new Proxy({}, GOTHandler),
+              "env": proxy,
+              "wasi_snapshot_preview1": proxy
+            };
+            function postInstantiation(module, instance) {
+              updateTableMap(tableBase, metadata.tableSize);
+              moduleExports = relocateExports(instance.exports, memoryBase);
+              if (!flags.allowUndefined) {
+                reportUndefinedSymbols();
+              }
+              function addEmAsm(addr, body) {
+                var args = [];
+                var arity = 0;
+                for (; arity < 16; arity++) {
+                  if (body.indexOf("$" + arity) != -1) {
+                    args.push("$" + arity);
+                  } else {
+                    break;
+                  }
+                }
+                args = args.join(",");
+                var func = `(${args}) => { ${body} };`;
+                ASM_CONSTS[start] = eval(func);
+              }
+              __name(addEmAsm, "addEmAsm");
+              if ("__start_em_asm" in moduleExports) {
+                var start = moduleExports["__start_em_asm"];
+                var stop = moduleExports["__stop_em_asm"];
+                while (start < stop) {
+                  var jsString = UTF8ToString(start);
+                  addEmAsm(start, jsString);
+                  start = HEAPU8.indexOf(0, start) + 1;
+                }
+              }
+              function addEmJs(name, cSig, body) {
+                var jsArgs = [];
+                cSig = cSig.slice(1, -1);
+                if (cSig != "void") {
+                  cSig = cSig.split(",");
+                  for (var i in cSig) {
+                    var jsArg = cSig[i].split(" ").pop();
+                    jsArgs.push(jsArg.replace("*", ""));
+                  }
+                }
+                var func = `(${jsArgs}) => ${body};`;
+                moduleExports[name] = eval(func);
+              }
+              __name(addEmJs, "addEmJs");
+              for (var name in moduleExports) {
+                if (name.startsWith("__em_js__")) {
+                  var start = moduleExports[name];
+                  var jsString = UTF8ToString(start);
+                  var parts = jsString.split("<::>");
+                  addEmJs(name.replace("__em_js__", ""), parts[0], parts[1]);
+                  delete moduleExports[name];
+                }
+              }
+              var applyRelocs = moduleExports["__wasm_apply_data_relocs"];
+              if (applyRelocs) {
+                if (runtimeInitialized) {
+                  applyRelocs();
+                } else {
+                  __RELOC_FUNCS__.push(applyRelocs);
+                }
+              }
+              var init = moduleExports["__wasm_call_ctors"];
+              if (init) {
+                if (runtimeInitialized) {
+                  init();
+                } else {
+                  addOnPostCtor(init);
+                }
+              }
+              return moduleExports;
+            }
+            __name(postInstantiation, "postInstantiation");
+            if (flags.loadAsync) {
+              return (async () => {
+                var instance2;
+                if (binary instanceof WebAssembly.Module) {
+                  instance2 = new WebAssembly.Instance(binary, info);
+                } else {
+                  ({ module: binary, instance: instance2 } = await WebAssembly.instantiate(binary, info));
+                }
+                return postInstantiation(binary, instance2);
+              })();
+            }
+            var module = binary instanceof WebAssembly.Module ? binary : new WebAssembly.Module(binary);
+            var instance = new WebAssembly.Instance(module, info);
+            return postInstantiation(module, instance);
+          }
+          __name(loadModule, "loadModule");
+          flags = {
+            ...flags,
+            rpath: {
+              parentLibPath: libName,
+              paths: metadata.runtimePaths
+            }
+          };
+          if (flags.loadAsync) {
+            return metadata.neededDynlibs.reduce((chain, dynNeeded) => chain.then(() => loadDynamicLibrary(dynNeeded, flags, localScope)), Promise.resolve()).then(loadModule);
+          }
+          metadata.neededDynlibs.forEach((needed) => loadDynamicLibrary(needed, flags, localScope));
+          return loadModule();
+        }, "loadWebAssemblyModule");
+        var mergeLibSymbols = /* @__PURE__ */ __name((exports2, libName2) => {
+          for (var [sym, exp] of Object.entries(exports2)) {
+            const setImport = /* @__PURE__ */ __name((target) => {
+              if (!isSymbolDefined(target)) {
+                wasmImports[target] = exp;
+              }
+            }, "setImport");
+            setImport(sym);
+            const main_alias = "__main_argc_argv";
+            if (sym == "main") {
+              setImport(main_alias);
+            }
+            if (sym == main_alias) {
+              setImport("main");
+            }
+          }
+        }, "mergeLibSymbols");
+        var asyncLoad = /* @__PURE__ */ __name(async (url) => {
+          var arrayBuffer = await readAsync(url);
+          return new Uint8Array(arrayBuffer);
+        }, "asyncLoad");
+        function loadDynamicLibrary(libName2, flags2 = {
+          global: true,
+          nodelete: true
+        }, localScope2, handle2) {
+          var dso = LDSO.loadedLibsByName[libName2];
+          if (dso) {
+            if (!flags2.global) {
+              if (localScope2) {
+                Object.assign(localScope2, dso.exports);
+              }
+            } else if (!dso.global) {
+              dso.global = true;
+              mergeLibSymbols(dso.exports, libName2);
+            }
+            if (flags2.nodelete && dso.refcount !== Infinity) {
+              dso.refcount = Infinity;
+            }
+            dso.refcount++;
+            if (handle2) {
+              LDSO.loadedLibsByHandle[handle2] = dso;
+            }
+            return flags2.loadAsync ? Promise.resolve(true) : true;
+          }
+          dso = newDSO(libName2, handle2, "loading");
+          dso.refcount = flags2.nodelete ? Infinity : 1;
+          dso.global = flags2.global;
+          function loadLibData() {
+            if (handle2) {
+              var data = LE_HEAP_LOAD_U32((handle2 + 28 >> 2) * 4);
+              var dataSize = LE_HEAP_LOAD_U32((handle2 + 32 >> 2) * 4);
+              if (data && dataSize) {
+                var libData = HEAP8.slice(data, data + dataSize);
+                return flags2.loadAsync ? Promise.resolve(libData) : libData;
+              }
+            }
+            var libFile = locateFile(libName2);
+            if (flags2.loadAsync) {
+              return asyncLoad(libFile);
+            }
+            if (!readBinary) {
+              throw new Error(`${libFile}: file not found, and synchronous loading of external files is not available`);
+            }
+            return readBinary(libFile);
+          }
+          __name(loadLibData, "loadLibData");
+          function getExports() {
+            if (flags2.loadAsync) {
+              return loadLibData().then((libData) => loadWebAssemblyModule(libData, flags2, libName2, localScope2, handle2));
+            }
+            return loadWebAssemblyModule(loadLibData(), flags2, libName2, localScope2, handle2);
+          }
+          __name(getExports, "getExports");
+          function moduleLoaded(exports2) {
+            if (dso.global) {
+              mergeLibSymbols(exports2, libName2);
+            } else if (localScope2) {
+              Object.assign(localScope2, exports2);
+            }
+            dso.exports = exports2;
+          }
+          __name(moduleLoaded, "moduleLoaded");
+          if (flags2.loadAsync) {
+            return getExports().then((exports2) => {
+              moduleLoaded(exports2);
+              return true;
+            });
+          }
+          moduleLoaded(getExports());
+          return true;
+        }
+        __name(loadDynamicLibrary, "loadDynamicLibrary");
+        var reportUndefinedSymbols = /* @__PURE__ */ __name(() => {
+          for (var [symName, entry] of Object.entries(GOT)) {
+            if (entry.value == 0) {
+              var value = resolveGlobalSymbol(symName, true).sym;
+              if (!value && !entry.required) {
+                continue;
+              }
+              if (typeof value == "function") {
+                entry.value = addFunction(value, value.sig);
+              } else if (typeof value == "number") {
+                entry.value = value;
+              } else {
+                throw new Error(`bad export type for '${symName}': ${typeof value}`);
+              }
+            }
+          }
+        }, "reportUndefinedSymbols");
+        var runDependencies = 0;
+        var dependenciesFulfilled = null;
+        var removeRunDependency = /* @__PURE__ */ __name((id) => {
+          runDependencies--;
+          Module["monitorRunDependencies"]?.(runDependencies);
+          if (runDependencies == 0) {
+            if (dependenciesFulfilled) {
+              var callback = dependenciesFulfilled;
+              dependenciesFulfilled = null;
+              callback();
+            }
+          }
+        }, "removeRunDependency");
+        var addRunDependency = /* @__PURE__ */ __name((id) => {
+          runDependencies++;
+          Module["monitorRunDependencies"]?.(runDependencies);
+        }, "addRunDependency");
+        var loadDylibs = /* @__PURE__ */ __name(async () => {
+          if (!dynamicLibraries.length) {
+            reportUndefinedSymbols();
+            return;
+          }
+          addRunDependency("loadDylibs");
+          for (var lib of dynamicLibraries) {
+            await loadDynamicLibrary(lib, {
+              loadAsync: true,
+              global: true,
+              nodelete: true,
+              allowUndefined: true
+            });
+          }
+          reportUndefinedSymbols();
+          removeRunDependency("loadDylibs");
+        }, "loadDylibs");
+        var noExitRuntime = true;
+        function setValue(ptr, value, type = "i8") {
+          if (type.endsWith("*")) type = "*";
+          switch (type) {
+            case "i1":
+              HEAP8[ptr] = value;
+              break;
+            case "i8":
+              HEAP8[ptr] = value;
+              break;
+            case "i16":
+              LE_HEAP_STORE_I16((ptr >> 1) * 2, value);
+              break;
+            case "i32":
+              LE_HEAP_STORE_I32((ptr >> 2) * 4, value);
+              break;
+            case "i64":
+              LE_HEAP_STORE_I64((ptr >> 3) * 8, BigInt(value));
+              break;
+            case "float":
+              LE_HEAP_STORE_F32((ptr >> 2) * 4, value);
+              break;
+            case "double":
+              LE_HEAP_STORE_F64((ptr >> 3) * 8, value);
+              break;
+            case "*":
+              LE_HEAP_STORE_U32((ptr >> 2) * 4, value);
+              break;
+            default:
+              abort(`invalid type for setValue: ${type}`);
+          }
+        }
+        __name(setValue, "setValue");
+        var ___memory_base = new WebAssembly.Global({
+          "value": "i32",
+          "mutable": false
+        }, 1024);
+        var ___stack_high = 82240;
+        var ___stack_low = 16704;
+        var ___stack_pointer = new WebAssembly.Global({
+          "value": "i32",
+          "mutable": true
+        }, 82240);
+        var ___table_base = new WebAssembly.Global({
+          "value": "i32",
+          "mutable": false
+        }, 1);
+        var __abort_js = /* @__PURE__ */ __name(() => abort(""), "__abort_js");
+        __abort_js.sig = "v";
+        var getHeapMax = /* @__PURE__ */ __name(() => (
+          // Stay one Wasm page short of 4GB: while e.g. Chrome is able to allocate
+          // full 4GB Wasm memories, the size will wrap back to 0 bytes in Wasm side
+          // for any code that deals with heap sizes, which would require special
+          // casing all heap size related code to treat 0 specially.
+          2147483648
+        ), "getHeapMax");
+        var growMemory = /* @__PURE__ */ __name((size) => {
+          var oldHeapSize = wasmMemory.buffer.byteLength;
+          var pages = (size - oldHeapSize + 65535) / 65536 | 0;
+          try {
+            wasmMemory.grow(pages);
+            updateMemoryViews();
+            return 1;
+          } catch (e) {
+          }
+        }, "growMemory");
+        var _emscripten_resize_heap = /* @__PURE__ */ __name((requestedSize) => {
+          var oldSize = HEAPU8.length;
+          requestedSize >>>= 0;
+          var maxHeapSize = getHeapMax();
+          if (requestedSize > maxHeapSize) {
+            return false;
+          }
+          for (var cutDown = 1; cutDown <= 4; cutDown *= 2) {
+            var overGrownHeapSize = oldSize * (1 + 0.2 / cutDown);
+            overGrownHeapSize = Math.min(overGrownHeapSize, requestedSize + 100663296);
+            var newSize = Math.min(maxHeapSize, alignMemory(Math.max(requestedSize, overGrownHeapSize), 65536));
+            var replacement = growMemory(newSize);
+            if (replacement) {
+              return true;
+            }
+          }
+          return false;
+        }, "_emscripten_resize_heap");
+        _emscripten_resize_heap.sig = "ip";
+        var _fd_close = /* @__PURE__ */ __name((fd) => 52, "_fd_close");
+        _fd_close.sig = "ii";
+        var INT53_MAX = 9007199254740992;
+        var INT53_MIN = -9007199254740992;
+        var bigintToI53Checked = /* @__PURE__ */ __name((num) => num < INT53_MIN || num > INT53_MAX ? NaN : Number(num), "bigintToI53Checked");
+        function _fd_seek(fd, offset, whence, newOffset) {
+          offset = bigintToI53Checked(offset);
+          return 70;
+        }
+        __name(_fd_seek, "_fd_seek");
+        _fd_seek.sig = "iijip";
+        var printCharBuffers = [null, [], []];
+        var printChar = /* @__PURE__ */ __name((stream, curr) => {
+          var buffer = printCharBuffers[stream];
+          if (curr === 0 || curr === 10) {
+            (stream === 1 ? out : err)(UTF8ArrayToString(buffer));
+            buffer.length = 0;
+          } else {
+            buffer.push(curr);
+          }
+        }, "printChar");
+        var _fd_write = /* @__PURE__ */ __name((fd, iov, iovcnt, pnum) => {
+          var num = 0;
+          for (var i2 = 0; i2 < iovcnt; i2++) {
+            var ptr = LE_HEAP_LOAD_U32((iov >> 2) * 4);
+            var len = LE_HEAP_LOAD_U32((iov + 4 >> 2) * 4);
+            iov += 8;
+            for (var j = 0; j < len; j++) {
+              printChar(fd, HEAPU8[ptr + j]);
+            }
+            num += len;
+          }
+          LE_HEAP_STORE_U32((pnum >> 2) * 4, num);
+          return 0;
+        }, "_fd_write");
+        _fd_write.sig = "iippp";
+        function _tree_sitter_log_callback(isLexMessage, messageAddress) {
+          if (Module.currentLogCallback) {
+            const message = UTF8ToString(messageAddress);
+            Module.currentLogCallback(message, isLexMessage !== 0);
+          }
+        }
+        __name(_tree_sitter_log_callback, "_tree_sitter_log_callback");
+        function _tree_sitter_parse_callback(inputBufferAddress, index, row, column, lengthAddress) {
+          const INPUT_BUFFER_SIZE = 10 * 1024;
+          const string = Module.currentParseCallback(index, {
+            row,
+            column
+          });
+          if (typeof string === "string") {
+            setValue(lengthAddress, string.length, "i32");
+            stringToUTF16(string, inputBufferAddress, INPUT_BUFFER_SIZE);
+          } else {
+            setValue(lengthAddress, 0, "i32");
+          }
+        }
+        __name(_tree_sitter_parse_callback, "_tree_sitter_parse_callback");
+        function _tree_sitter_progress_callback(currentOffset, hasError) {
+          if (Module.currentProgressCallback) {
+            return Module.currentProgressCallback({
+              currentOffset,
+              hasError
+            });
+          }
+          return false;
+        }
+        __name(_tree_sitter_progress_callback, "_tree_sitter_progress_callback");
+        function _tree_sitter_query_progress_callback(currentOffset) {
+          if (Module.currentQueryProgressCallback) {
+            return Module.currentQueryProgressCallback({
+              currentOffset
+            });
+          }
+          return false;
+        }
+        __name(_tree_sitter_query_progress_callback, "_tree_sitter_query_progress_callback");
+        var runtimeKeepaliveCounter = 0;
+        var keepRuntimeAlive = /* @__PURE__ */ __name(() => noExitRuntime || runtimeKeepaliveCounter > 0, "keepRuntimeAlive");
+        var _proc_exit = /* @__PURE__ */ __name((code) => {
+          EXITSTATUS = code;
+          if (!keepRuntimeAlive()) {
+            Module["onExit"]?.(code);
+            ABORT = true;
+          }
+          quit_(code, new ExitStatus(code));
+        }, "_proc_exit");
+        _proc_exit.sig = "vi";
+        var exitJS = /* @__PURE__ */ __name((status, implicit) => {
+          EXITSTATUS = status;
+          _proc_exit(status);
+        }, "exitJS");
+        var handleException = /* @__PURE__ */ __name((e) => {
+          if (e instanceof ExitStatus || e == "unwind") {
+            return EXITSTATUS;
+          }
+          quit_(1, e);
+        }, "handleException");
+        var lengthBytesUTF8 = /* @__PURE__ */ __name((str) => {
+          var len = 0;
+          for (var i2 = 0; i2 < str.length; ++i2) {
+            var c = str.charCodeAt(i2);
+            if (c <= 127) {
+              len++;
+            } else if (c <= 2047) {
+              len += 2;
+            } else if (c >= 55296 && c <= 57343) {
+              len += 4;
+              ++i2;
+            } else {
+              len += 3;
+            }
+          }
+          return len;
+        }, "lengthBytesUTF8");
+        var stringToUTF8Array = /* @__PURE__ */ __name((str, heap, outIdx, maxBytesToWrite) => {
+          if (!(maxBytesToWrite > 0)) return 0;
+          var startIdx = outIdx;
+          var endIdx = outIdx + maxBytesToWrite - 1;
+          for (var i2 = 0; i2 < str.length; ++i2) {
+            var u = str.codePointAt(i2);
+            if (u <= 127) {
+              if (outIdx >= endIdx) break;
+              heap[outIdx++] = u;
+            } else if (u <= 2047) {
+              if (outIdx + 1 >= endIdx) break;
+              heap[outIdx++] = 192 | u >> 6;
+              heap[outIdx++] = 128 | u & 63;
+            } else if (u <= 65535) {
+              if (outIdx + 2 >= endIdx) break;
+              heap[outIdx++] = 224 | u >> 12;
+              heap[outIdx++] = 128 | u >> 6 & 63;
+              heap[outIdx++] = 128 | u & 63;
+            } else {
+              if (outIdx + 3 >= endIdx) break;
+              heap[outIdx++] = 240 | u >> 18;
+              heap[outIdx++] = 128 | u >> 12 & 63;
+              heap[outIdx++] = 128 | u >> 6 & 63;
+              heap[outIdx++] = 128 | u & 63;
+              i2++;
+            }
+          }
+          heap[outIdx] = 0;
+          return outIdx - startIdx;
+        }, "stringToUTF8Array");
+        var stringToUTF8 = /* @__PURE__ */ __name((str, outPtr, maxBytesToWrite) => stringToUTF8Array(str, HEAPU8, outPtr, maxBytesToWrite), "stringToUTF8");
+        var stackAlloc = /* @__PURE__ */ __name((sz) => __emscripten_stack_alloc(sz), "stackAlloc");
+        var stringToUTF8OnStack = /* @__PURE__ */ __name((str) => {
+          var size = lengthBytesUTF8(str) + 1;
+          var ret = stackAlloc(size);
+          stringToUTF8(str, ret, size);
+          return ret;
+        }, "stringToUTF8OnStack");
+        var AsciiToString = /* @__PURE__ */ __name((ptr) => {
+          var str = "";
+          while (1) {
+            var ch = HEAPU8[ptr++];
+            if (!ch) return str;
+            str += String.fromCharCode(ch);
+          }
+        }, "AsciiToString");
+        var stringToUTF16 = /* @__PURE__ */ __name((str, outPtr, maxBytesToWrite) => {
+          maxBytesToWrite ??= 2147483647;
+          if (maxBytesToWrite < 2) return 0;
+          maxBytesToWrite -= 2;
+          var startPtr = outPtr;
+          var numCharsToWrite = maxBytesToWrite < str.length * 2 ? maxBytesToWrite / 2 : str.length;
+          for (var i2 = 0; i2 < numCharsToWrite; ++i2) {
+            var codeUnit = str.charCodeAt(i2);
+            LE_HEAP_STORE_I16((outPtr >> 1) * 2, codeUnit);
+            outPtr += 2;
+          }
+          LE_HEAP_STORE_I16((outPtr >> 1) * 2, 0);
+          return outPtr - startPtr;
+        }, "stringToUTF16");
+        LE_ATOMICS_NATIVE_BYTE_ORDER = new Int8Array(new Int16Array([1]).buffer)[0] === 1 ? [
+          /* little endian */
+          ((x) => x),
+          ((x) => x),
+          void 0,
+          ((x) => x)
+        ] : [
+          /* big endian */
+          ((x) => x),
+          ((x) => ((x & 65280) << 8 | (x & 255) << 24) >> 16),
+          void 0,
+          ((x) => x >> 24 & 255 | x >> 8 & 65280 | (x & 65280) << 8 | (x & 255) << 24)
+        ];
+        function LE_HEAP_UPDATE() {
+          HEAPU16.unsigned = ((x) => x & 65535);
+          HEAPU32.unsigned = ((x) => x >>> 0);
+        }
+        __name(LE_HEAP_UPDATE, "LE_HEAP_UPDATE");
+        {
+          initMemory();
+          if (Module["noExitRuntime"]) noExitRuntime = Module["noExitRuntime"];
+          if (Module["print"]) out = Module["print"];
+          if (Module["printErr"]) err = Module["printErr"];
+          if (Module["dynamicLibraries"]) dynamicLibraries = Module["dynamicLibraries"];
+          if (Module["wasmBinary"]) wasmBinary = Module["wasmBinary"];
+          if (Module["arguments"]) arguments_ = Module["arguments"];
+          if (Module["thisProgram"]) thisProgram = Module["thisProgram"];
+          if (Module["preInit"]) {
+            if (typeof Module["preInit"] == "function") Module["preInit"] = [Module["preInit"]];
+            while (Module["preInit"].length > 0) {
+              Module["preInit"].shift()();
+            }
+          }
+        }
+        Module["setValue"] = setValue;
+        Module["getValue"] = getValue;
+        Module["UTF8ToString"] = UTF8ToString;
+        Module["stringToUTF8"] = stringToUTF8;
+        Module["lengthBytesUTF8"] = lengthBytesUTF8;
+        Module["AsciiToString"] = AsciiToString;
+        Module["stringToUTF16"] = stringToUTF16;
+        Module["loadWebAssemblyModule"] = loadWebAssemblyModule;
+        Module["LE_HEAP_STORE_I64"] = LE_HEAP_STORE_I64;
+        var ASM_CONSTS = {};
+        var _malloc, _calloc, _realloc, _free, _ts_range_edit, _memcmp, _ts_language_symbol_count, _ts_language_state_count, _ts_language_abi_version, _ts_language_name, _ts_language_field_count, _ts_language_next_state, _ts_language_symbol_name, _ts_language_symbol_for_name, _strncmp, _ts_language_symbol_type, _ts_language_field_name_for_id, _ts_lookahead_iterator_new, _ts_lookahead_iterator_delete, _ts_lookahead_iterator_reset_state, _ts_lookahead_iterator_reset, _ts_lookahead_iterator_next, _ts_lookahead_iterator_current_symbol, _ts_point_edit, _ts_parser_delete, _ts_parser_reset, _ts_parser_set_language, _ts_parser_set_included_ranges, _ts_query_new, _ts_query_delete, _iswspace, _iswalnum, _ts_query_copy, _ts_query_pattern_count, _ts_query_capture_count, _ts_query_string_count, _ts_query_capture_name_for_id, _ts_query_capture_quantifier_for_id, _ts_query_string_value_for_id, _ts_query_predicates_for_pattern, _ts_query_start_byte_for_pattern, _ts_query_end_byte_for_pattern, _ts_query_is_pattern_rooted, _ts_query_is_pattern_non_local, _ts_query_is_pattern_guaranteed_at_step, _ts_query_disable_capture, _ts_query_disable_pattern, _ts_tree_copy, _ts_tree_delete, _ts_init, _ts_parser_new_wasm, _ts_parser_enable_logger_wasm, _ts_parser_parse_wasm, _ts_parser_included_ranges_wasm, _ts_language_type_is_named_wasm, _ts_language_type_is_visible_wasm, _ts_language_metadata_wasm, _ts_language_supertypes_wasm, _ts_language_subtypes_wasm, _ts_tree_root_node_wasm, _ts_tree_root_node_with_offset_wasm, _ts_tree_edit_wasm, _ts_tree_included_ranges_wasm, _ts_tree_get_changed_ranges_wasm, _ts_tree_cursor_new_wasm, _ts_tree_cursor_copy_wasm, _ts_tree_cursor_delete_wasm, _ts_tree_cursor_reset_wasm, _ts_tree_cursor_reset_to_wasm, _ts_tree_cursor_goto_first_child_wasm, _ts_tree_cursor_goto_last_child_wasm, _ts_tree_cursor_goto_first_child_for_index_wasm, _ts_tree_cursor_goto_first_child_for_position_wasm, _ts_tree_cursor_goto_next_sibling_wasm, _ts_tree_cursor_goto_previous_sibling_wasm, _ts_tree_cursor_goto_descendant_wasm, _ts_tree_cursor_goto_parent_wasm, _ts_tree_cursor_current_node_type_id_wasm, _ts_tree_cursor_current_node_state_id_wasm, _ts_tree_cursor_current_node_is_named_wasm, _ts_tree_cursor_current_node_is_missing_wasm, _ts_tree_cursor_current_node_id_wasm, _ts_tree_cursor_start_position_wasm, _ts_tree_cursor_end_position_wasm, _ts_tree_cursor_start_index_wasm, _ts_tree_cursor_end_index_wasm, _ts_tree_cursor_current_field_id_wasm, _ts_tree_cursor_current_depth_wasm, _ts_tree_cursor_current_descendant_index_wasm, _ts_tree_cursor_current_node_wasm, _ts_node_symbol_wasm, _ts_node_field_name_for_child_wasm, _ts_node_field_name_for_named_child_wasm, _ts_node_children_by_field_id_wasm, _ts_node_first_child_for_byte_wasm, _ts_node_first_named_child_for_byte_wasm, _ts_node_grammar_symbol_wasm, _ts_node_child_count_wasm, _ts_node_named_child_count_wasm, _ts_node_child_wasm, _ts_node_named_child_wasm, _ts_node_child_by_field_id_wasm, _ts_node_next_sibling_wasm, _ts_node_prev_sibling_wasm, _ts_node_next_named_sibling_wasm, _ts_node_prev_named_sibling_wasm, _ts_node_descendant_count_wasm, _ts_node_parent_wasm, _ts_node_child_with_descendant_wasm, _ts_node_descendant_for_index_wasm, _ts_node_named_descendant_for_index_wasm, _ts_node_descendant_for_position_wasm, _ts_node_named_descendant_for_position_wasm, _ts_node_start_point_wasm, _ts_node_end_point_wasm, _ts_node_start_index_wasm, _ts_node_end_index_wasm, _ts_node_to_string_wasm, _ts_node_children_wasm, _ts_node_named_children_wasm, _ts_node_descendants_of_type_wasm, _ts_node_is_named_wasm, _ts_node_has_changes_wasm, _ts_node_has_error_wasm, _ts_node_is_error_wasm, _ts_node_is_missing_wasm, _ts_node_is_extra_wasm, _ts_node_parse_state_wasm, _ts_node_next_parse_state_wasm, _ts_query_matches_wasm, _ts_query_captures_wasm, _memset, _memcpy, _memmove, _iswalpha, _iswblank, _iswdigit, _iswlower, _iswpunct, _iswupper, _iswxdigit, _memchr, _strlen, _strcmp, _strncat, _strncpy, _towlower, _towupper, _setThrew, __emscripten_stack_restore, __emscripten_stack_alloc, _emscripten_stack_get_current, ___wasm_apply_data_relocs;
+        function assignWasmExports(wasmExports2) {
+          Module["_malloc"] = _malloc = wasmExports2["malloc"];
+          Module["_calloc"] = _calloc = wasmExports2["calloc"];
+          Module["_realloc"] = _realloc = wasmExports2["realloc"];
+          Module["_free"] = _free = wasmExports2["free"];
+          Module["_ts_range_edit"] = _ts_range_edit = wasmExports2["ts_range_edit"];
+          Module["_memcmp"] = _memcmp = wasmExports2["memcmp"];
+          Module["_ts_language_symbol_count"] = _ts_language_symbol_count = wasmExports2["ts_language_symbol_count"];
+          Module["_ts_language_state_count"] = _ts_language_state_count = wasmExports2["ts_language_state_count"];
+          Module["_ts_language_abi_version"] = _ts_language_abi_version = wasmExports2["ts_language_abi_version"];
+          Module["_ts_language_name"] = _ts_language_name = wasmExports2["ts_language_name"];
+          Module["_ts_language_field_count"] = _ts_language_field_count = wasmExports2["ts_language_field_count"];
+          Module["_ts_language_next_state"] = _ts_language_next_state = wasmExports2["ts_language_next_state"];
+          Module["_ts_language_symbol_name"] = _ts_language_symbol_name = wasmExports2["ts_language_symbol_name"];
+          Module["_ts_language_symbol_for_name"] = _ts_language_symbol_for_name = wasmExports2["ts_language_symbol_for_name"];
+          Module["_strncmp"] = _strncmp = wasmExports2["strncmp"];
+          Module["_ts_language_symbol_type"] = _ts_language_symbol_type = wasmExports2["ts_language_symbol_type"];
+          Module["_ts_language_field_name_for_id"] = _ts_language_field_name_for_id = wasmExports2["ts_language_field_name_for_id"];
+          Module["_ts_lookahead_iterator_new"] = _ts_lookahead_iterator_new = wasmExports2["ts_lookahead_iterator_new"];
+          Module["_ts_lookahead_iterator_delete"] = _ts_lookahead_iterator_delete = wasmExports2["ts_lookahead_iterator_delete"];
+          Module["_ts_lookahead_iterator_reset_state"] = _ts_lookahead_iterator_reset_state = wasmExports2["ts_lookahead_iterator_reset_state"];
+          Module["_ts_lookahead_iterator_reset"] = _ts_lookahead_iterator_reset = wasmExports2["ts_lookahead_iterator_reset"];
+          Module["_ts_lookahead_iterator_next"] = _ts_lookahead_iterator_next = wasmExports2["ts_lookahead_iterator_next"];
+          Module["_ts_lookahead_iterator_current_symbol"] = _ts_lookahead_iterator_current_symbol = wasmExports2["ts_lookahead_iterator_current_symbol"];
+          Module["_ts_point_edit"] = _ts_point_edit = wasmExports2["ts_point_edit"];
+          Module["_ts_parser_delete"] = _ts_parser_delete = wasmExports2["ts_parser_delete"];
+          Module["_ts_parser_reset"] = _ts_parser_reset = wasmExports2["ts_parser_reset"];
+          Module["_ts_parser_set_language"] = _ts_parser_set_language = wasmExports2["ts_parser_set_language"];
+          Module["_ts_parser_set_included_ranges"] = _ts_parser_set_included_ranges = wasmExports2["ts_parser_set_included_ranges"];
+          Module["_ts_query_new"] = _ts_query_new = wasmExports2["ts_query_new"];
+          Module["_ts_query_delete"] = _ts_query_delete = wasmExports2["ts_query_delete"];
+          Module["_iswspace"] = _iswspace = wasmExports2["iswspace"];
+          Module["_iswalnum"] = _iswalnum = wasmExports2["iswalnum"];
+          Module["_ts_query_copy"] = _ts_query_copy = wasmExports2["ts_query_copy"];
+          Module["_ts_query_pattern_count"] = _ts_query_pattern_count = wasmExports2["ts_query_pattern_count"];
+          Module["_ts_query_capture_count"] = _ts_query_capture_count = wasmExports2["ts_query_capture_count"];
+          Module["_ts_query_string_count"] = _ts_query_string_count = wasmExports2["ts_query_string_count"];
+          Module["_ts_query_capture_name_for_id"] = _ts_query_capture_name_for_id = wasmExports2["ts_query_capture_name_for_id"];
+          Module["_ts_query_capture_quantifier_for_id"] = _ts_query_capture_quantifier_for_id = wasmExports2["ts_query_capture_quantifier_for_id"];
+          Module["_ts_query_string_value_for_id"] = _ts_query_string_value_for_id = wasmExports2["ts_query_string_value_for_id"];
+          Module["_ts_query_predicates_for_pattern"] = _ts_query_predicates_for_pattern = wasmExports2["ts_query_predicates_for_pattern"];
+          Module["_ts_query_start_byte_for_pattern"] = _ts_query_start_byte_for_pattern = wasmExports2["ts_query_start_byte_for_pattern"];
+          Module["_ts_query_end_byte_for_pattern"] = _ts_query_end_byte_for_pattern = wasmExports2["ts_query_end_byte_for_pattern"];
+          Module["_ts_query_is_pattern_rooted"] = _ts_query_is_pattern_rooted = wasmExports2["ts_query_is_pattern_rooted"];
+          Module["_ts_query_is_pattern_non_local"] = _ts_query_is_pattern_non_local = wasmExports2["ts_query_is_pattern_non_local"];
+          Module["_ts_query_is_pattern_guaranteed_at_step"] = _ts_query_is_pattern_guaranteed_at_step = wasmExports2["ts_query_is_pattern_guaranteed_at_step"];
+          Module["_ts_query_disable_capture"] = _ts_query_disable_capture = wasmExports2["ts_query_disable_capture"];
+          Module["_ts_query_disable_pattern"] = _ts_query_disable_pattern = wasmExports2["ts_query_disable_pattern"];
+          Module["_ts_tree_copy"] = _ts_tree_copy = wasmExports2["ts_tree_copy"];
+          Module["_ts_tree_delete"] = _ts_tree_delete = wasmExports2["ts_tree_delete"];
+          Module["_ts_init"] = _ts_init = wasmExports2["ts_init"];
+          Module["_ts_parser_new_wasm"] = _ts_parser_new_wasm = wasmExports2["ts_parser_new_wasm"];
+          Module["_ts_parser_enable_logger_wasm"] = _ts_parser_enable_logger_wasm = wasmExports2["ts_parser_enable_logger_wasm"];
+          Module["_ts_parser_parse_wasm"] = _ts_parser_parse_wasm = wasmExports2["ts_parser_parse_wasm"];
+          Module["_ts_parser_included_ranges_wasm"] = _ts_parser_included_ranges_wasm = wasmExports2["ts_parser_included_ranges_wasm"];
+          Module["_ts_language_type_is_named_wasm"] = _ts_language_type_is_named_wasm = wasmExports2["ts_language_type_is_named_wasm"];
+          Module["_ts_language_type_is_visible_wasm"] = _ts_language_type_is_visible_wasm = wasmExports2["ts_language_type_is_visible_wasm"];
+          Module["_ts_language_metadata_wasm"] = _ts_language_metadata_wasm = wasmExports2["ts_language_metadata_wasm"];
+          Module["_ts_language_supertypes_wasm"] = _ts_language_supertypes_wasm = wasmExports2["ts_language_supertypes_wasm"];
+          Module["_ts_language_subtypes_wasm"] = _ts_language_subtypes_wasm = wasmExports2["ts_language_subtypes_wasm"];
+          Module["_ts_tree_root_node_wasm"] = _ts_tree_root_node_wasm = wasmExports2["ts_tree_root_node_wasm"];
+          Module["_ts_tree_root_node_with_offset_wasm"] = _ts_tree_root_node_with_offset_wasm = wasmExports2["ts_tree_root_node_with_offset_wasm"];
+          Module["_ts_tree_edit_wasm"] = _ts_tree_edit_wasm = wasmExports2["ts_tree_edit_wasm"];
+          Module["_ts_tree_included_ranges_wasm"] = _ts_tree_included_ranges_wasm = wasmExports2["ts_tree_included_ranges_wasm"];
+          Module["_ts_tree_get_changed_ranges_wasm"] = _ts_tree_get_changed_ranges_wasm = wasmExports2["ts_tree_get_changed_ranges_wasm"];
+          Module["_ts_tree_cursor_new_wasm"] = _ts_tree_cursor_new_wasm = wasmExports2["ts_tree_cursor_new_wasm"];
+          Module["_ts_tree_cursor_copy_wasm"] = _ts_tree_cursor_copy_wasm = wasmExports2["ts_tree_cursor_copy_wasm"];
+          Module["_ts_tree_cursor_delete_wasm"] = _ts_tree_cursor_delete_wasm = wasmExports2["ts_tree_cursor_delete_wasm"];
+          Module["_ts_tree_cursor_reset_wasm"] = _ts_tree_cursor_reset_wasm = wasmExports2["ts_tree_cursor_reset_wasm"];
+          Module["_ts_tree_cursor_reset_to_wasm"] = _ts_tree_cursor_reset_to_wasm = wasmExports2["ts_tree_cursor_reset_to_wasm"];
+          Module["_ts_tree_cursor_goto_first_child_wasm"] = _ts_tree_cursor_goto_first_child_wasm = wasmExports2["ts_tree_cursor_goto_first_child_wasm"];
+          Module["_ts_tree_cursor_goto_last_child_wasm"] = _ts_tree_cursor_goto_last_child_wasm = wasmExports2["ts_tree_cursor_goto_last_child_wasm"];
+          Module["_ts_tree_cursor_goto_first_child_for_index_wasm"] = _ts_tree_cursor_goto_first_child_for_index_wasm = wasmExports2["ts_tree_cursor_goto_first_child_for_index_wasm"];
+          Module["_ts_tree_cursor_goto_first_child_for_position_wasm"] = _ts_tree_cursor_goto_first_child_for_position_wasm = wasmExports2["ts_tree_cursor_goto_first_child_for_position_wasm"];
+          Module["_ts_tree_cursor_goto_next_sibling_wasm"] = _ts_tree_cursor_goto_next_sibling_wasm = wasmExports2["ts_tree_cursor_goto_next_sibling_wasm"];
+          Module["_ts_tree_cursor_goto_previous_sibling_wasm"] = _ts_tree_cursor_goto_previous_sibling_wasm = wasmExports2["ts_tree_cursor_goto_previous_sibling_wasm"];
+          Module["_ts_tree_cursor_goto_descendant_wasm"] = _ts_tree_cursor_goto_descendant_wasm = wasmExports2["ts_tree_cursor_goto_descendant_wasm"];
+          Module["_ts_tree_cursor_goto_parent_wasm"] = _ts_tree_cursor_goto_parent_wasm = wasmExports2["ts_tree_cursor_goto_parent_wasm"];
+          Module["_ts_tree_cursor_current_node_type_id_wasm"] = _ts_tree_cursor_current_node_type_id_wasm = wasmExports2["ts_tree_cursor_current_node_type_id_wasm"];
+          Module["_ts_tree_cursor_current_node_state_id_wasm"] = _ts_tree_cursor_current_node_state_id_wasm = wasmExports2["ts_tree_cursor_current_node_state_id_wasm"];
+          Module["_ts_tree_cursor_current_node_is_named_wasm"] = _ts_tree_cursor_current_node_is_named_wasm = wasmExports2["ts_tree_cursor_current_node_is_named_wasm"];
+          Module["_ts_tree_cursor_current_node_is_missing_wasm"] = _ts_tree_cursor_current_node_is_missing_wasm = wasmExports2["ts_tree_cursor_current_node_is_missing_wasm"];
+          Module["_ts_tree_cursor_current_node_id_wasm"] = _ts_tree_cursor_current_node_id_wasm = wasmExports2["ts_tree_cursor_current_node_id_wasm"];
+          Module["_ts_tree_cursor_start_position_wasm"] = _ts_tree_cursor_start_position_wasm = wasmExports2["ts_tree_cursor_start_position_wasm"];
+          Module["_ts_tree_cursor_end_position_wasm"] = _ts_tree_cursor_end_position_wasm = wasmExports2["ts_tree_cursor_end_position_wasm"];
+          Module["_ts_tree_cursor_start_index_wasm"] = _ts_tree_cursor_start_index_wasm = wasmExports2["ts_tree_cursor_start_index_wasm"];
+          Module["_ts_tree_cursor_end_index_wasm"] = _ts_tree_cursor_end_index_wasm = wasmExports2["ts_tree_cursor_end_index_wasm"];
+          Module["_ts_tree_cursor_current_field_id_wasm"] = _ts_tree_cursor_current_field_id_wasm = wasmExports2["ts_tree_cursor_current_field_id_wasm"];
+          Module["_ts_tree_cursor_current_depth_wasm"] = _ts_tree_cursor_current_depth_wasm = wasmExports2["ts_tree_cursor_current_depth_wasm"];
+          Module["_ts_tree_cursor_current_descendant_index_wasm"] = _ts_tree_cursor_current_descendant_index_wasm = wasmExports2["ts_tree_cursor_current_descendant_index_wasm"];
+          Module["_ts_tree_cursor_current_node_wasm"] = _ts_tree_cursor_current_node_wasm = wasmExports2["ts_tree_cursor_current_node_wasm"];
+          Module["_ts_node_symbol_wasm"] = _ts_node_symbol_wasm = wasmExports2["ts_node_symbol_wasm"];
+          Module["_ts_node_field_name_for_child_wasm"] = _ts_node_field_name_for_child_wasm = wasmExports2["ts_node_field_name_for_child_wasm"];
+          Module["_ts_node_field_name_for_named_child_wasm"] = _ts_node_field_name_for_named_child_wasm = wasmExports2["ts_node_field_name_for_named_child_wasm"];
+          Module["_ts_node_children_by_field_id_wasm"] = _ts_node_children_by_field_id_wasm = wasmExports2["ts_node_children_by_field_id_wasm"];
+          Module["_ts_node_first_child_for_byte_wasm"] = _ts_node_first_child_for_byte_wasm = wasmExports2["ts_node_first_child_for_byte_wasm"];
+          Module["_ts_node_first_named_child_for_byte_wasm"] = _ts_node_first_named_child_for_byte_wasm = wasmExports2["ts_node_first_named_child_for_byte_wasm"];
+          Module["_ts_node_grammar_symbol_wasm"] = _ts_node_grammar_symbol_wasm = wasmExports2["ts_node_grammar_symbol_wasm"];
+          Module["_ts_node_child_count_wasm"] = _ts_node_child_count_wasm = wasmExports2["ts_node_child_count_wasm"];
+          Module["_ts_node_named_child_count_wasm"] = _ts_node_named_child_count_wasm = wasmExports2["ts_node_named_child_count_wasm"];
+          Module["_ts_node_child_wasm"] = _ts_node_child_wasm = wasmExports2["ts_node_child_wasm"];
+          Module["_ts_node_named_child_wasm"] = _ts_node_named_child_wasm = wasmExports2["ts_node_named_child_wasm"];
+          Module["_ts_node_child_by_field_id_wasm"] = _ts_node_child_by_field_id_wasm = wasmExports2["ts_node_child_by_field_id_wasm"];
+          Module["_ts_node_next_sibling_wasm"] = _ts_node_next_sibling_wasm = wasmExports2["ts_node_next_sibling_wasm"];
+          Module["_ts_node_prev_sibling_wasm"] = _ts_node_prev_sibling_wasm = wasmExports2["ts_node_prev_sibling_wasm"];
+          Module["_ts_node_next_named_sibling_wasm"] = _ts_node_next_named_sibling_wasm = wasmExports2["ts_node_next_named_sibling_wasm"];
+          Module["_ts_node_prev_named_sibling_wasm"] = _ts_node_prev_named_sibling_wasm = wasmExports2["ts_node_prev_named_sibling_wasm"];
+          Module["_ts_node_descendant_count_wasm"] = _ts_node_descendant_count_wasm = wasmExports2["ts_node_descendant_count_wasm"];
+          Module["_ts_node_parent_wasm"] = _ts_node_parent_wasm = wasmExports2["ts_node_parent_wasm"];
+          Module["_ts_node_child_with_descendant_wasm"] = _ts_node_child_with_descendant_wasm = wasmExports2["ts_node_child_with_descendant_wasm"];
+          Module["_ts_node_descendant_for_index_wasm"] = _ts_node_descendant_for_index_wasm = wasmExports2["ts_node_descendant_for_index_wasm"];
+          Module["_ts_node_named_descendant_for_index_wasm"] = _ts_node_named_descendant_for_index_wasm = wasmExports2["ts_node_named_descendant_for_index_wasm"];
+          Module["_ts_node_descendant_for_position_wasm"] = _ts_node_descendant_for_position_wasm = wasmExports2["ts_node_descendant_for_position_wasm"];
+          Module["_ts_node_named_descendant_for_position_wasm"] = _ts_node_named_descendant_for_position_wasm = wasmExports2["ts_node_named_descendant_for_position_wasm"];
+          Module["_ts_node_start_point_wasm"] = _ts_node_start_point_wasm = wasmExports2["ts_node_start_point_wasm"];
+          Module["_ts_node_end_point_wasm"] = _ts_node_end_point_wasm = wasmExports2["ts_node_end_point_wasm"];
+          Module["_ts_node_start_index_wasm"] = _ts_node_start_index_wasm = wasmExports2["ts_node_start_index_wasm"];
+          Module["_ts_node_end_index_wasm"] = _ts_node_end_index_wasm = wasmExports2["ts_node_end_index_wasm"];
+          Module["_ts_node_to_string_wasm"] = _ts_node_to_string_wasm = wasmExports2["ts_node_to_string_wasm"];
+          Module["_ts_node_children_wasm"] = _ts_node_children_wasm = wasmExports2["ts_node_children_wasm"];
+          Module["_ts_node_named_children_wasm"] = _ts_node_named_children_wasm = wasmExports2["ts_node_named_children_wasm"];
+          Module["_ts_node_descendants_of_type_wasm"] = _ts_node_descendants_of_type_wasm = wasmExports2["ts_node_descendants_of_type_wasm"];
+          Module["_ts_node_is_named_wasm"] = _ts_node_is_named_wasm = wasmExports2["ts_node_is_named_wasm"];
+          Module["_ts_node_has_changes_wasm"] = _ts_node_has_changes_wasm = wasmExports2["ts_node_has_changes_wasm"];
+          Module["_ts_node_has_error_wasm"] = _ts_node_has_error_wasm = wasmExports2["ts_node_has_error_wasm"];
+          Module["_ts_node_is_error_wasm"] = _ts_node_is_error_wasm = wasmExports2["ts_node_is_error_wasm"];
+          Module["_ts_node_is_missing_wasm"] = _ts_node_is_missing_wasm = wasmExports2["ts_node_is_missing_wasm"];
+          Module["_ts_node_is_extra_wasm"] = _ts_node_is_extra_wasm = wasmExports2["ts_node_is_extra_wasm"];
+          Module["_ts_node_parse_state_wasm"] = _ts_node_parse_state_wasm = wasmExports2["ts_node_parse_state_wasm"];
+          Module["_ts_node_next_parse_state_wasm"] = _ts_node_next_parse_state_wasm = wasmExports2["ts_node_next_parse_state_wasm"];
+          Module["_ts_query_matches_wasm"] = _ts_query_matches_wasm = wasmExports2["ts_query_matches_wasm"];
+          Module["_ts_query_captures_wasm"] = _ts_query_captures_wasm = wasmExports2["ts_query_captures_wasm"];
+          Module["_memset"] = _memset = wasmExports2["memset"];
+          Module["_memcpy"] = _memcpy = wasmExports2["memcpy"];
+          Module["_memmove"] = _memmove = wasmExports2["memmove"];
+          Module["_iswalpha"] = _iswalpha = wasmExports2["iswalpha"];
+          Module["_iswblank"] = _iswblank = wasmExports2["iswblank"];
+          Module["_iswdigit"] = _iswdigit = wasmExports2["iswdigit"];
+          Module["_iswlower"] = _iswlower = wasmExports2["iswlower"];
+          Module["_iswpunct"] = _iswpunct = wasmExports2["iswpunct"];
+          Module["_iswupper"] = _iswupper = wasmExports2["iswupper"];
+          Module["_iswxdigit"] = _iswxdigit = wasmExports2["iswxdigit"];
+          Module["_memchr"] = _memchr = wasmExports2["memchr"];
+          Module["_strlen"] = _strlen = wasmExports2["strlen"];
+          Module["_strcmp"] = _strcmp = wasmExports2["strcmp"];
+          Module["_strncat"] = _strncat = wasmExports2["strncat"];
+          Module["_strncpy"] = _strncpy = wasmExports2["strncpy"];
+          Module["_towlower"] = _towlower = wasmExports2["towlower"];
+          Module["_towupper"] = _towupper = wasmExports2["towupper"];
+          _setThrew = wasmExports2["setThrew"];
+          __emscripten_stack_restore = wasmExports2["_emscripten_stack_restore"];
+          __emscripten_stack_alloc = wasmExports2["_emscripten_stack_alloc"];
+          _emscripten_stack_get_current = wasmExports2["emscripten_stack_get_current"];
+          ___wasm_apply_data_relocs = wasmExports2["__wasm_apply_data_relocs"];
+        }
+        __name(assignWasmExports, "assignWasmExports");
+        var wasmImports = {
+          /** @export */
+          __heap_base: ___heap_base,
+          /** @export */
+          __indirect_function_table: wasmTable,
+          /** @export */
+          __memory_base: ___memory_base,
+          /** @export */
+          __stack_high: ___stack_high,
+          /** @export */
+          __stack_low: ___stack_low,
+          /** @export */
+          __stack_pointer: ___stack_pointer,
+          /** @export */
+          __table_base: ___table_base,
+          /** @export */
+          _abort_js: __abort_js,
+          /** @export */
+          emscripten_resize_heap: _emscripten_resize_heap,
+          /** @export */
+          fd_close: _fd_close,
+          /** @export */
+          fd_seek: _fd_seek,
+          /** @export */
+          fd_write: _fd_write,
+          /** @export */
+          memory: wasmMemory,
+          /** @export */
+          tree_sitter_log_callback: _tree_sitter_log_callback,
+          /** @export */
+          tree_sitter_parse_callback: _tree_sitter_parse_callback,
+          /** @export */
+          tree_sitter_progress_callback: _tree_sitter_progress_callback,
+          /** @export */
+          tree_sitter_query_progress_callback: _tree_sitter_query_progress_callback
+        };
+        function callMain(args2 = []) {
+          var entryFunction = resolveGlobalSymbol("main").sym;
+          if (!entryFunction) return;
+          args2.unshift(thisProgram);
+          var argc = args2.length;
+          var argv = stackAlloc((argc + 1) * 4);
+          var argv_ptr = argv;
+          args2.forEach((arg) => {
+            LE_HEAP_STORE_U32((argv_ptr >> 2) * 4, stringToUTF8OnStack(arg));
+            argv_ptr += 4;
+          });
+          LE_HEAP_STORE_U32((argv_ptr >> 2) * 4, 0);
+          try {
+            var ret = entryFunction(argc, argv);
+            exitJS(
+              ret,
+              /* implicit = */
+              true
+            );
+            return ret;
+          } catch (e) {
+            return handleException(e);
+          }
+        }
+        __name(callMain, "callMain");
+        function run(args2 = arguments_) {
+          if (runDependencies > 0) {
+            dependenciesFulfilled = run;
+            return;
+          }
+          preRun();
+          if (runDependencies > 0) {
+            dependenciesFulfilled = run;
+            return;
+          }
+          function doRun() {
+            Module["calledRun"] = true;
+            if (ABORT) return;
+            initRuntime();
+            preMain();
+            readyPromiseResolve?.(Module);
+            Module["onRuntimeInitialized"]?.();
+            var noInitialRun = Module["noInitialRun"] || false;
+            if (!noInitialRun) callMain(args2);
+            postRun();
+          }
+          __name(doRun, "doRun");
+          if (Module["setStatus"]) {
+            Module["setStatus"]("Running...");
+            setTimeout(() => {
+              setTimeout(() => Module["setStatus"](""), 1);
+              doRun();
+            }, 1);
+          } else {
+            doRun();
+          }
+        }
+        __name(run, "run");
+        var wasmExports;
+        wasmExports = await createWasm();
+        run();
+        if (runtimeInitialized) {
+          moduleRtn = Module;
+        } else {
+          moduleRtn = new Promise((resolve, reject) => {
+            readyPromiseResolve = resolve;
+            readyPromiseReject = reject;
+          });
+        }
+        return moduleRtn;
+      };
+    })();
+    if (typeof exports === "object" && typeof module === "object") {
+      module.exports = Module;
+      module.exports.default = Module;
+    } else if (typeof define === "function" && define["amd"])
+      define([], () => Module);
+  }
+});
+
+// src/index.ts
+var index_exports = {};
+__export(index_exports, {
+  CaptureQuantifier: () => CaptureQuantifier,
+  Edit: () => Edit,
+  LANGUAGE_VERSION: () => LANGUAGE_VERSION,
+  Language: () => Language,
+  LookaheadIterator: () => LookaheadIterator,
+  MIN_COMPATIBLE_VERSION: () => MIN_COMPATIBLE_VERSION,
+  Node: () => Node,
+  Parser: () => Parser,
+  Query: () => Query,
+  Tree: () => Tree,
+  TreeCursor: () => TreeCursor
+});
+module.exports = __toCommonJS(index_exports);
+
+// src/edit.ts
+var Edit = class {
+  static {
+    __name(this, "Edit");
+  }
+  /** The start position of the change. */
+  startPosition;
+  /** The end position of the change before the edit. */
+  oldEndPosition;
+  /** The end position of the change after the edit. */
+  newEndPosition;
+  /** The start index of the change. */
+  startIndex;
+  /** The end index of the change before the edit. */
+  oldEndIndex;
+  /** The end index of the change after the edit. */
+  newEndIndex;
+  constructor({
+    startIndex,
+    oldEndIndex,
+    newEndIndex,
+    startPosition,
+    oldEndPosition,
+    newEndPosition
+  }) {
+    this.startIndex = startIndex >>> 0;
+    this.oldEndIndex = oldEndIndex >>> 0;
+    this.newEndIndex = newEndIndex >>> 0;
+    this.startPosition = startPosition;
+    this.oldEndPosition = oldEndPosition;
+    this.newEndPosition = newEndPosition;
+  }
+  /**
+   * Edit a point and index to keep it in-sync with source code that has been edited.
+   *
+   * This function updates a single point's byte offset and row/column position
+   * based on an edit operation. This is useful for editing points without
+   * requiring a tree or node instance.
+   */
+  editPoint(point, index) {
+    let newIndex = index;
+    const newPoint = { ...point };
+    if (index >= this.oldEndIndex) {
+      newIndex = this.newEndIndex + (index - this.oldEndIndex);
+      const originalRow = point.row;
+      newPoint.row = this.newEndPosition.row + (point.row - this.oldEndPosition.row);
+      newPoint.column = originalRow === this.oldEndPosition.row ? this.newEndPosition.column + (point.column - this.oldEndPosition.column) : point.column;
+    } else if (index > this.startIndex) {
+      newIndex = this.newEndIndex;
+      newPoint.row = this.newEndPosition.row;
+      newPoint.column = this.newEndPosition.column;
+    }
+    return { point: newPoint, index: newIndex };
+  }
+  /**
+   * Edit a range to keep it in-sync with source code that has been edited.
+   *
+   * This function updates a range's start and end positions based on an edit
+   * operation. This is useful for editing ranges without requiring a tree
+   * or node instance.
+   */
+  editRange(range) {
+    const newRange = {
+      startIndex: range.startIndex,
+      startPosition: { ...range.startPosition },
+      endIndex: range.endIndex,
+      endPosition: { ...range.endPosition }
+    };
+    if (range.endIndex >= this.oldEndIndex) {
+      if (range.endIndex !== Number.MAX_SAFE_INTEGER) {
+        newRange.endIndex = this.newEndIndex + (range.endIndex - this.oldEndIndex);
+        newRange.endPosition = {
+          row: this.newEndPosition.row + (range.endPosition.row - this.oldEndPosition.row),
+          column: range.endPosition.row === this.oldEndPosition.row ? this.newEndPosition.column + (range.endPosition.column - this.oldEndPosition.column) : range.endPosition.column
+        };
+        if (newRange.endIndex < this.newEndIndex) {
+          newRange.endIndex = Number.MAX_SAFE_INTEGER;
+          newRange.endPosition = { row: Number.MAX_SAFE_INTEGER, column: Number.MAX_SAFE_INTEGER };
+        }
+      }
+    } else if (range.endIndex > this.startIndex) {
+      newRange.endIndex = this.startIndex;
+      newRange.endPosition = { ...this.startPosition };
+    }
+    if (range.startIndex >= this.oldEndIndex) {
+      newRange.startIndex = this.newEndIndex + (range.startIndex - this.oldEndIndex);
+      newRange.startPosition = {
+        row: this.newEndPosition.row + (range.startPosition.row - this.oldEndPosition.row),
+        column: range.startPosition.row === this.oldEndPosition.row ? this.newEndPosition.column + (range.startPosition.column - this.oldEndPosition.column) : range.startPosition.column
+      };
+      if (newRange.startIndex < this.newEndIndex) {
+        newRange.startIndex = Number.MAX_SAFE_INTEGER;
+        newRange.startPosition = { row: Number.MAX_SAFE_INTEGER, column: Number.MAX_SAFE_INTEGER };
+      }
+    } else if (range.startIndex > this.startIndex) {
+      newRange.startIndex = this.startIndex;
+      newRange.startPosition = { ...this.startPosition };
+    }
+    return newRange;
+  }
+};
+
+// src/constants.ts
+var SIZE_OF_SHORT = 2;
+var SIZE_OF_INT = 4;
+var SIZE_OF_CURSOR = 4 * SIZE_OF_INT;
+var SIZE_OF_NODE = 5 * SIZE_OF_INT;
+var SIZE_OF_POINT = 2 * SIZE_OF_INT;
+var SIZE_OF_RANGE = 2 * SIZE_OF_INT + 2 * SIZE_OF_POINT;
+var ZERO_POINT = { row: 0, column: 0 };
+var INTERNAL = /* @__PURE__ */ Symbol("INTERNAL");
+function assertInternal(x) {
+  if (x !== INTERNAL) throw new Error("Illegal constructor");
+}
+__name(assertInternal, "assertInternal");
+function isPoint(point) {
+  return !!point && typeof point.row === "number" && typeof point.column === "number";
+}
+__name(isPoint, "isPoint");
+function setModule(module2) {
+  C = module2;
+}
+__name(setModule, "setModule");
+var C;
+
+// src/finalization_registry.ts
+function newFinalizer(handler) {
+  try {
+    return new FinalizationRegistry(handler);
+  } catch (e) {
+    console.error("Unsupported FinalizationRegistry:", e);
+    return;
+  }
+}
+__name(newFinalizer, "newFinalizer");
+
+// src/lookahead_iterator.ts
+var finalizer = newFinalizer((address) => {
+  C._ts_lookahead_iterator_delete(address);
+});
+var LookaheadIterator = class {
+  static {
+    __name(this, "LookaheadIterator");
+  }
+  /** @internal */
+  [0] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  language;
+  /** @internal */
+  positioned = false;
+  /** @internal */
+  constructor(internal, address, language) {
+    assertInternal(internal);
+    this[0] = address;
+    this.language = language;
+    finalizer?.register(this, address, this);
+  }
+  /**
+   * Get the current symbol of the lookahead iterator.
+   *
+   * Returns `null` if the iterator is not positioned on a symbol:
+   *
+   * - Before the first iteration step
+   * - After the iterator is exhausted
+   * - After a {@link reset} or {@link resetState} call
+   */
+  get currentTypeId() {
+    return this.positioned ? C._ts_lookahead_iterator_current_symbol(this[0]) : null;
+  }
+  /**
+   * Get the current symbol name of the lookahead iterator.
+   *
+   * Returns `null` if the iterator is not positioned on a symbol.
+   */
+  get currentType() {
+    const id = this.currentTypeId;
+    if (id === null) return null;
+    return this.language.types[id] ?? C.UTF8ToString(C._ts_language_symbol_name(this.language[0], id));
+  }
+  /** Delete the lookahead iterator, freeing its resources. */
+  delete() {
+    finalizer?.unregister(this);
+    C._ts_lookahead_iterator_delete(this[0]);
+    this[0] = 0;
+  }
+  /**
+   * Reset the lookahead iterator.
+   *
+   * This returns `true` if the language was set successfully and `false`
+   * otherwise.
+   */
+  reset(language, stateId) {
+    if (C._ts_lookahead_iterator_reset(this[0], language[0], stateId)) {
+      this.language = language;
+      this.positioned = false;
+      return true;
+    }
+    return false;
+  }
+  /**
+   * Reset the lookahead iterator to another state.
+   *
+   * This returns `true` if the iterator was reset to the given state and
+   * `false` otherwise.
+   */
+  resetState(stateId) {
+    if (!C._ts_lookahead_iterator_reset_state(this[0], stateId)) return false;
+    this.positioned = false;
+    return true;
+  }
+  /**
+   * Returns an iterator that iterates over the symbols of the lookahead iterator.
+   *
+   * The iterator will yield the current symbol name as a string for each step
+   * until there are no more symbols to iterate over.
+   */
+  [Symbol.iterator]() {
+    return {
+      next: /* @__PURE__ */ __name(() => {
+        this.positioned = Boolean(C._ts_lookahead_iterator_next(this[0]));
+        const value = this.currentType;
+        return value === null ? { done: true, value: "" } : { done: false, value };
+      }, "next")
+    };
+  }
+};
+
+// src/tree.ts
+function getText(tree, startIndex, endIndex, startPosition) {
+  const length = endIndex - startIndex;
+  let result = tree.textCallback(startIndex, startPosition);
+  if (result) {
+    startIndex += result.length;
+    while (startIndex < endIndex) {
+      const string = tree.textCallback(startIndex, startPosition);
+      if (string && string.length > 0) {
+        startIndex += string.length;
+        result += string;
+      } else {
+        break;
+      }
+    }
+    if (startIndex > endIndex) {
+      result = result.slice(0, length);
+    }
+  }
+  return result ?? "";
+}
+__name(getText, "getText");
+var finalizer2 = newFinalizer((address) => {
+  C._ts_tree_delete(address);
+});
+var Tree = class _Tree {
+  static {
+    __name(this, "Tree");
+  }
+  /** @internal */
+  [0] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  textCallback;
+  /** The language that was used to parse the syntax tree. */
+  language;
+  /** @internal */
+  constructor(internal, address, language, textCallback) {
+    assertInternal(internal);
+    this[0] = address;
+    this.language = language;
+    this.textCallback = textCallback;
+    finalizer2?.register(this, address, this);
+  }
+  /** Create a shallow copy of the syntax tree. This is very fast. */
+  copy() {
+    const address = C._ts_tree_copy(this[0]);
+    return new _Tree(INTERNAL, address, this.language, this.textCallback);
+  }
+  /** Delete the syntax tree, freeing its resources. */
+  delete() {
+    finalizer2?.unregister(this);
+    C._ts_tree_delete(this[0]);
+    this[0] = 0;
+  }
+  /** Get the root node of the syntax tree. */
+  get rootNode() {
+    C._ts_tree_root_node_wasm(this[0]);
+    return unmarshalNode(this);
+  }
+  /**
+   * Get the root node of the syntax tree, but with its position shifted
+   * forward by the given offset.
+   */
+  rootNodeWithOffset(offsetBytes, offsetExtent) {
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    C.setValue(address, offsetBytes, "i32");
+    marshalPoint(address + SIZE_OF_INT, offsetExtent);
+    C._ts_tree_root_node_with_offset_wasm(this[0]);
+    return unmarshalNode(this);
+  }
+  /**
+   * Edit the syntax tree to keep it in sync with source code that has been
+   * edited.
+   *
+   * You must describe the edit both in terms of byte offsets and in terms of
+   * row/column coordinates.
+   */
+  edit(edit) {
+    marshalEdit(edit);
+    C._ts_tree_edit_wasm(this[0]);
+  }
+  /** Create a new {@link TreeCursor} starting from the root of the tree. */
+  walk() {
+    return this.rootNode.walk();
+  }
+  /**
+   * Compare this old edited syntax tree to a new syntax tree representing
+   * the same document, returning a sequence of ranges whose syntactic
+   * structure has changed.
+   *
+   * For this to work correctly, this syntax tree must have been edited such
+   * that its ranges match up to the new tree. Generally, you'll want to
+   * call this method right after calling one of the [`Parser::parse`]
+   * functions. Call it on the old tree that was passed to parse, and
+   * pass the new tree that was returned from `parse`.
+   */
+  getChangedRanges(other) {
+    if (!(other instanceof _Tree)) {
+      throw new TypeError("Argument must be a Tree");
+    }
+    C._ts_tree_get_changed_ranges_wasm(this[0], other[0]);
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(count);
+    if (count > 0) {
+      let address = buffer;
+      for (let i2 = 0; i2 < count; i2++) {
+        result[i2] = unmarshalRange(address);
+        address += SIZE_OF_RANGE;
+      }
+      C._free(buffer);
+    }
+    return result;
+  }
+  /** Get the included ranges that were used to parse the syntax tree. */
+  getIncludedRanges() {
+    C._ts_tree_included_ranges_wasm(this[0]);
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(count);
+    if (count > 0) {
+      let address = buffer;
+      for (let i2 = 0; i2 < count; i2++) {
+        result[i2] = unmarshalRange(address);
+        address += SIZE_OF_RANGE;
+      }
+      C._free(buffer);
+    }
+    return result;
+  }
+};
+
+// src/tree_cursor.ts
+var finalizer3 = newFinalizer((address) => {
+  C._ts_tree_cursor_delete_wasm(address);
+});
+var TreeCursor = class _TreeCursor {
+  static {
+    __name(this, "TreeCursor");
+  }
+  /** @internal */
+  // @ts-expect-error: never read
+  [0] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  // @ts-expect-error: never read
+  [1] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  // @ts-expect-error: never read
+  [2] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  // @ts-expect-error: never read
+  [3] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  tree;
+  /** @internal */
+  constructor(internal, tree) {
+    assertInternal(internal);
+    this.tree = tree;
+    unmarshalTreeCursor(this);
+    finalizer3?.register(this, this.tree[0], this);
+  }
+  /** Creates a deep copy of the tree cursor. This allocates new memory. */
+  copy() {
+    const copy = new _TreeCursor(INTERNAL, this.tree);
+    C._ts_tree_cursor_copy_wasm(this.tree[0]);
+    unmarshalTreeCursor(copy);
+    return copy;
+  }
+  /** Delete the tree cursor, freeing its resources. */
+  delete() {
+    finalizer3?.unregister(this);
+    marshalTreeCursor(this);
+    C._ts_tree_cursor_delete_wasm(this.tree[0]);
+    this[0] = this[1] = this[2] = 0;
+  }
+  /** Get the tree cursor's current {@link Node}. */
+  get currentNode() {
+    marshalTreeCursor(this);
+    C._ts_tree_cursor_current_node_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get the numerical field id of this tree cursor's current node.
+   *
+   * See also {@link TreeCursor#currentFieldName}.
+   */
+  get currentFieldId() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_field_id_wasm(this.tree[0]);
+  }
+  /** Get the field name of this tree cursor's current node. */
+  get currentFieldName() {
+    return this.tree.language.fields[this.currentFieldId];
+  }
+  /**
+   * Get the depth of the cursor's current node relative to the original
+   * node that the cursor was constructed with.
+   */
+  get currentDepth() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_depth_wasm(this.tree[0]);
+  }
+  /**
+   * Get the index of the cursor's current node out of all of the
+   * descendants of the original node that the cursor was constructed with.
+   */
+  get currentDescendantIndex() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_descendant_index_wasm(this.tree[0]);
+  }
+  /** Get the type of the cursor's current node. */
+  get nodeType() {
+    return this.tree.language.types[this.nodeTypeId] || "ERROR";
+  }
+  /** Get the type id of the cursor's current node. */
+  get nodeTypeId() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_node_type_id_wasm(this.tree[0]);
+  }
+  /** Get the state id of the cursor's current node. */
+  get nodeStateId() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_node_state_id_wasm(this.tree[0]);
+  }
+  /** Get the id of the cursor's current node. */
+  get nodeId() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_node_id_wasm(this.tree[0]);
+  }
+  /**
+   * Check if the cursor's current node is *named*.
+   *
+   * Named nodes correspond to named rules in the grammar, whereas
+   * *anonymous* nodes correspond to string literals in the grammar.
+   */
+  get nodeIsNamed() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_node_is_named_wasm(this.tree[0]) === 1;
+  }
+  /**
+   * Check if the cursor's current node is *missing*.
+   *
+   * Missing nodes are inserted by the parser in order to recover from
+   * certain kinds of syntax errors.
+   */
+  get nodeIsMissing() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_current_node_is_missing_wasm(this.tree[0]) === 1;
+  }
+  /** Get the string content of the cursor's current node. */
+  get nodeText() {
+    marshalTreeCursor(this);
+    const startIndex = C._ts_tree_cursor_start_index_wasm(this.tree[0]);
+    const endIndex = C._ts_tree_cursor_end_index_wasm(this.tree[0]);
+    C._ts_tree_cursor_start_position_wasm(this.tree[0]);
+    const startPosition = unmarshalPoint(TRANSFER_BUFFER);
+    return getText(this.tree, startIndex, endIndex, startPosition);
+  }
+  /** Get the start position of the cursor's current node. */
+  get startPosition() {
+    marshalTreeCursor(this);
+    C._ts_tree_cursor_start_position_wasm(this.tree[0]);
+    return unmarshalPoint(TRANSFER_BUFFER);
+  }
+  /** Get the end position of the cursor's current node. */
+  get endPosition() {
+    marshalTreeCursor(this);
+    C._ts_tree_cursor_end_position_wasm(this.tree[0]);
+    return unmarshalPoint(TRANSFER_BUFFER);
+  }
+  /** Get the start index of the cursor's current node. */
+  get startIndex() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_start_index_wasm(this.tree[0]);
+  }
+  /** Get the end index of the cursor's current node. */
+  get endIndex() {
+    marshalTreeCursor(this);
+    return C._ts_tree_cursor_end_index_wasm(this.tree[0]);
+  }
+  /**
+   * Move this cursor to the first child of its current node.
+   *
+   * This returns `true` if the cursor successfully moved, and returns
+   * `false` if there were no children.
+   */
+  gotoFirstChild() {
+    marshalTreeCursor(this);
+    const result = C._ts_tree_cursor_goto_first_child_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Move this cursor to the last child of its current node.
+   *
+   * This returns `true` if the cursor successfully moved, and returns
+   * `false` if there were no children.
+   *
+   * Note that this function may be slower than
+   * {@link TreeCursor#gotoFirstChild} because it needs to
+   * iterate through all the children to compute the child's position.
+   */
+  gotoLastChild() {
+    marshalTreeCursor(this);
+    const result = C._ts_tree_cursor_goto_last_child_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Move this cursor to the parent of its current node.
+   *
+   * This returns `true` if the cursor successfully moved, and returns
+   * `false` if there was no parent node (the cursor was already on the
+   * root node).
+   *
+   * Note that the node the cursor was constructed with is considered the root
+   * of the cursor, and the cursor cannot walk outside this node.
+   */
+  gotoParent() {
+    marshalTreeCursor(this);
+    const result = C._ts_tree_cursor_goto_parent_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Move this cursor to the next sibling of its current node.
+   *
+   * This returns `true` if the cursor successfully moved, and returns
+   * `false` if there was no next sibling node.
+   *
+   * Note that the node the cursor was constructed with is considered the root
+   * of the cursor, and the cursor cannot walk outside this node.
+   */
+  gotoNextSibling() {
+    marshalTreeCursor(this);
+    const result = C._ts_tree_cursor_goto_next_sibling_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Move this cursor to the previous sibling of its current node.
+   *
+   * This returns `true` if the cursor successfully moved, and returns
+   * `false` if there was no previous sibling node.
+   *
+   * Note that this function may be slower than
+   * {@link TreeCursor#gotoNextSibling} due to how node
+   * positions are stored. In the worst case, this will need to iterate
+   * through all the children up to the previous sibling node to recalculate
+   * its position. Also note that the node the cursor was constructed with is
+   * considered the root of the cursor, and the cursor cannot walk outside this node.
+   */
+  gotoPreviousSibling() {
+    marshalTreeCursor(this);
+    const result = C._ts_tree_cursor_goto_previous_sibling_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Move the cursor to the node that is the nth descendant of
+   * the original node that the cursor was constructed with, where
+   * zero represents the original node itself.
+   */
+  gotoDescendant(goalDescendantIndex) {
+    marshalTreeCursor(this);
+    C._ts_tree_cursor_goto_descendant_wasm(this.tree[0], goalDescendantIndex);
+    unmarshalTreeCursor(this);
+  }
+  /**
+   * Move this cursor to the first child of its current node that contains or
+   * starts after the given byte offset.
+   *
+   * This returns `true` if the cursor successfully moved to a child node, and returns
+   * `false` if no such child was found.
+   */
+  gotoFirstChildForIndex(goalIndex) {
+    marshalTreeCursor(this);
+    C.setValue(TRANSFER_BUFFER + SIZE_OF_CURSOR, goalIndex, "i32");
+    const result = C._ts_tree_cursor_goto_first_child_for_index_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Move this cursor to the first child of its current node that contains or
+   * starts after the given byte offset.
+   *
+   * This returns the index of the child node if one was found, and returns
+   * `null` if no such child was found.
+   */
+  gotoFirstChildForPosition(goalPosition) {
+    marshalTreeCursor(this);
+    marshalPoint(TRANSFER_BUFFER + SIZE_OF_CURSOR, goalPosition);
+    const result = C._ts_tree_cursor_goto_first_child_for_position_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+    return result === 1;
+  }
+  /**
+   * Re-initialize this tree cursor to start at the original node that the
+   * cursor was constructed with.
+   */
+  reset(node) {
+    marshalNode(node);
+    marshalTreeCursor(this, TRANSFER_BUFFER + SIZE_OF_NODE);
+    C._ts_tree_cursor_reset_wasm(this.tree[0]);
+    unmarshalTreeCursor(this);
+  }
+  /**
+   * Re-initialize a tree cursor to the same position as another cursor.
+   *
+   * Unlike {@link TreeCursor#reset}, this will not lose parent
+   * information and allows reusing already created cursors.
+   */
+  resetTo(cursor) {
+    marshalTreeCursor(this, TRANSFER_BUFFER);
+    marshalTreeCursor(cursor, TRANSFER_BUFFER + SIZE_OF_CURSOR);
+    C._ts_tree_cursor_reset_to_wasm(this.tree[0], cursor.tree[0]);
+    unmarshalTreeCursor(this);
+  }
+};
+
+// src/node.ts
+var Node = class {
+  static {
+    __name(this, "Node");
+  }
+  /** @internal */
+  // @ts-expect-error: never read
+  [0] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  _children;
+  /** @internal */
+  _namedChildren;
+  /** @internal */
+  constructor(internal, {
+    id,
+    tree,
+    startIndex,
+    startPosition,
+    other
+  }) {
+    assertInternal(internal);
+    this[0] = other;
+    this.id = id;
+    this.tree = tree;
+    this.startIndex = startIndex;
+    this.startPosition = startPosition;
+  }
+  /**
+   * The numeric id for this node that is unique.
+   *
+   * Within a given syntax tree, no two nodes have the same id. However:
+   *
+   * * If a new tree is created based on an older tree, and a node from the old tree is reused in
+   *   the process, then that node will have the same id in both trees.
+   *
+   * * A node not marked as having changes does not guarantee it was reused.
+   *
+   * * If a node is marked as having changed in the old tree, it will not be reused.
+   */
+  id;
+  /** The byte index where this node starts. */
+  startIndex;
+  /** The position where this node starts. */
+  startPosition;
+  /** The tree that this node belongs to. */
+  tree;
+  /** Get this node's type as a numerical id. */
+  get typeId() {
+    marshalNode(this);
+    return C._ts_node_symbol_wasm(this.tree[0]);
+  }
+  /**
+   * Get the node's type as a numerical id as it appears in the grammar,
+   * ignoring aliases.
+   */
+  get grammarId() {
+    marshalNode(this);
+    return C._ts_node_grammar_symbol_wasm(this.tree[0]);
+  }
+  /** Get this node's type as a string. */
+  get type() {
+    return this.tree.language.types[this.typeId] || "ERROR";
+  }
+  /**
+   * Get this node's symbol name as it appears in the grammar, ignoring
+   * aliases as a string.
+   */
+  get grammarType() {
+    return this.tree.language.types[this.grammarId] || "ERROR";
+  }
+  /**
+   * Check if this node is *named*.
+   *
+   * Named nodes correspond to named rules in the grammar, whereas
+   * *anonymous* nodes correspond to string literals in the grammar.
+   */
+  get isNamed() {
+    marshalNode(this);
+    return C._ts_node_is_named_wasm(this.tree[0]) === 1;
+  }
+  /**
+   * Check if this node is *extra*.
+   *
+   * Extra nodes represent things like comments, which are not required
+   * by the grammar, but can appear anywhere.
+   */
+  get isExtra() {
+    marshalNode(this);
+    return C._ts_node_is_extra_wasm(this.tree[0]) === 1;
+  }
+  /**
+   * Check if this node represents a syntax error.
+   *
+   * Syntax errors represent parts of the code that could not be incorporated
+   * into a valid syntax tree.
+   */
+  get isError() {
+    marshalNode(this);
+    return C._ts_node_is_error_wasm(this.tree[0]) === 1;
+  }
+  /**
+   * Check if this node is *missing*.
+   *
+   * Missing nodes are inserted by the parser in order to recover from
+   * certain kinds of syntax errors.
+   */
+  get isMissing() {
+    marshalNode(this);
+    return C._ts_node_is_missing_wasm(this.tree[0]) === 1;
+  }
+  /** Check if this node has been edited. */
+  get hasChanges() {
+    marshalNode(this);
+    return C._ts_node_has_changes_wasm(this.tree[0]) === 1;
+  }
+  /**
+   * Check if this node represents a syntax error or contains any syntax
+   * errors anywhere within it.
+   */
+  get hasError() {
+    marshalNode(this);
+    return C._ts_node_has_error_wasm(this.tree[0]) === 1;
+  }
+  /** Get the byte index where this node ends. */
+  get endIndex() {
+    marshalNode(this);
+    return C._ts_node_end_index_wasm(this.tree[0]);
+  }
+  /** Get the position where this node ends. */
+  get endPosition() {
+    marshalNode(this);
+    C._ts_node_end_point_wasm(this.tree[0]);
+    return unmarshalPoint(TRANSFER_BUFFER);
+  }
+  /** Get the string content of this node. */
+  get text() {
+    return getText(this.tree, this.startIndex, this.endIndex, this.startPosition);
+  }
+  /** Get this node's parse state. */
+  get parseState() {
+    marshalNode(this);
+    return C._ts_node_parse_state_wasm(this.tree[0]);
+  }
+  /** Get the parse state after this node. */
+  get nextParseState() {
+    marshalNode(this);
+    return C._ts_node_next_parse_state_wasm(this.tree[0]);
+  }
+  /** Check if this node is equal to another node. */
+  equals(other) {
+    return this.tree === other.tree && this.id === other.id;
+  }
+  /**
+   * Get the node's child at the given index, where zero represents the first child.
+   *
+   * This method is fairly fast, but its cost is technically log(n), so if
+   * you might be iterating over a long list of children, you should use
+   * {@link Node#children} instead.
+   */
+  child(index) {
+    marshalNode(this);
+    C._ts_node_child_wasm(this.tree[0], index);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get this node's *named* child at the given index.
+   *
+   * See also {@link Node#isNamed}.
+   * This method is fairly fast, but its cost is technically log(n), so if
+   * you might be iterating over a long list of children, you should use
+   * {@link Node#namedChildren} instead.
+   */
+  namedChild(index) {
+    marshalNode(this);
+    C._ts_node_named_child_wasm(this.tree[0], index);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get this node's child with the given numerical field id.
+   *
+   * See also {@link Node#childForFieldName}. You can
+   * convert a field name to an id using {@link Language#fieldIdForName}.
+   */
+  childForFieldId(fieldId) {
+    marshalNode(this);
+    C._ts_node_child_by_field_id_wasm(this.tree[0], fieldId);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get the first child with the given field name.
+   *
+   * If multiple children may have the same field name, access them using
+   * {@link Node#childrenForFieldName}.
+   */
+  childForFieldName(fieldName) {
+    const fieldId = this.tree.language.fields.indexOf(fieldName);
+    if (fieldId !== -1) return this.childForFieldId(fieldId);
+    return null;
+  }
+  /** Get the field name of this node's child at the given index. */
+  fieldNameForChild(index) {
+    marshalNode(this);
+    const address = C._ts_node_field_name_for_child_wasm(this.tree[0], index);
+    if (!address) return null;
+    return C.AsciiToString(address);
+  }
+  /** Get the field name of this node's named child at the given index. */
+  fieldNameForNamedChild(index) {
+    marshalNode(this);
+    const address = C._ts_node_field_name_for_named_child_wasm(this.tree[0], index);
+    if (!address) return null;
+    return C.AsciiToString(address);
+  }
+  /**
+   * Get an array of this node's children with a given field name.
+   *
+   * See also {@link Node#children}.
+   */
+  childrenForFieldName(fieldName) {
+    const fieldId = this.tree.language.fields.indexOf(fieldName);
+    if (fieldId !== -1 && fieldId !== 0) return this.childrenForFieldId(fieldId);
+    return [];
+  }
+  /**
+    * Get an array of this node's children with a given field id.
+    *
+    * See also {@link Node#childrenForFieldName}.
+    */
+  childrenForFieldId(fieldId) {
+    marshalNode(this);
+    C._ts_node_children_by_field_id_wasm(this.tree[0], fieldId);
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(count);
+    if (count > 0) {
+      let address = buffer;
+      for (let i2 = 0; i2 < count; i2++) {
+        result[i2] = unmarshalNode(this.tree, address);
+        address += SIZE_OF_NODE;
+      }
+      C._free(buffer);
+    }
+    return result;
+  }
+  /** Get the node's first child that contains or starts after the given byte offset. */
+  firstChildForIndex(index) {
+    marshalNode(this);
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    C.setValue(address, index, "i32");
+    C._ts_node_first_child_for_byte_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get the node's first named child that contains or starts after the given byte offset. */
+  firstNamedChildForIndex(index) {
+    marshalNode(this);
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    C.setValue(address, index, "i32");
+    C._ts_node_first_named_child_for_byte_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get this node's number of children. */
+  get childCount() {
+    marshalNode(this);
+    return C._ts_node_child_count_wasm(this.tree[0]);
+  }
+  /**
+   * Get this node's number of *named* children.
+   *
+   * See also {@link Node#isNamed}.
+   */
+  get namedChildCount() {
+    marshalNode(this);
+    return C._ts_node_named_child_count_wasm(this.tree[0]);
+  }
+  /** Get this node's first child. */
+  get firstChild() {
+    return this.child(0);
+  }
+  /**
+   * Get this node's first named child.
+   *
+   * See also {@link Node#isNamed}.
+   */
+  get firstNamedChild() {
+    return this.namedChild(0);
+  }
+  /** Get this node's last child. */
+  get lastChild() {
+    return this.child(this.childCount - 1);
+  }
+  /**
+   * Get this node's last named child.
+   *
+   * See also {@link Node#isNamed}.
+   */
+  get lastNamedChild() {
+    return this.namedChild(this.namedChildCount - 1);
+  }
+  /**
+   * Iterate over this node's children.
+   *
+   * If you're walking the tree recursively, you may want to use the
+   * {@link TreeCursor} APIs directly instead.
+   */
+  get children() {
+    if (!this._children) {
+      marshalNode(this);
+      C._ts_node_children_wasm(this.tree[0]);
+      const count = C.getValue(TRANSFER_BUFFER, "i32");
+      const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+      this._children = new Array(count);
+      if (count > 0) {
+        let address = buffer;
+        for (let i2 = 0; i2 < count; i2++) {
+          this._children[i2] = unmarshalNode(this.tree, address);
+          address += SIZE_OF_NODE;
+        }
+        C._free(buffer);
+      }
+    }
+    return this._children;
+  }
+  /**
+   * Iterate over this node's named children.
+   *
+   * See also {@link Node#children}.
+   */
+  get namedChildren() {
+    if (!this._namedChildren) {
+      marshalNode(this);
+      C._ts_node_named_children_wasm(this.tree[0]);
+      const count = C.getValue(TRANSFER_BUFFER, "i32");
+      const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+      this._namedChildren = new Array(count);
+      if (count > 0) {
+        let address = buffer;
+        for (let i2 = 0; i2 < count; i2++) {
+          this._namedChildren[i2] = unmarshalNode(this.tree, address);
+          address += SIZE_OF_NODE;
+        }
+        C._free(buffer);
+      }
+    }
+    return this._namedChildren;
+  }
+  /**
+   * Get the descendants of this node that are the given type, or in the given types array.
+   *
+   * The types array should contain node type strings, which can be retrieved from {@link Language#types}.
+   *
+   * Additionally, a `startPosition` and `endPosition` can be passed in to restrict the search to a byte range.
+   */
+  descendantsOfType(types, startPosition = ZERO_POINT, endPosition = ZERO_POINT) {
+    if (!Array.isArray(types)) types = [types];
+    const symbols = [];
+    const typesBySymbol = this.tree.language.types;
+    for (const node_type of types) {
+      if (node_type == "ERROR") {
+        symbols.push(65535);
+      }
+    }
+    for (let i2 = 0, n = typesBySymbol.length; i2 < n; i2++) {
+      if (types.includes(typesBySymbol[i2])) {
+        symbols.push(i2);
+      }
+    }
+    const symbolsAddress = C._malloc(SIZE_OF_INT * symbols.length);
+    for (let i2 = 0, n = symbols.length; i2 < n; i2++) {
+      C.setValue(symbolsAddress + i2 * SIZE_OF_INT, symbols[i2], "i32");
+    }
+    marshalNode(this);
+    C._ts_node_descendants_of_type_wasm(
+      this.tree[0],
+      symbolsAddress,
+      symbols.length,
+      startPosition.row,
+      startPosition.column,
+      endPosition.row,
+      endPosition.column
+    );
+    const descendantCount = C.getValue(TRANSFER_BUFFER, "i32");
+    const descendantAddress = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(descendantCount);
+    if (descendantCount > 0) {
+      let address = descendantAddress;
+      for (let i2 = 0; i2 < descendantCount; i2++) {
+        result[i2] = unmarshalNode(this.tree, address);
+        address += SIZE_OF_NODE;
+      }
+    }
+    C._free(descendantAddress);
+    C._free(symbolsAddress);
+    return result;
+  }
+  /** Get this node's next sibling. */
+  get nextSibling() {
+    marshalNode(this);
+    C._ts_node_next_sibling_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get this node's previous sibling. */
+  get previousSibling() {
+    marshalNode(this);
+    C._ts_node_prev_sibling_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get this node's next *named* sibling.
+   *
+   * See also {@link Node#isNamed}.
+   */
+  get nextNamedSibling() {
+    marshalNode(this);
+    C._ts_node_next_named_sibling_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get this node's previous *named* sibling.
+   *
+   * See also {@link Node#isNamed}.
+   */
+  get previousNamedSibling() {
+    marshalNode(this);
+    C._ts_node_prev_named_sibling_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get the node's number of descendants, including one for the node itself. */
+  get descendantCount() {
+    marshalNode(this);
+    return C._ts_node_descendant_count_wasm(this.tree[0]);
+  }
+  /**
+   * Get this node's immediate parent.
+   * Prefer {@link Node#childWithDescendant} for iterating over this node's ancestors.
+   */
+  get parent() {
+    marshalNode(this);
+    C._ts_node_parent_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Get the node that contains `descendant`.
+   *
+   * Note that this can return `descendant` itself.
+   */
+  childWithDescendant(descendant) {
+    marshalNode(this);
+    marshalNode(descendant, 1);
+    C._ts_node_child_with_descendant_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get the smallest node within this node that spans the given byte range. */
+  descendantForIndex(start2, end = start2) {
+    if (typeof start2 !== "number" || typeof end !== "number") {
+      throw new Error("Arguments must be numbers");
+    }
+    marshalNode(this);
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    C.setValue(address, start2, "i32");
+    C.setValue(address + SIZE_OF_INT, end, "i32");
+    C._ts_node_descendant_for_index_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get the smallest named node within this node that spans the given byte range. */
+  namedDescendantForIndex(start2, end = start2) {
+    if (typeof start2 !== "number" || typeof end !== "number") {
+      throw new Error("Arguments must be numbers");
+    }
+    marshalNode(this);
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    C.setValue(address, start2, "i32");
+    C.setValue(address + SIZE_OF_INT, end, "i32");
+    C._ts_node_named_descendant_for_index_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get the smallest node within this node that spans the given point range. */
+  descendantForPosition(start2, end = start2) {
+    if (!isPoint(start2) || !isPoint(end)) {
+      throw new Error("Arguments must be {row, column} objects");
+    }
+    marshalNode(this);
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    marshalPoint(address, start2);
+    marshalPoint(address + SIZE_OF_POINT, end);
+    C._ts_node_descendant_for_position_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /** Get the smallest named node within this node that spans the given point range. */
+  namedDescendantForPosition(start2, end = start2) {
+    if (!isPoint(start2) || !isPoint(end)) {
+      throw new Error("Arguments must be {row, column} objects");
+    }
+    marshalNode(this);
+    const address = TRANSFER_BUFFER + SIZE_OF_NODE;
+    marshalPoint(address, start2);
+    marshalPoint(address + SIZE_OF_POINT, end);
+    C._ts_node_named_descendant_for_position_wasm(this.tree[0]);
+    return unmarshalNode(this.tree);
+  }
+  /**
+   * Create a new {@link TreeCursor} starting from this node.
+   *
+   * Note that the given node is considered the root of the cursor,
+   * and the cursor cannot walk outside this node.
+   */
+  walk() {
+    marshalNode(this);
+    C._ts_tree_cursor_new_wasm(this.tree[0]);
+    return new TreeCursor(INTERNAL, this.tree);
+  }
+  /**
+   * Edit this node to keep it in-sync with source code that has been edited.
+   *
+   * This function is only rarely needed. When you edit a syntax tree with
+   * the {@link Tree#edit} method, all of the nodes that you retrieve from
+   * the tree afterward will already reflect the edit. You only need to
+   * use {@link Node#edit} when you have a specific {@link Node} instance that
+   * you want to keep and continue to use after an edit.
+   */
+  edit(edit) {
+    if (this.startIndex >= edit.oldEndIndex) {
+      this.startIndex = edit.newEndIndex + (this.startIndex - edit.oldEndIndex);
+      let subbedPointRow;
+      let subbedPointColumn;
+      if (this.startPosition.row > edit.oldEndPosition.row) {
+        subbedPointRow = this.startPosition.row - edit.oldEndPosition.row;
+        subbedPointColumn = this.startPosition.column;
+      } else {
+        subbedPointRow = 0;
+        subbedPointColumn = this.startPosition.column;
+        if (this.startPosition.column >= edit.oldEndPosition.column) {
+          subbedPointColumn = this.startPosition.column - edit.oldEndPosition.column;
+        }
+      }
+      if (subbedPointRow > 0) {
+        this.startPosition.row += subbedPointRow;
+        this.startPosition.column = subbedPointColumn;
+      } else {
+        this.startPosition.column += subbedPointColumn;
+      }
+    } else if (this.startIndex > edit.startIndex) {
+      this.startIndex = edit.newEndIndex;
+      this.startPosition.row = edit.newEndPosition.row;
+      this.startPosition.column = edit.newEndPosition.column;
+    }
+  }
+  /** Get the S-expression representation of this node. */
+  toString() {
+    marshalNode(this);
+    const address = C._ts_node_to_string_wasm(this.tree[0]);
+    const result = C.AsciiToString(address);
+    C._free(address);
+    return result;
+  }
+};
+
+// src/marshal.ts
+function unmarshalCaptures(query, tree, address, patternIndex, result) {
+  for (let i2 = 0, n = result.length; i2 < n; i2++) {
+    const captureIndex = C.getValue(address, "i32");
+    address += SIZE_OF_INT;
+    const node = unmarshalNode(tree, address);
+    address += SIZE_OF_NODE;
+    result[i2] = { patternIndex, name: query.captureNames[captureIndex], node };
+  }
+  return address;
+}
+__name(unmarshalCaptures, "unmarshalCaptures");
+function marshalNode(node, index = 0) {
+  let address = TRANSFER_BUFFER + index * SIZE_OF_NODE;
+  C.setValue(address, node.id, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, node.startIndex, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, node.startPosition.row, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, node.startPosition.column, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, node[0], "i32");
+}
+__name(marshalNode, "marshalNode");
+function unmarshalNode(tree, address = TRANSFER_BUFFER) {
+  const id = C.getValue(address, "i32");
+  address += SIZE_OF_INT;
+  if (id === 0) return null;
+  const index = C.getValue(address, "i32");
+  address += SIZE_OF_INT;
+  const row = C.getValue(address, "i32");
+  address += SIZE_OF_INT;
+  const column = C.getValue(address, "i32");
+  address += SIZE_OF_INT;
+  const other = C.getValue(address, "i32");
+  const result = new Node(INTERNAL, {
+    id,
+    tree,
+    startIndex: index,
+    startPosition: { row, column },
+    other
+  });
+  return result;
+}
+__name(unmarshalNode, "unmarshalNode");
+function marshalTreeCursor(cursor, address = TRANSFER_BUFFER) {
+  C.setValue(address + 0 * SIZE_OF_INT, cursor[0], "i32");
+  C.setValue(address + 1 * SIZE_OF_INT, cursor[1], "i32");
+  C.setValue(address + 2 * SIZE_OF_INT, cursor[2], "i32");
+  C.setValue(address + 3 * SIZE_OF_INT, cursor[3], "i32");
+}
+__name(marshalTreeCursor, "marshalTreeCursor");
+function unmarshalTreeCursor(cursor) {
+  cursor[0] = C.getValue(TRANSFER_BUFFER + 0 * SIZE_OF_INT, "i32");
+  cursor[1] = C.getValue(TRANSFER_BUFFER + 1 * SIZE_OF_INT, "i32");
+  cursor[2] = C.getValue(TRANSFER_BUFFER + 2 * SIZE_OF_INT, "i32");
+  cursor[3] = C.getValue(TRANSFER_BUFFER + 3 * SIZE_OF_INT, "i32");
+}
+__name(unmarshalTreeCursor, "unmarshalTreeCursor");
+function marshalPoint(address, point) {
+  C.setValue(address, point.row, "i32");
+  C.setValue(address + SIZE_OF_INT, point.column, "i32");
+}
+__name(marshalPoint, "marshalPoint");
+function unmarshalPoint(address) {
+  const result = {
+    row: C.getValue(address, "i32") >>> 0,
+    column: C.getValue(address + SIZE_OF_INT, "i32") >>> 0
+  };
+  return result;
+}
+__name(unmarshalPoint, "unmarshalPoint");
+function marshalRange(address, range) {
+  marshalPoint(address, range.startPosition);
+  address += SIZE_OF_POINT;
+  marshalPoint(address, range.endPosition);
+  address += SIZE_OF_POINT;
+  C.setValue(address, range.startIndex, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, range.endIndex, "i32");
+  address += SIZE_OF_INT;
+}
+__name(marshalRange, "marshalRange");
+function unmarshalRange(address) {
+  const result = {};
+  result.startPosition = unmarshalPoint(address);
+  address += SIZE_OF_POINT;
+  result.endPosition = unmarshalPoint(address);
+  address += SIZE_OF_POINT;
+  result.startIndex = C.getValue(address, "i32") >>> 0;
+  address += SIZE_OF_INT;
+  result.endIndex = C.getValue(address, "i32") >>> 0;
+  return result;
+}
+__name(unmarshalRange, "unmarshalRange");
+function marshalEdit(edit, address = TRANSFER_BUFFER) {
+  marshalPoint(address, edit.startPosition);
+  address += SIZE_OF_POINT;
+  marshalPoint(address, edit.oldEndPosition);
+  address += SIZE_OF_POINT;
+  marshalPoint(address, edit.newEndPosition);
+  address += SIZE_OF_POINT;
+  C.setValue(address, edit.startIndex, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, edit.oldEndIndex, "i32");
+  address += SIZE_OF_INT;
+  C.setValue(address, edit.newEndIndex, "i32");
+  address += SIZE_OF_INT;
+}
+__name(marshalEdit, "marshalEdit");
+function unmarshalLanguageMetadata(address) {
+  const major_version = C.getValue(address, "i32");
+  const minor_version = C.getValue(address += SIZE_OF_INT, "i32");
+  const patch_version = C.getValue(address += SIZE_OF_INT, "i32");
+  return { major_version, minor_version, patch_version };
+}
+__name(unmarshalLanguageMetadata, "unmarshalLanguageMetadata");
+
+// src/language.ts
+var LANGUAGE_FUNCTION_REGEX = /^tree_sitter_\w+$/;
+var Language = class _Language {
+  static {
+    __name(this, "Language");
+  }
+  /** @internal */
+  [0] = 0;
+  // Internal handle for Wasm
+  /**
+   * A list of all node types in the language. The index of each type in this
+   * array is its node type id.
+   */
+  types;
+  /**
+   * A list of all field names in the language. The index of each field name in
+   * this array is its field id.
+   */
+  fields;
+  /** @internal */
+  constructor(internal, address) {
+    assertInternal(internal);
+    this[0] = address;
+    this.types = new Array(C._ts_language_symbol_count(this[0]));
+    for (let i2 = 0, n = this.types.length; i2 < n; i2++) {
+      if (C._ts_language_symbol_type(this[0], i2) < 2) {
+        this.types[i2] = C.UTF8ToString(C._ts_language_symbol_name(this[0], i2));
+      }
+    }
+    this.fields = new Array(C._ts_language_field_count(this[0]) + 1);
+    for (let i2 = 0, n = this.fields.length; i2 < n; i2++) {
+      const fieldName = C._ts_language_field_name_for_id(this[0], i2);
+      if (fieldName !== 0) {
+        this.fields[i2] = C.UTF8ToString(fieldName);
+      } else {
+        this.fields[i2] = null;
+      }
+    }
+  }
+  /**
+   * Gets the name of the language.
+   */
+  get name() {
+    const ptr = C._ts_language_name(this[0]);
+    if (ptr === 0) return null;
+    return C.UTF8ToString(ptr);
+  }
+  /**
+   * Gets the ABI version of the language.
+   */
+  get abiVersion() {
+    return C._ts_language_abi_version(this[0]);
+  }
+  /**
+  * Get the metadata for this language. This information is generated by the
+  * CLI, and relies on the language author providing the correct metadata in
+  * the language's `tree-sitter.json` file.
+  */
+  get metadata() {
+    C._ts_language_metadata_wasm(this[0]);
+    const length = C.getValue(TRANSFER_BUFFER, "i32");
+    if (length === 0) return null;
+    return unmarshalLanguageMetadata(TRANSFER_BUFFER + SIZE_OF_INT);
+  }
+  /**
+   * Gets the number of fields in the language.
+   */
+  get fieldCount() {
+    return this.fields.length - 1;
+  }
+  /**
+   * Gets the number of states in the language.
+   */
+  get stateCount() {
+    return C._ts_language_state_count(this[0]);
+  }
+  /**
+   * Get the field id for a field name.
+   */
+  fieldIdForName(fieldName) {
+    const result = this.fields.indexOf(fieldName);
+    return result !== -1 ? result : null;
+  }
+  /**
+   * Get the field name for a field id.
+   */
+  fieldNameForId(fieldId) {
+    return this.fields[fieldId] ?? null;
+  }
+  /**
+   * Get the node type id for a node type name.
+   */
+  idForNodeType(type, named) {
+    const typeLength = C.lengthBytesUTF8(type);
+    const typeAddress = C._malloc(typeLength + 1);
+    C.stringToUTF8(type, typeAddress, typeLength + 1);
+    const result = C._ts_language_symbol_for_name(this[0], typeAddress, typeLength, named ? 1 : 0);
+    C._free(typeAddress);
+    return result || null;
+  }
+  /**
+   * Gets the number of node types in the language.
+   */
+  get nodeTypeCount() {
+    return C._ts_language_symbol_count(this[0]);
+  }
+  /**
+   * Get the node type name for a node type id.
+   */
+  nodeTypeForId(typeId) {
+    const name2 = C._ts_language_symbol_name(this[0], typeId);
+    return name2 ? C.UTF8ToString(name2) : null;
+  }
+  /**
+   * Check if a node type is named.
+   *
+   * @see {@link https://tree-sitter.github.io/tree-sitter/using-parsers/2-basic-parsing.html#named-vs-anonymous-nodes}
+   */
+  nodeTypeIsNamed(typeId) {
+    return C._ts_language_type_is_named_wasm(this[0], typeId) ? true : false;
+  }
+  /**
+   * Check if a node type is visible.
+   */
+  nodeTypeIsVisible(typeId) {
+    return C._ts_language_type_is_visible_wasm(this[0], typeId) ? true : false;
+  }
+  /**
+   * Get the supertypes ids of this language.
+   *
+   * @see {@link https://tree-sitter.github.io/tree-sitter/using-parsers/6-static-node-types.html?highlight=supertype#supertype-nodes}
+   */
+  get supertypes() {
+    C._ts_language_supertypes_wasm(this[0]);
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(count);
+    if (count > 0) {
+      let address = buffer;
+      for (let i2 = 0; i2 < count; i2++) {
+        result[i2] = C.getValue(address, "i16");
+        address += SIZE_OF_SHORT;
+      }
+    }
+    return result;
+  }
+  /**
+   * Get the subtype ids for a given supertype node id.
+   */
+  subtypes(supertype) {
+    C._ts_language_subtypes_wasm(this[0], supertype);
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(count);
+    if (count > 0) {
+      let address = buffer;
+      for (let i2 = 0; i2 < count; i2++) {
+        result[i2] = C.getValue(address, "i16");
+        address += SIZE_OF_SHORT;
+      }
+    }
+    return result;
+  }
+  /**
+   * Get the next state id for a given state id and node type id.
+   */
+  nextState(stateId, typeId) {
+    return C._ts_language_next_state(this[0], stateId, typeId);
+  }
+  /**
+   * Create a new lookahead iterator for this language and parse state.
+   *
+   * This returns `null` if state is invalid for this language.
+   *
+   * Iterating {@link LookaheadIterator} will yield valid symbols in the given
+   * parse state. A newly created iterator is not positioned on a symbol, so
+   * {@link LookaheadIterator#currentType} returns `null` until the first
+   * iteration step.
+   *
+   * Lookahead iterators can be useful for generating suggestions and improving
+   * syntax error diagnostics. To get symbols valid in an `ERROR` node, use the
+   * lookahead iterator on its first leaf node state. For `MISSING` nodes, a
+   * lookahead iterator created on the previous non-extra leaf node may be
+   * appropriate.
+   */
+  lookaheadIterator(stateId) {
+    const address = C._ts_lookahead_iterator_new(this[0], stateId);
+    if (address) return new LookaheadIterator(INTERNAL, address, this);
+    return null;
+  }
+  /**
+   * Load a language from a WebAssembly module.
+   * The module can be provided as a path to a file, a `URL` to a file, or as a
+   * buffer.
+   */
+  static async load(input) {
+    let binary2;
+    if (input instanceof Uint8Array) {
+      binary2 = input;
+    } else if (globalThis.process?.versions.node) {
+      const fs2 = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 1943, 23));
+      binary2 = await fs2.readFile(input);
+    } else {
+      const response = await fetch(input);
+      if (!response.ok) {
+        const body2 = await response.text();
+        throw new Error(`Language.load failed with status ${response.status}.
+
+${body2}`);
+      }
+      const retryResp = response.clone();
+      try {
+        binary2 = await WebAssembly.compileStreaming(response);
+      } catch (reason) {
+        console.error("wasm streaming compile failed:", reason);
+        console.error("falling back to ArrayBuffer instantiation");
+        binary2 = new Uint8Array(await retryResp.arrayBuffer());
+      }
+    }
+    const mod = await C.loadWebAssemblyModule(binary2, { loadAsync: true });
+    return _Language.loadFromWasmExports(mod, { sync: false });
+  }
+  static loadFromWasmExports(mod, { sync }) {
+    const symbolNames = Object.keys(mod);
+    const functionName = symbolNames.find((key) => LANGUAGE_FUNCTION_REGEX.test(key) && !key.includes("external_scanner_"));
+    if (!functionName) {
+      console.log(`Couldn't find language function in Wasm file. Symbols:
+${JSON.stringify(symbolNames, null, 2)}`);
+      throw new Error(`Language.${sync ? "loadSync" : "load"} failed: no language function found in Wasm file`);
+    }
+    const languageAddress = mod[functionName]();
+    return new _Language(INTERNAL, languageAddress);
+  }
+  /**
+   * Load a language synchronously from a pre-compiled WebAssembly module.
+   * Use this when the host environment provides a `WebAssembly.Module` directly.
+   */
+  static loadSync(wasmModule) {
+    const mod = C.loadWebAssemblyModule(wasmModule, { loadAsync: false });
+    return _Language.loadFromWasmExports(mod, { sync: true });
+  }
+};
+
+// src/bindings.ts
+var import_web_tree_sitter = __toESM(require_web_tree_sitter(), 1);
+var Module2 = null;
+async function initializeBinding(moduleOptions) {
+  return Module2 ??= await (0, import_web_tree_sitter.default)(moduleOptions);
+}
+__name(initializeBinding, "initializeBinding");
+function checkModule() {
+  return !!Module2;
+}
+__name(checkModule, "checkModule");
+
+// src/parser.ts
+var TRANSFER_BUFFER;
+var LANGUAGE_VERSION;
+var MIN_COMPATIBLE_VERSION;
+var finalizer4 = newFinalizer((addresses) => {
+  C._ts_parser_delete(addresses[0]);
+  C._free(addresses[1]);
+});
+var Parser = class {
+  static {
+    __name(this, "Parser");
+  }
+  /** @internal */
+  [0] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  [1] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  logCallback = null;
+  /** The parser's current language. */
+  language = null;
+  /**
+   * This must always be called before creating a Parser.
+   *
+   * You can optionally pass in options to configure the Wasm module, the most common
+   * one being `locateFile` to help the module find the `.wasm` file.
+   */
+  static async init(moduleOptions) {
+    setModule(await initializeBinding(moduleOptions));
+    TRANSFER_BUFFER = C._ts_init();
+    LANGUAGE_VERSION = C.getValue(TRANSFER_BUFFER, "i32");
+    MIN_COMPATIBLE_VERSION = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+  }
+  /**
+   * Create a new parser.
+   */
+  constructor() {
+    this.initialize();
+    finalizer4?.register(this, [this[0], this[1]], this);
+  }
+  /** @internal */
+  initialize() {
+    if (!checkModule()) {
+      throw new Error("cannot construct a Parser before calling `init()`");
+    }
+    C._ts_parser_new_wasm();
+    this[0] = C.getValue(TRANSFER_BUFFER, "i32");
+    this[1] = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+  }
+  /** Delete the parser, freeing its resources. */
+  delete() {
+    finalizer4?.unregister(this);
+    C._ts_parser_delete(this[0]);
+    C._free(this[1]);
+    this[0] = 0;
+    this[1] = 0;
+  }
+  /**
+   * Set the language that the parser should use for parsing.
+   *
+   * If the language was not successfully assigned, an error will be thrown.
+   * This happens if the language was generated with an incompatible
+   * version of the Tree-sitter CLI. Check the language's version using
+   * {@link Language#version} and compare it to this library's
+   * {@link LANGUAGE_VERSION} and {@link MIN_COMPATIBLE_VERSION} constants.
+   */
+  setLanguage(language) {
+    let address;
+    if (!language) {
+      address = 0;
+      this.language = null;
+    } else if (language.constructor === Language) {
+      address = language[0];
+      const version = C._ts_language_abi_version(address);
+      if (version < MIN_COMPATIBLE_VERSION || LANGUAGE_VERSION < version) {
+        throw new Error(
+          `Incompatible language version ${version}. Compatibility range ${MIN_COMPATIBLE_VERSION} through ${LANGUAGE_VERSION}.`
+        );
+      }
+      this.language = language;
+    } else {
+      throw new Error("Argument must be a Language");
+    }
+    C._ts_parser_set_language(this[0], address);
+    return this;
+  }
+  /**
+   * Parse a slice of UTF8 text.
+   *
+   * @param {string | ParseCallback} callback - The UTF8-encoded text to parse or a callback function.
+   *
+   * @param {Tree | null} [oldTree] - A previous syntax tree parsed from the same document. If the text of the
+   *   document has changed since `oldTree` was created, then you must edit `oldTree` to match
+   *   the new text using {@link Tree#edit}.
+   *
+   * @param {ParseOptions} [options] - Options for parsing the text.
+   *  This can be used to set the included ranges, or a progress callback.
+   *
+   * @returns {Tree | null} A {@link Tree} if parsing succeeded, or `null` if:
+   *  - The parser has not yet had a language assigned with {@link Parser#setLanguage}.
+   *  - The progress callback returned true.
+   */
+  parse(callback, oldTree, options) {
+    if (typeof callback === "string") {
+      C.currentParseCallback = (index) => callback.slice(index);
+    } else if (typeof callback === "function") {
+      C.currentParseCallback = callback;
+    } else {
+      throw new Error("Argument must be a string or a function");
+    }
+    if (options?.progressCallback) {
+      C.currentProgressCallback = options.progressCallback;
+    } else {
+      C.currentProgressCallback = null;
+    }
+    if (this.logCallback) {
+      C.currentLogCallback = this.logCallback;
+      C._ts_parser_enable_logger_wasm(this[0], 1);
+    } else {
+      C.currentLogCallback = null;
+      C._ts_parser_enable_logger_wasm(this[0], 0);
+    }
+    let rangeCount = 0;
+    let rangeAddress = 0;
+    if (options?.includedRanges) {
+      rangeCount = options.includedRanges.length;
+      rangeAddress = C._calloc(rangeCount, SIZE_OF_RANGE);
+      let address = rangeAddress;
+      for (let i2 = 0; i2 < rangeCount; i2++) {
+        marshalRange(address, options.includedRanges[i2]);
+        address += SIZE_OF_RANGE;
+      }
+    }
+    const treeAddress = C._ts_parser_parse_wasm(
+      this[0],
+      this[1],
+      oldTree ? oldTree[0] : 0,
+      rangeAddress,
+      rangeCount
+    );
+    if (!treeAddress) {
+      C.currentParseCallback = null;
+      C.currentLogCallback = null;
+      C.currentProgressCallback = null;
+      return null;
+    }
+    if (!this.language) {
+      throw new Error("Parser must have a language to parse");
+    }
+    const result = new Tree(INTERNAL, treeAddress, this.language, C.currentParseCallback);
+    C.currentParseCallback = null;
+    C.currentLogCallback = null;
+    C.currentProgressCallback = null;
+    return result;
+  }
+  /**
+   * Instruct the parser to start the next parse from the beginning.
+   *
+   * If the parser previously failed because of a callback, 
+   * then by default, it will resume where it left off on the
+   * next call to {@link Parser#parse} or other parsing functions.
+   * If you don't want to resume, and instead intend to use this parser to
+   * parse some other document, you must call `reset` first.
+   */
+  reset() {
+    C._ts_parser_reset(this[0]);
+  }
+  /** Get the ranges of text that the parser will include when parsing. */
+  getIncludedRanges() {
+    C._ts_parser_included_ranges_wasm(this[0]);
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const buffer = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const result = new Array(count);
+    if (count > 0) {
+      let address = buffer;
+      for (let i2 = 0; i2 < count; i2++) {
+        result[i2] = unmarshalRange(address);
+        address += SIZE_OF_RANGE;
+      }
+      C._free(buffer);
+    }
+    return result;
+  }
+  /** Set the logging callback that a parser should use during parsing. */
+  setLogger(callback) {
+    if (!callback) {
+      this.logCallback = null;
+    } else if (typeof callback !== "function") {
+      throw new Error("Logger callback must be a function");
+    } else {
+      this.logCallback = callback;
+    }
+    return this;
+  }
+  /** Get the parser's current logger. */
+  getLogger() {
+    return this.logCallback;
+  }
+};
+
+// src/query.ts
+var PREDICATE_STEP_TYPE_CAPTURE = 1;
+var PREDICATE_STEP_TYPE_STRING = 2;
+var QUERY_WORD_REGEX = /[\w-]+/g;
+var CaptureQuantifier = {
+  Zero: 0,
+  ZeroOrOne: 1,
+  ZeroOrMore: 2,
+  One: 3,
+  OneOrMore: 4
+};
+var isCaptureStep = /* @__PURE__ */ __name((step) => step.type === "capture", "isCaptureStep");
+var isStringStep = /* @__PURE__ */ __name((step) => step.type === "string", "isStringStep");
+var QueryErrorKind = {
+  Syntax: 1,
+  NodeName: 2,
+  FieldName: 3,
+  CaptureName: 4,
+  PatternStructure: 5
+};
+var QueryError = class _QueryError extends Error {
+  constructor(kind, info2, index, length) {
+    super(_QueryError.formatMessage(kind, info2));
+    this.kind = kind;
+    this.info = info2;
+    this.index = index;
+    this.length = length;
+    this.name = "QueryError";
+  }
+  kind;
+  info;
+  index;
+  length;
+  static {
+    __name(this, "QueryError");
+  }
+  /** Formats an error message based on the error kind and info */
+  static formatMessage(kind, info2) {
+    switch (kind) {
+      case QueryErrorKind.NodeName:
+        return `Bad node name '${info2.word}'`;
+      case QueryErrorKind.FieldName:
+        return `Bad field name '${info2.word}'`;
+      case QueryErrorKind.CaptureName:
+        return `Bad capture name @${info2.word}`;
+      case QueryErrorKind.PatternStructure:
+        return `Bad pattern structure at offset ${info2.suffix}`;
+      case QueryErrorKind.Syntax:
+        return `Bad syntax at offset ${info2.suffix}`;
+    }
+  }
+};
+function parseAnyPredicate(steps, index, operator, textPredicates) {
+  if (steps.length !== 3) {
+    throw new Error(
+      `Wrong number of arguments to \`#${operator}\` predicate. Expected 2, got ${steps.length - 1}`
+    );
+  }
+  if (!isCaptureStep(steps[1])) {
+    throw new Error(
+      `First argument of \`#${operator}\` predicate must be a capture. Got "${steps[1].value}"`
+    );
+  }
+  const isPositive = operator === "eq?" || operator === "any-eq?";
+  const matchAll = !operator.startsWith("any-");
+  if (isCaptureStep(steps[2])) {
+    const captureName1 = steps[1].name;
+    const captureName2 = steps[2].name;
+    textPredicates[index].push((captures) => {
+      const nodes1 = [];
+      const nodes2 = [];
+      for (const c of captures) {
+        if (c.name === captureName1) nodes1.push(c.node);
+        if (c.name === captureName2) nodes2.push(c.node);
+      }
+      const compare = /* @__PURE__ */ __name((n1, n2, positive) => {
+        return positive ? n1.text === n2.text : n1.text !== n2.text;
+      }, "compare");
+      return matchAll ? nodes1.every((n1) => nodes2.some((n2) => compare(n1, n2, isPositive))) : nodes1.some((n1) => nodes2.some((n2) => compare(n1, n2, isPositive)));
+    });
+  } else {
+    const captureName = steps[1].name;
+    const stringValue = steps[2].value;
+    const matches = /* @__PURE__ */ __name((n) => n.text === stringValue, "matches");
+    const doesNotMatch = /* @__PURE__ */ __name((n) => n.text !== stringValue, "doesNotMatch");
+    textPredicates[index].push((captures) => {
+      const nodes = [];
+      for (const c of captures) {
+        if (c.name === captureName) nodes.push(c.node);
+      }
+      const test = isPositive ? matches : doesNotMatch;
+      return matchAll ? nodes.every(test) : nodes.some(test);
+    });
+  }
+}
+__name(parseAnyPredicate, "parseAnyPredicate");
+function parseMatchPredicate(steps, index, operator, textPredicates) {
+  if (steps.length !== 3) {
+    throw new Error(
+      `Wrong number of arguments to \`#${operator}\` predicate. Expected 2, got ${steps.length - 1}.`
+    );
+  }
+  if (steps[1].type !== "capture") {
+    throw new Error(
+      `First argument of \`#${operator}\` predicate must be a capture. Got "${steps[1].value}".`
+    );
+  }
+  if (steps[2].type !== "string") {
+    throw new Error(
+      `Second argument of \`#${operator}\` predicate must be a string. Got @${steps[2].name}.`
+    );
+  }
+  const isPositive = operator === "match?" || operator === "any-match?";
+  const matchAll = !operator.startsWith("any-");
+  const captureName = steps[1].name;
+  const regex = new RegExp(steps[2].value);
+  textPredicates[index].push((captures) => {
+    const nodes = [];
+    for (const c of captures) {
+      if (c.name === captureName) nodes.push(c.node.text);
+    }
+    const test = /* @__PURE__ */ __name((text, positive) => {
+      return positive ? regex.test(text) : !regex.test(text);
+    }, "test");
+    if (nodes.length === 0) return !isPositive;
+    return matchAll ? nodes.every((text) => test(text, isPositive)) : nodes.some((text) => test(text, isPositive));
+  });
+}
+__name(parseMatchPredicate, "parseMatchPredicate");
+function parseAnyOfPredicate(steps, index, operator, textPredicates) {
+  if (steps.length < 2) {
+    throw new Error(
+      `Wrong number of arguments to \`#${operator}\` predicate. Expected at least 1. Got ${steps.length - 1}.`
+    );
+  }
+  if (steps[1].type !== "capture") {
+    throw new Error(
+      `First argument of \`#${operator}\` predicate must be a capture. Got "${steps[1].value}".`
+    );
+  }
+  const isPositive = operator === "any-of?";
+  const captureName = steps[1].name;
+  const stringSteps = steps.slice(2);
+  if (!stringSteps.every(isStringStep)) {
+    throw new Error(
+      `Arguments to \`#${operator}\` predicate must be strings.".`
+    );
+  }
+  const values = stringSteps.map((s) => s.value);
+  textPredicates[index].push((captures) => {
+    const nodes = [];
+    for (const c of captures) {
+      if (c.name === captureName) nodes.push(c.node.text);
+    }
+    if (nodes.length === 0) return !isPositive;
+    return nodes.every((text) => values.includes(text)) === isPositive;
+  });
+}
+__name(parseAnyOfPredicate, "parseAnyOfPredicate");
+function parseIsPredicate(steps, index, operator, assertedProperties, refutedProperties) {
+  if (steps.length < 2 || steps.length > 3) {
+    throw new Error(
+      `Wrong number of arguments to \`#${operator}\` predicate. Expected 1 or 2. Got ${steps.length - 1}.`
+    );
+  }
+  if (!steps.every(isStringStep)) {
+    throw new Error(
+      `Arguments to \`#${operator}\` predicate must be strings.".`
+    );
+  }
+  const properties = operator === "is?" ? assertedProperties : refutedProperties;
+  if (!properties[index]) properties[index] = {};
+  properties[index][steps[1].value] = steps[2]?.value ?? null;
+}
+__name(parseIsPredicate, "parseIsPredicate");
+function parseSetDirective(steps, index, setProperties) {
+  if (steps.length < 2 || steps.length > 3) {
+    throw new Error(`Wrong number of arguments to \`#set!\` predicate. Expected 1 or 2. Got ${steps.length - 1}.`);
+  }
+  if (!steps.every(isStringStep)) {
+    throw new Error(`Arguments to \`#set!\` predicate must be strings.".`);
+  }
+  if (!setProperties[index]) setProperties[index] = {};
+  setProperties[index][steps[1].value] = steps[2]?.value ?? null;
+}
+__name(parseSetDirective, "parseSetDirective");
+function parsePattern(index, stepType, stepValueId, captureNames, stringValues, steps, textPredicates, predicates, setProperties, assertedProperties, refutedProperties) {
+  if (stepType === PREDICATE_STEP_TYPE_CAPTURE) {
+    const name2 = captureNames[stepValueId];
+    steps.push({ type: "capture", name: name2 });
+  } else if (stepType === PREDICATE_STEP_TYPE_STRING) {
+    steps.push({ type: "string", value: stringValues[stepValueId] });
+  } else if (steps.length > 0) {
+    if (steps[0].type !== "string") {
+      throw new Error("Predicates must begin with a literal value");
+    }
+    const operator = steps[0].value;
+    switch (operator) {
+      case "any-not-eq?":
+      case "not-eq?":
+      case "any-eq?":
+      case "eq?":
+        parseAnyPredicate(steps, index, operator, textPredicates);
+        break;
+      case "any-not-match?":
+      case "not-match?":
+      case "any-match?":
+      case "match?":
+        parseMatchPredicate(steps, index, operator, textPredicates);
+        break;
+      case "not-any-of?":
+      case "any-of?":
+        parseAnyOfPredicate(steps, index, operator, textPredicates);
+        break;
+      case "is?":
+      case "is-not?":
+        parseIsPredicate(steps, index, operator, assertedProperties, refutedProperties);
+        break;
+      case "set!":
+        parseSetDirective(steps, index, setProperties);
+        break;
+      default:
+        predicates[index].push({ operator, operands: steps.slice(1) });
+    }
+    steps.length = 0;
+  }
+}
+__name(parsePattern, "parsePattern");
+var finalizer5 = newFinalizer((address) => {
+  C._ts_query_delete(address);
+});
+var Query = class {
+  static {
+    __name(this, "Query");
+  }
+  /** @internal */
+  [0] = 0;
+  // Internal handle for Wasm
+  /** @internal */
+  exceededMatchLimit;
+  /** @internal */
+  textPredicates;
+  /** The names of the captures used in the query. */
+  captureNames;
+  /** The quantifiers of the captures used in the query. */
+  captureQuantifiers;
+  /**
+   * The other user-defined predicates associated with the given index.
+   *
+   * This includes predicates with operators other than:
+   * - `match?`
+   * - `eq?` and `not-eq?`
+   * - `any-of?` and `not-any-of?`
+   * - `is?` and `is-not?`
+   * - `set!`
+   */
+  predicates;
+  /** The properties for predicates with the operator `set!`. */
+  setProperties;
+  /** The properties for predicates with the operator `is?`. */
+  assertedProperties;
+  /** The properties for predicates with the operator `is-not?`. */
+  refutedProperties;
+  /** The maximum number of in-progress matches for this cursor. */
+  matchLimit;
+  /**
+   * Create a new query from a string containing one or more S-expression
+   * patterns.
+   *
+   * The query is associated with a particular language, and can only be run
+   * on syntax nodes parsed with that language. References to Queries can be
+   * shared between multiple threads.
+   *
+   * @link {@see https://tree-sitter.github.io/tree-sitter/using-parsers/queries}
+   */
+  constructor(language, source) {
+    const sourceLength = C.lengthBytesUTF8(source);
+    const sourceAddress = C._malloc(sourceLength + 1);
+    C.stringToUTF8(source, sourceAddress, sourceLength + 1);
+    const address = C._ts_query_new(
+      language[0],
+      sourceAddress,
+      sourceLength,
+      TRANSFER_BUFFER,
+      TRANSFER_BUFFER + SIZE_OF_INT
+    );
+    if (!address) {
+      const errorId = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+      const errorByte = C.getValue(TRANSFER_BUFFER, "i32");
+      const errorIndex = C.UTF8ToString(sourceAddress, errorByte).length;
+      const suffix = source.slice(errorIndex, errorIndex + 100).split("\n")[0];
+      const word = suffix.match(QUERY_WORD_REGEX)?.[0] ?? "";
+      C._free(sourceAddress);
+      switch (errorId) {
+        case QueryErrorKind.Syntax:
+          throw new QueryError(QueryErrorKind.Syntax, { suffix: `${errorIndex}: '${suffix}'...` }, errorIndex, 0);
+        case QueryErrorKind.NodeName:
+          throw new QueryError(errorId, { word }, errorIndex, word.length);
+        case QueryErrorKind.FieldName:
+          throw new QueryError(errorId, { word }, errorIndex, word.length);
+        case QueryErrorKind.CaptureName:
+          throw new QueryError(errorId, { word }, errorIndex, word.length);
+        case QueryErrorKind.PatternStructure:
+          throw new QueryError(errorId, { suffix: `${errorIndex}: '${suffix}'...` }, errorIndex, 0);
+      }
+    }
+    const stringCount = C._ts_query_string_count(address);
+    const captureCount = C._ts_query_capture_count(address);
+    const patternCount = C._ts_query_pattern_count(address);
+    const captureNames = new Array(captureCount);
+    const captureQuantifiers = new Array(patternCount);
+    const stringValues = new Array(stringCount);
+    for (let i2 = 0; i2 < captureCount; i2++) {
+      const nameAddress = C._ts_query_capture_name_for_id(
+        address,
+        i2,
+        TRANSFER_BUFFER
+      );
+      const nameLength = C.getValue(TRANSFER_BUFFER, "i32");
+      captureNames[i2] = C.UTF8ToString(nameAddress, nameLength);
+    }
+    for (let i2 = 0; i2 < patternCount; i2++) {
+      const captureQuantifiersArray = new Array(captureCount);
+      for (let j = 0; j < captureCount; j++) {
+        const quantifier = C._ts_query_capture_quantifier_for_id(address, i2, j);
+        captureQuantifiersArray[j] = quantifier;
+      }
+      captureQuantifiers[i2] = captureQuantifiersArray;
+    }
+    for (let i2 = 0; i2 < stringCount; i2++) {
+      const valueAddress = C._ts_query_string_value_for_id(
+        address,
+        i2,
+        TRANSFER_BUFFER
+      );
+      const nameLength = C.getValue(TRANSFER_BUFFER, "i32");
+      stringValues[i2] = C.UTF8ToString(valueAddress, nameLength);
+    }
+    const setProperties = new Array(patternCount);
+    const assertedProperties = new Array(patternCount);
+    const refutedProperties = new Array(patternCount);
+    const predicates = new Array(patternCount);
+    const textPredicates = new Array(patternCount);
+    for (let i2 = 0; i2 < patternCount; i2++) {
+      const predicatesAddress = C._ts_query_predicates_for_pattern(address, i2, TRANSFER_BUFFER);
+      const stepCount = C.getValue(TRANSFER_BUFFER, "i32");
+      predicates[i2] = [];
+      textPredicates[i2] = [];
+      const steps = new Array();
+      let stepAddress = predicatesAddress;
+      for (let j = 0; j < stepCount; j++) {
+        const stepType = C.getValue(stepAddress, "i32");
+        stepAddress += SIZE_OF_INT;
+        const stepValueId = C.getValue(stepAddress, "i32");
+        stepAddress += SIZE_OF_INT;
+        parsePattern(
+          i2,
+          stepType,
+          stepValueId,
+          captureNames,
+          stringValues,
+          steps,
+          textPredicates,
+          predicates,
+          setProperties,
+          assertedProperties,
+          refutedProperties
+        );
+      }
+      Object.freeze(textPredicates[i2]);
+      Object.freeze(predicates[i2]);
+      Object.freeze(setProperties[i2]);
+      Object.freeze(assertedProperties[i2]);
+      Object.freeze(refutedProperties[i2]);
+    }
+    C._free(sourceAddress);
+    this[0] = address;
+    this.captureNames = captureNames;
+    this.captureQuantifiers = captureQuantifiers;
+    this.textPredicates = textPredicates;
+    this.predicates = predicates;
+    this.setProperties = setProperties;
+    this.assertedProperties = assertedProperties;
+    this.refutedProperties = refutedProperties;
+    this.exceededMatchLimit = false;
+    finalizer5?.register(this, address, this);
+  }
+  /** Delete the query, freeing its resources. */
+  delete() {
+    finalizer5?.unregister(this);
+    C._ts_query_delete(this[0]);
+    this[0] = 0;
+  }
+  /**
+   * Iterate over all of the matches in the order that they were found.
+   *
+   * Each match contains the index of the pattern that matched, and a list of
+   * captures. Because multiple patterns can match the same set of nodes,
+   * one match may contain captures that appear *before* some of the
+   * captures from a previous match.
+   *
+   * @param {Node} node - The node to execute the query on.
+   *
+   * @param {QueryOptions} options - Options for query execution.
+   */
+  matches(node, options = {}) {
+    const startPosition = options.startPosition ?? ZERO_POINT;
+    const endPosition = options.endPosition ?? ZERO_POINT;
+    const startIndex = options.startIndex ?? 0;
+    const endIndex = options.endIndex ?? 0;
+    const startContainingPosition = options.startContainingPosition ?? ZERO_POINT;
+    const endContainingPosition = options.endContainingPosition ?? ZERO_POINT;
+    const startContainingIndex = options.startContainingIndex ?? 0;
+    const endContainingIndex = options.endContainingIndex ?? 0;
+    const matchLimit = options.matchLimit ?? 4294967295;
+    const maxStartDepth = options.maxStartDepth ?? 4294967295;
+    const progressCallback = options.progressCallback;
+    if (typeof matchLimit !== "number") {
+      throw new Error("Arguments must be numbers");
+    }
+    this.matchLimit = matchLimit;
+    if (endIndex !== 0 && startIndex > endIndex) {
+      throw new Error("`startIndex` cannot be greater than `endIndex`");
+    }
+    if (endPosition !== ZERO_POINT && (startPosition.row > endPosition.row || startPosition.row === endPosition.row && startPosition.column > endPosition.column)) {
+      throw new Error("`startPosition` cannot be greater than `endPosition`");
+    }
+    if (endContainingIndex !== 0 && startContainingIndex > endContainingIndex) {
+      throw new Error("`startContainingIndex` cannot be greater than `endContainingIndex`");
+    }
+    if (endContainingPosition !== ZERO_POINT && (startContainingPosition.row > endContainingPosition.row || startContainingPosition.row === endContainingPosition.row && startContainingPosition.column > endContainingPosition.column)) {
+      throw new Error("`startContainingPosition` cannot be greater than `endContainingPosition`");
+    }
+    if (progressCallback) {
+      C.currentQueryProgressCallback = progressCallback;
+    }
+    marshalNode(node);
+    C._ts_query_matches_wasm(
+      this[0],
+      node.tree[0],
+      startPosition.row,
+      startPosition.column,
+      endPosition.row,
+      endPosition.column,
+      startIndex,
+      endIndex,
+      startContainingPosition.row,
+      startContainingPosition.column,
+      endContainingPosition.row,
+      endContainingPosition.column,
+      startContainingIndex,
+      endContainingIndex,
+      matchLimit,
+      maxStartDepth
+    );
+    const rawCount = C.getValue(TRANSFER_BUFFER, "i32");
+    const startAddress = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const didExceedMatchLimit = C.getValue(TRANSFER_BUFFER + 2 * SIZE_OF_INT, "i32");
+    const result = new Array(rawCount);
+    this.exceededMatchLimit = Boolean(didExceedMatchLimit);
+    let filteredCount = 0;
+    let address = startAddress;
+    for (let i2 = 0; i2 < rawCount; i2++) {
+      const patternIndex = C.getValue(address, "i32");
+      address += SIZE_OF_INT;
+      const captureCount = C.getValue(address, "i32");
+      address += SIZE_OF_INT;
+      const captures = new Array(captureCount);
+      address = unmarshalCaptures(this, node.tree, address, patternIndex, captures);
+      if (this.textPredicates[patternIndex].every((p) => p(captures))) {
+        result[filteredCount] = { patternIndex, captures };
+        const setProperties = this.setProperties[patternIndex];
+        result[filteredCount].setProperties = setProperties;
+        const assertedProperties = this.assertedProperties[patternIndex];
+        result[filteredCount].assertedProperties = assertedProperties;
+        const refutedProperties = this.refutedProperties[patternIndex];
+        result[filteredCount].refutedProperties = refutedProperties;
+        filteredCount++;
+      }
+    }
+    result.length = filteredCount;
+    C._free(startAddress);
+    C.currentQueryProgressCallback = null;
+    return result;
+  }
+  /**
+   * Iterate over all of the individual captures in the order that they
+   * appear.
+   *
+   * This is useful if you don't care about which pattern matched, and just
+   * want a single, ordered sequence of captures.
+   *
+   * @param {Node} node - The node to execute the query on.
+   *
+   * @param {QueryOptions} options - Options for query execution.
+   */
+  captures(node, options = {}) {
+    const startPosition = options.startPosition ?? ZERO_POINT;
+    const endPosition = options.endPosition ?? ZERO_POINT;
+    const startIndex = options.startIndex ?? 0;
+    const endIndex = options.endIndex ?? 0;
+    const startContainingPosition = options.startContainingPosition ?? ZERO_POINT;
+    const endContainingPosition = options.endContainingPosition ?? ZERO_POINT;
+    const startContainingIndex = options.startContainingIndex ?? 0;
+    const endContainingIndex = options.endContainingIndex ?? 0;
+    const matchLimit = options.matchLimit ?? 4294967295;
+    const maxStartDepth = options.maxStartDepth ?? 4294967295;
+    const progressCallback = options.progressCallback;
+    if (typeof matchLimit !== "number") {
+      throw new Error("Arguments must be numbers");
+    }
+    this.matchLimit = matchLimit;
+    if (endIndex !== 0 && startIndex > endIndex) {
+      throw new Error("`startIndex` cannot be greater than `endIndex`");
+    }
+    if (endPosition !== ZERO_POINT && (startPosition.row > endPosition.row || startPosition.row === endPosition.row && startPosition.column > endPosition.column)) {
+      throw new Error("`startPosition` cannot be greater than `endPosition`");
+    }
+    if (endContainingIndex !== 0 && startContainingIndex > endContainingIndex) {
+      throw new Error("`startContainingIndex` cannot be greater than `endContainingIndex`");
+    }
+    if (endContainingPosition !== ZERO_POINT && (startContainingPosition.row > endContainingPosition.row || startContainingPosition.row === endContainingPosition.row && startContainingPosition.column > endContainingPosition.column)) {
+      throw new Error("`startContainingPosition` cannot be greater than `endContainingPosition`");
+    }
+    if (progressCallback) {
+      C.currentQueryProgressCallback = progressCallback;
+    }
+    marshalNode(node);
+    C._ts_query_captures_wasm(
+      this[0],
+      node.tree[0],
+      startPosition.row,
+      startPosition.column,
+      endPosition.row,
+      endPosition.column,
+      startIndex,
+      endIndex,
+      startContainingPosition.row,
+      startContainingPosition.column,
+      endContainingPosition.row,
+      endContainingPosition.column,
+      startContainingIndex,
+      endContainingIndex,
+      matchLimit,
+      maxStartDepth
+    );
+    const count = C.getValue(TRANSFER_BUFFER, "i32");
+    const startAddress = C.getValue(TRANSFER_BUFFER + SIZE_OF_INT, "i32");
+    const didExceedMatchLimit = C.getValue(TRANSFER_BUFFER + 2 * SIZE_OF_INT, "i32");
+    const result = new Array();
+    this.exceededMatchLimit = Boolean(didExceedMatchLimit);
+    const captures = new Array();
+    let address = startAddress;
+    for (let i2 = 0; i2 < count; i2++) {
+      const patternIndex = C.getValue(address, "i32");
+      address += SIZE_OF_INT;
+      const captureCount = C.getValue(address, "i32");
+      address += SIZE_OF_INT;
+      const captureIndex = C.getValue(address, "i32");
+      address += SIZE_OF_INT;
+      captures.length = captureCount;
+      address = unmarshalCaptures(this, node.tree, address, patternIndex, captures);
+      if (this.textPredicates[patternIndex].every((p) => p(captures))) {
+        const capture = captures[captureIndex];
+        const setProperties = this.setProperties[patternIndex];
+        capture.setProperties = setProperties;
+        const assertedProperties = this.assertedProperties[patternIndex];
+        capture.assertedProperties = assertedProperties;
+        const refutedProperties = this.refutedProperties[patternIndex];
+        capture.refutedProperties = refutedProperties;
+        result.push(capture);
+      }
+    }
+    C._free(startAddress);
+    C.currentQueryProgressCallback = null;
+    return result;
+  }
+  /** Get the predicates for a given pattern. */
+  predicatesForPattern(patternIndex) {
+    return this.predicates[patternIndex];
+  }
+  /**
+   * Disable a certain capture within a query.
+   *
+   * This prevents the capture from being returned in matches, and also
+   * avoids any resource usage associated with recording the capture.
+   */
+  disableCapture(captureName) {
+    const captureNameLength = C.lengthBytesUTF8(captureName);
+    const captureNameAddress = C._malloc(captureNameLength + 1);
+    C.stringToUTF8(captureName, captureNameAddress, captureNameLength + 1);
+    C._ts_query_disable_capture(this[0], captureNameAddress, captureNameLength);
+    C._free(captureNameAddress);
+  }
+  /**
+   * Disable a certain pattern within a query.
+   *
+   * This prevents the pattern from matching, and also avoids any resource
+   * usage associated with the pattern. This throws an error if the pattern
+   * index is out of bounds.
+   */
+  disablePattern(patternIndex) {
+    if (patternIndex >= this.predicates.length) {
+      throw new Error(
+        `Pattern index is ${patternIndex} but the pattern count is ${this.predicates.length}`
+      );
+    }
+    C._ts_query_disable_pattern(this[0], patternIndex);
+  }
+  /**
+   * Check if, on its last execution, this cursor exceeded its maximum number
+   * of in-progress matches.
+   */
+  didExceedMatchLimit() {
+    return this.exceededMatchLimit;
+  }
+  /** Get the byte offset where the given pattern starts in the query's source. */
+  startIndexForPattern(patternIndex) {
+    if (patternIndex >= this.predicates.length) {
+      throw new Error(
+        `Pattern index is ${patternIndex} but the pattern count is ${this.predicates.length}`
+      );
+    }
+    return C._ts_query_start_byte_for_pattern(this[0], patternIndex);
+  }
+  /** Get the byte offset where the given pattern ends in the query's source. */
+  endIndexForPattern(patternIndex) {
+    if (patternIndex >= this.predicates.length) {
+      throw new Error(
+        `Pattern index is ${patternIndex} but the pattern count is ${this.predicates.length}`
+      );
+    }
+    return C._ts_query_end_byte_for_pattern(this[0], patternIndex);
+  }
+  /** Get the number of patterns in the query. */
+  patternCount() {
+    return C._ts_query_pattern_count(this[0]);
+  }
+  /** Get the index for a given capture name. */
+  captureIndexForName(captureName) {
+    return this.captureNames.indexOf(captureName);
+  }
+  /** Check if a given pattern within a query has a single root node. */
+  isPatternRooted(patternIndex) {
+    return C._ts_query_is_pattern_rooted(this[0], patternIndex) === 1;
+  }
+  /** Check if a given pattern within a query has a single root node. */
+  isPatternNonLocal(patternIndex) {
+    return C._ts_query_is_pattern_non_local(this[0], patternIndex) === 1;
+  }
+  /**
+   * Check if a given step in a query is 'definite'.
+   *
+   * A query step is 'definite' if its parent pattern will be guaranteed to
+   * match successfully once it reaches the step.
+   */
+  isPatternGuaranteedAtStep(byteIndex) {
+    return C._ts_query_is_pattern_guaranteed_at_step(this[0], byteIndex) === 1;
+  }
+};
+// Annotate the CommonJS export names for ESM import in node:
+0 && (0);
+module.exports["default"] = module.exports;
+//# sourceMappingURL=web-tree-sitter.cjs.map
+
+
+/***/ }),
+
 /***/ 7414:
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8298);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7202);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(909);
 
 
 process.setSourceMapsEnabled(true);
@@ -40686,7 +44840,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7202:
+/***/ 909:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -45714,7 +49868,7 @@ function getOctokit(token, options, ...additionalPlugins) {
  * A problem with the user's input (config, gold, traces, flags). The CLI prints `format()` as one line and
  * exits 2; nothing else about it (stack, cause) is shown, because the fix is in the user's file, not here.
  */
-class InputError extends Error {
+class errors_InputError extends Error {
     where;
     detail;
     constructor(where, detail) {
@@ -45748,60 +49902,92 @@ function preview(value, max = 40) {
     return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 //# sourceMappingURL=errors.js.map
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./lib/io/jsonl.js
+
 
 
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 /**
- * Streams a JSON Lines file: one JSON value per line, blank lines skipped, CRLF and a UTF-8 BOM tolerated.
- * Only the current line is held in memory, so a file of any size can be scored.
+ * Splits a file into lines by scanning bytes for `\n`, a batch per read chunk (one await per megabyte,
+ * not per line). A trailing `\r` and a leading BOM are dropped. Blank lines are included.
  */
-async function* readJsonl(file, options = {}) {
-    for await (const { line, text } of readLines(file, options)) {
-        if (isBlank(text))
-            continue;
-        yield { line, value: parseJsonLine(file, line, text) };
-    }
-}
-/** Splits a file into lines by scanning bytes for `\n`; a trailing `\r` and a leading BOM are dropped. */
-async function* readLines(file, options = {}) {
+async function* readLineBatches(file, options = {}) {
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const stream = (0,external_node_fs_namespaceObject.createReadStream)(file, { highWaterMark: 1 << 20 });
     let carry;
+    let carryOffset = 0;
     let lineNo = 0;
+    let read = 0;
     try {
         for await (const chunk of stream) {
             const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+            const bufOffset = carry ? carryOffset : read;
+            read += chunk.length;
+            const batch = [];
             let start = 0;
             for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
                 lineNo++;
                 if (nl - start > maxLineBytes)
                     throw tooLong(file, lineNo, maxLineBytes);
-                yield { line: lineNo, text: decode(buf, start, nl, lineNo) };
+                batch.push(decode(buf, start, nl, lineNo, bufOffset));
                 start = nl + 1;
             }
             carry = start < buf.length ? buf.subarray(start) : undefined;
+            carryOffset = bufOffset + start;
             if (carry && carry.length > maxLineBytes)
                 throw tooLong(file, lineNo + 1, maxLineBytes);
+            if (batch.length)
+                yield batch;
         }
     }
     catch (err) {
         throw ioError(file, err);
     }
-    if (carry && carry.length > 0) {
-        lineNo++;
-        yield { line: lineNo, text: decode(carry, 0, carry.length, lineNo) };
+    if (carry && carry.length > 0)
+        yield [decode(carry, 0, carry.length, lineNo + 1, carryOffset)];
+}
+/** One line at a time, for loaders where convenience beats the last bit of speed. */
+async function* readLines(file, options = {}) {
+    for await (const batch of readLineBatches(file, options))
+        yield* batch;
+}
+/** Streams a JSON Lines file: one JSON value per line, blank lines skipped. */
+async function* readJsonl(file, options = {}) {
+    for await (const batch of readLineBatches(file, options)) {
+        for (const { line, text } of batch) {
+            if (!isBlank(text))
+                yield { line, value: parseJsonLine(file, line, text) };
+        }
     }
 }
-function decode(buf, start, end, lineNo) {
+/** Reads one line again by its reference (for the few records a report shows in full). */
+async function readRecord(ref) {
+    const handle = await (0,promises_namespaceObject.open)(ref.file, 'r');
+    try {
+        const buf = Buffer.alloc(ref.length);
+        await handle.read(buf, 0, ref.length, ref.offset);
+        return parseJsonLine(ref.file, ref.line, buf
+            .toString('utf8')
+            .replace(/^\ufeff/, '')
+            .replace(/\r$/, ''));
+    }
+    finally {
+        await handle.close();
+    }
+}
+function decode(buf, start, end, lineNo, bufOffset) {
+    const offset = bufOffset + start;
     if (end > start && buf[end - 1] === CR)
         end--;
+    const length = end - start;
     // A BOM only makes sense at the very start of the file.
     if (lineNo === 1 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf)
         start += 3;
-    return buf.toString('utf8', start, end);
+    return { line: lineNo, text: buf.toString('utf8', start, end), offset, length };
 }
 function isBlank(text) {
     for (let i = 0; i < text.length; i++) {
@@ -45817,7 +50003,7 @@ function parseJsonLine(file, line, text) {
     }
     catch (err) {
         const { reason, column } = describeJsonError(err, text);
-        throw new InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
+        throw new errors_InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
     }
 }
 /** Reduces V8's JSON.parse message (which quotes the whole input) to its reason and a column. */
@@ -45844,18 +50030,18 @@ function describeJsonError(err, text) {
     return { reason };
 }
 function tooLong(file, line, max) {
-    return new InputError({ file, line }, `line is longer than ${max} bytes; expected one JSON object per line`);
+    return new errors_InputError({ file, line }, `line is longer than ${max} bytes; expected one JSON object per line`);
 }
 function ioError(file, err) {
-    if (err instanceof InputError)
+    if (err instanceof errors_InputError)
         return err;
     const code = err?.code;
     if (code === 'ENOENT')
-        return new InputError({ file }, 'file not found');
+        return new errors_InputError({ file }, 'file not found');
     if (code === 'EISDIR')
-        return new InputError({ file }, 'is a directory; expected a JSON Lines file');
+        return new errors_InputError({ file }, 'is a directory; expected a JSON Lines file');
     if (code === 'EACCES')
-        return new InputError({ file }, 'permission denied');
+        return new errors_InputError({ file }, 'permission denied');
     return err;
 }
 //# sourceMappingURL=jsonl.js.map
@@ -45867,7 +50053,7 @@ function validateLine(schema, value, file, line, what) {
     if (result.success)
         return result.data;
     const issue = result.error.issues[0];
-    throw new InputError({ file, line }, describeIssue(issue, value, what));
+    throw new errors_InputError({ file, line }, describeIssue(issue, value, what));
 }
 function describeIssue(issue, value, what) {
     if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {
@@ -56463,7 +60649,7 @@ async function resolveInput(spec, baseDir, where) {
     if (isDynamicPattern(normalized)) {
         const files = await glob(normalized, { cwd: baseDir, absolute: true, onlyFiles: true, dot: false });
         if (files.length === 0)
-            throw new InputError(where, `no file matches ${JSON.stringify(spec)}`);
+            throw new errors_InputError(where, `no file matches ${JSON.stringify(spec)}`);
         return files.map((f) => external_node_path_namespaceObject.resolve(f)).sort(files_compareCodeUnits);
     }
     const file = external_node_path_namespaceObject.resolve(baseDir, spec);
@@ -56472,10 +60658,10 @@ async function resolveInput(spec, baseDir, where) {
         stat = (0,external_node_fs_namespaceObject.statSync)(file);
     }
     catch {
-        throw new InputError(where, `file not found: ${JSON.stringify(spec)} (resolved to ${file})`);
+        throw new errors_InputError(where, `file not found: ${JSON.stringify(spec)} (resolved to ${file})`);
     }
     if (!stat.isFile())
-        throw new InputError(where, `${JSON.stringify(spec)} is not a file`);
+        throw new errors_InputError(where, `${JSON.stringify(spec)} is not a file`);
     return [file];
 }
 /** Locale-independent ordering: the same on every machine. */
@@ -56492,14 +60678,14 @@ function files_compareCodeUnits(a, b) {
 function verdict(label, field, file, line) {
     if (LABELS.includes(label))
         return label;
-    throw new InputError({ file, line }, `field "${field}": found ${preview(label)}; expected one of ${LABELS.join(', ')}`);
+    throw new errors_InputError({ file, line }, `field "${field}": found ${preview(label)}; expected one of ${LABELS.join(', ')}`);
 }
 /** Refuses a second line for a qid: two verdicts for one item cannot both be counted. */
 function once(seen, qid, file, line) {
     const first = seen.get(qid);
     if (first) {
         const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
-        throw new InputError({ file, line }, `duplicate qid ${JSON.stringify(qid)} (first at ${at}); expected one line per qid`);
+        throw new errors_InputError({ file, line }, `duplicate qid ${JSON.stringify(qid)} (first at ${at}); expected one line per qid`);
     }
     seen.set(qid, { file, line });
 }
@@ -56787,7 +60973,7 @@ const consistency = {
     async score(_config, ctx) {
         const { pairs: pairFiles, scholar, auditor } = ctx.inputs;
         if (pairFiles && (scholar || auditor)) {
-            throw new InputError({ file: pairFiles[0] }, `suite "${ctx.suite}": both pairs and scholar/auditor are given (one by --input); expected one of them`);
+            throw new errors_InputError({ file: pairFiles[0] }, `suite "${ctx.suite}": both pairs and scholar/auditor are given (one by --input); expected one of them`);
         }
         const warnings = [];
         const counts = {};
@@ -56851,6 +61037,2307 @@ function listed(ids) {
     return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
 }
 //# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/contract.js
+
+/**
+ * One gold context region. The evaluator reads `file`, `start_line` and `end_line` (1-based, inclusive);
+ * `content` and other keys are allowed and ignored.
+ */
+const goldItemSchema = looseObject({
+    file: schemas_string().min(1, 'expected a non-empty path'),
+    start_line: schemas_int().min(1),
+    end_line: schemas_int().min(1),
+})
+    .superRefine((item, ctx) => {
+    if (item.end_line < item.start_line) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['end_line'],
+            message: `found ${item.end_line} before start_line ${item.start_line}; expected end_line ≥ start_line`,
+        });
+    }
+});
+const goldList = union([schemas_string(), array(unknown())]).nullish();
+/**
+ * A ContextBench gold row. Three shapes are in use: the dataset's `gold_context` (a JSON string, or the
+ * `context0：` text blob of some parquet exports) with `base_commit`; annotation rows with `gold_ctx`; and
+ * rows that split the context into `init_ctx` (what the fix edits) and `add_ctx` (what it also needs).
+ */
+const goldRowSchema = looseObject({
+    inst_id: schemas_string().min(1).optional(),
+    instance_id: schemas_string().min(1).optional(),
+    original_inst_id: schemas_string().min(1).optional(),
+    repo_url: schemas_string().nullish(),
+    commit: schemas_string().nullish(),
+    base_commit: schemas_string().nullish(),
+    gold_context: goldList,
+    gold_ctx: goldList,
+    init_ctx: array(unknown()).nullish(),
+    add_ctx: array(unknown()).nullish(),
+    patch: schemas_string().nullish(),
+});
+/** A line range a trajectory looked at (1-based, inclusive). `type` is always "line" in practice. */
+const spanSchema = looseObject({
+    type: schemas_string().optional(),
+    start: schemas_int(),
+    end: schemas_int(),
+});
+const spansByFile = record(schemas_string(), array(spanSchema));
+const symbolsByFile = record(schemas_string(), array(schemas_string()));
+/** What one retrieval step of a trajectory brought into view. */
+const stepSchema = looseObject({
+    files: array(schemas_string()).default([]),
+    spans: spansByFile.default({}),
+    symbols: symbolsByFile.optional(),
+});
+const trajDataSchema = looseObject({
+    pred_steps: array(stepSchema).default([]),
+    pred_files: array(schemas_string()).default([]),
+    pred_spans: spansByFile.default({}),
+    pred_symbols: symbolsByFile.optional(),
+});
+/**
+ * The evaluator's prediction form, one instance a line: the steps of the trajectory, the final context
+ * and the patch. `groundgate extract` writes it from raw trajectories.
+ */
+const predictionSchema = looseObject({
+    instance_id: schemas_string().min(1).optional(),
+    original_inst_id: schemas_string().min(1).optional(),
+    traj_data: trajDataSchema,
+    model_patch: schemas_string().nullish(),
+    repo_url: schemas_string().nullish(),
+    commit: schemas_string().nullish(),
+})
+    .refine((p) => p.instance_id !== undefined || p.original_inst_id !== undefined, {
+    message: 'expected "instance_id" (or "original_inst_id")',
+    path: ['instance_id'],
+});
+const AGENTS = ['miniswe', 'sweagent', 'openhands', 'agentless', 'prometheus'];
+/** Why an instance was left out of the aggregates, as the reference names it. */
+const INSTANCE_ERRORS = ['missing_gold', 'checkout_failed', 'no_context_extracted'];
+const LEVELS = ['file', 'symbol', 'span', 'line'];
+//# sourceMappingURL=contract.js.map
+;// CONCATENATED MODULE: ./lib/metrics/intervals.js
+/** Sorted, disjoint and non-adjacent. Empty intervals (`end < start`) are dropped. */
+function mergeIntervals(intervals) {
+    const sorted = intervals.filter(([s, e]) => e >= s).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const out = [];
+    for (const [s, e] of sorted) {
+        const last = out[out.length - 1];
+        if (last && s <= last[1] + 1)
+            last[1] = Math.max(last[1], e);
+        else
+            out.push([s, e]);
+    }
+    return out;
+}
+/** How many integers the intervals cover. */
+function intervalsSize(intervals) {
+    let n = 0;
+    for (const [s, e] of mergeIntervals(intervals))
+        n += e - s + 1;
+    return n;
+}
+/** The integers covered by both. */
+function intersectIntervals(a, b) {
+    const x = mergeIntervals(a);
+    const y = mergeIntervals(b);
+    const out = [];
+    let i = 0;
+    let j = 0;
+    while (i < x.length && j < y.length) {
+        const [xs, xe] = x[i];
+        const [ys, ye] = y[j];
+        const s = Math.max(xs, ys);
+        const e = Math.min(xe, ye);
+        if (s <= e)
+            out.push([s, e]);
+        if (xe < ye)
+            i++;
+        else if (ye < xe)
+            j++;
+        else {
+            i++;
+            j++;
+        }
+    }
+    return out;
+}
+/** Total size over every file. */
+function totalSize(byFile) {
+    let n = 0;
+    for (const intervals of byFile.values())
+        n += intervalsSize(intervals);
+    return n;
+}
+/** Total size of the per-file intersections. */
+function intersectionSize(a, b) {
+    let n = 0;
+    for (const [file, intervals] of a) {
+        const other = b.get(file);
+        if (other)
+            n += intervalsSize(intersectIntervals(intervals, other));
+    }
+    return n;
+}
+/** Per-file union, merged. */
+function unionByFile(a, b) {
+    const out = new Map();
+    for (const [file, intervals] of a)
+        out.set(file, mergeIntervals(intervals));
+    for (const [file, intervals] of b)
+        out.set(file, mergeIntervals([...(out.get(file) ?? []), ...intervals]));
+    return out;
+}
+/** Adds an interval to a file's list (unmerged; merge when done). */
+function addInterval(byFile, file, interval) {
+    const list = byFile.get(file);
+    if (list)
+        list.push(interval);
+    else
+        byFile.set(file, [interval]);
+}
+/** Merges every file's list in place and returns the map. */
+function mergeByFile(byFile) {
+    for (const [file, intervals] of byFile)
+        byFile.set(file, mergeIntervals(intervals));
+    return byFile;
+}
+//# sourceMappingURL=intervals.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/bytes.js
+/** Byte offset where each line starts: 0, then one past every `\n`. */
+function lineStarts(bytes) {
+    const starts = [0];
+    for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1))
+        starts.push(i + 1);
+    return starts;
+}
+/**
+ * The bytes of lines `start..end` (1-based, inclusive) as an inclusive interval, the end line's newline
+ * included, the end clamped to the end of the file. A start line below 1 counts as 1, an end before the
+ * start as the start. A range that starts past the last byte covers nothing (undefined): the evaluator
+ * drops it too, except that it gives the line after a final newline, and an empty file, one phantom byte.
+ */
+function lineRangeToBytes(starts, size, startLine, endLine) {
+    const first = Math.max(1, startLine);
+    const last = Math.max(first, endLine);
+    const startByte = starts[first - 1];
+    if (startByte === undefined || startByte >= size)
+        return undefined;
+    const next = starts[last];
+    const endByte = next === undefined ? size - 1 : next - 1;
+    return [startByte, Math.max(startByte, endByte)];
+}
+//# sourceMappingURL=bytes.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/diff.js
+/**
+ * The lines a unified diff deletes, per file, numbered in the old file: where the patch says the code to
+ * change is. Files are named by their `+++ b/` path as in the evaluator (`--- a/` for a deleted file).
+ *
+ * Hunk bodies are read by the line counts in their `@@ -a,b +c,d @@` header. The evaluator instead ends a
+ * hunk at the first line starting with `---`, which is also how a deleted line whose text starts with `--`
+ * looks (an SQL or Lua comment, a `---` YAML separator), and so loses those deletions (docs/metrics.md).
+ */
+function deletedLines(diff) {
+    const out = new Map();
+    const lines = diff.split('\n');
+    let oldPath;
+    let file;
+    let oldLine = 0;
+    let oldLeft = 0;
+    let newLeft = 0;
+    for (const raw of lines) {
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        if (oldLeft > 0 || newLeft > 0) {
+            const tag = line[0];
+            if (tag === '-') {
+                if (file !== undefined)
+                    push(out, file, oldLine);
+                oldLine++;
+                oldLeft--;
+                continue;
+            }
+            if (tag === '+') {
+                newLeft--;
+                continue;
+            }
+            if (tag === ' ' || line === '') {
+                // An empty line is a context line whose leading space was trimmed (editors, JSON round trips).
+                oldLine++;
+                oldLeft--;
+                newLeft--;
+                continue;
+            }
+            if (tag === '\\')
+                continue; // "\ No newline at end of file"
+            oldLeft = 0;
+            newLeft = 0;
+        }
+        if (line.startsWith('diff ')) {
+            oldPath = undefined;
+            file = undefined;
+        }
+        else if (line.startsWith('--- ')) {
+            oldPath = /^--- a\/(.+)$/.exec(line)?.[1];
+        }
+        else if (line.startsWith('+++ ')) {
+            file = /^\+\+\+\s+b\/(.+)$/.exec(line)?.[1] ?? (line.startsWith('+++ /dev/null') ? oldPath : undefined);
+        }
+        else {
+            const hunk = /^@@\s+-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s+@@/.exec(line);
+            if (hunk) {
+                oldLine = Number(hunk[1]);
+                oldLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+                newLeft = hunk[4] === undefined ? 1 : Number(hunk[4]);
+            }
+        }
+    }
+    return out;
+}
+function push(out, file, line) {
+    const list = out.get(file);
+    if (list)
+        list.push(line);
+    else
+        out.set(file, [line]);
+}
+//# sourceMappingURL=diff.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/paths.js
+/**
+ * A gold path made repository-relative: the benchmark's container prefixes `/testbed/` and
+ * `/workspace/<dir>/` go, then leading `/`s and `./` prefixes. (The evaluator strips the *characters*
+ * `.` and `/` instead, turning `.github/x` into `github/x`: see docs/metrics.md.)
+ */
+function normalizeGoldPath(file) {
+    let p = file.replaceAll('\\', '/');
+    if (p.startsWith('/testbed/'))
+        return p.slice('/testbed/'.length);
+    if (p.startsWith('/workspace/')) {
+        const rest = p.slice('/workspace/'.length);
+        const slash = rest.indexOf('/');
+        return slash === -1 ? rest : rest.slice(slash + 1);
+    }
+    for (;;) {
+        if (p.startsWith('/'))
+            p = p.slice(1);
+        else if (p.startsWith('./'))
+            p = p.slice(2);
+        else
+            return p;
+    }
+}
+/**
+ * The repository-relative paths a predicted path may mean, longest first: the path itself, then with
+ * leading components dropped one at a time (`/testbed/pkg/a.py` → `testbed/pkg/a.py`, `pkg/a.py`, `a.py`).
+ * The first that names a file of the checkout is the one the evaluator takes.
+ */
+function candidatePaths(predicted) {
+    let p = paths_cleanPath(predicted);
+    while (p.startsWith('./'))
+        p = p.slice(2);
+    const parts = p.split('/').filter((part) => part !== '');
+    return parts.map((_, i) => parts.slice(i).join('/'));
+}
+/** Surrounding whitespace and quotes off (Python's `strip().strip("'\"")`), `/` separators. */
+function paths_cleanPath(p) {
+    return p
+        .trim()
+        .replace(/^['"]+|['"]+$/g, '')
+        .replaceAll('\\', '/');
+}
+//# sourceMappingURL=paths.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/score.js
+
+
+
+/** Identity of a definition, as the evaluator's tuple (file, node type, start byte, end byte). */
+function symbolKey(file, kind, start, end) {
+    return `${file}\u0000${kind}\u0000${start}\u0000${end}`;
+}
+/** The evaluator's conventions: nothing to find is fully found; nothing predicted is fully precise. */
+function coverageAndPrecision(intersection, gold, predicted) {
+    return {
+        coverage: gold > 0 ? intersection / gold : 1,
+        precision: predicted > 0 ? intersection / predicted : 1,
+    };
+}
+function f1(coverage, precision) {
+    return coverage + precision > 0 ? (2 * coverage * precision) / (coverage + precision) : 0;
+}
+/** The levels a view can be scored at. */
+function levelsOf(view) {
+    return LEVELS.filter((l) => (l === 'span' ? view.bytes : l === 'symbol' ? view.symbols : true));
+}
+/** How much a view holds at a level: files, definitions, bytes or lines. */
+function size(level, view) {
+    switch (level) {
+        case 'file':
+            return view.files.size;
+        case 'symbol':
+            return view.symbols.size;
+        case 'span':
+            return totalSize(view.bytes);
+        case 'line':
+            return totalSize(view.lines);
+    }
+}
+function common(level, a, b) {
+    switch (level) {
+        case 'file':
+            return overlap(a.files, b.files);
+        case 'symbol':
+            return overlap(a.symbols, b.symbols);
+        case 'span':
+            return intersectionSize(a.bytes, b.bytes);
+        case 'line':
+            return intersectionSize(a.lines, b.lines);
+    }
+}
+function overlap(a, b) {
+    let n = 0;
+    for (const x of b)
+        if (a.has(x))
+            n++;
+    return n;
+}
+/** One instance: final-context scores, the trajectory curve, EditLoc. Pure. */
+function scoreInstance(input) {
+    const { gold } = input;
+    const levels = levelsOf(gold);
+    const final = {};
+    for (const level of levels) {
+        const s = {
+            intersection: common(level, gold, input.final),
+            gold: size(level, gold),
+            predicted: size(level, input.final),
+        };
+        const { coverage, precision } = coverageAndPrecision(s.intersection, s.gold, s.predicted);
+        final[level] = { ...s, coverage, precision, f1: f1(coverage, precision) };
+    }
+    const seen = {
+        files: new Set(),
+        symbols: new Set(),
+        lines: new Map(),
+        bytes: new Map(),
+    };
+    const looked = { file: 0, symbol: 0, span: 0, line: 0 };
+    const curve = [];
+    for (const step of input.steps) {
+        for (const f of step.files)
+            seen.files.add(f);
+        for (const s of step.symbols ?? [])
+            seen.symbols.add(s);
+        seen.lines = unionByFile(seen.lines, step.lines);
+        if (step.bytes)
+            seen.bytes = unionByFile(seen.bytes, step.bytes);
+        const point = {};
+        for (const level of levels) {
+            // The evaluator scores a step's line coverage 0, not 1, when the gold has no init lines at all.
+            point[level] =
+                level === 'line' && gold.lines.size === 0
+                    ? 0
+                    : coverageAndPrecision(common(level, gold, seen), size(level, gold), 0).coverage;
+            looked[level] += size(level, step);
+        }
+        curve.push(point);
+    }
+    const auc = {};
+    const redundancy = {};
+    for (const level of levels) {
+        auc[level] = curve.reduce((sum, p) => sum + p[level], 0) / curve.length;
+        redundancy[level] = looked[level] > 0 ? 1 - size(level, seen) / looked[level] : 0;
+    }
+    const opened = new Set([...seen.files, ...input.final.files]);
+    const neverOpened = [...gold.files].filter((f) => !opened.has(f)).sort();
+    const result = { final, auc, redundancy, curve, neverOpened };
+    if (input.deleted)
+        result.editloc = editLoc(input.deleted, gold.lines);
+    return result;
+}
+/** Deleted lines that fall inside the gold init regions of their file. */
+function editLoc(deleted, gold) {
+    let predicted = 0;
+    let intersection = 0;
+    for (const [file, lines] of deleted) {
+        const regions = gold.get(file) ?? [];
+        for (const line of new Set(lines)) {
+            predicted++;
+            if (regions.some(([s, e]) => s <= line && line <= e))
+                intersection++;
+        }
+    }
+    const goldSize = totalSize(gold);
+    const { coverage, precision } = coverageAndPrecision(intersection, goldSize, predicted);
+    return { intersection, gold: goldSize, predicted, recall: coverage, precision };
+}
+/**
+ * Aggregates over the scored instances (errors are left out and counted by the caller): micro averages
+ * (sums of sizes) for the final context and EditLoc, macro averages (means of per-instance values) for
+ * F1, AUC-coverage and redundancy, as the evaluator.
+ */
+function aggregate(scores, levels, errors, unavailable) {
+    const out = {};
+    const none = scores.length === 0
+        ? `no instance was scored${describeErrors(errors) ? ` (${describeErrors(errors)})` : ''}`
+        : undefined;
+    for (const level of LEVELS) {
+        const names = [
+            `${level}.coverage`,
+            `${level}.precision`,
+            `${level}.f1`,
+            `auc.${level}`,
+            `redundancy.${level}`,
+        ];
+        const reason = none ?? (levels.includes(level) ? undefined : unavailable);
+        if (reason) {
+            for (const name of names)
+                out[name] = notComputable(reason);
+            continue;
+        }
+        let intersection = 0;
+        let gold = 0;
+        let predicted = 0;
+        for (const s of scores) {
+            const l = s.final[level];
+            intersection += l.intersection;
+            gold += l.gold;
+            predicted += l.predicted;
+        }
+        const { coverage, precision } = coverageAndPrecision(intersection, gold, predicted);
+        out[`${level}.coverage`] = ratio(coverage, intersection, gold, level);
+        out[`${level}.precision`] = ratio(precision, intersection, predicted, level);
+        out[`${level}.f1`] = mean(scores.map((s) => s.final[level].f1));
+        out[`auc.${level}`] = mean(scores.map((s) => s.auc[level]));
+        out[`redundancy.${level}`] = mean(scores.map((s) => s.redundancy[level]));
+    }
+    const withPatch = scores.flatMap((s) => (s.editloc ? [s.editloc] : []));
+    if (none || withPatch.length === 0) {
+        const reason = none ?? 'no scored instance has a model patch';
+        out['editloc.recall'] = notComputable(reason);
+        out['editloc.precision'] = notComputable(reason);
+    }
+    else {
+        const intersection = withPatch.reduce((n, e) => n + e.intersection, 0);
+        const gold = withPatch.reduce((n, e) => n + e.gold, 0);
+        const predicted = withPatch.reduce((n, e) => n + e.predicted, 0);
+        const { coverage, precision } = coverageAndPrecision(intersection, gold, predicted);
+        out['editloc.recall'] = { value: coverage };
+        out['editloc.precision'] = { value: precision };
+    }
+    return out;
+}
+/**
+ * Files and definitions are items, so their counts go with the value (and the report adds a Wilson
+ * interval). Bytes and lines are not independent trials: an interval over them would be falsely narrow.
+ */
+function ratio(value, numerator, denominator, level) {
+    return level === 'file' || level === 'symbol' ? { value, numerator, denominator } : { value };
+}
+function mean(values) {
+    return { value: values.reduce((a, b) => a + b, 0) / values.length };
+}
+function describeErrors(errors) {
+    return Object.entries(errors)
+        .filter(([, n]) => n > 0)
+        .map(([e, n]) => `${n} ${e}`)
+        .join(', ');
+}
+//# sourceMappingURL=score.js.map
+;// CONCATENATED MODULE: external "node:module"
+const external_node_module_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __nccwpck_require__(3136);
+// EXTERNAL MODULE: ./lib/suites/context/tree-sitter-shim.cjs
+var tree_sitter_shim = __nccwpck_require__(7415);
+;// CONCATENATED MODULE: ./lib/suites/context/tree-sitter.js
+
+
+
+
+
+/** The languages groundgate extracts definitions from, each with its grammar's wasm file and package. */
+const GRAMMARS = {
+    python: { wasm: 'tree-sitter-python.wasm', pkg: 'tree-sitter-python' },
+    javascript: { wasm: 'tree-sitter-javascript.wasm', pkg: 'tree-sitter-javascript' },
+    typescript: { wasm: 'tree-sitter-typescript.wasm', pkg: 'tree-sitter-typescript' },
+    tsx: { wasm: 'tree-sitter-tsx.wasm', pkg: 'tree-sitter-typescript' },
+    java: { wasm: 'tree-sitter-java.wasm', pkg: 'tree-sitter-java' },
+    go: { wasm: 'tree-sitter-go.wasm', pkg: 'tree-sitter-go' },
+    rust: { wasm: 'tree-sitter-rust.wasm', pkg: 'tree-sitter-rust' },
+    c: { wasm: 'tree-sitter-c.wasm', pkg: 'tree-sitter-c' },
+    cpp: { wasm: 'tree-sitter-cpp.wasm', pkg: 'tree-sitter-cpp' },
+};
+const RUNTIME = { wasm: 'web-tree-sitter.wasm', pkg: 'web-tree-sitter' };
+/**
+ * Where a wasm file is. The bundles (dist/index.js, dist/cli/index.js) carry copies in dist/wasm/, next to
+ * or one folder above them; from src/ or lib/ (tests, development) they come from the packages.
+ */
+function wasmPath(file) {
+    const here = external_node_path_namespaceObject.dirname((0,external_node_url_.fileURLToPath)(import.meta.url));
+    for (const dir of [external_node_path_namespaceObject.join(here, 'wasm'), external_node_path_namespaceObject.join(here, '..', 'wasm')]) {
+        const candidate = external_node_path_namespaceObject.join(dir, file.wasm);
+        if ((0,external_node_fs_namespaceObject.existsSync)(candidate))
+            return candidate;
+    }
+    return (0,external_node_module_namespaceObject.createRequire)(import.meta.url).resolve(`${file.pkg}/${file.wasm}`);
+}
+let runtime;
+const parsers = new Map();
+/** A parser for the language; the runtime and each grammar are loaded once, on first use. */
+function parserFor(language) {
+    let parser = parsers.get(language);
+    if (!parser) {
+        parser = (async () => {
+            await initRuntime();
+            const grammar = await tree_sitter_shim.Language.load((0,external_node_fs_namespaceObject.readFileSync)(wasmPath(GRAMMARS[language])));
+            const p = new tree_sitter_shim.Parser();
+            p.setLanguage(grammar);
+            return p;
+        })();
+        parsers.set(language, parser);
+    }
+    return parser;
+}
+function initRuntime() {
+    // The Emscripten loader reads __dirname even when handed the wasm bytes; an ES module bundle has none.
+    const g = globalThis;
+    g.__dirname ??= external_node_path_namespaceObject.dirname(wasmPath(RUNTIME));
+    runtime ??= tree_sitter_shim.Parser.init({ wasmBinary: (0,external_node_fs_namespaceObject.readFileSync)(wasmPath(RUNTIME)) });
+    return runtime;
+}
+//# sourceMappingURL=tree-sitter.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/symbols.js
+
+
+/** File extension → grammar, as the ContextBench evaluator maps them (lower-cased extension). */
+const LANGUAGE_OF_EXTENSION = {
+    '.py': 'python',
+    '.js': 'javascript',
+    '.jsx': 'javascript',
+    '.ts': 'typescript',
+    '.tsx': 'tsx',
+    '.java': 'java',
+    '.go': 'go',
+    '.rs': 'rust',
+    '.c': 'c',
+    '.h': 'c',
+    '.cpp': 'cpp',
+    '.cc': 'cpp',
+    '.hpp': 'cpp',
+};
+/**
+ * Extensions the evaluator also parses (with grammars groundgate does not ship): their files have no
+ * symbols here, and the suite warns when gold or predictions touch them.
+ */
+const UNSUPPORTED_EXTENSIONS = new Set([
+    '.cs',
+    '.php',
+    '.rb',
+    '.swift',
+    '.kt',
+    '.scala',
+]);
+/** The node types the evaluator counts as definitions, per language. */
+const DEFINITION_TYPES = {
+    python: new Set(['function_definition', 'class_definition', 'async_function_definition']),
+    javascript: new Set(['function_declaration', 'class_declaration', 'method_definition', 'arrow_function']),
+    typescript: new Set([
+        'function_declaration',
+        'class_declaration',
+        'method_definition',
+        'interface_declaration',
+    ]),
+    tsx: new Set(['function_declaration', 'class_declaration', 'method_definition', 'interface_declaration']),
+    java: new Set([
+        'method_declaration',
+        'class_declaration',
+        'interface_declaration',
+        'constructor_declaration',
+    ]),
+    go: new Set(['function_declaration', 'method_declaration', 'type_declaration']),
+    rust: new Set(['function_item', 'impl_item', 'struct_item', 'trait_item']),
+    c: new Set(['function_definition', 'struct_specifier']),
+    cpp: new Set(['function_definition', 'class_specifier', 'struct_specifier']),
+};
+function languageOf(file) {
+    return LANGUAGE_OF_EXTENSION[external_node_path_namespaceObject.extname(file).toLowerCase()];
+}
+const IDENTIFIER_RANK = {
+    identifier: 0,
+    field_identifier: 1,
+    property_identifier: 2,
+    method_identifier: 3,
+    type_identifier: 100,
+    scoped_identifier: 100,
+    namespace_identifier: 100,
+    constant_identifier: 100,
+};
+/**
+ * Every definition in a source file, in document order. Nodes that are anonymous or comments are not
+ * descended into, as in the evaluator. Offsets are UTF-8 bytes of `bytes`.
+ */
+async function extractDefinitions(bytes, language) {
+    const { text, byteOffset } = symbols_decode(bytes);
+    const parser = await parserFor(language);
+    const tree = parser.parse(text);
+    if (!tree)
+        return [];
+    try {
+        const types = DEFINITION_TYPES[language];
+        const out = [];
+        const stack = [tree.rootNode];
+        while (stack.length > 0) {
+            const node = stack.pop();
+            if (!node.isNamed || node.type.includes('comment'))
+                continue;
+            if (types.has(node.type)) {
+                out.push({
+                    kind: node.type,
+                    start: byteOffset(node.startIndex),
+                    end: byteOffset(node.endIndex),
+                    name: definitionName(node),
+                });
+            }
+            const children = node.children;
+            for (let i = children.length - 1; i >= 0; i--)
+                stack.push(children[i]);
+        }
+        return out;
+    }
+    finally {
+        tree.delete();
+    }
+}
+/**
+ * The evaluator's name heuristic: the `name` field; else the best identifier under the `declarator` field
+ * (C, C++) or the node itself, preferring plain identifiers, first found wins among equals.
+ */
+function definitionName(node) {
+    const named = node.childForFieldName('name')?.text.trim();
+    if (named)
+        return named;
+    const root = node.childForFieldName('declarator') ?? node;
+    let best = '';
+    let bestRank = Infinity;
+    const stack = [root];
+    while (stack.length > 0) {
+        const n = stack.pop();
+        const rank = n.isNamed ? IDENTIFIER_RANK[n.type] : undefined;
+        if (rank !== undefined && rank < bestRank) {
+            const text = n.text.trim();
+            if (text) {
+                best = text;
+                bestRank = rank;
+                if (rank === 0)
+                    break;
+            }
+        }
+        const children = n.children;
+        for (let i = children.length - 1; i >= 0; i--)
+            stack.push(children[i]);
+    }
+    return best;
+}
+/** Definitions that share at least one byte with a span, in the evaluator's sense (see docs/metrics.md). */
+function definitionsInSpans(definitions, spans) {
+    // The evaluator compares tree-sitter's exclusive end with inclusive span bounds; kept for parity.
+    return definitions.filter((d) => spans.some(([s, e]) => !(d.end < s || d.start > e)));
+}
+/**
+ * Definitions named by a predicted symbol: the exact name, else (for `Class.method`) the last dotted part.
+ * Every definition with the matching name counts.
+ */
+function definitionsNamed(definitions, symbols) {
+    const byName = new Map();
+    for (const d of definitions) {
+        if (!d.name)
+            continue;
+        const list = byName.get(d.name);
+        if (list)
+            list.push(d);
+        else
+            byName.set(d.name, [d]);
+    }
+    const out = [];
+    for (const raw of symbols) {
+        const symbol = raw.trim();
+        if (!symbol)
+            continue;
+        const candidates = symbol.includes('.') ? [symbol, symbol.split('.').pop()] : [symbol];
+        const match = candidates.map((c) => byName.get(c)).find((defs) => defs !== undefined);
+        if (match)
+            out.push(...match);
+    }
+    return out;
+}
+/**
+ * Tree-sitter reads a JavaScript string and reports UTF-16 offsets; the evaluator counts UTF-8 bytes. A
+ * file that is not valid UTF-8 is read as Latin-1, one character per byte, so offsets stay byte offsets.
+ */
+function symbols_decode(bytes) {
+    let text;
+    try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    }
+    catch {
+        return { text: Buffer.from(bytes).toString('latin1'), byteOffset: (i) => i };
+    }
+    if (text.length === bytes.length)
+        return { text, byteOffset: (i) => i };
+    const offsets = new Uint32Array(text.length + 1);
+    let b = 0;
+    for (let i = 0; i < text.length; i++) {
+        offsets[i] = b;
+        const c = text.charCodeAt(i);
+        if (c < 0x80)
+            b += 1;
+        else if (c < 0x800)
+            b += 2;
+        else if (c >= 0xd800 && c <= 0xdbff) {
+            // A surrogate pair is one 4-byte character; no node boundary falls between its halves.
+            offsets[++i] = b;
+            b += 4;
+        }
+        else
+            b += 3;
+    }
+    offsets[text.length] = b;
+    return { text, byteOffset: (i) => offsets[i] };
+}
+//# sourceMappingURL=symbols.js.map
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./lib/suites/context/workspace.js
+
+
+
+
+/**
+ * The repository file a predicted path means: the longest suffix of it that is a file of the repository
+ * (the evaluator's rule), or undefined when none is.
+ */
+function resolvePredictedPath(workspace, predicted) {
+    return candidatePaths(predicted).find((candidate) => workspace.isFile(candidate));
+}
+/** A checked-out folder. Paths that leave it (`..`, symbolic links pointing out) are not its files. */
+class DirectoryWorkspace {
+    root;
+    known = new Map();
+    constructor(dir) {
+        this.root = (0,external_node_fs_namespaceObject.realpathSync)(dir);
+    }
+    isFile(rel) {
+        return this.locate(rel) !== undefined;
+    }
+    read(rel) {
+        const file = this.locate(rel);
+        return file === undefined ? undefined : (0,external_node_fs_namespaceObject.readFileSync)(file);
+    }
+    locate(rel) {
+        if (this.known.has(rel))
+            return this.known.get(rel);
+        let found;
+        if (rel !== '' && !external_node_path_namespaceObject.isAbsolute(rel)) {
+            try {
+                const real = (0,external_node_fs_namespaceObject.realpathSync)(external_node_path_namespaceObject.join(this.root, rel));
+                const inside = external_node_path_namespaceObject.relative(this.root, real);
+                if (inside && !inside.startsWith('..') && !external_node_path_namespaceObject.isAbsolute(inside) && (0,external_node_fs_namespaceObject.statSync)(real).isFile()) {
+                    found = real;
+                }
+            }
+            catch {
+                found = undefined;
+            }
+        }
+        this.known.set(rel, found);
+        return found;
+    }
+}
+/**
+ * A commit of a local git repository (work tree or bare), read with `git ls-tree` and `git cat-file`.
+ * Lazy fetching is switched off, so a partial clone never reaches the network for a missing blob.
+ */
+class GitWorkspace {
+    repo;
+    commit;
+    files;
+    constructor(repo, commit) {
+        this.repo = repo;
+        this.commit = commit;
+        const listing = git(repo, ['ls-tree', '-r', '-z', '--name-only', `${commit}^{commit}`]);
+        this.files = new Set(listing.toString('utf8').split('\0').filter(Boolean));
+    }
+    /** The commit's tree, or undefined when the repository does not have that commit. */
+    static open(repo, commit) {
+        if (!/^[0-9a-fA-F]{4,64}$/.test(commit))
+            return undefined;
+        try {
+            return new GitWorkspace(repo, commit);
+        }
+        catch {
+            return undefined;
+        }
+    }
+    isFile(rel) {
+        return this.files.has(rel);
+    }
+    read(rel) {
+        if (!this.files.has(rel))
+            return undefined;
+        try {
+            return git(this.repo, ['cat-file', 'blob', `${this.commit}:${rel}`]);
+        }
+        catch {
+            return undefined;
+        }
+    }
+}
+function git(repo, args) {
+    return (0,external_node_child_process_namespaceObject.execFileSync)('git', ['-C', repo, '-c', 'protocol.allow=never', ...args], {
+        env: { ...process.env, GIT_NO_LAZY_FETCH: '1', GIT_TERMINAL_PROMPT: '0' },
+        maxBuffer: 1 << 30,
+        stdio: ['ignore', 'pipe', 'ignore'],
+    });
+}
+//# sourceMappingURL=workspace.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/evaluate.js
+
+
+
+
+
+
+
+
+
+const LAYOUTS = ['per-instance', 'shared', 'git'];
+/** Scores every prediction against its gold row, in prediction order. */
+async function evaluate(gold, predictions, options) {
+    const byId = new Map();
+    for (const g of gold)
+        for (const id of g.ids)
+            byId.set(id, g);
+    const unsupported = new Set();
+    const outcomes = [];
+    for (const prediction of predictions) {
+        const g = byId.get(prediction.id);
+        outcomes.push(await evaluateOne(prediction, g, options, unsupported));
+    }
+    return { outcomes, unsupported };
+}
+async function evaluateOne(prediction, gold, options, unsupported) {
+    const outcome = { id: prediction.id, prediction, gold, steps: 0 };
+    if (!gold)
+        return { ...outcome, error: 'missing_gold' };
+    let files;
+    if (options.repos) {
+        const workspace = openWorkspace(options.repos, prediction, gold);
+        if (!workspace)
+            return { ...outcome, error: 'checkout_failed' };
+        files = new InstanceFiles(workspace, unsupported);
+    }
+    const resolve = files
+        ? (p) => resolvePredictedPath(files.workspace, p)
+        : (p) => normalizeGoldPath(paths_cleanPath(p)) || undefined;
+    const traj = prediction.traj;
+    const final = resolveStep({ files: traj.pred_files, spans: traj.pred_spans, symbols: traj.pred_symbols }, resolve);
+    if (final.files.length === 0 && final.spans.length === 0)
+        return { ...outcome, error: 'no_context_extracted' };
+    const steps = traj.pred_steps.length > 0 ? traj.pred_steps.map((s) => resolveStep(s, resolve)) : [final];
+    const patch = prediction.patch || (options.patchFallback ? gold.patch : '');
+    const score = scoreInstance({
+        gold: await goldView(gold, files),
+        final: await viewOf(final, files),
+        steps: await Promise.all(steps.map((s) => viewOf(s, files))),
+        deleted: patch ? deletedLines(patch) : undefined,
+    });
+    return { ...outcome, score, steps: steps.length };
+}
+/** The instance's files: its own checkout, the shared one, or its commit of a git repository. */
+function openWorkspace(repos, prediction, gold) {
+    switch (repos.layout) {
+        case 'shared':
+            return new DirectoryWorkspace(repos.dir);
+        case 'git': {
+            const commit = prediction.commit ?? gold.commit;
+            return commit ? GitWorkspace.open(repos.dir, commit) : undefined;
+        }
+        case 'per-instance': {
+            for (const id of [prediction.id, ...gold.ids]) {
+                const dir = external_node_path_namespaceObject.join(repos.dir, id);
+                if (id !== '' && !id.includes('/') && (0,external_node_fs_namespaceObject.existsSync)(dir) && (0,external_node_fs_namespaceObject.statSync)(dir).isDirectory()) {
+                    return new DirectoryWorkspace(dir);
+                }
+            }
+            return undefined;
+        }
+    }
+}
+/** A step with its paths mapped to repository files; what maps to none is dropped, as the evaluator does. */
+function resolveStep(step, resolve) {
+    const files = [...new Set(step.files.map(resolve).filter((f) => f !== undefined))].sort();
+    const spans = [];
+    for (const [file, list] of Object.entries(step.spans)) {
+        const rel = resolve(file);
+        if (rel !== undefined)
+            for (const s of list)
+                spans.push({ file: rel, start: s.start, end: s.end });
+    }
+    const symbols = new Map();
+    for (const [file, names] of Object.entries(step.symbols ?? {})) {
+        const rel = names.length > 0 ? resolve(file) : undefined;
+        if (rel !== undefined)
+            symbols.set(rel, [...(symbols.get(rel) ?? []), ...names]);
+    }
+    return { files, spans, symbols };
+}
+/** The gold: files and bytes of init + add regions, lines of init regions, definitions the bytes touch. */
+async function goldView(gold, files) {
+    const regions = [...gold.init, ...gold.add];
+    const lines = new Map();
+    for (const r of gold.init)
+        addInterval(lines, r.file, [r.start, r.end]);
+    const view = { files: new Set(regions.map((r) => r.file)), lines: mergeByFile(lines) };
+    if (!files)
+        return view;
+    const bytes = new Map();
+    for (const r of regions) {
+        const span = files.byteSpan(r.file, r.start, r.end);
+        if (span)
+            addInterval(bytes, r.file, span);
+    }
+    view.bytes = mergeByFile(bytes);
+    view.symbols = await files.symbolsInSpans(view.bytes);
+    return view;
+}
+/** A step or final context at every level its inputs allow. */
+async function viewOf(step, files) {
+    const lines = new Map();
+    for (const s of step.spans)
+        if (s.start > 0 && s.end > 0)
+            addInterval(lines, s.file, [s.start, s.end]);
+    const view = { files: new Set(step.files), lines: mergeByFile(lines) };
+    if (!files)
+        return view;
+    const bytes = new Map();
+    for (const s of step.spans) {
+        const span = files.byteSpan(s.file, s.start, s.end);
+        if (span)
+            addInterval(bytes, s.file, span);
+    }
+    view.bytes = mergeByFile(bytes);
+    // Named symbols (Agentless) are taken as named; otherwise a span selects the definitions it touches.
+    view.symbols =
+        step.symbols.size > 0 ? await files.symbolsNamed(step.symbols) : await files.symbolsInSpans(view.bytes);
+    return view;
+}
+/** One instance's repository files, read once each. */
+class InstanceFiles {
+    workspace;
+    unsupported;
+    contents = new Map();
+    definitions = new Map();
+    constructor(workspace, unsupported) {
+        this.workspace = workspace;
+        this.unsupported = unsupported;
+    }
+    byteSpan(file, start, end) {
+        const content = this.content(file);
+        return content && lineRangeToBytes(content.starts, content.bytes.length, start, end);
+    }
+    async symbolsInSpans(bytes) {
+        const out = new Set();
+        for (const [file, spans] of bytes) {
+            for (const d of definitionsInSpans(await this.definitionsOf(file), spans)) {
+                out.add(symbolKey(file, d.kind, d.start, d.end));
+            }
+        }
+        return out;
+    }
+    async symbolsNamed(symbols) {
+        const out = new Set();
+        for (const [file, names] of symbols) {
+            for (const d of definitionsNamed(await this.definitionsOf(file), names)) {
+                out.add(symbolKey(file, d.kind, d.start, d.end));
+            }
+        }
+        return out;
+    }
+    content(file) {
+        if (!this.contents.has(file)) {
+            const bytes = this.workspace.read(file);
+            this.contents.set(file, bytes && { bytes, starts: lineStarts(bytes) });
+        }
+        return this.contents.get(file);
+    }
+    definitionsOf(file) {
+        let defs = this.definitions.get(file);
+        if (!defs) {
+            const language = languageOf(file);
+            const content = this.content(file);
+            if (!language && UNSUPPORTED_EXTENSIONS.has(external_node_path_namespaceObject.extname(file).toLowerCase()) && content) {
+                this.unsupported.add(file);
+            }
+            defs = language && content ? extractDefinitions(content.bytes, language) : Promise.resolve([]);
+            this.definitions.set(file, defs);
+        }
+        return defs;
+    }
+}
+//# sourceMappingURL=evaluate.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/gold.js
+
+
+
+
+
+
+const WHAT = 'a ContextBench gold row {inst_id or original_inst_id, gold_context | gold_ctx | init_ctx + add_ctx}';
+/** Reads every gold row; each id may belong to one row only. */
+async function loadGold(files) {
+    const out = [];
+    const seen = new Map();
+    for (const file of files) {
+        for await (const { line, value } of readJsonl(file)) {
+            const source = { file, line };
+            const instance = parseGoldRow(value, source);
+            for (const id of instance.ids) {
+                const first = seen.get(id);
+                if (first) {
+                    const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
+                    throw new errors_InputError(source, `duplicate instance id ${JSON.stringify(id)} (first defined at ${at}); expected one gold row per instance`);
+                }
+                seen.set(id, source);
+            }
+            out.push(instance);
+        }
+    }
+    if (out.length === 0) {
+        throw new errors_InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one row');
+    }
+    return out;
+}
+/**
+ * One row → an instance. Like the evaluator, `init_ctx`/`add_ctx` win when either is non-empty, else
+ * `gold_ctx`, else `gold_context`; a row with none of them is an error rather than an empty gold set.
+ */
+function parseGoldRow(value, source) {
+    const row = validateLine(goldRowSchema, value, source.file, source.line, WHAT);
+    const ids = [...new Set([row.inst_id, row.instance_id, row.original_inst_id].filter(isString))];
+    if (ids.length === 0) {
+        throw new errors_InputError(source, `missing field "inst_id" (${WHAT}); expected an instance id`);
+    }
+    let init;
+    let add = [];
+    if ((row.init_ctx?.length ?? 0) > 0 || (row.add_ctx?.length ?? 0) > 0) {
+        init = regions(row.init_ctx ?? [], 'init_ctx', source);
+        add = regions(row.add_ctx ?? [], 'add_ctx', source);
+    }
+    else if (row.gold_ctx !== undefined && row.gold_ctx !== null) {
+        init = regions(listOf(row.gold_ctx, 'gold_ctx', source), 'gold_ctx', source);
+    }
+    else if (row.gold_context !== undefined && row.gold_context !== null) {
+        init = regions(listOf(row.gold_context, 'gold_context', source), 'gold_context', source);
+    }
+    else if (row.init_ctx || row.add_ctx) {
+        init = [];
+    }
+    else {
+        throw new errors_InputError(source, `no gold context (${WHAT}); expected "gold_context", "gold_ctx" or "init_ctx"/"add_ctx"`);
+    }
+    return {
+        ids,
+        init,
+        add,
+        commit: row.commit || row.base_commit || undefined,
+        patch: row.patch ?? '',
+        source,
+    };
+}
+function isString(x) {
+    return x !== undefined;
+}
+/** A list of regions as stored: a JSON array, a JSON string holding one, or the `context0：` text blob. */
+function listOf(value, field, source) {
+    if (Array.isArray(value))
+        return value;
+    const text = value.trim();
+    if (text.startsWith('[')) {
+        let parsed;
+        try {
+            parsed = JSON.parse(text);
+        }
+        catch (err) {
+            throw new errors_InputError(source, `field "${field}": ${err.message.split('\n')[0]}; expected a JSON array of {file, start_line, end_line}`);
+        }
+        if (!Array.isArray(parsed)) {
+            throw new errors_InputError(source, `field "${field}": found ${preview(parsed)}; expected a JSON array`);
+        }
+        return parsed;
+    }
+    if (text === '')
+        return [];
+    return parseTextBlob(text, field, source);
+}
+const BLOB_HEADER = /^context(\d+)[：:][ \t]*\r?\n/gmu;
+const BLOB_FIELD = (name) => new RegExp(`^${name}:[ \\t]*(.*?)[ \\t]*\\r?$`);
+/**
+ * The text form of `gold_context`: blocks `context<i>：` (a full-width or ASCII colon), then `file: …`,
+ * `start_line: N`, `end_line: N` lines, then the region's content up to the next header.
+ */
+function parseTextBlob(text, field, source) {
+    const headers = [...text.matchAll(BLOB_HEADER)];
+    if (headers.length === 0 || headers[0].index !== 0) {
+        throw new errors_InputError(source, `field "${field}": found ${preview(text)}; expected a JSON array or "context0：" blocks of file/start_line/end_line`);
+    }
+    return headers.map((h, i) => {
+        const lines = text.slice(h.index + h[0].length).split('\n', 3);
+        const [file, start, end] = ['file', 'start_line', 'end_line'].map((name, k) => {
+            const m = BLOB_FIELD(name).exec(lines[k] ?? '');
+            if (!m) {
+                throw new errors_InputError(source, `field "${field}": block context${h[1]} line ${k + 2} is ${preview(lines[k] ?? '')}; expected "${name}: …"`);
+            }
+            return m[1];
+        });
+        if (Number(h[1]) !== i) {
+            throw new errors_InputError(source, `field "${field}": block context${h[1]} found where context${i} was expected`);
+        }
+        return { file, start_line: Number(start), end_line: Number(end) };
+    });
+}
+function regions(items, field, source) {
+    const list = array(goldItemSchema).safeParse(items);
+    if (!list.success) {
+        const issue = list.error.issues[0];
+        const message = describeIssue({ ...issue, path: [field, ...issue.path] }, items, 'a gold region {file, start_line, end_line}');
+        throw new errors_InputError(source, message);
+    }
+    return list.data.map((item) => ({
+        file: normalizeGoldPath(item.file),
+        start: item.start_line,
+        end: item.end_line,
+    }));
+}
+//# sourceMappingURL=gold.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/common.js
+
+
+function lineSpan(start, end) {
+    return { type: 'line', start, end };
+}
+/** Adds a span under a file, keeping the order files first appear in. */
+function addSpan(spans, file, start, end) {
+    (spans[file] ??= []).push(lineSpan(start, end));
+}
+/** Merged line spans (overlapping or adjacent ranges joined). */
+function mergedSpans(ranges) {
+    return mergeIntervals(ranges).map(([s, e]) => lineSpan(s, e));
+}
+/** Distinct strings in code-unit order (Python's `sorted(set(...))` for the paths in practice). */
+function sortedUnique(items) {
+    return [...new Set(items)].sort(files_compareCodeUnits);
+}
+/** Python's `str.splitlines()`: every line boundary it knows, no empty last line for a final newline. */
+function splitLines(text) {
+    // eslint-disable-next-line no-control-regex -- the separators Python splits at include \x1c-\x1e
+    const lines = text.split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/);
+    if (lines.length > 0 && lines[lines.length - 1] === '')
+        lines.pop();
+    return lines;
+}
+/** Python's `str.strip(chars)` for a set of characters. */
+function stripChars(s, chars) {
+    let a = 0;
+    let b = s.length;
+    while (a < b && chars.includes(s[a]))
+        a++;
+    while (b > a && chars.includes(s[b - 1]))
+        b--;
+    return s.slice(a, b);
+}
+/** Python's `str.lstrip(chars)`. */
+function lstripChars(s, chars) {
+    let a = 0;
+    while (a < s.length && chars.includes(s[a]))
+        a++;
+    return s.slice(a);
+}
+/** Python's `int()` of a JSON value as trajectories hold line numbers: an integer, or a numeric string. */
+function toInt(value) {
+    if (typeof value === 'number' && Number.isFinite(value))
+        return Math.trunc(value);
+    if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value))
+        return Number(value.trim());
+    return undefined;
+}
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function str(value) {
+    return typeof value === 'string' ? value : '';
+}
+//# sourceMappingURL=common.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/agentless.js
+
+/**
+ * An Agentless `*_traj.json`, one step: the files of its final file-level stage (`3_final_combined_files`,
+ * else `2_embedding_selected_files`), the functions, classes and variables of `4_related_elements` as
+ * symbols, and as spans the `line:` / `lines:` entries of the first sampled edit location that has any.
+ * The patch (`6_final_selected_patch`) is for EditLoc only.
+ */
+function extractAgentless(data) {
+    const root = isRecord(data) ? data : {};
+    const listed = Array.isArray(root['3_final_combined_files']) && root['3_final_combined_files'].length > 0
+        ? root['3_final_combined_files']
+        : Array.isArray(root['2_embedding_selected_files'])
+            ? root['2_embedding_selected_files']
+            : [];
+    const files = sortedUnique(listed.filter((f) => typeof f === 'string' && f !== ''));
+    const symbols = relatedSymbols(root['4_related_elements']);
+    const spans = editLocationSpans(root['5_sampled_edit_locs_and_patches']);
+    const traj = {
+        pred_steps: [{ files, spans, symbols }],
+        pred_files: files,
+        pred_spans: spans,
+        pred_symbols: symbols,
+    };
+    const id = root.instance_id;
+    return {
+        traj,
+        patch: str(root['6_final_selected_patch']),
+        instanceId: typeof id === 'string' && id ? id : undefined,
+    };
+}
+/** `{file: ["function: f\nclass: C", ...]}` → `{file: ["C", "f"]}` (sorted, distinct; empty files left out). */
+function relatedSymbols(value) {
+    const out = {};
+    if (!isRecord(value))
+        return out;
+    for (const [file, items] of Object.entries(value)) {
+        if (!file || !Array.isArray(items))
+            continue;
+        const names = [];
+        for (const item of items) {
+            if (typeof item !== 'string')
+                continue;
+            for (const raw of splitLines(item)) {
+                const line = raw.trim();
+                if (/^(?:function|class|variable):/.test(line)) {
+                    const name = line
+                        .replace(/^function\s*:\s*/, '')
+                        .replace(/^class\s*:\s*/, '')
+                        .replace(/^variable\s*:\s*/, '')
+                        .trim();
+                    if (name)
+                        names.push(name);
+                }
+            }
+        }
+        if (names.length > 0)
+            out[file] = sortedUnique(names);
+    }
+    return out;
+}
+const LINE = /^line\s*:\s*(\d+)\s*$/;
+const LINES = /^lines\s*:\s*(\d+)\s*-\s*(\d+)\s*$/;
+/** Spans of the first sample whose edit locations mention a line at all. */
+function editLocationSpans(samples) {
+    const out = {};
+    if (!Array.isArray(samples))
+        return out;
+    const chosen = samples.find((s) => isRecord(s) &&
+        isRecord(s.edit_locs) &&
+        Object.values(s.edit_locs).some((locs) => Array.isArray(locs) &&
+            locs.some((raw) => typeof raw === 'string' && (raw.includes('line:') || raw.includes('lines:')))));
+    if (!chosen)
+        return out;
+    for (const [file, locs] of Object.entries(chosen.edit_locs)) {
+        if (!file || !Array.isArray(locs))
+            continue;
+        const ranges = lineRanges(locs);
+        if (ranges.length > 0)
+            out[file] = mergedSpans(ranges);
+    }
+    return out;
+}
+/** `line: N` and `lines: A-B`, whole entries first, else each line of a multi-line entry. */
+function lineRanges(locs) {
+    const out = [];
+    const parse = (text) => {
+        let m = LINES.exec(text);
+        if (m) {
+            const a = Number(m[1]);
+            const b = Number(m[2]);
+            out.push([Math.min(a, b), Math.max(a, b)]);
+            return true;
+        }
+        m = LINE.exec(text);
+        if (m) {
+            out.push([Number(m[1]), Number(m[1])]);
+            return true;
+        }
+        return false;
+    };
+    for (const loc of locs) {
+        const raw = str(loc).trim();
+        if (!raw || parse(raw))
+            continue;
+        for (const line of splitLines(raw)) {
+            const t = line.trim();
+            if (t)
+                parse(t);
+        }
+    }
+    return out;
+}
+//# sourceMappingURL=agentless.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/miniswe.js
+
+/**
+ * A mini-SWE-agent `.traj.json` (the context-aware variant). Steps are its `<explore_context>` blocks
+ * (the environment's echo of what the agent said it looked at); when there is none, the files its bash
+ * commands read. The final context is the last `<PATCH_CONTEXT>` block. Paths lose `/testbed/`, and
+ * `/home/<repo>/` when the Multi-SWE-bench image names that repo.
+ */
+function extractMiniSwe(data) {
+    const root = isRecord(data) ? data : {};
+    const messages = (Array.isArray(root.messages) ? root.messages : []).filter(isRecord);
+    const info = isRecord(root.info) ? root.info : {};
+    const repoDir = repoDirName(info);
+    const steps = [];
+    for (const msg of messages) {
+        for (const block of tagBlocks(str(msg.content), 'explore_context')) {
+            const spans = fileLinePairs(block, repoDir);
+            const files = Object.keys(spans);
+            if (files.length > 0)
+                steps.push({ files: sortedUnique(files), spans });
+        }
+    }
+    if (steps.length === 0) {
+        for (const msg of messages) {
+            if (msg.role !== 'assistant')
+                continue;
+            const m = /```bash\s*\r?\n([\s\S]*?)\r?\n```/.exec(str(msg.content));
+            if (!m)
+                continue;
+            const cmd = m[1].trim();
+            if (cmd.includes('COMPLETE_TASK'))
+                continue;
+            const files = [];
+            const spans = {};
+            for (const view of viewsOfCommand(cmd)) {
+                const file = miniswe_normalizePath(view.file, repoDir);
+                if (!file)
+                    continue;
+                files.push(file);
+                // Only an explicit range becomes a span: a whole-file `cat` would count every symbol in it.
+                if (view.lines)
+                    addSpan(spans, file, Math.min(...view.lines), Math.max(...view.lines));
+            }
+            if (files.length > 0)
+                steps.push({ files: sortedUnique(files), spans });
+        }
+    }
+    const finals = messages.flatMap((msg) => tagBlocks(str(msg.content), 'PATCH_CONTEXT'));
+    const last = finals[finals.length - 1];
+    const finalSpans = last === undefined ? {} : fileLinePairs(last, repoDir);
+    return {
+        traj: { pred_steps: steps, pred_files: sortedUnique(Object.keys(finalSpans)), pred_spans: finalSpans },
+        patch: str(info.submission),
+    };
+}
+/** `mswebench/alibaba_m_fastjson2:pr-2559` → `fastjson2`: the folder the image keeps the repo in. */
+function repoDirName(info) {
+    const config = isRecord(info.config) ? info.config : {};
+    const env = isRecord(config.environment) ? config.environment : {};
+    return /_m_([A-Za-z0-9_.-]+)(?::|$)/.exec(str(env.image))?.[1] ?? '';
+}
+function miniswe_normalizePath(raw, repoDir) {
+    let p = stripChars(raw.trim(), `'"`);
+    if (!p)
+        return '';
+    if (p.startsWith('/testbed/'))
+        p = p.slice('/testbed/'.length);
+    if (p.startsWith('/home/')) {
+        const rest = p.slice('/home/'.length);
+        const slash = rest.indexOf('/');
+        if (slash === -1)
+            return '';
+        p = repoDir && rest.slice(0, slash) === repoDir ? rest.slice(slash + 1) : rest;
+    }
+    p = p.replace(/^\/+/, '');
+    if (p.startsWith('./'))
+        p = p.slice(2);
+    return p;
+}
+function tagBlocks(text, tag) {
+    const re = new RegExp(`<${tag}>\\s*([\\s\\S]*?)\\s*</${tag}>`, 'g');
+    return [...text.matchAll(re)].map((m) => m[1]);
+}
+/** Repeated `File: path` / `Lines: a-b` pairs; a file without a `Lines:` line is not kept. */
+function fileLinePairs(text, repoDir) {
+    const spans = {};
+    let file = '';
+    for (const raw of splitLines(text)) {
+        const line = raw.trim();
+        if (line.startsWith('File:')) {
+            file = miniswe_normalizePath(line.slice('File:'.length).trim(), repoDir);
+        }
+        else if (line.startsWith('Lines:') && file) {
+            const m = /^(\d+)\s*-\s*(\d+)/.exec(line.slice('Lines:'.length).trim());
+            if (!m)
+                continue;
+            const a = Number(m[1]);
+            const b = Number(m[2]);
+            addSpan(spans, file, Math.min(a, b), Math.max(a, b));
+        }
+    }
+    return spans;
+}
+const SOURCE_EXTENSIONS = [
+    '.py',
+    '.js',
+    '.java',
+    '.go',
+    '.rs',
+    '.c',
+    '.cpp',
+    '.h',
+    '.hpp',
+    '.ts',
+    '.tsx',
+    '.jsx',
+    '.rb',
+    '.php',
+    '.cs',
+    '.kt',
+    '.scala',
+    '.swift',
+];
+/**
+ * The files a bash command reads, for trajectories without `<explore_context>`: per `&&`/`||`/`;` part,
+ * the first of `nl … | sed -n 'a,bp'`, `sed -n 'a,bp' file`, `head -n N file`, `cat file`, `grep … file`
+ * that matches. Commands that write (`sed -i`, `echo`, `rm`, `git add`, …) read nothing.
+ */
+function viewsOfCommand(cmd) {
+    if (['sed -i', 'echo ', 'mkdir', 'rm ', 'git add', 'git commit'].some((k) => cmd.includes(k)))
+        return [];
+    const views = [];
+    const take = (file, lines) => {
+        let f = stripChars(file, `'"`);
+        if (f.startsWith('/testbed/'))
+            f = f.slice('/testbed/'.length);
+        if (SOURCE_EXTENSIONS.some((ext) => f.endsWith(ext)))
+            views.push(lines ? { file: f, lines } : { file: f });
+    };
+    for (const chunk of cmd.split(/\s*(?:&&|\|\||;)\s*/)) {
+        const c = chunk.trim();
+        if (!c)
+            continue;
+        let m = /nl\s+[^|]+\s+([^\s|]+)\s*\|\s*sed\s+-n\s+['"]?(\d+),(\d+)p/.exec(c);
+        if (m) {
+            take(m[1], [Number(m[2]), Number(m[3])]);
+            continue;
+        }
+        m = /sed\s+-n\s+['"]?(\d+),(\d+)p['"]?\s+([^\s&|>;<]+)/.exec(c);
+        if (m) {
+            take(m[3], [Number(m[1]), Number(m[2])]);
+            continue;
+        }
+        m = /\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)/.exec(c);
+        if (m) {
+            take(m[2], [1, Number(m[1])]);
+            continue;
+        }
+        m = /\bcat\s+([^\s&|>]+)/.exec(c);
+        if (m) {
+            take(m[1]);
+            continue;
+        }
+        m =
+            /\bgrep\s+.*?\s+([^\s&|>]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))\b/.exec(c);
+        if (m)
+            take(m[1]);
+    }
+    const seen = new Set();
+    return views.filter((v) => {
+        const key = JSON.stringify([v.file, v.lines]);
+        if (seen.has(key))
+            return false;
+        seen.add(key);
+        return true;
+    });
+}
+//# sourceMappingURL=miniswe.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/openhands.js
+
+/** Commands that change files rather than read them. */
+const WRITES = ['git add', 'git commit', 'rm ', 'mkdir', 'echo ', 'sed -i'];
+const GREP_FILE = /\bgrep\s+.*\s+([^\s&|>;<'"]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))(?:\s*(?:\||&|;|$))/;
+/**
+ * One record of an OpenHands `output.jsonl`: its `history` of `read` actions (a `view_range`, else
+ * `start`/`end`; `start: 0, end: -1` is the whole file, a file without a span) and `run` actions (files that
+ * `sed -n`, `nl | sed -n`, `head -n`, `cat` or a single-file `grep` read). OpenHands states no final
+ * context, so it is everything the steps saw. Paths lose `/testbed/` and leading `/`.
+ */
+function extractOpenHandsRecord(record) {
+    const steps = [];
+    for (const item of Array.isArray(record.history) ? record.history : []) {
+        if (!isRecord(item))
+            continue;
+        const args = isRecord(item.args) ? item.args : {};
+        const step = item.action === 'read'
+            ? readAction(args)
+            : item.action === 'run'
+                ? runCommand(str(args.command))
+                : undefined;
+        if (step && step.files.length > 0)
+            steps.push(step);
+    }
+    const result = isRecord(record.test_result) ? record.test_result : {};
+    return { traj: openhands_aggregate(steps), patch: str(result.git_patch) };
+}
+/**
+ * The last file of an OpenHands `llm_completions/<instance>/` folder (each holds the conversation so far):
+ * its assistant tool calls, `str_replace_editor` views (with `view_range`) and `execute_bash` commands
+ * (`sed -n`, `head -n`, and `cat` of a path with a `/`). Paths lose `/workspace/` and leading `/`.
+ */
+function extractOpenHandsCompletions(data) {
+    const root = isRecord(data) ? data : {};
+    const steps = [];
+    for (const msg of Array.isArray(root.messages) ? root.messages : []) {
+        if (!isRecord(msg) || msg.role !== 'assistant' || !Array.isArray(msg.tool_calls))
+            continue;
+        for (const call of msg.tool_calls) {
+            const fn = isRecord(call) && isRecord(call.function) ? call.function : {};
+            let args;
+            try {
+                args = JSON.parse(typeof fn.arguments === 'string' ? fn.arguments : '{}');
+            }
+            catch {
+                continue;
+            }
+            if (!isRecord(args))
+                continue;
+            let step;
+            if (fn.name === 'str_replace_editor' && args.command === 'view')
+                step = editorView(args);
+            else if (fn.name === 'execute_bash')
+                step = bashCommand(str(args.command));
+            if (step && step.files.length > 0)
+                steps.push(step);
+        }
+    }
+    return openhands_aggregate(steps);
+}
+function readAction(args) {
+    const file = normalizeOutputPath(str(args.path));
+    if (!file)
+        return undefined;
+    const spans = {};
+    const range = viewRange(args.view_range);
+    if (range) {
+        addSpan(spans, file, ...range);
+        return { files: [file], spans };
+    }
+    const start = toInt(args.start);
+    const end = toInt(args.end);
+    if (start !== undefined && end !== undefined && start >= 0 && end > 0) {
+        const first = start > 0 ? start : 1;
+        addSpan(spans, file, Math.min(first, end), Math.max(first, end));
+    }
+    return { files: [file], spans };
+}
+/** `[a, b]` with both ends positive, ordered. */
+function viewRange(value) {
+    if (!Array.isArray(value) || value.length < 2)
+        return undefined;
+    const a = toInt(value[0]);
+    const b = toInt(value[1]);
+    if (a === undefined || b === undefined || a <= 0 || b <= 0)
+        return undefined;
+    return [Math.min(a, b), Math.max(a, b)];
+}
+function runCommand(command) {
+    if (!command || WRITES.some((k) => command.includes(k)))
+        return undefined;
+    const views = [];
+    for (const m of command.matchAll(/sed\s+-n\s+['"]?(\d+),(\d+)p['"]?\s+([^\s&|>;<]+)/g)) {
+        views.push({ file: normalizeOutputPath(m[3]), lines: [Number(m[1]), Number(m[2])] });
+    }
+    for (const m of command.matchAll(/nl\s+[^|]+\s+([^\s|]+)\s*\|\s*sed\s+-n\s+['"]?(\d+),(\d+)p/g)) {
+        views.push({ file: normalizeOutputPath(stripChars(m[1], `'"`)), lines: [Number(m[2]), Number(m[3])] });
+    }
+    for (const m of command.matchAll(/\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)/g)) {
+        views.push({ file: normalizeOutputPath(stripChars(m[2], `'"`)), lines: [1, Number(m[1])] });
+    }
+    for (const m of command.matchAll(/\bcat\s+(?:-n\s+)?([^\s&|>]+)/g)) {
+        views.push({ file: normalizeOutputPath(stripChars(m[1], `'"`)) });
+    }
+    const grep = GREP_FILE.exec(command)?.[1];
+    // A glob is a pattern, not a file, unless it has a folder in it.
+    if (grep && (grep.includes('/') || !/[*?"]/.test(grep)))
+        views.push({ file: normalizeOutputPath(grep) });
+    const seen = new Set();
+    return stepOf(views.filter((v) => {
+        const key = JSON.stringify([v.file, v.lines]);
+        if (!v.file || seen.has(key))
+            return false;
+        seen.add(key);
+        return true;
+    }));
+}
+function editorView(args) {
+    const file = normalizeCompletionsPath(str(args.path));
+    if (!file)
+        return undefined;
+    const spans = {};
+    const range = viewRange(args.view_range);
+    if (range)
+        addSpan(spans, file, ...range);
+    return { files: [file], spans };
+}
+function bashCommand(command) {
+    if (!command || WRITES.some((k) => command.includes(k)))
+        return undefined;
+    const views = [];
+    for (const m of command.matchAll(/sed\s+-n\s+['"]?(\d+),(\d+)p['"]?\s+([^\s&|>;<]+)/g)) {
+        views.push({ file: normalizeCompletionsPath(m[3]), lines: [Number(m[1]), Number(m[2])] });
+    }
+    for (const m of command.matchAll(/\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)/g)) {
+        views.push({ file: normalizeCompletionsPath(stripChars(m[2], `'"`)), lines: [1, Number(m[1])] });
+    }
+    for (const m of command.matchAll(/\bcat\s+(?:-n\s+)?([^\s&|>]+)/g)) {
+        const raw = stripChars(m[1], `'"`);
+        if (raw.includes('/'))
+            views.push({ file: normalizeCompletionsPath(raw) });
+    }
+    return stepOf(views.filter((v) => v.file));
+}
+function stepOf(views) {
+    if (views.length === 0)
+        return undefined;
+    const spans = {};
+    for (const v of views) {
+        if (v.lines)
+            addSpan(spans, v.file, Math.min(...v.lines), Math.max(...v.lines));
+    }
+    return { files: sortedUnique(views.map((v) => v.file)), spans };
+}
+/** Everything the steps saw: their files, and their spans merged per file. */
+function openhands_aggregate(steps) {
+    const ranges = new Map();
+    for (const step of steps) {
+        for (const [file, spans] of Object.entries(step.spans)) {
+            const list = ranges.get(file) ?? [];
+            for (const s of spans)
+                list.push([s.start, s.end]);
+            ranges.set(file, list);
+        }
+    }
+    const spans = {};
+    for (const [file, list] of ranges)
+        spans[file] = mergedSpans(list);
+    return {
+        pred_steps: [...steps],
+        pred_files: sortedUnique(steps.flatMap((s) => s.files)),
+        pred_spans: spans,
+    };
+}
+function normalizeOutputPath(raw) {
+    let p = stripChars(raw.trim(), `'"`);
+    if (p.startsWith('/testbed/'))
+        p = p.slice('/testbed/'.length);
+    p = lstripChars(p, '/');
+    return p.startsWith('./') ? p.slice(2) : p;
+}
+function normalizeCompletionsPath(raw) {
+    let p = stripChars(raw.trim(), `'"`);
+    if (p.startsWith('/workspace/'))
+        p = p.slice('/workspace/'.length);
+    p = lstripChars(p, '/');
+    return p.startsWith('./') ? p.slice(2) : p;
+}
+//# sourceMappingURL=openhands.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/prometheus.js
+
+const BEGIN = '--- BEGIN CONTEXT ---';
+const END = '--- END CONTEXT ---';
+const BEGIN_AGGREGATED = '--- BEGIN AGGREGATED CONTEXT ---';
+const END_AGGREGATED = '--- END AGGREGATED CONTEXT ---';
+/**
+ * A Prometheus answer_issue log (`.log`). Each `--- BEGIN CONTEXT ---` block is a step of `File:` and
+ * `Line number range: a - b` lines; the last `--- BEGIN AGGREGATED CONTEXT ---` block is the final
+ * context, else the union of the steps. Paths lose `/testbed/` or `/workspace/<dir>/`, and leading `/`.
+ */
+function extractPrometheus(text) {
+    const steps = [];
+    for (const block of blocks(text, BEGIN, END)) {
+        const spans = fileRanges(block);
+        const files = Object.keys(spans);
+        if (files.length > 0)
+            steps.push({ files: sortedUnique(files), spans });
+    }
+    const aggregated = blocks(text, BEGIN_AGGREGATED, END_AGGREGATED);
+    let final = aggregated.length > 0 ? fileRanges(aggregated[aggregated.length - 1]) : {};
+    if (Object.keys(final).length === 0) {
+        const union = new Map();
+        for (const step of steps) {
+            for (const [file, spans] of Object.entries(step.spans)) {
+                union.set(file, [...(union.get(file) ?? []), ...spans.map((s) => [s.start, s.end])]);
+            }
+        }
+        final = Object.fromEntries([...union].map(([file, ranges]) => [file, mergedSpans(ranges)]));
+    }
+    const files = sortedUnique(Object.keys(final));
+    if (steps.length === 0 && files.length > 0)
+        steps.push({ files, spans: final });
+    return { pred_steps: steps, pred_files: files, pred_spans: final };
+}
+function blocks(text, begin, end) {
+    const out = [];
+    for (let from = 0;;) {
+        const i = text.indexOf(begin, from);
+        if (i < 0)
+            break;
+        const j = text.indexOf(end, i + begin.length);
+        if (j < 0)
+            break;
+        out.push(text.slice(i + begin.length, j).replace(/^\n+|\n+$/g, ''));
+        from = j + end.length;
+    }
+    return out;
+}
+const FILE = /^\s*File:\s*(.+?)\s*$/;
+const RANGE = /^\s*Line\s*number\s*range\s*:\s*(\d+)\s*-\s*(\d+)\s*$/i;
+/** Ranges per file, merged; a file with no range is left out. */
+function fileRanges(block) {
+    const ranges = new Map();
+    let file;
+    for (const line of splitLines(block)) {
+        let m = FILE.exec(line);
+        if (m) {
+            file = prometheus_normalizePath(m[1]) || undefined;
+            if (file && !ranges.has(file))
+                ranges.set(file, []);
+            continue;
+        }
+        m = RANGE.exec(line);
+        if (m && file) {
+            const a = Number(m[1]);
+            const b = Number(m[2]);
+            ranges.get(file).push([Math.min(a, b), Math.max(a, b)]);
+        }
+    }
+    const out = {};
+    for (const [f, list] of ranges)
+        if (list.length > 0)
+            out[f] = mergedSpans(list);
+    return out;
+}
+function prometheus_normalizePath(raw) {
+    let p = raw.trim().replaceAll('\\\\', '/');
+    if (p.startsWith('/testbed/'))
+        p = p.slice('/testbed/'.length);
+    else if (p.startsWith('/workspace/')) {
+        const rest = p.slice('/workspace/'.length);
+        const slash = rest.indexOf('/');
+        p = slash === -1 ? rest : rest.slice(slash + 1);
+    }
+    return p.replace(/^\/+/, '');
+}
+//# sourceMappingURL=prometheus.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/sweagent.js
+
+/**
+ * A SWE-agent `.checkpoints.jsonl`, one checkpoint a record. Steps are `str_replace_editor view PATH
+ * --view_range A B` actions with both ends positive (a whole-file view, `-1` as end, or a malformed range
+ * is not a step). The final context is the `patch_context` record (`File:` / `Lines:` pairs), else the
+ * last step.
+ */
+function extractSweAgent(records) {
+    const steps = [];
+    let final;
+    for (const record of records) {
+        const r = isRecord(record) ? record : {};
+        if (r.type === 'patch_context') {
+            const text = str(r.patch_context);
+            if (text)
+                final = patchContext(text);
+            continue;
+        }
+        const view = viewCommand(str(r.action));
+        if (!view)
+            continue;
+        const file = sweagent_normalizePath(view.file);
+        const spans = {};
+        addSpan(spans, file, Math.min(view.start, view.end), Math.max(view.start, view.end));
+        steps.push({ files: [file], spans });
+    }
+    const last = final ?? steps[steps.length - 1]?.spans ?? {};
+    return { pred_steps: steps, pred_files: Object.keys(last), pred_spans: last };
+}
+function viewCommand(action) {
+    if (!action.includes('str_replace_editor view'))
+        return undefined;
+    const m = /str_replace_editor view\s+(\S+)(?:\s+--view_range\s+(\d+)\s+(\d+))?/.exec(action);
+    if (!m || m[2] === undefined)
+        return undefined;
+    const start = Number(m[2]);
+    const end = Number(m[3]);
+    return start > 0 && end > 0 ? { file: m[1], start, end } : undefined;
+}
+function sweagent_normalizePath(p) {
+    if (p.startsWith('/testbed/'))
+        return p.slice('/testbed/'.length);
+    return p.startsWith('/') ? p.slice(1) : p;
+}
+/** `File: path` then `Lines: a-b` lines; a file is kept even without lines (it was named as context). */
+function patchContext(text) {
+    const spans = {};
+    let file;
+    for (const raw of text.trim().split('\n')) {
+        const line = raw.trim();
+        if (line.startsWith('File:')) {
+            file = sweagent_normalizePath(line.replaceAll('File:', '').trim());
+            spans[file] ??= [];
+        }
+        else if (line.startsWith('Lines:') && file) {
+            const m = /^(\d+)\s*-\s*(\d+)$/.exec(line.replaceAll('Lines:', '').trim());
+            if (m)
+                addSpan(spans, file, Math.min(Number(m[1]), Number(m[2])), Math.max(Number(m[1]), Number(m[2])));
+        }
+    }
+    return spans;
+}
+//# sourceMappingURL=sweagent.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/extract/index.js
+
+
+
+
+
+
+
+
+
+
+
+/** How each agent's trajectory files are named; an instance id is the name without the suffix. */
+const SUFFIXES = {
+    miniswe: ['.traj.json'],
+    sweagent: ['.checkpoints.jsonl'],
+    openhands: ['.jsonl', '.json'],
+    agentless: ['_traj.json'],
+    prometheus: ['.log'],
+};
+/**
+ * The trajectory files named by PATHS: a file as is, a folder searched (recursively, sorted) for the
+ * agent's files. For OpenHands a `.json` file is one turn of an `llm_completions/<instance>/` folder.
+ */
+function trajectoryFiles(paths, agent) {
+    const out = [];
+    for (const p of paths) {
+        let stat;
+        try {
+            stat = statSync(p);
+        }
+        catch {
+            throw new InputError({ file: p }, 'not found; expected a trajectory file or a folder of them');
+        }
+        if (!stat.isDirectory()) {
+            out.push(path.resolve(p));
+            continue;
+        }
+        const found = readdirSync(p, { recursive: true, encoding: 'utf8' })
+            .map((rel) => path.resolve(p, rel))
+            .filter((f) => SUFFIXES[agent].some((s) => f.endsWith(s)) && statSync(f).isFile())
+            .sort(compareCodeUnits);
+        if (found.length === 0) {
+            throw new InputError({ file: p }, `no ${agent} trajectory in this folder; expected files ending in ${SUFFIXES[agent].join(' or ')}`);
+        }
+        out.push(...found);
+    }
+    return [...new Set(out)];
+}
+/** Every prediction in the files, in file order; OpenHands completion turns are grouped by folder. */
+async function extractTrajectories(files, agent) {
+    const out = [];
+    const completions = new Map();
+    for (const file of files) {
+        const name = external_node_path_namespaceObject.basename(file);
+        switch (agent) {
+            case 'miniswe': {
+                const { traj, patch } = extractMiniSwe(readJson(file));
+                out.push({
+                    instance_id: stripSuffix(name, '.traj.json'),
+                    traj_data: traj,
+                    model_patch: patch,
+                    source: at(file),
+                });
+                break;
+            }
+            case 'sweagent': {
+                const records = [];
+                for await (const { value } of readJsonl(file))
+                    records.push(value);
+                const traj = extractSweAgent(records);
+                out.push({
+                    instance_id: stripSuffix(name, '.checkpoints.jsonl'),
+                    traj_data: traj,
+                    model_patch: '',
+                    source: at(file),
+                });
+                break;
+            }
+            case 'agentless': {
+                const { traj, patch, instanceId } = extractAgentless(readJson(file));
+                out.push({
+                    instance_id: instanceId ?? stripSuffix(name, '_traj.json'),
+                    traj_data: traj,
+                    model_patch: patch,
+                    source: at(file),
+                });
+                break;
+            }
+            case 'prometheus': {
+                const traj = extractPrometheus((0,external_node_fs_namespaceObject.readFileSync)(file).toString('utf8'));
+                out.push({
+                    instance_id: stripSuffix(name, '.log'),
+                    traj_data: traj,
+                    model_patch: '',
+                    source: at(file),
+                });
+                break;
+            }
+            case 'openhands': {
+                if (name.endsWith('.jsonl')) {
+                    for await (const { line, value } of readJsonl(file)) {
+                        if (!isRecord(value)) {
+                            throw new errors_InputError({ file, line }, 'expected an OpenHands record {instance_id, history}');
+                        }
+                        const { traj, patch } = extractOpenHandsRecord(value);
+                        const id = str(value.instance_id) || str(value.original_inst_id);
+                        if (!id)
+                            throw new errors_InputError({ file, line }, 'missing field "instance_id" (an OpenHands record)');
+                        out.push({ instance_id: id, traj_data: traj, model_patch: patch, source: { file, line } });
+                    }
+                }
+                else {
+                    // Each turn holds the whole conversation so far: the last one (by name) is the trajectory.
+                    completions.set(external_node_path_namespaceObject.dirname(file), file);
+                }
+                break;
+            }
+        }
+    }
+    for (const [dir, file] of [...completions].sort(([a], [b]) => files_compareCodeUnits(a, b))) {
+        const traj = extractOpenHandsCompletions(readJson(file));
+        out.push({ instance_id: external_node_path_namespaceObject.basename(dir), traj_data: traj, model_patch: '', source: at(file) });
+    }
+    return out;
+}
+function at(file) {
+    return { file, line: 1 };
+}
+function stripSuffix(name, suffix) {
+    return name.endsWith(suffix) ? name.slice(0, -suffix.length) : name;
+}
+function readJson(file) {
+    const text = (0,external_node_fs_namespaceObject.readFileSync)(file)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
+    try {
+        return JSON.parse(text);
+    }
+    catch (err) {
+        const { reason, column } = describeJsonError(err, text);
+        const line = column === undefined ? undefined : lineAt(text, column - 1);
+        throw new errors_InputError({ file, ...line }, `invalid JSON: ${reason}; expected a trajectory (one JSON document)`);
+    }
+}
+/** 1-based line and column of a character offset. */
+function lineAt(text, offset) {
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length;
+    return { line, column: offset - before.lastIndexOf('\n') };
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/predictions.js
+
+
+
+
+
+const predictions_WHAT = 'a prediction {instance_id, traj_data: {pred_steps, pred_files, pred_spans}, model_patch}';
+/** Reads the predictions (`agent: extracted`, the default, or raw trajectories); one per instance. */
+async function loadPredictions(files, agent) {
+    const out = [];
+    if (agent === 'extracted') {
+        for (const file of files) {
+            for await (const { line, value } of readJsonl(file)) {
+                const p = validateLine(predictionSchema, value, file, line, predictions_WHAT);
+                out.push({
+                    id: (p.instance_id ?? p.original_inst_id),
+                    traj: p.traj_data,
+                    patch: p.model_patch ?? '',
+                    commit: p.commit || undefined,
+                    source: { file, line },
+                });
+            }
+        }
+    }
+    else {
+        for (const e of await extractTrajectories(files, agent)) {
+            out.push({ id: e.instance_id, traj: e.traj_data, patch: e.model_patch, source: e.source });
+        }
+    }
+    const seen = new Map();
+    for (const p of out) {
+        checkSpans(p);
+        const first = seen.get(p.id);
+        if (first) {
+            const at = first.file === p.source.file ? `line ${first.line}` : `${first.file}:${first.line}`;
+            throw new errors_InputError(p.source, `duplicate instance_id ${JSON.stringify(p.id)} (first at ${at}); expected one prediction per instance`);
+        }
+        seen.set(p.id, p.source);
+    }
+    return out;
+}
+/** A reversed range would count negative lines; the evaluator accepts it, groundgate says so. */
+function checkSpans(p) {
+    const where = [
+        ...p.traj.pred_steps.map((s, i) => [`traj_data.pred_steps[${i}].spans`, s.spans]),
+        ['traj_data.pred_spans', p.traj.pred_spans],
+    ];
+    for (const [field, spans] of where) {
+        for (const [file, list] of Object.entries(spans)) {
+            list.forEach((s, i) => {
+                if (s.start > 0 && s.end > 0 && s.start > s.end) {
+                    throw new errors_InputError(p.source, `field "${field}.${file}[${i}]": found start ${s.start} > end ${s.end}; expected start ≤ end`);
+                }
+            });
+        }
+    }
+}
+//# sourceMappingURL=predictions.js.map
+;// CONCATENATED MODULE: ./lib/suites/context/index.js
+
+
+
+
+
+
+
+
+
+
+
+const LEVEL_WORDS = {
+    file: 'files',
+    symbol: 'definitions (tree-sitter)',
+    span: 'bytes',
+    line: 'lines',
+};
+const context_metrics = [
+    ...LEVELS.flatMap((level) => [
+        {
+            name: `${level}.coverage`,
+            direction: 'higher',
+            unit: 'ratio',
+            description: `Final context: gold ${LEVEL_WORDS[level]} found, over gold ${LEVEL_WORDS[level]} (micro)`,
+        },
+        {
+            name: `${level}.precision`,
+            direction: 'higher',
+            unit: 'ratio',
+            description: `Final context: gold ${LEVEL_WORDS[level]} found, over predicted ${LEVEL_WORDS[level]} (micro)`,
+        },
+        {
+            name: `${level}.f1`,
+            direction: 'higher',
+            unit: 'ratio',
+            description: `Final context: mean over instances of the F1 of ${level} coverage and precision (macro)`,
+        },
+    ]),
+    {
+        name: 'editloc.recall',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Lines the model patch deletes inside gold init regions, over gold init lines (micro)',
+    },
+    {
+        name: 'editloc.precision',
+        direction: 'higher',
+        unit: 'ratio',
+        description: 'Lines the model patch deletes inside gold init regions, over deleted lines (micro)',
+    },
+    ...LEVELS.map((level) => ({
+        name: `auc.${level}`,
+        direction: 'higher',
+        unit: 'ratio',
+        description: `Mean over steps of the ${level} coverage of all steps so far (macro over instances)`,
+    })),
+    ...LEVELS.map((level) => ({
+        name: `redundancy.${level}`,
+        direction: 'lower',
+        unit: 'ratio',
+        description: `1 − distinct ${LEVEL_WORDS[level]} looked at / ${LEVEL_WORDS[level]} looked at over all steps (macro)`,
+    })),
+];
+const context_configSchema = strictObject({
+    kind: literal('context'),
+    gold: schemas_string().min(1),
+    predictions: schemas_string().min(1),
+    /** `extracted` (the evaluator's prediction form), or the agent whose raw trajectories `predictions` names. */
+    agent: schemas_enum(['extracted', ...AGENTS]).default('extracted'),
+    /** Repository contents: a folder, relative to gates.yaml. Without it, symbol and span are not computable. */
+    repos: schemas_string().min(1).optional(),
+    repos_layout: schemas_enum(LAYOUTS).default('per-instance'),
+    patch_fallback: schemas_boolean().default(false),
+    gates: gatesSchema.default({}),
+});
+const NO_REPOS = 'needs file contents: set "repos" to the repository checkouts (symbols and byte spans are read from files)';
+const context_context = {
+    kind: 'context',
+    description: 'Context retrieval of code agents (ContextBench): file, symbol, span, line coverage/precision/F1, EditLoc, AUC, redundancy',
+    configSchema: context_configSchema,
+    inputKeys: ['gold', 'predictions'],
+    metrics: context_metrics,
+    offenderColumns: ['line_f1', 'never_opened', 'gold_files', 'final_files'],
+    defaultCutoffs: () => [],
+    async score(config, ctx) {
+        const gold = await loadGold(ctx.inputs.gold);
+        const predictions = await loadPredictions(ctx.inputs.predictions, config.agent);
+        const repos = config.repos
+            ? { dir: reposDir(config.repos, ctx), layout: config.repos_layout }
+            : undefined;
+        const { outcomes, unsupported } = await evaluate(gold, predictions, {
+            repos,
+            patchFallback: config.patch_fallback,
+        });
+        const errors = Object.fromEntries(INSTANCE_ERRORS.map((e) => [e, 0]));
+        for (const o of outcomes)
+            if (o.error)
+                errors[o.error]++;
+        const scored = outcomes.filter((o) => o.score);
+        const levels = repos ? [...LEVELS] : ['file', 'line'];
+        const values = aggregate(scored.map((o) => o.score), levels, errors, NO_REPOS);
+        const predicted = new Set(outcomes.filter((o) => o.gold).map((o) => o.gold));
+        const unpredicted = gold.filter((g) => !predicted.has(g));
+        const warnings = [];
+        for (const error of INSTANCE_ERRORS) {
+            const ids = outcomes.filter((o) => o.error === error).map((o) => o.id);
+            if (ids.length > 0)
+                warnings.push(`${plural(ids.length, 'instance')} not scored (${error}): ${context_listed(ids)}`);
+        }
+        if (unpredicted.length > 0) {
+            warnings.push(`${plural(unpredicted.length, 'gold row')} without a prediction, not scored: ${context_listed(unpredicted.map((g) => g.ids[g.ids.length - 1]))}`);
+        }
+        if (!repos)
+            warnings.push(`no "repos": symbol and span metrics are not computable; file paths are not checked`);
+        if (unsupported.size > 0) {
+            warnings.push(`no symbols from ${plural(unsupported.size, 'file')} in languages without a grammar here: ${context_listed([...unsupported].sort(files_compareCodeUnits))}`);
+        }
+        return {
+            metrics: values,
+            counts: {
+                gold_rows: gold.length,
+                predictions: outcomes.length,
+                scored: scored.length,
+                ...errors,
+                gold_without_prediction: unpredicted.length,
+                steps: scored.reduce((n, o) => n + o.steps, 0),
+                with_patch: scored.filter((o) => o.score.editloc).length,
+            },
+            offenders: offenders(outcomes, ctx.relative),
+            warnings,
+        };
+    },
+};
+/**
+ * The folder `repos` names, relative to gates.yaml. ScoreContext resolves input files, not folders, so
+ * the config's folder is found as the one `ctx.relative` maps to "" among the inputs' ancestors.
+ */
+function reposDir(repos, ctx) {
+    const starts = [
+        ...Object.values(ctx.inputs)
+            .flat()
+            .map((f) => external_node_path_namespaceObject.dirname(f)),
+        process.cwd(),
+    ];
+    let base;
+    for (const start of starts) {
+        for (let dir = start; base === undefined; dir = external_node_path_namespaceObject.dirname(dir)) {
+            if (ctx.relative(dir) === '')
+                base = dir;
+            if (external_node_path_namespaceObject.dirname(dir) === dir)
+                break;
+        }
+    }
+    const dir = external_node_path_namespaceObject.resolve(base ?? process.cwd(), repos);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(dir) || !(0,external_node_fs_namespaceObject.statSync)(dir).isDirectory()) {
+        throw new errors_InputError({ file: dir }, `suite "${ctx.suite}": repos: folder not found; expected the repository checkouts`);
+    }
+    return dir;
+}
+/**
+ * Scored instances whose line F1 is below 1, lowest first (then by id), each with the gold files it never
+ * opened; then the instances that could not be scored.
+ */
+function offenders(outcomes, relative) {
+    const round = (x) => (x === undefined ? null : Number(x.toFixed(4)));
+    const scored = outcomes
+        .filter((o) => o.score && o.score.final.line.f1 < 1)
+        .sort((a, b) => a.score.final.line.f1 - b.score.final.line.f1 || files_compareCodeUnits(a.id, b.id));
+    const failed = outcomes
+        .filter((o) => o.error)
+        .sort((a, b) => files_compareCodeUnits(a.error, b.error) || files_compareCodeUnits(a.id, b.id));
+    return [
+        ...scored.map((o) => {
+            const s = o.score;
+            const line = s.final.line;
+            const labels = [line.intersection === 0 ? 'no_line_overlap' : 'partial_line_overlap'];
+            if (s.neverOpened.length > 0)
+                labels.push('gold_file_never_opened');
+            return {
+                id: o.id,
+                labels,
+                fields: {
+                    line_f1: round(line.f1),
+                    line_coverage: round(line.coverage),
+                    line_precision: round(line.precision),
+                    file_coverage: round(s.final.file.coverage),
+                    never_opened: s.neverOpened,
+                    gold_files: [...new Set([...o.gold.init, ...o.gold.add].map((r) => r.file))].sort(files_compareCodeUnits),
+                    final_files: [...new Set(o.prediction.traj.pred_files)].sort(files_compareCodeUnits),
+                    steps: o.steps,
+                    editloc_recall: round(s.editloc?.recall),
+                    prediction: `${relative(o.prediction.source.file)}:${o.prediction.source.line}`,
+                },
+                source: { file: relative(o.gold.source.file), line: o.gold.source.line },
+            };
+        }),
+        ...failed.map((o) => ({
+            id: o.id,
+            labels: [o.error],
+            fields: {
+                final_files: [...new Set(o.prediction.traj.pred_files)].sort(files_compareCodeUnits),
+                prediction: `${relative(o.prediction.source.file)}:${o.prediction.source.line}`,
+            },
+            source: o.gold
+                ? { file: relative(o.gold.source.file), line: o.gold.source.line }
+                : { file: relative(o.prediction.source.file), line: o.prediction.source.line },
+        })),
+    ];
+}
+function plural(n, word) {
+    return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+function context_listed(ids) {
+    return ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
+}
+//# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/contract.js
 
 /** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
@@ -56880,113 +63367,127 @@ const traceLineSchema = looseObject({
 });
 /** Shorter substrings match too much by accident (the seed requires ≥ 5 characters). */
 const MIN_SUBSTRING_LENGTH = 5;
-//# sourceMappingURL=contract.js.map
-;// CONCATENATED MODULE: ./lib/suites/grounded-qa/load.js
-
-
-
-
-/** Reads and validates the gold set: unique qids, usable substrings, answerable items that can be checked. */
-async function loadGold(files) {
-    const items = [];
-    const seen = new Map();
-    for (const file of files) {
-        for await (const { line, value } of readJsonl(file)) {
-            const g = validateLine(goldLineSchema, value, file, line, 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}');
-            const where = { file, line };
-            const first = seen.get(g.qid);
-            if (first) {
-                const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
-                throw new InputError(where, `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`);
-            }
-            seen.set(g.qid, where);
-            g.gold_claim_substr.forEach((s, i) => {
-                if ([...s.trim()].length < MIN_SUBSTRING_LENGTH) {
-                    throw new InputError(where, `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`);
-                }
-            });
-            if (g.answerable && g.gold_claim_substr.length === 0) {
-                throw new InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_claim_substr; expected at least one`);
-            }
-            if (g.answerable && g.gold_citations.length === 0) {
-                throw new InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`);
-            }
-            items.push({
-                qid: g.qid,
-                question: g.question,
-                answerable: g.answerable,
-                claimSubstrings: g.gold_claim_substr,
-                citations: g.gold_citations,
-                constraints: g.constraints ?? [],
-                source: where,
-            });
-        }
-    }
-    if (items.length === 0)
-        throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
-    return items;
-}
+const isStrings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 /**
- * Streams the traces and keeps only the last run of each gold qid: greatest `ts`, file order breaking ties,
- * a run without `ts` older than any with one. Nothing else from a line outlives it.
+ * The trace contract checked by hand: the same rules as traceLineSchema, an order of magnitude cheaper on
+ * a million lines. On a miss the caller runs the schema, which says what is wrong.
  */
-async function loadRuns(files, goldQids) {
-    const runs = new Map();
-    const unknown = new Map();
-    let lines = 0;
-    let superseded = 0;
+function asTraceLine(v) {
+    if (!isObject(v))
+        return undefined;
+    if (typeof v.qid !== 'string' || v.qid === '' || !isStrings(v.retrieved_ids))
+        return undefined;
+    const a = v.answer_json;
+    if (!isObject(a) || typeof a.claim !== 'string' || !isStrings(a.citations))
+        return undefined;
+    if (a.constraints_echo !== undefined && !isStrings(a.constraints_echo))
+        return undefined;
+    // zod's numbers are finite: JSON's 1e999 parses to Infinity and must fail here too.
+    if (v.ts !== undefined && v.ts !== null && !Number.isFinite(v.ts) && typeof v.ts !== 'string')
+        return undefined;
+    if (v.q !== undefined && typeof v.q !== 'string')
+        return undefined;
+    if (v.ok !== undefined && typeof v.ok !== 'boolean')
+        return undefined;
+    if (v.reason !== undefined && typeof v.reason !== 'string')
+        return undefined;
+    if (v.latency_ms !== undefined && !(Number.isFinite(v.latency_ms) && v.latency_ms >= 0))
+        return undefined;
+    return v;
+}
+//# sourceMappingURL=contract.js.map
+;// CONCATENATED MODULE: ./lib/gold/canonical.js
+/**
+ * Canonical JSON: object keys sorted by code unit at every depth, no insignificant whitespace. Two gold
+ * lines that mean the same (reordered keys, other spacing) get the same bytes and so the same digest.
+ */
+function canonicalJson(value) {
+    if (value === null || typeof value !== 'object')
+        return JSON.stringify(value) ?? 'null';
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+}
+//# sourceMappingURL=canonical.js.map
+;// CONCATENATED MODULE: ./lib/gold/digest.js
+
+
+
+
+
+/** Field names that identify a gold item, tried in order. */
+const ID_FIELDS = ['qid', 'id', 'instance_id', 'query_id'];
+function sha256(text) {
+    return (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
+}
+/** Accumulates item digests as a loader reads the gold set, so the set is read once. */
+class GoldDigester {
+    items = new Map();
+    /** Adds one parsed gold line; `id` is the loader's own id for it (checked unique by the loader). */
+    add(id, value) {
+        this.items.set(id, sha256(canonicalJson(value)));
+    }
+    finish() {
+        const hash = (0,external_node_crypto_.createHash)('sha256');
+        for (const id of [...this.items.keys()].sort(files_compareCodeUnits))
+            hash.update(`${id}\t${this.items.get(id)}\n`);
+        return { sha256: hash.digest('hex'), items: this.items };
+    }
+}
+/** Digests any JSONL gold set with ids (for kinds whose loader does not digest as it reads). */
+async function digestGold(files) {
+    const digester = new GoldDigester();
+    const seen = new Set();
     for (const file of files) {
         for await (const { line, value } of readJsonl(file)) {
-            lines++;
-            const t = validateLine(traceLineSchema, value, file, line, 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}');
-            if (!goldQids.has(t.qid)) {
-                unknown.set(t.qid, (unknown.get(t.qid) ?? 0) + 1);
-                continue;
-            }
-            const run = {
-                qid: t.qid,
-                ts: timestamp(t.ts, file, line),
-                retrieved: t.retrieved_ids,
-                claim: t.answer_json.claim,
-                citations: t.answer_json.citations,
-                constraintsEcho: t.answer_json.constraints_echo,
-                source: { file, line },
-            };
-            const previous = runs.get(t.qid);
-            if (previous) {
-                superseded++;
-                if (isOlder(run, previous))
-                    continue;
-            }
-            runs.set(t.qid, run);
+            const where = { file, line };
+            const id = itemId(value);
+            if (id === undefined)
+                throw new errors_InputError(where, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
+            if (seen.has(id))
+                throw new errors_InputError(where, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
+            seen.add(id);
+            digester.add(id, value);
         }
     }
-    return { runs, lines, superseded, unknown };
+    return digester.finish();
 }
-/** Later lines win ties, so only a strictly older run loses to the one already kept. */
-function isOlder(candidate, kept) {
-    if (candidate.ts === undefined)
-        return kept.ts !== undefined;
-    if (kept.ts === undefined)
-        return false;
-    return candidate.ts < kept.ts;
-}
-/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds). */
-function timestamp(ts, file, line) {
-    if (ts === null || ts === undefined)
+function itemId(value) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
         return undefined;
-    if (typeof ts === 'number') {
-        if (!Number.isFinite(ts))
-            throw new InputError({ file, line }, 'field "ts": expected a finite number');
-        return ts;
+    for (const field of ID_FIELDS) {
+        const v = value[field];
+        if (typeof v === 'string' && v !== '')
+            return v;
     }
-    const ms = Date.parse(ts);
-    if (Number.isNaN(ms)) {
-        throw new InputError({ file, line }, `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`);
-    }
-    return ms / 1000;
+    return undefined;
 }
-//# sourceMappingURL=load.js.map
+//# sourceMappingURL=digest.js.map
+;// CONCATENATED MODULE: ./lib/suites/grounded-qa/labels.js
+/**
+ * Per-item verdicts, most severe first. Offenders sort by their most severe label, then by qid; this order
+ * is part of the report contract (docs/metrics.md).
+ */
+const FAILURE_LABELS = [
+    'under_refusal',
+    'scu_violation',
+    'citation_out_of_scope',
+    'citation_miss',
+    'claim_miss',
+    'over_refusal',
+    'missing_trace',
+];
+const PASS_LABELS = (/* unused pure expression or super */ null && (['ok', 'refusal_ok']));
+function severity(label) {
+    const i = FAILURE_LABELS.indexOf(label);
+    return i === -1 ? FAILURE_LABELS.length : i;
+}
+function sortLabels(labels) {
+    return [...labels].sort((a, b) => severity(a) - severity(b));
+}
+//# sourceMappingURL=labels.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/scu.js
 /** The four rules of the public SCU pattern page (WFGY ProblemMap). */
 const DEFAULT_SCU_RULES = [
@@ -57028,29 +63529,6 @@ function echoMatches(echo, constraints) {
     return true;
 }
 //# sourceMappingURL=scu.js.map
-;// CONCATENATED MODULE: ./lib/suites/grounded-qa/labels.js
-/**
- * Per-item verdicts, most severe first. Offenders sort by their most severe label, then by qid; this order
- * is part of the report contract (docs/metrics.md).
- */
-const FAILURE_LABELS = [
-    'under_refusal',
-    'scu_violation',
-    'citation_out_of_scope',
-    'citation_miss',
-    'claim_miss',
-    'over_refusal',
-    'missing_trace',
-];
-const PASS_LABELS = (/* unused pure expression or super */ null && (['ok', 'refusal_ok']));
-function severity(label) {
-    const i = FAILURE_LABELS.indexOf(label);
-    return i === -1 ? FAILURE_LABELS.length : i;
-}
-function sortLabels(labels) {
-    return [...labels].sort((a, b) => severity(a) - severity(b));
-}
-//# sourceMappingURL=labels.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/score.js
 
 
@@ -57064,133 +63542,293 @@ function containsClaim(claim, substrings) {
     const lower = claim.toLowerCase();
     return substrings.some((s) => lower.includes(s.toLowerCase()));
 }
-/** Scores every gold item against its winning run. Pure: same inputs, same output. */
-function scoreGroundedQa(gold, runs, options) {
+/** Judges one run of one gold item (seed 004's C, H, K and the per-item label). Pure. */
+function judge(item, run, options) {
+    // Retrieval is judged even when the answer was refused: recall is about what reached the model.
+    const recall = options.cutoffs.map((k) => item.answerable && item.citations.every((c) => indexBelow(run.retrieved, c, k)));
+    const none = options.cutoffs.map(() => false);
+    const base = { correct: false, hit: false, constrained: false, violation: false, recall, upper: none };
+    if (isRefusal(run.claim, options.refusalToken)) {
+        return { ...base, refused: true, labels: [item.answerable ? 'over_refusal' : 'refusal_ok'] };
+    }
+    const labels = [];
+    const inScope = run.citations.every((c) => run.retrieved.includes(c));
+    const hitsGold = run.citations.some((c) => item.citations.includes(c));
+    if (!inScope)
+        labels.push('citation_out_of_scope');
+    // An unanswerable item has no gold citation to hit: under_refusal already says what went wrong.
+    if (!hitsGold && item.answerable)
+        labels.push('citation_miss');
+    const hit = inScope && hitsGold;
+    const upper = options.cutoffs.map((k) => item.citations.some((c) => indexBelow(run.retrieved, c, k)));
+    let constraintsOk = true;
+    let brokenRule;
+    const constrained = options.scuRules !== null && item.constraints.length > 0;
+    if (constrained) {
+        brokenRule = contradiction(run.claim, item.constraints, options.scuRules);
+        constraintsOk = echoMatches(run.constraintsEcho, item.constraints) && !brokenRule;
+        if (!constraintsOk)
+            labels.push('scu_violation');
+    }
+    let correct = false;
+    if (item.answerable) {
+        const contained = containsClaim(run.claim, item.claimSubstrings);
+        if (!contained)
+            labels.push('claim_miss');
+        correct = contained && hit && constraintsOk;
+    }
+    else {
+        labels.push('under_refusal');
+    }
+    return {
+        labels: labels.length ? sortLabels(labels) : ['ok'],
+        refused: false,
+        correct,
+        hit,
+        constrained,
+        violation: !constraintsOk,
+        recall,
+        upper,
+        brokenRule,
+    };
+}
+function indexBelow(list, id, k) {
+    const i = list.indexOf(id);
+    return i !== -1 && i < k;
+}
+/** The suite metrics from every gold item's judged winning run. Pure. */
+function score_aggregate(gold, judged, options) {
     let answerable = 0;
-    let unanswerable = 0;
+    let traced = 0;
     let shipped = 0;
     let refused = 0;
-    let correctShipped = 0;
-    let citedShipped = 0;
+    let correct = 0;
+    let hit = 0;
     let shippedUnanswerable = 0;
     let refusedAnswerable = 0;
-    let shippedWithConstraints = 0;
+    let constrained = 0;
     let violations = 0;
-    const recallHits = new Map(options.cutoffs.map((k) => [k, 0]));
-    const upperHits = new Map(options.cutoffs.map((k) => [k, 0]));
-    const items = [];
+    const recall = options.cutoffs.map(() => 0);
+    const upper = options.cutoffs.map(() => 0);
     for (const item of gold) {
         if (item.answerable)
             answerable++;
-        else
-            unanswerable++;
-        const run = runs.get(item.qid);
-        // Retrieval is judged even when the answer was refused: recall is about what reached the model.
-        if (item.answerable && run) {
-            for (const k of options.cutoffs) {
-                const top = new Set(run.retrieved.slice(0, k));
-                if (item.citations.every((c) => top.has(c)))
-                    recallHits.set(k, recallHits.get(k) + 1);
-            }
-        }
-        if (!run) {
-            items.push({ gold: item, labels: ['missing_trace'] });
+        const j = judged(item.qid);
+        if (!j)
             continue;
-        }
-        if (isRefusal(run.claim, options.refusalToken)) {
+        traced++;
+        j.recall.forEach((r, i) => r && recall[i]++);
+        if (j.refused) {
             refused++;
             if (item.answerable)
                 refusedAnswerable++;
-            items.push({ gold: item, run, labels: [item.answerable ? 'over_refusal' : 'refusal_ok'] });
             continue;
         }
         shipped++;
-        const labels = [];
-        const goldCitations = new Set(item.citations);
-        const retrieved = new Set(run.retrieved);
-        const inScope = run.citations.every((c) => retrieved.has(c));
-        const hitsGold = run.citations.some((c) => goldCitations.has(c));
-        if (!inScope)
-            labels.push('citation_out_of_scope');
-        // An unanswerable item has no gold citation to hit: under_refusal already says what went wrong.
-        if (!hitsGold && item.answerable)
-            labels.push('citation_miss');
-        const hit = inScope && hitsGold;
-        if (hit)
-            citedShipped++;
-        for (const k of options.cutoffs) {
-            if (run.retrieved.slice(0, k).some((id) => goldCitations.has(id)))
-                upperHits.set(k, upperHits.get(k) + 1);
-        }
-        let constraintsOk = true;
-        let brokenRule;
-        if (options.scuRules && item.constraints.length > 0) {
-            shippedWithConstraints++;
-            brokenRule = contradiction(run.claim, item.constraints, options.scuRules);
-            constraintsOk = echoMatches(run.constraintsEcho, item.constraints) && !brokenRule;
-            if (!constraintsOk) {
-                violations++;
-                labels.push('scu_violation');
-            }
-        }
-        if (item.answerable) {
-            const contained = containsClaim(run.claim, item.claimSubstrings);
-            if (!contained)
-                labels.push('claim_miss');
-            if (contained && hit && constraintsOk)
-                correctShipped++;
-        }
-        else {
+        if (j.correct)
+            correct++;
+        if (j.hit)
+            hit++;
+        if (!item.answerable)
             shippedUnanswerable++;
-            labels.push('under_refusal');
-        }
-        items.push({ gold: item, run, labels: labels.length ? sortLabels(labels) : ['ok'], brokenRule });
+        if (j.constrained)
+            constrained++;
+        if (j.violation)
+            violations++;
+        j.upper.forEach((u, i) => u && upper[i]++);
     }
-    const total = gold.length;
-    const traced = items.filter((i) => i.run).length;
+    const unanswerable = gold.length - answerable;
+    const noneShipped = 'no shipped answers (every traced item was refused)';
     const metrics = {
-        precision: proportion(correctShipped, shipped, 'no shipped answers (every traced item was refused)'),
-        chr: proportion(citedShipped, shipped, 'no shipped answers (every traced item was refused)'),
+        precision: proportion(correct, shipped, noneShipped),
+        chr: proportion(hit, shipped, noneShipped),
         under_refusal: proportion(shippedUnanswerable, unanswerable, 'gold has no unanswerable items'),
         over_refusal: proportion(refusedAnswerable, answerable, 'gold has no answerable items'),
     };
-    for (const k of options.cutoffs) {
-        metrics[`recall@${k}`] = proportion(recallHits.get(k), answerable, 'gold has no answerable items');
-    }
-    for (const k of options.cutoffs) {
-        metrics[`chr@${k}_upper_bound`] = proportion(upperHits.get(k), shipped, 'no shipped answers');
-    }
+    options.cutoffs.forEach((k, i) => {
+        metrics[`recall@${k}`] = proportion(recall[i], answerable, 'gold has no answerable items');
+    });
+    options.cutoffs.forEach((k, i) => {
+        metrics[`chr@${k}_upper_bound`] = proportion(upper[i], shipped, 'no shipped answers');
+    });
     if (options.scuRules) {
         metrics.scu_violations = count(violations);
-        metrics.constraint_integrity = proportion(shippedWithConstraints - violations, shippedWithConstraints, 'no shipped answer has gold constraints');
+        metrics.constraint_integrity = proportion(constrained - violations, constrained, 'no shipped answer has gold constraints');
     }
     else {
         metrics.scu_violations = notComputable('scu not enabled');
         metrics.constraint_integrity = notComputable('scu not enabled');
     }
-    metrics.coverage = proportion(traced, total, 'gold set is empty');
-    return {
-        metrics,
-        counts: {
-            gold: total,
-            answerable,
-            unanswerable,
-            traced,
-            answered: shipped,
-            refused,
-            missing: total - traced,
-        },
-        items,
+    metrics.coverage = proportion(traced, gold.length, 'gold set is empty');
+    const counts = {
+        gold: gold.length,
+        answerable,
+        unanswerable,
+        traced,
+        answered: shipped,
+        refused,
+        missing: gold.length - traced,
     };
+    return { metrics, counts };
+}
+/** Judges and aggregates in one call, for callers that hold the winning runs in memory. */
+function scoreGroundedQa(gold, runs, options) {
+    const judged = new Map();
+    for (const item of gold) {
+        const run = runs.get(item.qid);
+        if (run)
+            judged.set(item.qid, judge(item, run, options));
+    }
+    const items = gold.map((g) => {
+        const j = judged.get(g.qid);
+        return j
+            ? { gold: g, run: runs.get(g.qid), labels: j.labels, brokenRule: j.brokenRule }
+            : { gold: g, labels: ['missing_trace'] };
+    });
+    return { ...score_aggregate(gold, (qid) => judged.get(qid), options), items };
+}
+function passes(labels) {
+    return labels[0] === 'ok' || labels[0] === 'refusal_ok';
 }
 /** Failing items, most severe label first, then by qid. */
 function offendingItems(items) {
     return items
-        .filter((i) => !(i.labels.length === 1 && (i.labels[0] === 'ok' || i.labels[0] === 'refusal_ok')))
+        .filter((i) => !passes(i.labels))
         .sort((a, b) => severity(a.labels[0]) - severity(b.labels[0]) || files_compareCodeUnits(a.gold.qid, b.gold.qid));
 }
 //# sourceMappingURL=score.js.map
+;// CONCATENATED MODULE: ./lib/suites/grounded-qa/load.js
+
+
+
+
+
+
+const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
+const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
+/**
+ * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
+ * that can be checked.
+ */
+async function load_loadGold(files) {
+    const items = [];
+    const digester = new GoldDigester();
+    const seen = new Map();
+    for (const file of files) {
+        for await (const batch of readLineBatches(file)) {
+            for (const { line, text, offset, length } of batch) {
+                if (isBlank(text))
+                    continue;
+                const value = parseJsonLine(file, line, text);
+                const g = validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
+                const where = { file, line };
+                const first = seen.get(g.qid);
+                if (first) {
+                    const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
+                    throw new errors_InputError(where, `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`);
+                }
+                const source = { file, line, offset, length };
+                seen.set(g.qid, source);
+                g.gold_claim_substr.forEach((s, i) => {
+                    if ([...s.trim()].length < MIN_SUBSTRING_LENGTH) {
+                        throw new errors_InputError(where, `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`);
+                    }
+                });
+                if (g.answerable && g.gold_claim_substr.length === 0) {
+                    throw new errors_InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_claim_substr; expected at least one`);
+                }
+                if (g.answerable && g.gold_citations.length === 0) {
+                    throw new errors_InputError(where, `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`);
+                }
+                digester.add(g.qid, value);
+                items.push({
+                    qid: g.qid,
+                    answerable: g.answerable,
+                    claimSubstrings: g.gold_claim_substr,
+                    citations: g.gold_citations,
+                    constraints: g.constraints ?? [],
+                    source,
+                });
+            }
+        }
+    }
+    if (items.length === 0)
+        throw new errors_InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
+    return { items, digest: digester.finish() };
+}
+/**
+ * Streams the traces, judging each line as it is read and keeping only the last run of each gold qid:
+ * greatest `ts`, file order breaking ties, a run without `ts` older than any with one. No trace text
+ * outlives its line.
+ */
+async function judgeRuns(files, gold, options) {
+    const winners = new Map();
+    const unknown = new Map();
+    let lines = 0;
+    let superseded = 0;
+    for (const file of files) {
+        for await (const batch of readLineBatches(file)) {
+            for (const { line, text, offset, length } of batch) {
+                if (isBlank(text))
+                    continue;
+                lines++;
+                const value = parseJsonLine(file, line, text);
+                const t = asTraceLine(value) ?? validateLine(traceLineSchema, value, file, line, TRACE_WHAT);
+                const item = gold.get(t.qid);
+                if (!item) {
+                    unknown.set(t.qid, (unknown.get(t.qid) ?? 0) + 1);
+                    continue;
+                }
+                const ts = timestamp(t.ts, file, line);
+                const previous = winners.get(t.qid);
+                if (previous) {
+                    superseded++;
+                    if (isOlder(ts, previous.ts))
+                        continue;
+                }
+                const run = toRun(t);
+                winners.set(t.qid, { ts, judgement: judge(item, run, options), ref: { file, line, offset, length } });
+            }
+        }
+    }
+    return { winners, lines, superseded, unknown };
+}
+function toRun(t) {
+    return {
+        qid: t.qid,
+        retrieved: t.retrieved_ids,
+        claim: t.answer_json.claim,
+        citations: t.answer_json.citations,
+        constraintsEcho: t.answer_json.constraints_echo,
+    };
+}
+/** Later lines win ties, so only a strictly older run loses to the one already kept. */
+function isOlder(candidate, kept) {
+    if (candidate === undefined)
+        return kept !== undefined;
+    if (kept === undefined)
+        return false;
+    return candidate < kept;
+}
+/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds). */
+function timestamp(ts, file, line) {
+    if (ts === null || ts === undefined)
+        return undefined;
+    if (typeof ts === 'number') {
+        if (!Number.isFinite(ts))
+            throw new errors_InputError({ file, line }, 'field "ts": expected a finite number');
+        return ts;
+    }
+    const ms = Date.parse(ts);
+    if (Number.isNaN(ms)) {
+        throw new errors_InputError({ file, line }, `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`);
+    }
+    return ms / 1000;
+}
+//# sourceMappingURL=load.js.map
 ;// CONCATENATED MODULE: ./lib/suites/grounded-qa/index.js
+
+
 
 
 
@@ -57299,17 +63937,18 @@ const groundedQa = {
     offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
     defaultCutoffs: (config) => [config.k],
     async score(config, ctx) {
-        const gold = await loadGold(ctx.inputs.gold);
-        const loaded = await loadRuns(ctx.inputs.traces, new Set(gold.map((g) => g.qid)));
+        const { items: gold, digest } = await load_loadGold(ctx.inputs.gold);
         const rules = scuRules(config.scu);
         const cutoffs = [
             ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
         ].sort((a, b) => a - b);
-        const scored = scoreGroundedQa(gold, loaded.runs, {
+        const options = {
             refusalToken: config.refusal_token,
             scuRules: rules ? compileRules(rules) : null,
             cutoffs,
-        });
+        };
+        const loaded = await judgeRuns(ctx.inputs.traces, new Map(gold.map((g) => [g.qid, g])), options);
+        const { metrics, counts } = score_aggregate(gold, (qid) => loaded.winners.get(qid)?.judgement, options);
         const warnings = [];
         if (loaded.unknown.size > 0) {
             const ids = [...loaded.unknown.keys()].sort();
@@ -57317,50 +63956,64 @@ const groundedQa = {
             const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
             warnings.push(`${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold (${lines} line${lines === 1 ? '' : 's'}) not scored: ${shown}`);
         }
-        if (scored.counts.missing > 0) {
-            warnings.push(`${scored.counts.missing} of ${scored.counts.gold} gold items have no trace`);
-        }
+        if (counts.missing > 0)
+            warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
+        const verdicts = gold.map((g) => {
+            const winner = loaded.winners.get(g.qid);
+            return { gold: g, winner, labels: winner ? winner.judgement.labels : ['missing_trace'] };
+        });
+        const byId = new Map(verdicts.map((v) => [v.gold.qid, v]));
         return {
-            metrics: scored.metrics,
+            metrics,
             counts: {
-                ...scored.counts,
+                ...counts,
                 trace_lines: loaded.lines,
                 superseded_runs: loaded.superseded,
                 unknown_qids: loaded.unknown.size,
             },
-            offenders: offendingItems(scored.items).map((v) => grounded_qa_toOffender(v, ctx.relative)),
-            warnings,
-            items: scored.items.map((v) => ({
+            offenders: offendingItems(verdicts).map((v) => ({
                 id: v.gold.qid,
-                pass: v.labels[0] === 'ok' || v.labels[0] === 'refusal_ok',
+                labels: v.labels,
+                source: { file: ctx.relative(v.gold.source.file), line: v.gold.source.line },
             })),
+            // Only the offenders a report shows are read again from disk, so memory does not grow with failures.
+            describe: async (ids) => {
+                const out = new Map();
+                for (const id of ids) {
+                    const v = byId.get(id);
+                    if (v)
+                        out.set(id, await describeItem(v.gold, v.winner, v.labels, ctx.relative));
+                }
+                return out;
+            },
+            warnings,
+            items: verdicts.map((v) => ({ id: v.gold.qid, pass: passes(v.labels) })),
+            goldDigest: digest,
         };
     },
 };
-function grounded_qa_toOffender(v, relative) {
+async function describeItem(gold, winner, labels, relative) {
+    const g = (await readRecord(gold.source));
+    const t = winner ? asTraceLine(await readRecord(winner.ref)) : undefined;
     const fields = {
-        question: v.gold.question,
-        claim: v.run ? v.run.claim : null,
-        citations: v.run ? v.run.citations : null,
-        retrieved_ids: v.run ? v.run.retrieved : null,
-        gold_citations: v.gold.citations,
+        question: typeof g.question === 'string' ? g.question : null,
+        claim: t ? t.answer_json.claim : null,
+        citations: t ? t.answer_json.citations : null,
+        retrieved_ids: t ? t.retrieved_ids : null,
+        gold_citations: gold.citations,
     };
-    if (v.labels.includes('claim_miss'))
-        fields.gold_claim_substr = v.gold.claimSubstrings;
-    if (v.labels.includes('scu_violation')) {
-        fields.constraints = v.gold.constraints;
-        fields.constraints_echo = v.run?.constraintsEcho ?? null;
-        if (v.brokenRule)
-            fields.contradiction = v.brokenRule.source.contradiction;
+    if (labels.includes('claim_miss'))
+        fields.gold_claim_substr = gold.claimSubstrings;
+    if (labels.includes('scu_violation')) {
+        fields.constraints = gold.constraints;
+        fields.constraints_echo = t?.answer_json.constraints_echo ?? null;
+        const broken = winner?.judgement.brokenRule;
+        if (broken)
+            fields.contradiction = broken.source.contradiction;
     }
-    if (v.run)
-        fields.trace = `${relative(v.run.source.file)}:${v.run.source.line}`;
-    return {
-        id: v.gold.qid,
-        labels: v.labels,
-        fields,
-        source: { file: relative(v.gold.source.file), line: v.gold.source.line },
-    };
+    if (winner)
+        fields.trace = `${relative(winner.ref.file)}:${winner.ref.line}`;
+    return fields;
 }
 //# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./lib/suites/latency/contract.js
@@ -57452,7 +64105,7 @@ async function loadCsv(files) {
                 continue;
             const fields = splitCsvLine(text);
             if (!Array.isArray(fields))
-                throw new InputError({ file, line, column: fields.column }, fields.reason);
+                throw new errors_InputError({ file, line, column: fields.column }, fields.reason);
             if (!header) {
                 header = {
                     text,
@@ -57463,7 +64116,7 @@ async function loadCsv(files) {
                 continue;
             }
             if (fields.length !== header.width) {
-                throw new InputError({ file, line }, `found ${fields.length} fields; expected ${header.width}, as in the header at line ${header.line}`);
+                throw new errors_InputError({ file, line }, `found ${fields.length} fields; expected ${header.width}, as in the header at line ${header.line}`);
             }
             const cell = (name) => {
                 const i = header.index.get(name);
@@ -57471,12 +64124,12 @@ async function loadCsv(files) {
             };
             const qid = cell('qid');
             if (qid.value.trim() === '') {
-                throw new InputError({ file, line, column: qid.column }, 'found an empty qid; expected a question id');
+                throw new errors_InputError({ file, line, column: qid.column }, 'found an empty qid; expected a question id');
             }
             const e2e = cell('e2e_ms');
             const e2eMs = milliseconds(e2e.value, 'e2e_ms', { file, line, column: e2e.column });
             if (e2eMs === undefined) {
-                throw new InputError({ file, line, column: e2e.column }, 'found an empty e2e_ms; expected the end-to-end milliseconds');
+                throw new errors_InputError({ file, line, column: e2e.column }, 'found an empty e2e_ms; expected the end-to-end milliseconds');
             }
             const stageMs = {};
             for (const stage of STAGES) {
@@ -57500,13 +64153,13 @@ function columnIndex(names, file, line) {
     const index = new Map();
     names.forEach((name, i) => {
         if (index.has(name)) {
-            throw new InputError({ file, line }, `header names column ${JSON.stringify(name)} twice; expected unique names`);
+            throw new errors_InputError({ file, line }, `header names column ${JSON.stringify(name)} twice; expected unique names`);
         }
         index.set(name, i);
     });
     for (const required of REQUIRED_COLUMNS) {
         if (!index.has(required)) {
-            throw new InputError({ file, line }, `header has no ${required} column; expected a header such as ${CSV_HEADER.join(',')}`);
+            throw new errors_InputError({ file, line }, `header has no ${required} column; expected a header such as ${CSV_HEADER.join(',')}`);
         }
     }
     return index;
@@ -57518,7 +64171,7 @@ function milliseconds(value, name, where) {
         return undefined;
     const ms = NUMBER.test(text) ? Number(text) : NaN;
     if (!Number.isFinite(ms)) {
-        throw new InputError(where, `${name}: found ${preview(value)}; expected a non-negative number of milliseconds`);
+        throw new errors_InputError(where, `${name}: found ${preview(value)}; expected a non-negative number of milliseconds`);
     }
     return ms;
 }
@@ -57773,10 +64426,10 @@ const latency = {
         const { csv, traces, gold } = ctx.inputs;
         const inputs = csv ?? traces ?? [];
         if (csv && traces) {
-            throw new InputError({ file: inputs[0] }, `suite "${ctx.suite}": both csv and traces are given (one by --input); expected one of them`);
+            throw new errors_InputError({ file: inputs[0] }, `suite "${ctx.suite}": both csv and traces are given (one by --input); expected one of them`);
         }
         if (csv && gold) {
-            throw new InputError({ file: gold[0] }, `suite "${ctx.suite}": gold is given (by --input) with csv, which has no answers to score; expected traces with gold`);
+            throw new errors_InputError({ file: gold[0] }, `suite "${ctx.suite}": gold is given (by --input) with csv, which has no answers to score; expected traces with gold`);
         }
         const warnings = [];
         const counts = {};
@@ -57798,7 +64451,7 @@ const latency = {
         const scope = config.configuration;
         // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
         if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
-            throw new InputError({ file: inputs[0] }, `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`);
+            throw new errors_InputError({ file: inputs[0] }, `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`);
         }
         const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
         const offenders = [];
@@ -57833,8 +64486,8 @@ const latency = {
 };
 /** Scores each trace file as its own configuration with the grounded-qa definitions. */
 async function scoreConfigurations(traces, goldFiles, config, relative) {
-    const gold = await loadGold(goldFiles);
-    const qids = new Set(gold.map((g) => g.qid));
+    const { items: gold } = await load_loadGold(goldFiles);
+    const index = new Map(gold.map((g) => [g.qid, g]));
     const rules = scuRules(config.scu);
     const options = {
         refusalToken: config.refusal_token,
@@ -57844,10 +64497,10 @@ async function scoreConfigurations(traces, goldFiles, config, relative) {
     const byConfiguration = new Map();
     const unknown = new Set();
     for (const file of traces) {
-        const loaded = await loadRuns([file], qids);
+        const loaded = await judgeRuns([file], index, options);
         for (const qid of loaded.unknown.keys())
             unknown.add(qid);
-        const { metrics: m } = scoreGroundedQa(gold, loaded.runs, options);
+        const { metrics: m } = score_aggregate(gold, (qid) => loaded.winners.get(qid)?.judgement, options);
         byConfiguration.set(relative(file), {
             precision: m.precision.value,
             chr: m.chr.value,
@@ -57970,7 +64623,7 @@ function ndcg(j, k = Infinity) {
  * A doc missing from the qrels is non-relevant. Gains are the raw grades whatever the relevance level
  * (trec_eval's ndcg ignores `-l`), so binary qrels (every grade 1) give binary gains.
  */
-function judge(ranking, qrels, relevanceLevel = 1) {
+function judge_judge(ranking, qrels, relevanceLevel = 1) {
     const isRelevant = (grade) => grade >= 0 && grade >= relevanceLevel;
     const relevant = [];
     const gains = [];
@@ -58171,7 +64824,7 @@ function parseQrelsLine(text, file, line) {
         throw fieldCount(values.length, 4, QRELS_FIELDS, 'qrels', file, line);
     const [qid, , docid, relText] = values;
     if (!isInteger(relText) || !Number.isSafeInteger(Number(relText))) {
-        throw new InputError({ file, line, column: columns[3] }, `rel ${preview(relText)} is not an integer; expected an integer relevance grade (${QRELS_FIELDS})`);
+        throw new errors_InputError({ file, line, column: columns[3] }, `rel ${preview(relText)} is not an integer; expected an integer relevance grade (${QRELS_FIELDS})`);
     }
     return { qid, docid, rel: Number(relText) };
 }
@@ -58185,12 +64838,12 @@ function parseRunLine(text, file, line) {
     const [qid, , docid, , scoreText] = values;
     const score = isDecimal(scoreText) ? Number(scoreText) : NaN;
     if (!Number.isFinite(score)) {
-        throw new InputError({ file, line, column: columns[4] }, `score ${preview(scoreText)} is not a finite number; expected a decimal score such as 12.5 or -3e-2 (${RUN_FIELDS})`);
+        throw new errors_InputError({ file, line, column: columns[4] }, `score ${preview(scoreText)} is not a finite number; expected a decimal score such as 12.5 or -3e-2 (${RUN_FIELDS})`);
     }
     return { qid, docid, score, file, line };
 }
 function fieldCount(found, expected, layout, what, file, line) {
-    return new InputError({ file, line }, `found ${found} field${found === 1 ? '' : 's'}; expected ${expected} whitespace-separated fields "${layout}" (TREC ${what})`);
+    return new errors_InputError({ file, line }, `found ${found} field${found === 1 ? '' : 's'}; expected ${expected} whitespace-separated fields "${layout}" (TREC ${what})`);
 }
 const isDigit = (c) => c >= 0x30 && c <= 0x39;
 const afterSign = (s, i) => (s[i] === '+' || s[i] === '-' ? i + 1 : i);
@@ -58279,11 +64932,11 @@ async function loadQrels(files, format) {
         if (duplicate) {
             const { qid, docid, line } = duplicate;
             const first = await firstJudgment(files, format, qid, docid);
-            throw new InputError({ file, line }, `duplicate judgment of docid ${JSON.stringify(docid)} for qid ${JSON.stringify(qid)} (first at ${at(first, file)}); expected one judgment per qid and docid`);
+            throw new errors_InputError({ file, line }, `duplicate judgment of docid ${JSON.stringify(docid)} for qid ${JSON.stringify(qid)} (first at ${load_at(first, file)}); expected one judgment per qid and docid`);
         }
     }
     if (queries.size === 0) {
-        throw new InputError({ file: files[0] ?? 'qrels' }, 'qrels are empty; expected at least one judgment');
+        throw new errors_InputError({ file: files[0] ?? 'qrels' }, 'qrels are empty; expected at least one judgment');
     }
     return queries;
 }
@@ -58298,10 +64951,10 @@ async function firstJudgment(files, format, qid, docid) {
         if (line !== undefined)
             return { file, line };
     }
-    throw new InputError({ file: files[0] }, 'qrels changed while being read; expected a stable file');
+    throw new errors_InputError({ file: files[0] }, 'qrels changed while being read; expected a stable file');
 }
 /** "line 4" in the same file, else "file:4". */
-function at(source, file) {
+function load_at(source, file) {
     return source.file === file ? `line ${source.line}` : `${displayPath(source.file)}:${source.line}`;
 }
 const RUN_LINE = 'a run line {qid, docid, score} or {qid, ranked: [docid, ...]}';
@@ -58463,11 +65116,11 @@ async function evaluateRanking(options) {
 }
 function scoreQuery(qid, ranking, judged, options, runSource) {
     const level = options.relevanceLevel;
-    const j = judge(ranking, judged.grades, level);
+    const j = judge_judge(ranking, judged.grades, level);
     const values = options.measures.map((m) => m.measure.compute(j, m.k));
     const { index, k } = options.offender;
     const request = options.measures[index];
-    const ideal = request.measure.compute(judge(idealRanking(judged.grades), judged.grades, level), request.k);
+    const ideal = request.measure.compute(judge_judge(idealRanking(judged.grades), judged.grades, level), request.k);
     const offending = j.numRel === 0 || values[index] < ideal;
     const firstRelevant = j.relevant.indexOf(true);
     return {
@@ -58523,7 +65176,7 @@ class Block {
     }
     add(record) {
         if (this.ranked || (isRanked(record) && this.lines.length > 0)) {
-            throw new InputError({ file: record.file, line: record.line }, `qid ${JSON.stringify(this.qid)} has a {qid, ranked} line and other run lines (first at ${at(this.source, record.file)}); expected a {qid, ranked} line to be the query's only line`);
+            throw new errors_InputError({ file: record.file, line: record.line }, `qid ${JSON.stringify(this.qid)} has a {qid, ranked} line and other run lines (first at ${load_at(this.source, record.file)}); expected a {qid, ranked} line to be the query's only line`);
         }
         if (isRanked(record)) {
             this.ranked = true;
@@ -58531,7 +65184,7 @@ class Block {
             record.ranked.forEach((docid, i) => {
                 const earlier = first.get(docid);
                 if (earlier !== undefined) {
-                    throw new InputError({ file: record.file, line: record.line }, `qid ${JSON.stringify(this.qid)}: ranked[${i}] repeats docid ${JSON.stringify(docid)} of ranked[${earlier}]; expected each docid once per query`);
+                    throw new errors_InputError({ file: record.file, line: record.line }, `qid ${JSON.stringify(this.qid)}: ranked[${i}] repeats docid ${JSON.stringify(docid)} of ranked[${earlier}]; expected each docid once per query`);
                 }
                 first.set(docid, i);
             });
@@ -58552,7 +65205,7 @@ class Block {
             const earlier = first.get(docid);
             if (earlier !== undefined) {
                 const file = this.files[i];
-                throw new InputError({ file, line: this.lines[i] }, `duplicate docid ${JSON.stringify(docid)} for qid ${JSON.stringify(this.qid)} (first at ${at({ file: this.files[earlier], line: this.lines[earlier] }, file)}); expected each docid once per query`);
+                throw new errors_InputError({ file, line: this.lines[i] }, `duplicate docid ${JSON.stringify(docid)} for qid ${JSON.stringify(this.qid)} (first at ${load_at({ file: this.files[earlier], line: this.lines[earlier] }, file)}); expected each docid once per query`);
             }
             first.set(docid, i);
         });
@@ -58645,7 +65298,7 @@ const ranking = {
         if (result.runOnly.size > 0) {
             const ids = [...result.runOnly.keys()].sort(compareUtf8);
             const lines = [...result.runOnly.values()].reduce((a, b) => a + b, 0);
-            warnings.push(`${plural(ids.length, 'run qid')} not in qrels (${plural(lines, 'line')}) not scored: ${ranking_listed(ids)}`);
+            warnings.push(`${ranking_plural(ids.length, 'run qid')} not in qrels (${ranking_plural(lines, 'line')}) not scored: ${ranking_listed(ids)}`);
         }
         if (result.skipped.length > 0) {
             warnings.push(`${result.skipped.length} of ${result.qrelsQueries} qrels queries are not in the run and were skipped (complete: true scores them 0): ${ranking_listed(result.skipped)}`);
@@ -58705,7 +65358,7 @@ function ranking_toOffender(q, shown, measures, relative) {
         source: { file: relative(q.qrelsSource.file), line: q.qrelsSource.line },
     };
 }
-function plural(n, noun) {
+function ranking_plural(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 function ranking_listed(ids) {
@@ -58990,6 +65643,7 @@ function tally(values, limit = 10) {
 
 
 
+
 const MEANS = {
     refusal_consistency: {
         direction: 'higher',
@@ -59072,7 +65726,7 @@ const stability = {
     offenderColumns: ['runs', 'claims', 'citation_sets'],
     defaultCutoffs: () => [],
     async score(config, ctx) {
-        const gold = await loadGold(ctx.inputs.gold);
+        const { items: gold, digest } = await load_loadGold(ctx.inputs.gold);
         const loaded = await loadStabilityRuns(ctx.inputs.runs, new Set(gold.map((g) => g.qid)));
         const scored = scoreStability(gold, loaded.runs, {
             refusalToken: config.refusal_token,
@@ -59096,14 +65750,20 @@ const stability = {
                 superseded_runs: loaded.superseded,
                 unknown_qids: loaded.unknown.size,
             },
-            offenders: unstableQuestions(scored.questions).map((q) => stability_toOffender(q, ctx.relative)),
+            offenders: await Promise.all(unstableQuestions(scored.questions).map((q) => stability_toOffender(q, ctx.relative))),
             warnings,
             items: scored.questions.map((q) => ({ id: q.gold.qid, pass: q.labels.length === 0 })),
+            goldDigest: digest,
         };
     },
 };
-function stability_toOffender(q, relative) {
-    const fields = { question: q.gold.question, runs: q.runs.length };
+/** The question text stays on disk until an offender needs it. */
+async function stability_toOffender(q, relative) {
+    const { question } = (await readRecord(q.gold.source));
+    const fields = {
+        question: typeof question === 'string' ? question : null,
+        runs: q.runs.length,
+    };
     for (const check of CHECKS)
         fields[check] = q.values[check];
     if (q.runs.length > 0) {
@@ -59134,6 +65794,7 @@ function stability_listed(ids) {
 
 
 
+
 /** Every suite kind groundgate knows. Adding a kind = a folder under suites/ and a line here. */
 const SUITE_KINDS = [
     groundedQa,
@@ -59141,6 +65802,7 @@ const SUITE_KINDS = [
     latency,
     consistency,
     stability,
+    context_context,
 ];
 function suiteKind(name) {
     return SUITE_KINDS.find((k) => k.kind === name);
@@ -59719,10 +66381,12 @@ var dist = __nccwpck_require__(8815);
 
 
 const DEFAULT_OFFENDERS = 10;
+const DEFAULT_REPORT_OFFENDERS = 1000;
 const SUITE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 const topLevelSchema = strictObject({
     version: literal(1, { error: 'expected version: 1' }),
     offenders: schemas_int().min(0).max(10_000).optional(),
+    report_offenders: schemas_int().min(0).optional(),
     suites: record(schemas_string()
         .regex(SUITE_NAME, 'expected a suite name of letters, digits, "_", "-", "." starting with a letter'), unknown()),
 });
@@ -59734,7 +66398,7 @@ function loadConfig(file) {
     }
     catch (err) {
         const code = err.code;
-        throw new InputError({ file }, code === 'ENOENT'
+        throw new errors_InputError({ file }, code === 'ENOENT'
             ? 'config file not found; pass --config PATH or create gates.yaml'
             : `cannot read config (${code})`);
     }
@@ -59752,11 +66416,11 @@ function parseConfig(source, file) {
     const firstError = doc.errors[0];
     if (firstError) {
         const message = firstError.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-        throw new InputError(at(firstError.pos[0]), `invalid YAML: ${message}`);
+        throw new errors_InputError(at(firstError.pos[0]), `invalid YAML: ${message}`);
     }
     const data = doc.toJS();
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new InputError(at(0), 'expected a mapping with version: 1 and suites:');
+        throw new errors_InputError(at(0), 'expected a mapping with version: 1 and suites:');
     }
     const locate = (p, key) => at(nodeOffset(doc, p, key));
     const top = topLevelSchema.safeParse(data);
@@ -59767,15 +66431,15 @@ function parseConfig(source, file) {
     for (const [name, raw] of Object.entries(top.data.suites)) {
         const base = ['suites', name];
         if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-            throw new InputError(locate(base), `suite "${name}": expected a mapping with kind: and its inputs`);
+            throw new errors_InputError(locate(base), `suite "${name}": expected a mapping with kind: and its inputs`);
         }
         const kindName = raw.kind;
         if (typeof kindName !== 'string') {
-            throw new InputError(locate(base), `suite "${name}": missing kind; expected one of ${kindList()}`);
+            throw new errors_InputError(locate(base), `suite "${name}": missing kind; expected one of ${kindList()}`);
         }
         const kind = suiteKind(kindName);
         if (!kind) {
-            throw new InputError(locate([...base, 'kind']), `suite "${name}": unknown kind ${JSON.stringify(kindName)}${didYouMean(kindName, SUITE_KINDS.map((k) => k.kind))}; expected one of ${kindList()}`);
+            throw new errors_InputError(locate([...base, 'kind']), `suite "${name}": unknown kind ${JSON.stringify(kindName)}${didYouMean(kindName, SUITE_KINDS.map((k) => k.kind))}; expected one of ${kindList()}`);
         }
         const parsed = kind.configSchema.safeParse(raw);
         if (!parsed.success) {
@@ -59788,7 +66452,7 @@ function parseConfig(source, file) {
             const where = locate([...base, 'gates'], metric);
             if (!resolveMetric(metric, kind.metrics)) {
                 const names = metricNames(kind.metrics, cutoffs[0] ?? 10);
-                throw new InputError(where, `suite "${name}": unknown metric ${JSON.stringify(metric)} for kind ${kind.kind}${didYouMean(metric, names)}; expected one of ${names.join(', ')}`);
+                throw new errors_InputError(where, `suite "${name}": unknown metric ${JSON.stringify(metric)} for kind ${kind.kind}${didYouMean(metric, names)}; expected one of ${names.join(', ')}`);
             }
             gateWhere[metric] = where;
         }
@@ -59798,8 +66462,14 @@ function parseConfig(source, file) {
         suites.push({ name, kind, config, where: locate(base, undefined), gateWhere, inputWhere });
     }
     if (suites.length === 0)
-        throw new InputError(locate(['suites']), 'expected at least one suite under suites:');
-    return { file: external_node_path_namespaceObject.resolve(file), dir, offenders: top.data.offenders ?? DEFAULT_OFFENDERS, suites };
+        throw new errors_InputError(locate(['suites']), 'expected at least one suite under suites:');
+    return {
+        file: external_node_path_namespaceObject.resolve(file),
+        dir,
+        offenders: top.data.offenders ?? DEFAULT_OFFENDERS,
+        reportOffenders: top.data.report_offenders ?? DEFAULT_REPORT_OFFENDERS,
+        suites,
+    };
 }
 function kindList() {
     return SUITE_KINDS.map((k) => k.kind).join(', ');
@@ -59819,7 +66489,7 @@ function issueToError(issue, schema, base, locate, prefix = '') {
     if (issue.code === 'unrecognized_keys') {
         const key = issue.keys[0];
         const known = knownKeys(schema, issue.path);
-        return new InputError(locate(p, key), `${prefix}${shown}unknown key ${JSON.stringify(key)}${didYouMean(key, known)}${known.length ? `; expected one of ${known.join(', ')}` : ''}`);
+        return new errors_InputError(locate(p, key), `${prefix}${shown}unknown key ${JSON.stringify(key)}${didYouMean(key, known)}${known.length ? `; expected one of ${known.join(', ')}` : ''}`);
     }
     // A missing key has no node of its own: point at the mapping that lacks it.
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
@@ -59827,7 +66497,7 @@ function issueToError(issue, schema, base, locate, prefix = '') {
     const message = missing
         ? `missing required key; ${cleanMessage(issue.message).replace(/, received undefined$/, '')}`
         : cleanMessage(issue.message);
-    return new InputError(where, `${prefix}${shown}${message}`);
+    return new errors_InputError(where, `${prefix}${shown}${message}`);
 }
 function cleanMessage(message) {
     return message.replace(/^Invalid input: /, '').replace(/^Invalid option: /, '');
@@ -59985,64 +66655,6 @@ function loadBaseline(file) {
     return { report: parsed.data };
 }
 //# sourceMappingURL=load.js.map
-;// CONCATENATED MODULE: ./lib/gold/canonical.js
-/**
- * Canonical JSON: object keys sorted by code unit at every depth, no insignificant whitespace. Two gold
- * lines that mean the same (reordered keys, other spacing) get the same bytes and so the same digest.
- */
-function canonicalJson(value) {
-    if (value === null || typeof value !== 'object')
-        return JSON.stringify(value) ?? 'null';
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-}
-//# sourceMappingURL=canonical.js.map
-;// CONCATENATED MODULE: ./lib/gold/digest.js
-
-
-
-
-
-/** Field names that identify a gold item, tried in order. */
-const ID_FIELDS = ['qid', 'id', 'instance_id', 'query_id'];
-function sha256(text) {
-    return (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
-}
-/** Digests a JSONL gold set (one or more files), streaming; items need a unique id. */
-async function digestGold(files) {
-    const items = new Map();
-    const canonical = new Map();
-    for (const file of files) {
-        for await (const { line, value } of readJsonl(file)) {
-            const id = itemId(value);
-            if (id === undefined) {
-                throw new InputError({ file, line }, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
-            }
-            if (items.has(id))
-                throw new InputError({ file, line }, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
-            const text = canonicalJson(value);
-            canonical.set(id, text);
-            items.set(id, sha256(text));
-        }
-    }
-    const hash = (0,external_node_crypto_.createHash)('sha256');
-    for (const id of [...items.keys()].sort(files_compareCodeUnits))
-        hash.update(`${canonical.get(id)}\n`);
-    return { sha256: hash.digest('hex'), items };
-}
-function itemId(value) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value))
-        return undefined;
-    for (const field of ID_FIELDS) {
-        const v = value[field];
-        if (typeof v === 'string' && v !== '')
-            return v;
-    }
-    return undefined;
-}
-//# sourceMappingURL=digest.js.map
 ;// CONCATENATED MODULE: ./lib/gold/lock.js
 
 
@@ -60090,12 +66702,12 @@ function readLock(file) {
         data = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
     }
     catch {
-        throw new InputError({ file }, 'lock file is not JSON; expected a lock written by groundgate freeze');
+        throw new errors_InputError({ file }, 'lock file is not JSON; expected a lock written by groundgate freeze');
     }
     const parsed = lockSchema.safeParse(data);
     if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new InputError({ file }, `${issue.path.join('.') || 'lock'}: ${issue.message}; expected a lock written by groundgate freeze`);
+        throw new errors_InputError({ file }, `${issue.path.join('.') || 'lock'}: ${issue.message}; expected a lock written by groundgate freeze`);
     }
     return parsed.data;
 }
@@ -60128,7 +66740,6 @@ function today(env = process.env) {
 
 
 
-
 /** The lock a suite's gold set is checked against: its `lock:` key, else the default beside the gold. */
 function lockPathFor(config, configDir, goldFiles) {
     const lock = config.lock;
@@ -60137,17 +66748,16 @@ function lockPathFor(config, configDir, goldFiles) {
     return { file: defaultLockPath(goldFiles[0]), explicit: false };
 }
 /**
- * Digests the gold set and compares it with its lock. In release mode a missing or different lock is an
+ * Compares a gold set's digest with its lock. In release mode a missing or different lock is an
  * input error naming the items that changed; otherwise it is reported (and shown in the PR comment).
  */
-async function goldStatus(goldFiles, lock, relative, release) {
-    const digest = await digestGold(goldFiles);
+async function goldStatus(digest, goldFiles, lock, relative, release) {
     const locked = readLock(lock.file);
     const report = { sha256: digest.sha256, items: digest.items.size };
     const gold = relative(goldFiles[0]);
     if (!locked) {
         if (release) {
-            throw new InputError({ file: lock.file }, `no lock for gold set ${gold}; expected one written by "groundgate freeze" (release mode needs a frozen gold set)`);
+            throw new errors_InputError({ file: lock.file }, `no lock for gold set ${gold}; expected one written by "groundgate freeze" (release mode needs a frozen gold set)`);
         }
         if (lock.explicit)
             report.lock = { file: relative(lock.file), status: 'missing', added: [], removed: [], changed: [] };
@@ -60157,7 +66767,7 @@ async function goldStatus(goldFiles, lock, relative, release) {
     const status = locked.sha256 === digest.sha256 ? 'match' : 'mismatch';
     report.lock = { file: relative(lock.file), status, ...diff };
     if (release && status === 'mismatch') {
-        throw new InputError({ file: goldFiles[0] }, `gold set does not match its lock ${relative(lock.file)}: ${describeDiff(diff)}; a changed gold set needs sign-off and a new lock (groundgate freeze)`);
+        throw new errors_InputError({ file: goldFiles[0] }, `gold set does not match its lock ${relative(lock.file)}: ${describeDiff(diff)}; a changed gold set needs sign-off and a new lock (groundgate freeze)`);
     }
     return { report, digest };
 }
@@ -60266,6 +66876,7 @@ const version_TOOL_NAME = 'groundgate';
 
 
 
+
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
 async function run(options) {
     const config = loadConfig(options.config);
@@ -60283,10 +66894,10 @@ async function run(options) {
         const inputs = await suiteInputs(suite, config, options.inputs ?? []);
         const metrics = metricsToCompute(suite);
         const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
-        const gold = goldFiles
-            ? await goldStatus(goldFiles, lockPathFor(suite.config, config.dir, goldFiles), relative, options.release ?? false)
-            : undefined;
         const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
+        const gold = goldFiles
+            ? await goldStatus(result.goldDigest ?? (await digestGold(goldFiles)), goldFiles, lockPathFor(suite.config, config.dir, goldFiles), relative, options.release ?? false)
+            : undefined;
         const baseSuite = baseReport?.suites[suite.name];
         const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
         const values = Object.fromEntries(metrics.map((m) => {
@@ -60308,10 +66919,14 @@ async function run(options) {
         const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
         // Items that passed on the baseline and fail now lead the offenders: they are what this change broke.
         const regressed = new Set(comparison?.regressed);
-        const offenders = result.offenders
-            .map(offenderJson)
+        const ordered = [...result.offenders].sort((a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)));
+        // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
+        const shown = ordered.slice(0, config.reportOffenders);
+        const missing = shown.filter((o) => !o.fields).map((o) => o.id);
+        const described = missing.length && result.describe ? await result.describe(missing) : new Map();
+        const offenders = shown
+            .map((o) => offenderJson(o, o.fields ?? described.get(o.id) ?? {}))
             .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
-        offenders.sort((a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)));
         suites[suite.name] = {
             kind: suite.kind.kind,
             inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
@@ -60319,7 +66934,7 @@ async function run(options) {
             metrics: values,
             counts: result.counts,
             ...(comparison ? { comparison } : {}),
-            offenders_total: offenders.length,
+            offenders_total: ordered.length,
             offenders,
             warnings: result.warnings,
             ...(items ? { items } : {}),
@@ -60410,8 +67025,8 @@ function itemMap(items, digest) {
     }
     return out;
 }
-function offenderJson(o) {
-    return { id: o.id, labels: o.labels, ...o.fields, ...(o.source ? { source: o.source } : {}) };
+function offenderJson(o, fields) {
+    return { id: o.id, labels: o.labels, ...fields, ...(o.source ? { source: o.source } : {}) };
 }
 function toPosix(p) {
     return p.split(external_node_path_namespaceObject.sep).join('/');
@@ -60631,7 +67246,7 @@ async function runAction(env = process.env) {
         });
     }
     catch (err) {
-        if (err instanceof InputError) {
+        if (err instanceof errors_InputError) {
             const where = err.where;
             lib_core.error(err.detail, where?.line
                 ? { file: external_node_path_namespaceObject.relative(workspace, where.file), startLine: where.line, startColumn: where.column }
