@@ -62,7 +62,13 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     const inputs = await suiteInputs(suite, config, options.inputs ?? []);
     const metrics = metricsToCompute(suite);
     const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
-    const result = await suite.kind.score(suite.config, { suite: suite.name, inputs, metrics, relative });
+    const result = await suite.kind.score(suite.config, {
+      suite: suite.name,
+      inputs,
+      metrics,
+      relative,
+      baseDir: config.dir,
+    });
     const gold = goldFiles
       ? await goldStatus(
           result.goldDigest ?? (await digestGold(goldFiles)),

@@ -18,6 +18,8 @@ export interface ScoreContext {
   metrics: ResolvedMetric[];
   /** How a file is named in reports: relative to the config's folder, `/`-separated, machine-independent. */
   relative(file: string): string;
+  /** The config's folder, against which the suite resolves paths that are not inputs (e.g. a repos folder). */
+  baseDir: string;
 }
 
 /** A failing item: what a reviewer needs to triage it. `fields` are shown in order. */

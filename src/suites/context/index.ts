@@ -153,25 +153,9 @@ export const context: SuiteKind<ContextConfig> = {
   },
 };
 
-/**
- * The folder `repos` names, relative to gates.yaml. ScoreContext resolves input files, not folders, so
- * the config's folder is found as the one `ctx.relative` maps to "" among the inputs' ancestors.
- */
+/** The folder `repos` names, relative to gates.yaml. */
 function reposDir(repos: string, ctx: ScoreContext): string {
-  const starts = [
-    ...Object.values(ctx.inputs)
-      .flat()
-      .map((f) => path.dirname(f)),
-    process.cwd(),
-  ];
-  let base: string | undefined;
-  for (const start of starts) {
-    for (let dir = start; base === undefined; dir = path.dirname(dir)) {
-      if (ctx.relative(dir) === '') base = dir;
-      if (path.dirname(dir) === dir) break;
-    }
-  }
-  const dir = path.resolve(base ?? process.cwd(), repos);
+  const dir = path.resolve(ctx.baseDir, repos);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new InputError(
       { file: dir },
