@@ -1,10 +1,19 @@
 // Builds the two committed bundles: dist/index.js (the Action) and dist/cli/index.js (the `groundgate` bin).
-// tsc compiles src/ to lib/, then ncc bundles the JS with its dependencies, with source maps so a user's
-// stack trace points at real lines.
+// tsc compiles src/ to lib/, then ncc bundles and minifies the JS with its dependencies (dist/ stays small
+// and starts fast), always with source maps: the entry points enable them, so a stack trace points at src/.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import remapping from '@ampproject/remapping';
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
 rmSync('lib', { recursive: true, force: true });
@@ -19,6 +28,7 @@ rmSync('dist', { recursive: true, force: true });
 const ncc = [
   'node_modules/@vercel/ncc/dist/ncc/cli.js',
   'build',
+  '--minify',
   '--source-map',
   '--no-source-map-register',
   '--quiet',
@@ -27,6 +37,37 @@ const ncc = [
 ];
 if (existsSync('lib/action/index.js')) run(process.execPath, [...ncc, 'lib/action/index.js', '-o', 'dist']);
 run(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']);
+
+// ncc's maps point into lib/ (tsc output, not committed); compose them with tsc's maps so that every
+// position maps to src/*.ts, whose text the maps carry (inlineSources). ncc names each source "../" + its
+// path from the project root, whichever folder the bundle is in.
+const fromRoot = (source) => path.resolve(source.replace(/^\.\.\//, ''));
+for (const bundle of ['dist/index.js', 'dist/cli/index.js'].filter(existsSync)) {
+  const mapFile = `${bundle}.map`;
+  const bundleDir = path.dirname(bundle);
+  const composed = remapping(readFileSync(mapFile, 'utf8'), (source, ctx) => {
+    if (ctx.importer) return null; // tsc's own sources: src/*.ts, the end of the chain
+    const js = fromRoot(source);
+    return js.startsWith(path.resolve('lib') + path.sep) && existsSync(`${js}.map`)
+      ? readFileSync(`${js}.map`, 'utf8')
+      : null;
+  });
+  // Sources named as seen from the bundle, so a reader of dist/ finds them.
+  composed.sources = composed.sources.map(
+    (s) =>
+      s &&
+      path
+        .relative(bundleDir, path.resolve(s.startsWith('../') ? fromRoot(s) : s))
+        .split(path.sep)
+        .join('/'),
+  );
+  // With --minify, ncc prepends the bin's shebang line without shifting the map (it does when not
+  // minifying): every position would map one line off.
+  if (readFileSync(bundle, 'utf8').startsWith('#!') && !composed.mappings.startsWith(';')) {
+    composed.mappings = `;${composed.mappings}`;
+  }
+  writeFileSync(mapFile, JSON.stringify(composed));
+}
 
 // The context suite's tree-sitter runtime and grammars, loaded at run time from dist/wasm/ (next to
 // dist/index.js, one folder up from dist/cli/index.js).

@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from './helpers/tmp.js';
+
+const dist = path.join(REPO, 'dist');
+
+describe('the committed bundles', () => {
+  it('map back to src/ (minified code is only shipped with its source map)', () => {
+    for (const [bundle, source] of [
+      ['cli/index.js', 'src/cli/main.ts'],
+      ['index.js', 'src/action/index.ts'],
+    ] as const) {
+      const code = readFileSync(path.join(dist, bundle), 'utf8');
+      const map = new SourceMap(JSON.parse(readFileSync(path.join(dist, `${bundle}.map`), 'utf8')));
+      const at = code.indexOf('internal error');
+      expect(at).toBeGreaterThan(0);
+      const before = code.slice(0, at);
+      const line = before.split('\n').length - 1;
+      const column = at - (before.lastIndexOf('\n') + 1);
+      const entry = map.findEntry(line, column) as { originalSource?: string };
+      expect(entry.originalSource).toMatch(new RegExp(`${source.replace(/[/.]/g, '\\$&')}$`));
+    }
+  });
+
+  it('keep the JavaScript under 3 MB (the wasm grammars aside)', () => {
+    const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    const bytes = files.reduce((sum, f) => sum + statSync(path.join(dist, f)).size, 0);
+    expect(files.sort()).toEqual(['cli/index.js', 'index.js']);
+    expect(bytes).toBeLessThan(3 * 1024 * 1024);
+  });
+});
