@@ -131,6 +131,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       metrics: values,
       counts: result.counts,
       ...(comparison ? { comparison } : {}),
+      ...(result.tables?.length ? { tables: result.tables } : {}),
       offenders_total: ordered.length,
       offenders,
       warnings: result.warnings,

@@ -207,7 +207,19 @@ describe('consistency suite', () => {
     });
     expect(cons.metrics.abstain_rate).toMatchObject({ value: 0, numerator: 0, denominator: 1 });
     expect(cons.metrics.disagreements).toEqual({ value: 0 });
-    expect(cons.counts).toMatchObject({ pairs: 1, 'confusion.VALID.VALID': 1, 'confusion.VALID.REJECT': 0 });
+    expect(cons.counts).toMatchObject({ pairs: 1 });
+    expect(cons.tables).toEqual([
+      {
+        title: 'confusion matrix (rows: Scholar, columns: Auditor)',
+        columns: ['scholar \\ auditor', 'VALID', 'NOT_IN_CONTEXT', 'REJECT', 'ABSTAIN'],
+        rows: [
+          ['VALID', 1, 0, 0, 0],
+          ['NOT_IN_CONTEXT', 0, 0, 0, 0],
+          ['REJECT', 0, 0, 0, 0],
+          ['ABSTAIN', 0, 0, 0, 0],
+        ],
+      },
+    ]);
     expect(cons.offenders).toEqual([]);
     expect(report.gates.map((g) => [g.metric, g.passed])).toEqual([
       ['agreement', true],

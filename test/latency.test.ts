@@ -332,25 +332,17 @@ describe('latency suite', () => {
       ['p95_ms', false],
       ['llm.p95_ms', true],
     ]);
+    expect(lat.tables).toEqual([
+      {
+        title: 'latency per configuration',
+        columns: ['configuration', 'requests', 'p50_ms', 'p95_ms', 'p99_ms', 'tail_amplification'],
+        rows: [
+          ['b', 2, 55, 59.5, 59.9, 59.9 / 55],
+          ['a', 3, 200, lat.metrics.p95_ms!.value, 886, lat.metrics.tail_amplification!.value],
+        ],
+      },
+    ]);
     expect(lat.offenders).toEqual([
-      {
-        id: 'b',
-        labels: ['configuration'],
-        requests: 2,
-        p50_ms: 55,
-        p95_ms: 59.5,
-        p99_ms: 59.9,
-        tail_amplification: 59.9 / 55,
-      },
-      {
-        id: 'a',
-        labels: ['configuration'],
-        requests: 3,
-        p50_ms: 200,
-        p95_ms: lat.metrics.p95_ms!.value,
-        p99_ms: 886,
-        tail_amplification: lat.metrics.tail_amplification!.value,
-      },
       {
         id: 'q3',
         labels: ['above_p95'],
@@ -414,12 +406,24 @@ describe('latency suite', () => {
       unknown_qids: 1,
       pareto: 2,
     });
-    const points = lat.offenders.filter((o) => o.labels[0] !== 'above_p95');
-    expect(points.map((o) => [o.id, o.labels[0], o.p95_ms, o.precision, o.chr, o.dominated_by])).toEqual([
-      ['runs/cheap.jsonl', 'pareto', 290, 0.5, 0.5, null],
-      ['runs/good.jsonl', 'pareto', 590, 1, 1, null],
-      ['runs/bad.jsonl', 'dominated', 947.5, 0.5, 0.5, 'runs/cheap.jsonl'],
+    const [points] = lat.tables!;
+    expect(points!.chart).toEqual({
+      x: 'p95_ms',
+      y: 'precision',
+      label: 'configuration',
+      highlight: 'pareto',
+    });
+    const col = (row: unknown[], name: string) => row[points!.columns.indexOf(name)];
+    expect(
+      points!.rows.map((r) =>
+        ['configuration', 'pareto', 'p95_ms', 'precision', 'chr', 'dominated_by'].map((c) => col(r, c)),
+      ),
+    ).toEqual([
+      ['runs/cheap.jsonl', true, 290, 0.5, 0.5, null],
+      ['runs/good.jsonl', true, 590, 1, 1, null],
+      ['runs/bad.jsonl', false, 947.5, 0.5, 0.5, 'runs/cheap.jsonl'],
     ]);
+    expect(lat.offenders.every((o) => o.labels[0] === 'above_p95')).toBe(true);
     expect(lat.warnings).toEqual([
       '1 of 7 trace lines have no latency_ms and are left out of the latency figures',
       '1 trace qid not in gold not scored for accuracy: Q3',
@@ -484,12 +488,14 @@ describe('repository example (gates.yaml: latency, latency-accuracy)', () => {
     expect(lat.metrics['llm.p95_ms']).toEqual({ value: 1352.65 });
     expect(lat.metrics['rerank.p99_ms']).toEqual({ value: 59 });
     expect(lat.counts).toEqual({ samples: 30, requests: 10, configurations: 3 });
-    expect(lat.offenders.map((o) => [o.id.slice(0, 12), o.labels[0], o.p95_ms ?? o.e2e_ms])).toEqual([
-      ['{"k_lex": 40', 'configuration', 1470.0500000000002],
-      ['{"k_lex": 20', 'configuration', 1606.1],
-      ['{"k_lex": 60', 'configuration', 1625.5],
-      ['L007', 'above_p95', 1574],
+    const t = lat.tables![0]!;
+    expect(t.title).toBe('latency per configuration');
+    expect(t.rows.map((r) => [String(r[0]).slice(0, 12), r[t.columns.indexOf('p95_ms')]])).toEqual([
+      ['{"k_lex": 40', 1470.0500000000002],
+      ['{"k_lex": 20', 1606.1],
+      ['{"k_lex": 60', 1625.5],
     ]);
+    expect(lat.offenders.map((o) => [o.id, o.labels[0], o.e2e_ms])).toEqual([['L007', 'above_p95', 1574]]);
     expect(report.verdict).toBe('pass');
   });
 
@@ -497,12 +503,17 @@ describe('repository example (gates.yaml: latency, latency-accuracy)', () => {
     const { report } = await run({ config: path.join(REPO, 'gates.yaml'), suites: ['latency-accuracy'] });
     const lat = report.suites['latency-accuracy']!;
     expect(lat.metrics.p95_ms).toEqual({ value: 1454.3500000000001 });
-    expect(lat.offenders.map((o) => [o.id, o.labels[0], o.p95_ms ?? o.e2e_ms, o.precision])).toEqual([
-      ['examples/latency/traces/fast.trace.jsonl', 'pareto', 981.1, 0.75],
-      ['examples/latency/traces/balanced.trace.jsonl', 'pareto', 1454.3500000000001, 1],
-      ['examples/latency/traces/deep.trace.jsonl', 'dominated', 2191.9, 0.875],
-      ['L006', 'above_p95', 1480, undefined],
+    const t = lat.tables![0]!;
+    const pick = (name: string) => t.rows.map((r) => r[t.columns.indexOf(name)]);
+    expect(pick('configuration')).toEqual([
+      'examples/latency/traces/fast.trace.jsonl',
+      'examples/latency/traces/balanced.trace.jsonl',
+      'examples/latency/traces/deep.trace.jsonl',
     ]);
+    expect(pick('pareto')).toEqual([true, true, false]);
+    expect(pick('p95_ms')).toEqual([981.1, 1454.3500000000001, 2191.9]);
+    expect(pick('precision')).toEqual([0.75, 1, 0.875]);
+    expect(lat.offenders.map((o) => [o.id, o.labels[0], o.e2e_ms])).toEqual([['L006', 'above_p95', 1480]]);
     expect(lat.counts).toMatchObject({ configurations: 3, pareto: 2 });
     expect(report.verdict).toBe('pass');
   });

@@ -49,3 +49,12 @@ export function formatDelta(delta: number | null | undefined, unit?: string): st
 export function formatP(p: number): string {
   return p < 0.0001 ? '< 0.0001' : `= ${p.toFixed(4)}`;
 }
+
+/** A table cell as text: numbers rounded like metrics, null as a dash. Not escaped. */
+export function cellText(v: string | number | boolean | null): string {
+  if (v === null) return '—';
+  // Large values are times or counts (ms, tokens): one decimal says enough; small ones are ratios.
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : fixed4(v);
+  return String(v);
+}

@@ -1,5 +1,6 @@
 import { escapeXml as esc } from './escape.js';
 import {
+  cellText,
   fixed4,
   formatDelta,
   formatP,
@@ -11,7 +12,7 @@ import {
 } from './format.js';
 import type { OffenderJson, Report, SuiteReport } from './schema.js';
 import { specOf } from './specs.js';
-import { svgTrend } from './svg.js';
+import { svgScatter, svgTrend } from './svg.js';
 import type { Trend } from './trend.js';
 
 export interface HtmlOptions {
@@ -36,9 +37,10 @@ td.st-fail{color:#cf222e;font-weight:600}td.st-pass{color:#1a7f37}td.st-skip{col
 .charts{display:flex;flex-wrap:wrap;gap:12px}
 .charts svg{background:#fff;border:1px solid #d1d9e0;border-radius:6px}
 svg .t{font-size:12px;font-weight:600}svg .yl{font-size:10px;text-anchor:end;fill:#59636e}
-svg .xl{font-size:10px;fill:#59636e}svg .end{text-anchor:end}svg .gl{font-size:10px;text-anchor:end;fill:#cf222e}
+svg .xl{font-size:10px;fill:#59636e}svg .end{text-anchor:end}svg .mid{text-anchor:middle}
+.scroll{overflow-x:auto}svg .gl{font-size:10px;text-anchor:end;fill:#cf222e}
 svg .axis{stroke:#d1d9e0}svg .gate{stroke:#cf222e;stroke-dasharray:4 3}
-svg .line{fill:none;stroke:#0969da;stroke-width:2}svg .pt{fill:#0969da}
+svg .line{fill:none;stroke:#0969da;stroke-width:2}svg .pt{fill:#0969da}svg .off{fill:#fff;stroke:#59636e}
 code{font-size:12px;background:#eff2f5;padding:1px 4px;border-radius:4px}
 .labels code{background:#ffebe9}
 `;
@@ -119,6 +121,18 @@ function suiteHtml(report: Report, name: string, suite: SuiteReport, options: Ht
   out.push('</tbody></table>');
   for (const w of suite.warnings) out.push(`<div class="note">${esc(w)}</div>`);
 
+  for (const t of suite.tables ?? []) {
+    out.push(`<h3>${esc(t.title)}</h3>`);
+    if (t.chart) out.push(`<div class="charts">${svgScatter(t)}</div>`);
+    out.push(
+      `<div class="scroll"><table class="data"><thead><tr>${t.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>`,
+    );
+    for (const r of t.rows)
+      out.push(
+        `<tr>${r.map((v) => `<td${typeof v === 'number' ? ' class="num"' : ''}>${esc(cellText(v))}</td>`).join('')}</tr>`,
+      );
+    out.push('</tbody></table></div>');
+  }
   const trends = (options.trends ?? []).filter((t) => t.key.startsWith(`${name}.`));
   if (trends.length) out.push(`<div class="charts">${trends.map(svgTrend).join('')}</div>`);
 

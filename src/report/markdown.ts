@@ -1,6 +1,7 @@
 import { suiteKind } from '../suites/registry.js';
 import { escapeList, escapeMarkdown } from './escape.js';
 import {
+  cellText,
   fixed4,
   formatDelta,
   formatP,
@@ -134,6 +135,17 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   }
   top.push('');
 
+  for (const t of suite.tables ?? []) {
+    top.push(
+      `**${escapeMarkdown(t.title)}**`,
+      '',
+      `| ${t.columns.map((c) => escapeMarkdown(c)).join(' | ')} |`,
+      `|${'---|'.repeat(t.columns.length)}`,
+    );
+    for (const r of t.rows)
+      top.push(`| ${r.map((v) => escapeMarkdown(cellText(v), { maxLength: 80 })).join(' | ')} |`);
+    top.push('');
+  }
   const columns = suiteKind(suite.kind)?.offenderColumns ?? [];
   const tableHead = [
     `| id | labels | ${[...columns, 'details'].join(' | ')} |`,

@@ -42,6 +42,19 @@ export const comparisonSchema = z.strictObject({
   mcnemar_p: z.number(),
 });
 
+const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** A small table a suite reports beside its metrics (configuration points, a confusion matrix). */
+export const tableSchema = z.strictObject({
+  title: z.string(),
+  columns: z.array(z.string()),
+  rows: z.array(z.array(cell)),
+  /** Draw the rows as a scatter plot: x and y are numeric columns; highlighted rows stand out. */
+  chart: z
+    .strictObject({ x: z.string(), y: z.string(), label: z.string(), highlight: z.string().optional() })
+    .optional(),
+});
+
 export const suiteReportSchema = z.strictObject({
   kind: z.string(),
   inputs: z.record(z.string(), z.array(z.string())),
@@ -49,6 +62,7 @@ export const suiteReportSchema = z.strictObject({
   metrics: z.record(z.string(), metricValueSchema),
   counts: z.record(z.string(), z.number()),
   comparison: comparisonSchema.optional(),
+  tables: z.array(tableSchema).optional(),
   offenders_total: z.int(),
   offenders: z.array(offenderSchema),
   warnings: z.array(z.string()),
@@ -87,6 +101,7 @@ export type GateResult = z.infer<typeof gateResultSchema>;
 export type OffenderJson = z.infer<typeof offenderSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
 export type GoldReport = z.infer<typeof goldReportSchema>;
+export type Table = z.infer<typeof tableSchema>;
 
 /** Fixed key order and a trailing newline: byte-identical output for identical inputs. */
 export function serializeReport(report: Report): string {

@@ -1,5 +1,6 @@
 import { escapeTerminal } from './escape.js';
 import {
+  cellText,
   fixed4,
   formatDelta,
   formatP,
@@ -69,6 +70,15 @@ export function renderText(report: Report, options: TextOptions): string {
       });
     }
     out.push(...table(rows).map((l) => `  ${l}`));
+    for (const t of suite.tables ?? []) {
+      out.push('', `  ${escapeTerminal(t.title, 120)}:`);
+      out.push(
+        ...table([
+          t.columns.map((c) => escapeTerminal(c, 40)),
+          ...t.rows.map((r) => r.map((v) => escapeTerminal(cellText(v), 60))),
+        ]).map((l) => `    ${l}`),
+      );
+    }
     for (const w of suite.warnings) out.push(`  warning: ${escapeTerminal(w, 300)}`);
 
     if (suite.offenders_total > 0) {

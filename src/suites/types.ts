@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
 import type { GoldDigest } from '../gold/digest.js';
+import type { Table } from '../report/schema.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
 
 /** Keys every suite's config has, whatever its kind. */
@@ -42,6 +43,8 @@ export interface SuiteResult {
   items?: { id: string; pass: boolean }[];
   /** Fields of the offenders that come without them, for the few a report shows. */
   describe?: (ids: readonly string[]) => Promise<Map<string, NonNullable<Offender['fields']>>>;
+  /** Tables beside the metrics (e.g. configuration points with a chart, a confusion matrix). */
+  tables?: Table[];
   /** The gold set's digest, when the loader computed it while reading (saves run() a second pass). */
   goldDigest?: GoldDigest;
 }

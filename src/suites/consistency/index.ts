@@ -92,16 +92,18 @@ export const consistency: SuiteKind<ConsistencyConfig> = {
       }
     }
     const scored = scoreConsistency(pairs);
-    LABELS.forEach((s, i) =>
-      LABELS.forEach((a, j) => {
-        counts[`confusion.${s}.${a}`] = scored.confusion[i]![j]!;
-      }),
-    );
     return {
       metrics: scored.metrics,
       counts: { pairs: pairs.length, ...counts },
       offenders: scored.flagged.map((f) => toOffender(f, ctx.relative)),
       warnings,
+      tables: [
+        {
+          title: 'confusion matrix (rows: Scholar, columns: Auditor)',
+          columns: ['scholar \\ auditor', ...LABELS],
+          rows: LABELS.map((s, i) => [s, ...scored.confusion[i]!]),
+        },
+      ],
       items: pairs.map((p) => ({
         id: p.qid,
         pass: p.scholar.label === p.auditor.label && p.scholar.label !== 'ABSTAIN',

@@ -7,6 +7,7 @@ import { configSchema as qaConfigSchema, scuRules } from '../grounded-qa/index.j
 import { judgeRuns, loadGold } from '../grounded-qa/load.js';
 import { compileRules } from '../grounded-qa/scu.js';
 import { aggregate } from '../grounded-qa/score.js';
+import type { Table } from '../../report/schema.js';
 import type { Offender, SuiteKind } from '../types.js';
 import { STAGES, type LatencySample } from './contract.js';
 import { loadCsv, loadTraceLatencies } from './load.js';
@@ -140,6 +141,7 @@ export const latency: SuiteKind<LatencyConfig> = {
     const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
 
     const offenders: Offender[] = [];
+    const tables: Table[] = [];
     if (configurations.length > 1) {
       const accuracy =
         traces && gold ? await scoreConfigurations(traces, gold, config, ctx.relative) : undefined;
@@ -154,7 +156,7 @@ export const latency: SuiteKind<LatencyConfig> = {
       }
       const points = configurationPoints(samples, configurations, accuracy?.byConfiguration);
       if (accuracy) counts.pareto = points.filter((p) => p.pareto).length;
-      offenders.push(...points.map((p) => pointOffender(p, accuracy !== undefined)));
+      tables.push(pointsTable(points, accuracy !== undefined));
     }
     const hasStages = csv !== undefined;
     offenders.push(
@@ -171,6 +173,7 @@ export const latency: SuiteKind<LatencyConfig> = {
       },
       offenders,
       warnings,
+      tables,
     };
   },
 };
@@ -205,25 +208,37 @@ async function scoreConfigurations(
   return { byConfiguration, unknown };
 }
 
-function pointOffender(p: ConfigurationPoint, withAccuracy: boolean): Offender {
-  const fields: Offender['fields'] = {
-    requests: p.requests,
-    p50_ms: p.p50 ?? null,
-    p95_ms: p.p95 ?? null,
-    p99_ms: p.p99 ?? null,
-    tail_amplification: p.tailAmplification,
-  };
-  if (withAccuracy) {
-    fields.precision = p.accuracy?.precision ?? null;
-    fields.chr = p.accuracy?.chr ?? null;
-    fields.coverage = p.accuracy?.coverage ?? null;
-    fields.dominated_by = p.dominatedBy ?? null;
-  }
+/** One row per configuration; with accuracy, the P95-vs-precision chart with the Pareto set highlighted. */
+function pointsTable(points: readonly ConfigurationPoint[], withAccuracy: boolean): Table {
+  const columns = ['configuration', 'requests', 'p50_ms', 'p95_ms', 'p99_ms', 'tail_amplification'];
+  if (withAccuracy) columns.push('precision', 'chr', 'coverage', 'pareto', 'dominated_by');
+  const rows = points.map((p) => {
+    // An empty knobs cell is a configuration too; an empty name would vanish in tables.
+    const row: Table['rows'][number] = [
+      p.name === '' ? '(no knobs)' : p.name,
+      p.requests,
+      p.p50 ?? null,
+      p.p95 ?? null,
+      p.p99 ?? null,
+      p.tailAmplification,
+    ];
+    if (withAccuracy)
+      row.push(
+        p.accuracy?.precision ?? null,
+        p.accuracy?.chr ?? null,
+        p.accuracy?.coverage ?? null,
+        p.pareto === true,
+        p.dominatedBy ?? null,
+      );
+    return row;
+  });
   return {
-    // An empty knobs cell is a configuration too; an empty id would vanish in tables.
-    id: p.name === '' ? '(no knobs)' : p.name,
-    labels: [p.pareto === null ? 'configuration' : p.pareto ? 'pareto' : 'dominated'],
-    fields,
+    title: withAccuracy ? 'latency vs accuracy (one point per configuration)' : 'latency per configuration',
+    columns,
+    rows,
+    ...(withAccuracy
+      ? { chart: { x: 'p95_ms', y: 'precision', label: 'configuration', highlight: 'pareto' } }
+      : {}),
   };
 }
 
