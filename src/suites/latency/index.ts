@@ -93,7 +93,7 @@ export const latency: SuiteKind<LatencyConfig> = {
   configSchema,
   inputKeys: ['csv', 'traces', 'gold'],
   metrics,
-  offenderColumns: ['p95_ms', 'precision', 'chr', 'dominated_by', 'e2e_ms', 'slowest_stage'],
+  offenderColumns: ['configuration', 'e2e_ms', 'slowest_stage'],
   defaultCutoffs: (config) => config.percentiles,
 
   async score(config, ctx) {
