@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { extractCommand } from './extract.js';
 import { freezeCommand, verifyCommand } from './freeze.js';
 import { historyCommand } from './history.js';
+import { normalizeCommand } from './normalize.js';
 
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -11,4 +12,5 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   historyCommand,
   extractCommand,
+  normalizeCommand,
 ];

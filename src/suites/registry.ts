@@ -1,3 +1,4 @@
+import { agentRetrieval } from './agent-retrieval/index.js';
 import { consistency } from './consistency/index.js';
 import { context } from './context/index.js';
 import { groundedQa } from './grounded-qa/index.js';
@@ -14,6 +15,7 @@ export const SUITE_KINDS: readonly SuiteKind[] = [
   consistency as unknown as SuiteKind,
   stability as unknown as SuiteKind,
   context as unknown as SuiteKind,
+  agentRetrieval as unknown as SuiteKind,
 ];
 
 export function suiteKind(name: string): SuiteKind | undefined {

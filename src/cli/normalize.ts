@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { displayPath, UsageError } from '../errors.js';
+import { loadRegistry } from '../suites/agent-retrieval/ground-truth/registry.js';
+import { normalizeRun, type NormalizedTask } from '../suites/agent-retrieval/normalize/run.js';
+import { writeOutput, type CliIo, type Command } from './command.js';
+
+const USAGE = `Usage: groundgate normalize RUN_DIR... [--out DIR] [--tasks DIR] [--registry FILE]
+
+Turns the agent traces of CodeScaleBench-style runs into retrieval-event documents (schema 1.0), one per
+task and config, for the agent-retrieval suite. A RUN_DIR is runs/{staging|official}/{run_id}, holding
+{config}/{batch}/{task}__{suffix}/ trials with agent/trajectory.json and/or agent/claude-code.txt.
+
+Documents go to RUN_DIR/retrieval_events/{config}/{task}.retrieval_events.json, beside the run's own
+files, which are never written.
+
+Options:
+  -o, --out DIR          write under DIR instead (DIR/{run_id}/... when several runs are given)
+  -t, --tasks DIR        task definitions, DIR/{task}/ or DIR/{benchmark}/{task}/: ground truth from
+                         tests/ground_truth.json, expected_defects.json, expected_changes.json, patches,
+                         solution/solve.sh, tests/test.sh, instruction.md (first that lists files)
+  -r, --registry FILE    a ground-truth registry {task: {files, source, confidence}} for tasks the
+                         task folders give no ground truth for
+  -b, --benchmark NAME   provenance.benchmark (default: the task's benchmark folder, else "unknown")
+      --generated-at T   generated_at (default: SOURCE_DATE_EPOCH if set, else now)
+  -h, --help             show this help
+`;
+
+const zoned = z.iso.datetime({ offset: true });
+
+export const normalizeCommand: Command = {
+  name: 'normalize',
+  summary: 'turn agent run directories into retrieval-event documents (for the agent-retrieval suite)',
+  usage: USAGE,
+  async run(argv: readonly string[], io: CliIo) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: [...argv],
+        allowPositionals: true,
+        strict: true,
+        options: {
+          out: { type: 'string', short: 'o' },
+          tasks: { type: 'string', short: 't' },
+          registry: { type: 'string', short: 'r' },
+          benchmark: { type: 'string', short: 'b' },
+          'generated-at': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      });
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message.split('\n')[0]}; usage: ${USAGE.split('\n')[0]}`);
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (positionals.length === 0) throw new UsageError('expected at least one RUN_DIR');
+    const generatedAt = generatedAtFrom(values['generated-at'], io.env.SOURCE_DATE_EPOCH);
+    const registry = values.registry ? loadRegistry(path.resolve(values.registry)) : undefined;
+
+    const written: NormalizedTask[] = [];
+    for (const runDir of positionals) {
+      const outDir =
+        values.out === undefined
+          ? undefined
+          : positionals.length > 1
+            ? path.join(values.out, path.basename(path.resolve(runDir)))
+            : values.out;
+      const run = await normalizeRun(runDir, {
+        ...(outDir ? { outDir } : {}),
+        ...(values.tasks ? { tasksDir: path.resolve(values.tasks) } : {}),
+        ...(registry ? { registry } : {}),
+        ...(values.benchmark ? { benchmark: values.benchmark } : {}),
+        generatedAt,
+      });
+      for (const w of run.warnings) io.stderr(`groundgate: warning: ${w}\n`);
+      for (const task of run.tasks) {
+        mkdirSync(path.dirname(task.file), { recursive: true });
+        writeOutput(task.file, `${JSON.stringify(task.doc, null, 2)}\n`);
+        if (task.noGroundTruth) {
+          const p = task.doc.provenance;
+          io.stderr(
+            `groundgate: warning: ${p.config_name}/${p.task_name}: no ground truth (${task.noGroundTruth})\n`,
+          );
+        }
+        written.push(task);
+      }
+    }
+    io.stdout(`${describe(written)}\n`);
+    return 0;
+  },
+};
+
+function generatedAtFrom(flag: string | undefined, epoch: string | undefined): string {
+  if (flag !== undefined) {
+    if (!zoned.safeParse(flag).success) {
+      throw new UsageError(
+        `--generated-at ${JSON.stringify(flag)}: expected an ISO 8601 date-time with a time zone`,
+      );
+    }
+    return flag;
+  }
+  if (epoch !== undefined && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000).toISOString();
+  return new Date().toISOString();
+}
+
+function describe(tasks: readonly NormalizedTask[]): string {
+  const by = (source: string | null) => tasks.filter((t) => t.doc.coverage.trace_source === source).length;
+  const dirs = [...new Set(tasks.map((t) => displayPath(path.dirname(path.dirname(t.file)))))];
+  const where = dirs.length === 1 ? ` to ${dirs[0]}` : '';
+  const noTruth = tasks.filter((t) => !t.doc.coverage.has_ground_truth).length;
+  return (
+    `wrote ${tasks.length} retrieval-event document${tasks.length === 1 ? '' : 's'}${where}: ` +
+    `${by('merged')} merged, ${by('trajectory')} trajectory only, ${by('transcript')} transcript only, ` +
+    `${by(null)} without a usable trace; ${noTruth} without ground truth`
+  );
+}

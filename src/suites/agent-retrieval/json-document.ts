@@ -1,0 +1,194 @@
+import { readFileSync } from 'node:fs';
+import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+import { InputError } from '../../errors.js';
+import { describeJsonError } from '../../io/jsonl.js';
+import { describeIssue, formatPath } from '../../io/validate.js';
+
+/**
+ * Whole-file JSON documents (event documents, trajectories, task metadata) read with positions: a syntax
+ * error names its line and column, and so does a value that fails its contract.
+ */
+export interface JsonText {
+  file: string;
+  text: string;
+  value: unknown;
+}
+
+/** Reads and parses a JSON file; a missing file, an unreadable one or bad JSON is an InputError. */
+export function readJsonFile(file: string, what: string): JsonText {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError({ file }, code === 'ENOENT' ? 'file not found' : `cannot read (${code ?? 'error'})`);
+  }
+  return { file, text, value: parseJson(text, file, what) };
+}
+
+export function parseJson(text: string, file: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const { reason } = describeJsonError(err, text);
+    throw new InputError(
+      { file, ...lineColumn(text, syntaxErrorOffset(text)) },
+      `invalid JSON: ${reason}; expected ${what}`,
+    );
+  }
+}
+
+/**
+ * Where JSON.parse gave up, which V8 does not always say (Node 20 names the token, not its position): a
+ * scan of the JSON grammar that stops at the first character that cannot continue the document.
+ */
+function syntaxErrorOffset(text: string): number {
+  let i = 0;
+  function fail(): never {
+    throw new SyntaxError(String(i));
+  }
+  function ws(): void {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  }
+  function literal(word: string): void {
+    for (const c of word) {
+      if (text[i] !== c) fail();
+      i++;
+    }
+  }
+  function string(): void {
+    i++; // the opening quote
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (Number.isNaN(c) || c < 0x20) fail();
+      if (c === 0x22) {
+        i++;
+        return;
+      }
+      if (c !== 0x5c) {
+        i++;
+        continue;
+      }
+      const e = text[i + 1];
+      if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+      else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
+      else {
+        i++;
+        fail();
+      }
+    }
+  }
+  function number(): void {
+    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!m || m[0] === '-') fail();
+    i += m[0].length;
+  }
+  function members(close: string, member: () => void): void {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      member();
+      ws();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      if (text[i] !== ',') fail();
+      i++;
+    }
+  }
+  function value(): void {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      members('}', () => {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+      });
+    } else if (c === '[') members(']', value);
+    else if (c === '"') string();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else number();
+  }
+  try {
+    value();
+    ws();
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+  }
+  return i;
+}
+
+/** Validates a parsed document; the error points at the offending value in the file. */
+export function validateJson<T>(schema: z.ZodType<T>, json: JsonText, what: string): T {
+  const result = schema.safeParse(json.value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  // A missing key has no node of its own: point at the object that lacks it.
+  const missing = issue.path.length > 0 && valueAt(json.value, issue.path) === undefined;
+  const expected = issue.message
+    .replace(/^Invalid (input|option): /, '')
+    .replace(/, received undefined$/, '');
+  const detail = missing
+    ? `missing field "${formatPath(issue.path)}" (${what}); ${expected}`
+    : describeIssue(issue, json.value, what);
+  throw errorAt(json, missing ? issue.path.slice(0, -1) : issue.path, detail);
+}
+
+/** An input error at the value `path` names. */
+export function errorAt(json: JsonText, path: readonly PropertyKey[], detail: string): InputError {
+  return new InputError({ file: json.file, ...locate(json.text, path) }, detail);
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const segment of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[segment];
+  }
+  return v;
+}
+
+/** 1-based line and column of a character offset. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * Where the value at `path` starts. JSON is YAML, so the YAML parser (already used for gates.yaml) gives
+ * node offsets; it only runs when a document is invalid.
+ */
+function locate(text: string, path: readonly PropertyKey[]): { line?: number; column?: number } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  let node = doc.contents as YamlNode | null;
+  for (const segment of path) {
+    let next: unknown;
+    if (isMap(node)) next = node.items.find((pair) => String(pair.key) === String(segment))?.value;
+    else if (isSeq(node) && typeof segment === 'number') next = node.items[segment];
+    if (!next) break;
+    node = next as YamlNode;
+  }
+  const offset = node?.range?.[0];
+  if (offset === undefined) return {};
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
