@@ -158,7 +158,7 @@ describe('loading event documents', () => {
   it('names the line and column of a bad value, a missing field and bad JSON', () => {
     const badEnum = documentText((d) => ((d.events as Json[])[0]!.tool_category = 'search'));
     expect(message(load(badEnum))).toMatch(
-      /^doc\.json:27:24: field "events\[0\]\.tool_category": Invalid option: expected one of "file_read"\|.*\(a retrieval-event document \(schema 1\.x\)\)$/,
+      /^doc\.json:27:24: field "events\[0\]\.tool_category": expected one of "file_read"\|.*\(a retrieval-event document \(schema 1\.x\)\)$/,
     );
     const missing = documentText((d) => delete (d.coverage as Json).trace_source);
     expect(message(load(missing))).toBe(

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
 import { readHistory } from '../history/history.js';
 import { renderHtml } from '../report/html.js';
@@ -8,7 +7,7 @@ import { serializeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { run, type InputOverride } from '../run.js';
-import { writeOutput, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 export const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -56,33 +55,22 @@ Exit status: 0 every gate passed, 1 a gate failed, 2 usage, configuration or inp
 `;
 
 export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      allowNegative: true,
-      strict: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        suite: { type: 'string', short: 's', multiple: true },
-        input: { type: 'string', short: 'i', multiple: true },
-        format: { type: 'string', short: 'f' },
-        out: { type: 'string', short: 'o' },
-        report: { type: 'string' },
-        baseline: { type: 'string' },
-        release: { type: 'boolean' },
-        history: { type: 'string' },
-        trend: { type: 'string' },
-        offenders: { type: 'string' },
-        quiet: { type: 'boolean', short: 'q' },
-        color: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
-  }
+  const parsed = parseCommandArgs(argv, {
+    config: { type: 'string', short: 'c' },
+    suite: { type: 'string', short: 's', multiple: true },
+    input: { type: 'string', short: 'i', multiple: true },
+    format: { type: 'string', short: 'f' },
+    out: { type: 'string', short: 'o' },
+    report: { type: 'string' },
+    baseline: { type: 'string' },
+    release: { type: 'boolean' },
+    history: { type: 'string' },
+    trend: { type: 'string' },
+    offenders: { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
+    color: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InputError, UsageError } from '../errors.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -25,5 +26,28 @@ export function writeOutput(file: string, text: string): void {
     writeFileSync(file, text);
   } catch (err) {
     throw new InputError({ file }, `cannot write output (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/**
+ * node:util parseArgs (strict, positionals and --no-flags allowed) in the CLI's error style: a bad flag
+ * is a one-line UsageError, followed by the command's usage line when given.
+ */
+export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: readonly string[],
+  options: O,
+  usage?: string,
+) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      options,
+      allowPositionals: true,
+      allowNegative: true,
+      strict: true,
+    } as const);
+  } catch (err) {
+    const first = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '');
+    throw new UsageError(usage ? `${first}; usage: ${usage.split('\n')[0]!.replace(/^Usage: /, '')}` : first);
   }
 }

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { displayPath, UsageError } from '../errors.js';
 import { AGENTS, type Agent } from '../suites/context/contract.js';
 import { extractTrajectories, trajectoryFiles } from '../suites/context/extract/index.js';
-import { writeOutput, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 const USAGE = `Usage: groundgate extract --agent AGENT PATH... [--out FILE]
 
@@ -31,21 +30,15 @@ export const extractCommand: Command = {
   summary: 'turn agent trajectories into ContextBench predictions (for the context suite)',
   usage: USAGE,
   async run(argv: readonly string[], io: CliIo) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...argv],
-        allowPositionals: true,
-        strict: true,
-        options: {
-          agent: { type: 'string', short: 'a' },
-          out: { type: 'string', short: 'o' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      });
-    } catch (err) {
-      throw new UsageError(`${(err as Error).message.split('\n')[0]}; usage: ${USAGE.split('\n')[0]}`);
-    }
+    const parsed = parseCommandArgs(
+      argv,
+      {
+        agent: { type: 'string', short: 'a' },
+        out: { type: 'string', short: 'o' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      USAGE,
+    );
     const { values, positionals } = parsed;
     if (values.help) {
       io.stdout(USAGE);

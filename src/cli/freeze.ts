@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { displayPath, UsageError } from '../errors.js';
 import { digestGold } from '../gold/digest.js';
@@ -7,7 +6,7 @@ import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '.
 import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
 import type { LoadedSuite } from '../suites/types.js';
-import type { CliIo, Command } from './command.js';
+import { parseCommandArgs, type CliIo, type Command } from './command.js';
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -16,19 +15,9 @@ const OPTIONS = {
 } as const;
 
 function parse(argv: readonly string[], usage: string) {
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-    return values.help ? 'help' : { config: values.config ?? 'gates.yaml', suites: values.suite ?? [] };
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`${(err as Error).message.split('\n')[0]}; usage: ${usage.split('\n')[0]}`);
-  }
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, usage);
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  return values.help ? 'help' : { config: values.config ?? 'gates.yaml', suites: values.suite ?? [] };
 }
 
 /** The suites whose kind has a lockable gold set, with their gold files and lock path. */

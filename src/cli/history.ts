@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { InputError, UsageError } from '../errors.js';
 import { appendEntry, entryFor, readHistory } from '../history/history.js';
 import { reportSchema } from '../report/schema.js';
-import type { CliIo, Command } from './command.js';
+import { parseCommandArgs, type CliIo, type Command } from './command.js';
 
 const USAGE = `Usage: groundgate history append REPORT --file FILE [--label TEXT]
 
@@ -17,21 +16,11 @@ export const historyCommand: Command = {
   summary: 'append a report to a history file (trend charts in markdown and html)',
   usage: USAGE,
   async run(argv, io: CliIo) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...argv],
-        allowPositionals: true,
-        strict: true,
-        options: {
-          file: { type: 'string' },
-          label: { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      });
-    } catch (err) {
-      throw new UsageError((err as Error).message.split('\n')[0]!);
-    }
+    const parsed = parseCommandArgs(argv, {
+      file: { type: 'string' },
+      label: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
     const { values, positionals } = parsed;
     if (values.help) {
       io.stdout(USAGE);

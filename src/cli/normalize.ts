@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { displayPath, UsageError } from '../errors.js';
 import { loadRegistry } from '../suites/agent-retrieval/ground-truth/registry.js';
 import { normalizeRun, type NormalizedTask } from '../suites/agent-retrieval/normalize/run.js';
-import { writeOutput, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 const USAGE = `Usage: groundgate normalize RUN_DIR... [--out DIR] [--tasks DIR] [--registry FILE]
 
@@ -35,24 +34,18 @@ export const normalizeCommand: Command = {
   summary: 'turn agent run directories into retrieval-event documents (for the agent-retrieval suite)',
   usage: USAGE,
   async run(argv: readonly string[], io: CliIo) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...argv],
-        allowPositionals: true,
-        strict: true,
-        options: {
-          out: { type: 'string', short: 'o' },
-          tasks: { type: 'string', short: 't' },
-          registry: { type: 'string', short: 'r' },
-          benchmark: { type: 'string', short: 'b' },
-          'generated-at': { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      });
-    } catch (err) {
-      throw new UsageError(`${(err as Error).message.split('\n')[0]}; usage: ${USAGE.split('\n')[0]}`);
-    }
+    const parsed = parseCommandArgs(
+      argv,
+      {
+        out: { type: 'string', short: 'o' },
+        tasks: { type: 'string', short: 't' },
+        registry: { type: 'string', short: 'r' },
+        benchmark: { type: 'string', short: 'b' },
+        'generated-at': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      USAGE,
+    );
     const { values, positionals } = parsed;
     if (values.help) {
       io.stdout(USAGE);

@@ -20,7 +20,7 @@ export function describeIssue(issue: z.core.$ZodIssue, value: unknown, what: str
     return `expected a JSON object (${what}), found ${preview(value)}`;
   }
   const field = formatPath(issue.path);
-  const message = issue.message.replace(/^Invalid input: /, '');
+  const message = issue.message.replace(/^Invalid (?:input|option): /, '');
   if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
     return `missing field "${field}" (${what}); ${message.replace(/, received undefined$/, '')}`;
   }

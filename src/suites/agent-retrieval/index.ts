@@ -9,7 +9,6 @@ import type { ScoreContext, SuiteKind } from '../types.js';
 import { mean, type TaskRecord } from './aggregate.js';
 import { writeArtifacts } from './artifacts.js';
 import { MIN_MATCHED } from './compare.js';
-import { configFolder } from './config-folder.js';
 import type { EventDocument } from './contract.js';
 import { loadRegistry } from './ground-truth/registry.js';
 import { loadDocuments } from './load.js';
@@ -125,7 +124,7 @@ export const agentRetrieval: SuiteKind<AgentRetrievalConfig> = {
       );
     }
     if (config.artifacts) {
-      const dir = path.resolve(configFolder(ctx), config.artifacts);
+      const dir = path.resolve(ctx.baseDir, config.artifacts);
       writeArtifacts(
         dir,
         records,
@@ -176,7 +175,7 @@ async function load(
       `suite "${ctx.suite}": outcomes come from the run's own result.json files with runs:; expected no outcomes:`,
     );
   }
-  const base = configFolder(ctx);
+  const base = ctx.baseDir;
   const folder = (value: string, key: string) => {
     const dir = path.resolve(base, value);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
