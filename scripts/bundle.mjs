@@ -42,7 +42,10 @@ run(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']);
 // position maps to src/*.ts, whose text the maps carry (inlineSources). ncc names each source "../" + its
 // path from the project root, whichever folder the bundle is in.
 const fromRoot = (source) => path.resolve(source.replace(/^\.\.\//, ''));
-for (const bundle of ['dist/index.js', 'dist/cli/index.js'].filter(existsSync)) {
+const bundles = readdirSync('dist', { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.js') && existsSync(path.join('dist', `${f}.map`)))
+  .map((f) => path.join('dist', f));
+for (const bundle of bundles) {
   const mapFile = `${bundle}.map`;
   const bundleDir = path.dirname(bundle);
   const composed = remapping(readFileSync(mapFile, 'utf8'), (source, ctx) => {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as core from '@actions/core';
-import { getOctokit } from '@actions/github';
 import type { LoadedConfig } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { readHistory } from '../history/history.js';
@@ -127,6 +126,8 @@ async function comment(
   }
   const marker = body.slice(0, body.indexOf('\n'));
   try {
+    // Loaded only when a comment is written: Octokit is most of the Action's start-up time.
+    const { getOctokit } = await import('@actions/github');
     const octokit = getOctokit(inputs.token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
     const result = await upsertStickyComment(octokit, decision.pr, marker, body, {
       createIfAbsent: decision.createIfAbsent,
