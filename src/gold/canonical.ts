@@ -4,7 +4,19 @@
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    // Arrays of plain values (ids, substrings) are already canonical: let the native stringifier do them.
+    if (value.every((v) => v === null || typeof v !== 'object')) return JSON.stringify(value);
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  // Default sort compares UTF-16 code units: the same order on every machine.
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    out += `${i ? ',' : ''}${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`;
+  }
+  return `${out}}`;
 }
