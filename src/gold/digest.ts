@@ -5,7 +5,7 @@ import { readJsonl } from '../io/jsonl.js';
 import { canonicalJson } from './canonical.js';
 
 /** Field names that identify a gold item, tried in order. */
-export const ID_FIELDS = ['qid', 'id', 'instance_id', 'query_id'] as const;
+export const ID_FIELDS = ['qid', 'id', 'instance_id', 'inst_id', 'original_inst_id', 'query_id'] as const;
 
 export interface GoldDigest {
   /**

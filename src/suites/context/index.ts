@@ -89,6 +89,7 @@ export const context: SuiteKind<ContextConfig> = {
     'Context retrieval of code agents (ContextBench): file, symbol, span, line coverage/precision/F1, EditLoc, AUC, redundancy',
   configSchema,
   inputKeys: ['gold', 'predictions'],
+  goldKey: 'gold',
   metrics,
   offenderColumns: ['line_f1', 'never_opened', 'gold_files', 'final_files'],
   defaultCutoffs: () => [],
