@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { addInterval, mergeByFile, type Interval } from '../../metrics/intervals.js';
@@ -16,6 +17,7 @@ import {
   UNSUPPORTED_EXTENSIONS,
   type Definition,
 } from './symbols.js';
+import type { Language } from './tree-sitter.js';
 import { DirectoryWorkspace, GitWorkspace, resolvePredictedPath, type Workspace } from './workspace.js';
 
 export const LAYOUTS = ['per-instance', 'shared', 'git'] as const;
@@ -51,28 +53,58 @@ export async function evaluate(
 ): Promise<Evaluation> {
   const byId = new Map<string, GoldInstance>();
   for (const g of gold) for (const id of g.ids) byId.set(id, g);
-  const unsupported = new Set<string>();
+  const shared: Shared = { unsupported: new Set(), definitions: new DefinitionCache() };
   const outcomes: InstanceOutcome[] = [];
   for (const prediction of predictions) {
     const g = byId.get(prediction.id);
-    outcomes.push(await evaluateOne(prediction, g, options, unsupported));
+    outcomes.push(await evaluateOne(prediction, g, options, shared));
   }
-  return { outcomes, unsupported };
+  return { outcomes, unsupported: shared.unsupported };
+}
+
+/** What instances share: the warnings' file list, parsed definitions and the `shared` layout's checkout. */
+interface Shared {
+  unsupported: Set<string>;
+  definitions: DefinitionCache;
+  checkout?: DirectoryWorkspace;
+}
+
+/**
+ * Definitions by language and file content: a file is parsed once however many instances (or checkouts of
+ * nearby commits) hold the same bytes. The least recently used entries go beyond `capacity` files.
+ */
+class DefinitionCache {
+  private readonly entries = new Map<string, Promise<Definition[]>>();
+
+  constructor(private readonly capacity = 20_000) {}
+
+  get(bytes: Uint8Array, language: Language): Promise<Definition[]> {
+    const key = `${language}:${createHash('sha1').update(bytes).digest('base64')}`;
+    let definitions = this.entries.get(key);
+    if (definitions) {
+      this.entries.delete(key);
+    } else {
+      definitions = extractDefinitions(bytes, language);
+      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    }
+    this.entries.set(key, definitions);
+    return definitions;
+  }
 }
 
 async function evaluateOne(
   prediction: PredictionRecord,
   gold: GoldInstance | undefined,
   options: EvaluateOptions,
-  unsupported: Set<string>,
+  shared: Shared,
 ): Promise<InstanceOutcome> {
   const outcome: InstanceOutcome = { id: prediction.id, prediction, gold, steps: 0 };
   if (!gold) return { ...outcome, error: 'missing_gold' };
   let files: InstanceFiles | undefined;
   if (options.repos) {
-    const workspace = openWorkspace(options.repos, prediction, gold);
+    const workspace = openWorkspace(options.repos, prediction, gold, shared);
     if (!workspace) return { ...outcome, error: 'checkout_failed' };
-    files = new InstanceFiles(workspace, unsupported);
+    files = new InstanceFiles(workspace, shared);
   }
   const resolve = files
     ? (p: string) => resolvePredictedPath(files.workspace, p)
@@ -102,10 +134,12 @@ function openWorkspace(
   repos: NonNullable<EvaluateOptions['repos']>,
   prediction: PredictionRecord,
   gold: GoldInstance,
+  shared: Shared,
 ): Workspace | undefined {
   switch (repos.layout) {
     case 'shared':
-      return new DirectoryWorkspace(repos.dir);
+      // One checkout for every instance: the paths it has resolved stay resolved.
+      return (shared.checkout ??= new DirectoryWorkspace(repos.dir));
     case 'git': {
       const commit = prediction.commit ?? gold.commit;
       return commit ? GitWorkspace.open(repos.dir, commit) : undefined;
@@ -192,7 +226,7 @@ class InstanceFiles {
 
   constructor(
     readonly workspace: Workspace,
-    private readonly unsupported: Set<string>,
+    private readonly shared: Shared,
   ) {}
 
   byteSpan(file: string, start: number, end: number): Interval | undefined {
@@ -234,9 +268,9 @@ class InstanceFiles {
       const language = languageOf(file);
       const content = this.content(file);
       if (!language && UNSUPPORTED_EXTENSIONS.has(path.extname(file).toLowerCase()) && content) {
-        this.unsupported.add(file);
+        this.shared.unsupported.add(file);
       }
-      defs = language && content ? extractDefinitions(content.bytes, language) : Promise.resolve([]);
+      defs = language && content ? this.shared.definitions.get(content.bytes, language) : Promise.resolve([]);
       this.definitions.set(file, defs);
     }
     return defs;

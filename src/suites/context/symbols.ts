@@ -88,26 +88,29 @@ export async function extractDefinitions(bytes: Uint8Array, language: Language):
   const parser = await parserFor(language);
   const tree = parser.parse(text);
   if (!tree) return [];
+  // A cursor walk, pre-order: only definitions become Node objects (node.children would build an array
+  // of them for every node of the file).
+  const cursor = tree.walk();
   try {
     const types = DEFINITION_TYPES[language];
     const out: Definition[] = [];
-    const stack: SyntaxNode[] = [tree.rootNode];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (!node.isNamed || node.type.includes('comment')) continue;
-      if (types.has(node.type)) {
+    for (;;) {
+      const type = cursor.nodeType;
+      const descend = cursor.nodeIsNamed && !type.includes('comment');
+      if (descend && types.has(type)) {
+        const node = cursor.currentNode;
         out.push({
-          kind: node.type,
+          kind: type,
           start: byteOffset(node.startIndex),
           end: byteOffset(node.endIndex),
           name: definitionName(node),
         });
       }
-      const children = node.children;
-      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+      if (descend && cursor.gotoFirstChild()) continue;
+      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return out;
     }
-    return out;
   } finally {
+    cursor.delete();
     tree.delete();
   }
 }

@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import { judge, type IrMeasure } from '../../metrics/ir.js';
+import { judge, type IrMeasure, type Judged } from '../../metrics/ir.js';
 import { isRanked, type Format, type QrelsQuery, type RunRecord, type Source } from './contract.js';
 import { at, forEachRunRecord, loadQrels } from './load.js';
 import { compareUtf8, rankByScore } from './order.js';
@@ -152,7 +152,7 @@ function scoreQuery(
   const values = options.measures.map((m) => m.measure.compute(j, m.k));
   const { index, k } = options.offender;
   const request = options.measures[index]!;
-  const ideal = request.measure.compute(judge(idealRanking(judged.grades), judged.grades, level), request.k);
+  const ideal = request.measure.compute(idealJudged(j, judged.grades, level), request.k);
   const offending = j.numRel === 0 || values[index]! < ideal;
   const firstRelevant = j.relevant.indexOf(true);
   return {
@@ -169,12 +169,19 @@ function scoreQuery(
   };
 }
 
-/** Every judged doc, highest grade first: the ranking that scores best on every measure. */
-function idealRanking(grades: ReadonlyMap<string, number>): string[] {
-  return [...grades]
-    .filter(([, grade]) => grade >= 0)
-    .sort(([a, ga], [b, gb]) => gb - ga || compareUtf8(a, b))
-    .map(([docid]) => docid);
+/**
+ * The ideal ranking judged: every judged doc, highest grade first, the ranking that scores best on every
+ * measure. Equal grades judge alike, so which doc comes first among them does not matter; R and the ideal
+ * gains are the query's, as in `j`.
+ */
+function idealJudged(j: Judged, grades: ReadonlyMap<string, number>, level: number): Judged {
+  const sorted = [...grades.values()].filter((grade) => grade >= 0).sort((a, b) => b - a);
+  return {
+    relevant: sorted.map((grade) => grade >= level),
+    gains: sorted.map((grade) => (grade > 0 ? grade : 0)),
+    numRel: j.numRel,
+    idealGains: j.idealGains,
+  };
 }
 
 function missedRelevant(
@@ -248,18 +255,24 @@ class Block {
   /** A docid retrieved twice for the query is an input error naming both lines. */
   checkDuplicates(): void {
     if (this.ranked) return; // checked as the line was read
-    const first = new Map<string, number>();
-    this.docids.forEach((docid, i) => {
-      const earlier = first.get(docid);
-      if (earlier !== undefined) {
-        const file = this.files[i]!;
-        throw new InputError(
-          { file, line: this.lines[i]! },
-          `duplicate docid ${JSON.stringify(docid)} for qid ${JSON.stringify(this.qid)} (first at ${at({ file: this.files[earlier]!, line: this.lines[earlier]! }, file)}); expected each docid once per query`,
-        );
-      }
-      first.set(docid, i);
-    });
+    const seen = new Set<string>();
+    const docids = this.docids;
+    for (let i = 0; i < docids.length; i++) {
+      const before = seen.size;
+      seen.add(docids[i]!);
+      if (seen.size === before) this.duplicate(i);
+    }
+  }
+
+  /** The error for the docid at `i`, which an earlier line of the block already retrieved. */
+  private duplicate(i: number): never {
+    const docid = this.docids[i]!;
+    const earlier = this.docids.indexOf(docid);
+    const file = this.files[i]!;
+    throw new InputError(
+      { file, line: this.lines[i]! },
+      `duplicate docid ${JSON.stringify(docid)} for qid ${JSON.stringify(this.qid)} (first at ${at({ file: this.files[earlier]!, line: this.lines[earlier]! }, file)}); expected each docid once per query`,
+    );
   }
 
   /** The docids, best first. */

@@ -113,10 +113,17 @@ export const ranking: SuiteKind<RankingConfig> = {
 
     // The offender measure first, then each gated one: what a reviewer compares against the gates.
     const shown = [...new Set([offenderIndex, ...Object.keys(config.gates).map(indexIn(measures))])];
+    // Every offender names the same file or two: each path is made relative once.
+    const relativePaths = new Map<string, string>();
+    const relative = (file: string) => {
+      let rel = relativePaths.get(file);
+      if (rel === undefined) relativePaths.set(file, (rel = ctx.relative(file)));
+      return rel;
+    };
     const offenders = result.queries
       .filter((q) => q.offending)
       .sort((a, b) => a.values[offenderIndex]! - b.values[offenderIndex]! || compareCodeUnits(a.qid, b.qid))
-      .map((q) => toOffender(q, shown, measures, ctx.relative));
+      .map((q) => toOffender(q, shown, measures, relative));
 
     return {
       metrics: metricValues,

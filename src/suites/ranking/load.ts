@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { displayPath, InputError } from '../../errors.js';
-import { readJsonl, readLines } from '../../io/jsonl.js';
+import { readJsonl } from '../../io/jsonl.js';
 import { validateLine } from '../../io/validate.js';
 import {
   qrelsLineSchema,
@@ -11,7 +11,7 @@ import {
   type RunRecord,
   type Source,
 } from './contract.js';
-import { parseQrelsLine, parseRunLine } from './trec.js';
+import { forEachTrecJudgment, forEachTrecRun } from './scan.js';
 
 /** The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. */
 export function formatOf(file: string, declared: Format | undefined): Format {
@@ -27,7 +27,10 @@ interface Judgment {
   line: number;
 }
 
-/** Calls `visit` for each judgment of a qrels file, in file order (a callback: no promise per line). */
+/**
+ * Calls `visit` for each judgment of a qrels file, in file order (a callback: no promise per line). The
+ * judgment object may be reused for the next line: `visit` copies what it keeps.
+ */
 async function forEachJudgment(
   file: string,
   format: Format,
@@ -40,10 +43,7 @@ async function forEachJudgment(
     }
     return;
   }
-  for await (const { line, text } of readLines(file)) {
-    const j = parseQrelsLine(text, file, line);
-    if (j) visit({ qid: j.qid, docid: j.docid, rel: j.rel, line });
-  }
+  await forEachTrecJudgment(file, visit);
 }
 
 /** Reads every judgment into memory (qrels are small next to runs): qid → docid → grade. */
@@ -61,7 +61,8 @@ export async function loadQrels(
         query = { grades: new Map(), source: { file, line: j.line } };
         queries.set(j.qid, query);
       }
-      if (query.grades.has(j.docid)) duplicate = j;
+      if (query.grades.has(j.docid))
+        duplicate = { ...j }; // a copy: `j` is reused for the next line
       else query.grades.set(j.docid, j.rel);
     });
     if (duplicate) {
@@ -105,7 +106,8 @@ const RUN_LINE = 'a run line {qid, docid, score} or {qid, ranked: [docid, ...]}'
 
 /**
  * Streams a run's lines to `visit` in file order, one record at a time: nothing of a line outlives the
- * call unless `visit` keeps it.
+ * call unless `visit` keeps it. A TREC record object is reused for the next line, and its docid may be a
+ * slice of the chunk being read: `visit` copies what it keeps past the query's block.
  */
 export async function forEachRunRecord(
   files: readonly string[],
@@ -114,10 +116,7 @@ export async function forEachRunRecord(
 ): Promise<void> {
   for (const file of files) {
     if (formatOf(file, format) === 'trec') {
-      for await (const { line, text } of readLines(file)) {
-        const record = parseRunLine(text, file, line);
-        if (record) visit(record);
-      }
+      await forEachTrecRun(file, visit);
       continue;
     }
     for await (const { line, value } of readJsonl(file)) {
