@@ -54,7 +54,7 @@ Options:
 Exit status: 0 every gate passed, 1 a gate failed, 2 usage, configuration or input error.
 `;
 
-export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
+export function parseCheckArgs(argv: readonly string[]): CheckArgs {
   const parsed = parseCommandArgs(argv, {
     config: { type: 'string', short: 'c' },
     suite: { type: 'string', short: 's', multiple: true },
@@ -69,10 +69,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
     offenders: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     color: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
   });
   const { values, positionals } = parsed;
-  if (values.help) return 'help';
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
 
   const format = (values.format ?? 'text') as Format;
@@ -118,12 +116,7 @@ export const checkCommand: Command = {
   summary: 'score the suites in gates.yaml and check their gates (the default)',
   usage: CHECK_USAGE,
   async run(argv, io) {
-    const args = parseCheckArgs(argv);
-    if (args === 'help') {
-      io.stdout(CHECK_USAGE);
-      return 0;
-    }
-    return check(args, io);
+    return check(parseCheckArgs(argv), io);
   },
 };
 

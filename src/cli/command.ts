@@ -29,19 +29,25 @@ export function writeOutput(file: string, text: string): void {
   }
 }
 
+/** Thrown by parseCommandArgs on --help: main prints the command's usage and exits 0. */
+export class HelpRequested extends Error {
+  override name = 'HelpRequested';
+}
+
 /**
  * node:util parseArgs (strict, positionals and --no-flags allowed) in the CLI's error style: a bad flag
- * is a one-line UsageError, followed by the command's usage line when given.
+ * is a one-line UsageError, followed by the command's usage line when given. Every command gets -h/--help.
  */
 export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
   argv: readonly string[],
   options: O,
   usage?: string,
 ) {
+  let parsed;
   try {
-    return parseArgs({
+    parsed = parseArgs({
       args: [...argv],
-      options,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       allowNegative: true,
       strict: true,
@@ -50,4 +56,6 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
     const first = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '');
     throw new UsageError(usage ? `${first}; usage: ${usage.split('\n')[0]!.replace(/^Usage: /, '')}` : first);
   }
+  if ((parsed.values as { help?: boolean }).help) throw new HelpRequested();
+  return parsed;
 }

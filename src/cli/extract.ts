@@ -35,15 +35,10 @@ export const extractCommand: Command = {
       {
         agent: { type: 'string', short: 'a' },
         out: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
       },
       USAGE,
     );
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
     const agent = values.agent as Agent | undefined;
     if (!agent || !AGENTS.includes(agent)) {
       throw new UsageError(

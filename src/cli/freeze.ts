@@ -11,13 +11,12 @@ import { parseCommandArgs, type CliIo, type Command } from './command.js';
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
   suite: { type: 'string', short: 's', multiple: true },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 function parse(argv: readonly string[], usage: string) {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS, usage);
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  return values.help ? 'help' : { config: values.config ?? 'gates.yaml', suites: values.suite ?? [] };
+  return { config: values.config ?? 'gates.yaml', suites: values.suite ?? [] };
 }
 
 /** The suites whose kind has a lockable gold set, with their gold files and lock path. */
@@ -49,10 +48,6 @@ export const freezeCommand: Command = {
   usage: FREEZE_USAGE,
   async run(argv, io: CliIo) {
     const args = parse(argv, FREEZE_USAGE);
-    if (args === 'help') {
-      io.stdout(FREEZE_USAGE);
-      return 0;
-    }
     for (const { suite, gold, lock } of await goldSuites(args.config, args.suites)) {
       const digest = await digestGold(gold);
       const previous = readLock(lock.file);
@@ -78,10 +73,6 @@ export const verifyCommand: Command = {
   usage: VERIFY_USAGE,
   async run(argv, io: CliIo) {
     const args = parse(argv, VERIFY_USAGE);
-    if (args === 'help') {
-      io.stdout(VERIFY_USAGE);
-      return 0;
-    }
     let ok = true;
     for (const { suite, gold, lock } of await goldSuites(args.config, args.suites)) {
       const goldName = displayPath(gold[0]!);

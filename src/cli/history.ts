@@ -19,13 +19,8 @@ export const historyCommand: Command = {
     const parsed = parseCommandArgs(argv, {
       file: { type: 'string' },
       label: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     });
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
     const [action, reportFile, ...rest] = positionals;
     if (action !== 'append' || !reportFile || rest.length || !values.file) {
       throw new UsageError(`expected: ${USAGE.split('\n')[0]!.replace('Usage: ', '')}`);

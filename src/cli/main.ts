@@ -1,7 +1,7 @@
 import { didYouMean } from '../config/suggest.js';
 import { InputError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import type { CliIo } from './command.js';
+import { HelpRequested, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
 
 export type { CliIo };
@@ -40,9 +40,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           `unknown command ${JSON.stringify(first)}${didYouMean(first, names)}; expected one of ${names.join(', ')}`,
         );
       }
-      return await command.run(rest, io);
+      return await runCommand(command, rest, io);
     }
-    return await COMMANDS[0]!.run(argv, io);
+    return await runCommand(COMMANDS[0]!, argv, io);
   } catch (err) {
     if (err instanceof InputError) {
       io.stderr(`groundgate: ${err.message}\n`);
@@ -55,5 +55,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     // Not the user's fault: keep the stack, it is what a bug report needs.
     io.stderr(`groundgate: internal error: ${(err as Error).stack ?? String(err)}\n`);
     return 2;
+  }
+}
+
+async function runCommand(command: Command, argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await command.run(argv, io);
+  } catch (err) {
+    if (!(err instanceof HelpRequested)) throw err;
+    io.stdout(command.usage);
+    return 0;
   }
 }

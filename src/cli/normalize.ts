@@ -42,15 +42,10 @@ export const normalizeCommand: Command = {
         registry: { type: 'string', short: 'r' },
         benchmark: { type: 'string', short: 'b' },
         'generated-at': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
       },
       USAGE,
     );
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
     if (positionals.length === 0) throw new UsageError('expected at least one RUN_DIR');
     const generatedAt = generatedAtFrom(values['generated-at'], io.env.SOURCE_DATE_EPOCH);
     const registry = values.registry ? loadRegistry(path.resolve(values.registry)) : undefined;
