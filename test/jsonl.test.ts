@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl, readLineBatches, readRecord, type JsonlRecord } from '../src/io/jsonl.js';
+import { readJsonl, readLines, readRecord, type JsonlRecord } from '../src/io/jsonl.js';
 import { tmpTree } from './helpers/tmp.js';
 
 async function read(content: string | Buffer, maxLineBytes?: number): Promise<JsonlRecord[]> {
@@ -53,7 +53,8 @@ describe('readJsonl', () => {
     const big = 'é'.repeat(600_000); // 1.2 MB: the next line starts in a later read chunk
     (await import('node:fs')).writeFileSync(file, `\ufeff{"a":1}\r\n{"s":"${big}"}\n\n{"b":"ü"}`);
     const lines = [];
-    for await (const batch of readLineBatches(file)) lines.push(...batch);
+    for await (const line of readLines(file)) lines.push(line);
+    expect(lines.map((l) => l.text.slice(0, 8))).toEqual(['{"a":1}', '{"s":"éé', '', '{"b":"ü"']);
     expect(lines.map((l) => [l.line, l.offset, l.length])).toEqual([
       [1, 0, 10],
       [2, 12, 1_200_008],

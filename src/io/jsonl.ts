@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 
@@ -20,6 +19,12 @@ export interface LineRef {
 export interface JsonlOptions {
   /** A longer line is an input error rather than an unbounded buffer. */
   maxLineBytes?: number;
+  /**
+   * Reads only the bytes [start, end), which must begin and end on line starts (see splitLines). Line
+   * numbers then count from the range's first line, and offsets stay offsets in the file.
+   */
+  start?: number;
+  end?: number;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -35,51 +40,128 @@ export interface TextLine {
 }
 
 /**
- * Splits a file into lines by scanning bytes for `\n`, a batch per read chunk (one await per megabyte,
- * not per line). A trailing `\r` and a leading BOM are dropped. Blank lines are included.
+ * The lines of one chunk of a file. A line's text is decoded only when asked for, so a loader that parses
+ * as it goes holds one line's string at a time: thousands of decoded lines held for a whole chunk outlive
+ * a young-generation collection or two and get promoted, and the old generation then grows by hundreds of
+ * megabytes of garbage on a large file.
  */
-export async function* readLineBatches(file: string, options: JsonlOptions = {}): AsyncGenerator<TextLine[]> {
+export class LineBatch {
+  constructor(
+    private readonly buf: Buffer,
+    /** Each line's first byte and its end (before `\r\n` or `\n`) in buf. */
+    private readonly bounds: readonly number[],
+    /** Line number of the first line. */
+    readonly firstLine: number,
+    /** Offset of buf's first byte in the file. */
+    private readonly bufOffset: number,
+    /** The first line starts the file, where a BOM is dropped. */
+    private readonly atFileStart: boolean,
+  ) {}
+
+  get length(): number {
+    return this.bounds.length / 2;
+  }
+
+  line(i: number): number {
+    return this.firstLine + i;
+  }
+
+  /** Byte offset of line i in the file, and its length in bytes without the newline. */
+  offset(i: number): number {
+    return this.bufOffset + this.bounds[2 * i]!;
+  }
+
+  byteLength(i: number): number {
+    return this.bounds[2 * i + 1]! - this.bounds[2 * i]!;
+  }
+
+  text(i: number): string {
+    let start = this.bounds[2 * i]!;
+    const end = this.bounds[2 * i + 1]!;
+    const b = this.buf;
+    if (i === 0 && this.atFileStart && b[start] === 0xef && b[start + 1] === 0xbb && b[start + 2] === 0xbf)
+      start += 3;
+    return b.toString('utf8', start, end);
+  }
+}
+
+const WINDOW = 1 << 20;
+
+/**
+ * Splits a file into lines by scanning bytes for `\n`, a batch per megabyte read (one await per megabyte,
+ * not per line). A trailing `\r` and a leading BOM are dropped. Blank lines are included.
+ *
+ * Reads go into one window reused for the whole file (a line longer than it widens it): a batch is only
+ * valid until the next is asked for, and a large file costs no allocation per megabyte, whose garbage
+ * would otherwise linger in the process's memory.
+ */
+export async function* readLineBatches(file: string, options: JsonlOptions = {}): AsyncGenerator<LineBatch> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
-  let carry: Buffer | undefined;
-  let carryOffset = 0;
-  let lineNo = 0;
-  let read = 0;
+  const start = options.start ?? 0;
+  const end = options.end ?? Infinity;
+  if (end <= start) return;
+  const handle = await open(file, 'r').catch((err: unknown) => {
+    throw ioError(file, err);
+  });
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
-      const bufOffset = carry ? carryOffset : read;
-      read += chunk.length;
-      const batch: TextLine[] = [];
-      let start = 0;
-      for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        lineNo++;
-        if (nl - start > maxLineBytes) throw tooLong(file, lineNo, maxLineBytes);
-        batch.push(decode(buf, start, nl, lineNo, bufOffset));
-        start = nl + 1;
+    let buf = Buffer.allocUnsafe(WINDOW);
+    let have = 0; // bytes of a line not yet complete, kept at the start of the window
+    let bufOffset = start; // file offset of buf[0]
+    let lineNo = 0;
+    for (;;) {
+      if (have === buf.length) {
+        const wider = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(wider, 0, 0, have);
+        buf = wider;
       }
-      carry = start < buf.length ? buf.subarray(start) : undefined;
-      carryOffset = bufOffset + start;
-      if (carry && carry.length > maxLineBytes) throw tooLong(file, lineNo + 1, maxLineBytes);
-      if (batch.length) yield batch;
+      const want = Math.min(buf.length - have, end - (bufOffset + have));
+      const read = want > 0 ? (await handle.read(buf, have, want, bufOffset + have)).bytesRead : 0;
+      if (read === 0) break;
+      const view = buf.subarray(0, have + read);
+      const bounds: number[] = [];
+      const firstLine = lineNo + 1;
+      let from = 0;
+      for (let nl = view.indexOf(NEWLINE, from); nl !== -1; nl = view.indexOf(NEWLINE, from)) {
+        lineNo++;
+        if (nl - from > maxLineBytes) throw tooLong(file, lineNo, maxLineBytes);
+        bounds.push(from, nl > from && view[nl - 1] === CR ? nl - 1 : nl);
+        from = nl + 1;
+      }
+      // Yielded before the length check below, so an error in these lines is the one reported first.
+      if (bounds.length) yield new LineBatch(view, bounds, firstLine, bufOffset, bufOffset === 0);
+      have = view.length - from;
+      if (have > maxLineBytes) throw tooLong(file, lineNo + 1, maxLineBytes);
+      buf.copy(buf, 0, from, from + have);
+      bufOffset += from;
+    }
+    if (have > 0) {
+      const last = buf[have - 1] === CR ? have - 1 : have;
+      yield new LineBatch(buf.subarray(0, have), [0, last], lineNo + 1, bufOffset, bufOffset === 0);
     }
   } catch (err) {
     throw ioError(file, err);
+  } finally {
+    await handle.close();
   }
-  if (carry && carry.length > 0) yield [decode(carry, 0, carry.length, lineNo + 1, carryOffset)];
 }
 
 /** One line at a time, for loaders where convenience beats the last bit of speed. */
 export async function* readLines(file: string, options: JsonlOptions = {}): AsyncGenerator<TextLine> {
-  for await (const batch of readLineBatches(file, options)) yield* batch;
+  for await (const batch of readLineBatches(file, options)) {
+    for (let i = 0; i < batch.length; i++)
+      yield {
+        line: batch.line(i),
+        text: batch.text(i),
+        offset: batch.offset(i),
+        length: batch.byteLength(i),
+      };
+  }
 }
 
 /** Streams a JSON Lines file: one JSON value per line, blank lines skipped. */
 export async function* readJsonl(file: string, options: JsonlOptions = {}): AsyncGenerator<JsonlRecord> {
-  for await (const batch of readLineBatches(file, options)) {
-    for (const { line, text } of batch) {
-      if (!isBlank(text)) yield { line, value: parseJsonLine(file, line, text) };
-    }
+  for await (const { line, text } of readLines(file, options)) {
+    if (!isBlank(text)) yield { line, value: parseJsonLine(file, line, text) };
   }
 }
 
@@ -100,15 +182,6 @@ export async function readRecord(ref: LineRef): Promise<unknown> {
   } finally {
     await handle.close();
   }
-}
-
-function decode(buf: Buffer, start: number, end: number, lineNo: number, bufOffset: number): TextLine {
-  const offset = bufOffset + start;
-  if (end > start && buf[end - 1] === CR) end--;
-  const length = end - start;
-  // A BOM only makes sense at the very start of the file.
-  if (lineNo === 1 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
-  return { line: lineNo, text: buf.toString('utf8', start, end), offset, length };
 }
 
 export function isBlank(text: string): boolean {
@@ -155,7 +228,7 @@ function tooLong(file: string, line: number, max: number): InputError {
   );
 }
 
-function ioError(file: string, err: unknown): unknown {
+export function ioError(file: string, err: unknown): unknown {
   if (err instanceof InputError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') return new InputError({ file }, 'file not found');
