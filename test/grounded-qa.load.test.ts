@@ -6,27 +6,24 @@ import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
 import { judgeRuns, loadGold } from '../src/suites/grounded-qa/load.js';
 
 const options = { refusalToken: 'not in context', scuRules: null, cutoffs: [5] };
-const goldFor = (qids: string[]) =>
-  new Map<string, GoldItem>(
-    qids.map((qid) => [
-      qid,
-      {
-        qid,
-        answerable: false,
-        claimSubstrings: [],
-        citations: [],
-        constraints: [],
-        source: { file: 'g', line: 1, offset: 0, length: 0 },
-      },
-    ]),
-  );
+const goldFor = (qids: string[]): GoldItem[] =>
+  qids.map((qid) => ({
+    qid,
+    answerable: false,
+    claimSubstrings: [],
+    citations: [],
+    constraints: [],
+    source: { file: 'g', line: 1, offset: 0, length: 0 },
+  }));
 
 /** The claim of each qid's winning run, read back through the line reference the loader kept. */
 async function winningClaims(files: string[], qids: string[]) {
   const loaded = await judgeRuns(files, goldFor(qids), options);
   const claims: Record<string, string> = {};
-  for (const [qid, w] of loaded.winners)
-    claims[qid] = ((await readRecord(w.ref)) as { answer_json: { claim: string } }).answer_json.claim;
+  for (const [row, qid] of qids.entries()) {
+    const ref = loaded.ref(row);
+    if (ref) claims[qid] = ((await readRecord(ref)) as { answer_json: { claim: string } }).answer_json.claim;
+  }
   return { loaded, claims };
 }
 import { jsonl, tmpTree } from './helpers/tmp.js';

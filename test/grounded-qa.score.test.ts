@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { GoldItem, TraceRun } from '../src/suites/grounded-qa/contract.js';
+import type { GoldItem, TraceLine } from '../src/suites/grounded-qa/contract.js';
+import { judgeInto, judgeItem, judgeOptions, labelsOf } from '../src/suites/grounded-qa/judge.js';
+import { newRunTable } from '../src/suites/grounded-qa/runs.js';
 import { compileRules, DEFAULT_SCU_RULES, echoMatches } from '../src/suites/grounded-qa/scu.js';
-import {
-  isRefusal,
-  offendingItems,
-  scoreGroundedQa,
-  type ScoreOptions,
-} from '../src/suites/grounded-qa/score.js';
+import { aggregate, isRefusal, offendingItems, type ScoreOptions } from '../src/suites/grounded-qa/score.js';
+import type { Label } from '../src/suites/grounded-qa/labels.js';
 
 let line = 0;
 function gold(
@@ -31,8 +29,26 @@ function run(
   citations: string[],
   retrieved: string[],
   echo?: string[],
-): TraceRun {
-  return { qid, claim, citations, retrieved, constraintsEcho: echo };
+): TraceLine {
+  return { qid, retrieved_ids: retrieved, answer_json: { claim, citations, constraints_echo: echo } };
+}
+
+/** Judges each item's run into a table, as the loader does line by line, and aggregates it. */
+function scoreGroundedQa(gold: GoldItem[], runs: ReadonlyMap<string, TraceLine>, options: ScoreOptions) {
+  const table = newRunTable(gold.length, options.cutoffs.length);
+  const judging = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  gold.forEach((g, row) => {
+    const r = runs.get(g.qid);
+    if (!r) return;
+    table.present[row] = 1;
+    judgeInto(judgeItem(g, options.scuRules), r, judging, table, row);
+  });
+  const items = gold.map((g, row) => ({
+    gold: g,
+    labels: table.present[row] ? labelsOf(table.flags[row]!) : (['missing_trace'] as Label[]),
+    brokenRule: table.rule[row]! >= 0 ? options.scuRules![table.rule[row]!] : undefined,
+  }));
+  return { ...aggregate(gold, table, options), items };
 }
 const off: ScoreOptions = { refusalToken: 'not in context', scuRules: null, cutoffs: [1, 5] };
 const on: ScoreOptions = { ...off, scuRules: compileRules(DEFAULT_SCU_RULES) };

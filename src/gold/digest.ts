@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { readJsonl } from '../io/jsonl.js';
@@ -18,7 +18,7 @@ export interface GoldDigest {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** Accumulates item digests as a loader reads the gold set, so the set is read once. */
@@ -31,9 +31,9 @@ export class GoldDigester {
   }
 
   finish(): GoldDigest {
-    const hash = createHash('sha256');
-    for (const id of [...this.items.keys()].sort(compareCodeUnits)) hash.update(`${id}\t${this.items.get(id)}\n`);
-    return { sha256: hash.digest('hex'), items: this.items };
+    const merkle = createHash('sha256');
+    for (const id of [...this.items.keys()].sort(compareCodeUnits)) merkle.update(`${id}\t${this.items.get(id)}\n`);
+    return { sha256: merkle.digest('hex'), items: this.items };
   }
 }
 

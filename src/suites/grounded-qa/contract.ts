@@ -43,20 +43,22 @@ export interface GoldItem {
   source: LineRef;
 }
 
-/** The part of a trace line that judging needs. */
-export interface TraceRun {
-  qid: string;
-  /** Comparable time of the run; undefined sorts before every defined value. */
-  ts?: number;
-  retrieved: string[];
-  claim: string;
-  citations: string[];
-  constraintsEcho?: string[];
-}
-
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The gold contract checked by hand, as asTraceLine is for traces; on a miss the caller runs the schema.
+ */
+export function asGoldLine(v: unknown): GoldLine | undefined {
+  if (!isObject(v)) return undefined;
+  if (typeof v.qid !== 'string' || v.qid === '' || typeof v.question !== 'string') return undefined;
+  if (typeof v.answerable !== 'boolean') return undefined;
+  if (!isStrings(v.gold_claim_substr) || !isStrings(v.gold_citations)) return undefined;
+  if (v.constraints !== undefined && !isStrings(v.constraints)) return undefined;
+  if (v.notes !== undefined && typeof v.notes !== 'string') return undefined;
+  return v as GoldLine;
+}
 
 /**
  * The trace contract checked by hand: the same rules as traceLineSchema, an order of magnitude cheaper on

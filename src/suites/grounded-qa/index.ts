@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import type { Offender, SuiteKind } from '../types.js';
-import { readRecord } from '../../io/jsonl.js';
-import { asTraceLine, type GoldItem } from './contract.js';
+import type { LineRef } from '../../io/jsonl.js';
+import { readRecords } from '../../io/read-at.js';
+import { asTraceLine, type GoldItem, type TraceLine } from './contract.js';
 import type { Label } from './labels.js';
-import { judgeRuns, loadGold, type Winner } from './load.js';
+import { loadGold, startJudging, type RunsLoad } from './load.js';
 import { compileRules, DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 import { aggregate, offendingItems, passes } from './score.js';
 
@@ -116,7 +117,6 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   defaultCutoffs: (config) => [config.k],
 
   async score(config, ctx) {
-    const { items: gold, digest } = await loadGold(ctx.inputs.gold!);
     const rules = scuRules(config.scu);
     const cutoffs = [
       ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
@@ -126,8 +126,14 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       scuRules: rules ? compileRules(rules) : null,
       cutoffs,
     };
-    const loaded = await judgeRuns(ctx.inputs.traces!, new Map(gold.map((g) => [g.qid, g])), options);
-    const { metrics, counts } = aggregate(gold, (qid) => loaded.winners.get(qid)?.judgement, options);
+    // On a large input, workers start reading traces while this thread loads and checks gold.
+    const judging = startJudging(ctx.inputs.traces!, options);
+    const { items: gold, digest } = await loadGold(ctx.inputs.gold!).catch(async (err: unknown) => {
+      await judging.cancel();
+      throw err;
+    });
+    const loaded = await judging.finish(gold);
+    const { metrics, counts } = aggregate(gold, loaded.table, options);
 
     const warnings: string[] = [];
     if (loaded.unknown.size > 0) {
@@ -140,10 +146,11 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
     }
     if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
 
-    const verdicts = gold.map((g) => {
-      const winner = loaded.winners.get(g.qid);
-      return { gold: g, winner, labels: winner ? winner.judgement.labels : (['missing_trace'] as Label[]) };
-    });
+    const verdicts = gold.map((g, row) => ({
+      gold: g,
+      row,
+      labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
+    }));
     const byId = new Map(verdicts.map((v) => [v.gold.qid, v]));
     return {
       metrics,
@@ -160,11 +167,19 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       })),
       // Only the offenders a report shows are read again from disk, so memory does not grow with failures.
       describe: async (ids) => {
+        const shown = ids.flatMap((id) => byId.get(id) ?? []);
+        const refs = shown.map((v) => loaded.ref(v.row));
+        const records = await readRecords([
+          ...shown.map((v) => v.gold.source),
+          ...refs.filter((r): r is LineRef => r !== undefined),
+        ]);
         const out = new Map<string, NonNullable<Offender['fields']>>();
-        for (const id of ids) {
-          const v = byId.get(id);
-          if (v) out.set(id, await describeItem(v.gold, v.winner, v.labels, ctx.relative));
-        }
+        shown.forEach((v, i) => {
+          const question = (records.get(v.gold.source) as { question?: unknown }).question;
+          const ref = refs[i];
+          const t = ref ? asTraceLine(records.get(ref)) : undefined;
+          out.set(v.gold.qid, describeItem(v.gold, question, t, loaded, v.row, v.labels, ctx.relative));
+        });
         return out;
       },
       warnings,
@@ -174,16 +189,18 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   },
 };
 
-async function describeItem(
+function describeItem(
   gold: GoldItem,
-  winner: Winner | undefined,
+  question: unknown,
+  t: TraceLine | undefined,
+  loaded: RunsLoad,
+  row: number,
   labels: readonly Label[],
   relative: (file: string) => string,
-): Promise<NonNullable<Offender['fields']>> {
-  const g = (await readRecord(gold.source)) as { question?: unknown };
-  const t = winner ? asTraceLine(await readRecord(winner.ref)) : undefined;
+): NonNullable<Offender['fields']> {
+  const ref = loaded.ref(row);
   const fields: NonNullable<Offender['fields']> = {
-    question: typeof g.question === 'string' ? g.question : null,
+    question: typeof question === 'string' ? question : null,
     claim: t ? t.answer_json.claim : null,
     citations: t ? t.answer_json.citations : null,
     retrieved_ids: t ? t.retrieved_ids : null,
@@ -193,9 +210,9 @@ async function describeItem(
   if (labels.includes('scu_violation')) {
     fields.constraints = gold.constraints;
     fields.constraints_echo = t?.answer_json.constraints_echo ?? null;
-    const broken = winner?.judgement.brokenRule;
-    if (broken) fields.contradiction = broken.source.contradiction;
+    const broken = loaded.table.rule[row]!;
+    if (ref && broken >= 0) fields.contradiction = loaded.rules[broken]!.contradiction;
   }
-  if (winner) fields.trace = `${relative(winner.ref.file)}:${winner.ref.line}`;
+  if (ref) fields.trace = `${relative(ref.file)}:${ref.line}`;
   return fields;
 }

@@ -21,7 +21,3 @@ export function severity(label: Label): number {
   const i = (FAILURE_LABELS as readonly string[]).indexOf(label);
   return i === -1 ? FAILURE_LABELS.length : i;
 }
-
-export function sortLabels(labels: Label[]): Label[] {
-  return [...labels].sort((a, b) => severity(a) - severity(b));
-}

@@ -1,19 +1,26 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { InputError, preview } from '../../errors.js';
 import { GoldDigester, type GoldDigest } from '../../gold/digest.js';
+import { ChunkQueue } from '../../io/chunk-queue.js';
+import { compareCodeUnits } from '../../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../../io/jsonl.js';
+import { splitLines, type Segment } from '../../io/split.js';
 import { validateLine } from '../../io/validate.js';
-import {
-  asTraceLine,
-  goldLineSchema,
-  MIN_SUBSTRING_LENGTH,
-  traceLineSchema,
-  type GoldItem,
-  type TraceRun,
-} from './contract.js';
-import { judge, type Judgement, type ScoreOptions } from './score.js';
+import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
+import { judgeItem, judgeOptions, labelsOf } from './judge.js';
+import type { Label } from './labels.js';
+import { newRunTable, replaces, type RunTable } from './runs.js';
+import { scanRuns, type Scan } from './scan.js';
+import type { ScoreOptions } from './score.js';
+import type { ScuRule } from './scu.js';
+import { judgeJobs } from './verdicts.js';
+import type { WorkerInput, WorkerMessage } from './worker.js';
 
 const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
-const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
 
 /**
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
@@ -25,10 +32,12 @@ export async function loadGold(files: readonly string[]): Promise<{ items: GoldI
   const seen = new Map<string, LineRef>();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
-      for (const { line, text, offset, length } of batch) {
+      for (let i = 0; i < batch.length; i++) {
+        const text = batch.text(i);
         if (isBlank(text)) continue;
+        const line = batch.line(i);
         const value = parseJsonLine(file, line, text);
-        const g = validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
+        const g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
         const where = { file, line };
         const first = seen.get(g.qid);
         if (first) {
@@ -38,10 +47,10 @@ export async function loadGold(files: readonly string[]): Promise<{ items: GoldI
             `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`,
           );
         }
-        const source = { file, line, offset, length };
+        const source = { file, line, offset: batch.offset(i), length: batch.byteLength(i) };
         seen.set(g.qid, source);
         g.gold_claim_substr.forEach((s, i) => {
-          if ([...s.trim()].length < MIN_SUBSTRING_LENGTH) {
+          if (tooShort(s)) {
             throw new InputError(
               where,
               `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`,
@@ -77,96 +86,257 @@ export async function loadGold(files: readonly string[]): Promise<{ items: GoldI
   return { items, digest: digester.finish() };
 }
 
-/** The run that won for a qid: when it ran, what it was judged, and where to read it again. */
-export interface Winner {
-  ts?: number;
-  judgement: Judgement;
-  ref: LineRef;
+/** Fewer than MIN_SUBSTRING_LENGTH characters (code points) once trimmed; a code point is 1 or 2 units. */
+function tooShort(s: string): boolean {
+  const t = s.trim();
+  return t.length < 2 * MIN_SUBSTRING_LENGTH && [...t].length < MIN_SUBSTRING_LENGTH;
 }
 
+/** The winning run of every gold item that has one, judged, and what reading the traces found. */
 export interface RunsLoad {
-  winners: Map<string, Winner>;
+  /** Rows in gold order. */
+  table: RunTable;
   lines: number;
   /** Lines that lost to a later run of the same qid. */
   superseded: number;
-  /** Trace qids that are not in gold, with how many lines each had. */
+  /** Trace qids that are not in gold, with how many lines each had, sorted. */
   unknown: Map<string, number>;
+  /** The SCU rules by the index `table.rule` holds. */
+  rules: readonly ScuRule[];
+  /** Where the winning run of gold item `row` is, to read it again; undefined when it has none. */
+  ref(row: number): LineRef | undefined;
+  /** The verdict on gold item `row`'s winning run, most severe label first; undefined when it has none. */
+  labels(row: number): Label[] | undefined;
 }
+
+/** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
+export interface Judging {
+  /** Joins in with the gold set the main thread loaded and checked, and resolves once every run is judged. */
+  finish(gold: readonly GoldItem[]): Promise<RunsLoad>;
+  /** Stops the workers: the gold set did not load. */
+  cancel(): Promise<void>;
+}
+
+/** Traces are read in chunks of at least this size; a thread takes the next chunk when done with one. */
+const CHUNK_BYTES = 8 * 1024 * 1024;
+const CHUNKS_PER_THREAD = 8;
+/** Below this much trace input a worker does not pay for its start (about 50 ms). */
+const MIN_THREADED_BYTES = 64 * 1024 * 1024;
+const MAX_THREADS = 4;
 
 /**
- * Streams the traces, judging each line as it is read and keeping only the last run of each gold qid:
- * greatest `ts`, file order breaking ties, a run without `ts` older than any with one. No trace text
- * outlives its line.
+ * Starts reading the traces: on a large input, worker threads start at once, while the main thread loads
+ * gold, and it joins them in finish(). Threads take chunks of whole lines in order, and a qid's winning run
+ * depends only on `ts` and position in the input, so the result is the one a single pass gives, the first
+ * input error in file order included. The winners alone are then read again and judged against gold.
  */
-export async function judgeRuns(
-  files: readonly string[],
-  gold: ReadonlyMap<string, GoldItem>,
-  options: ScoreOptions,
-): Promise<RunsLoad> {
-  const winners = new Map<string, Winner>();
-  const unknown = new Map<string, number>();
-  let lines = 0;
-  let superseded = 0;
-  for (const file of files) {
-    for await (const batch of readLineBatches(file)) {
-      for (const { line, text, offset, length } of batch) {
-        if (isBlank(text)) continue;
-        lines++;
-        const value = parseJsonLine(file, line, text);
-        const t = asTraceLine(value) ?? validateLine(traceLineSchema, value, file, line, TRACE_WHAT);
-        const item = gold.get(t.qid);
-        if (!item) {
-          unknown.set(t.qid, (unknown.get(t.qid) ?? 0) + 1);
-          continue;
-        }
-        const ts = timestamp(t.ts, file, line);
-        const previous = winners.get(t.qid);
-        if (previous) {
-          superseded++;
-          if (isOlder(ts, previous.ts)) continue;
-        }
-        const run = toRun(t);
-        winners.set(t.qid, { ts, judgement: judge(item, run, options), ref: { file, line, offset, length } });
-      }
-    }
-  }
-  return { winners, lines, superseded, unknown };
-}
+export function startJudging(traceFiles: readonly string[], options: ScoreOptions): Judging {
+  const { threads, forced } = threadCount();
+  const workerEntry = threads > 1 ? workerFile() : undefined;
+  const started = (async () => {
+    const parts = await splitLines(
+      traceFiles,
+      workerEntry ? threads * CHUNKS_PER_THREAD : 1,
+      forced ? 0 : CHUNK_BYTES,
+    );
+    const chunks = parts.flat();
+    const queue = new ChunkQueue(chunks);
+    const worthIt = forced ? chunks.length > 1 : chunks.length * CHUNK_BYTES >= MIN_THREADED_BYTES;
+    const helpers =
+      workerEntry && worthIt
+        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
+            spawn(workerEntry, { chunks, shared: queue.shared }),
+          )
+        : [];
+    return { chunks, queue, helpers };
+  })();
+  // A missing trace file is reported by finish(), after the gold set's own errors.
+  started.catch(() => undefined);
 
-export function toRun(t: {
-  qid: string;
-  retrieved_ids: string[];
-  answer_json: { claim: string; citations: string[]; constraints_echo?: string[] };
-}): TraceRun {
   return {
-    qid: t.qid,
-    retrieved: t.retrieved_ids,
-    claim: t.answer_json.claim,
-    citations: t.answer_json.citations,
-    constraintsEcho: t.answer_json.constraints_echo,
+    async cancel() {
+      const { helpers } = await started.catch(() => ({ helpers: [] as Helper[] }));
+      await Promise.all(helpers.map((h) => h.worker.terminate()));
+    },
+    async finish(gold) {
+      const { chunks, queue, helpers } = await started;
+      const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.result)]);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) {
+        await Promise.all(helpers.map((h) => h.worker.terminate()));
+        throw failed.reason;
+      }
+      const scans = settled.map((r) => (r as PromiseFulfilledResult<Scan>).value);
+      try {
+        return await judgeWinners(scans, chunks, gold, options);
+      } finally {
+        await Promise.all(helpers.map((h) => h.worker.terminate()));
+      }
+    },
   };
 }
 
-/** Later lines win ties, so only a strictly older run loses to the one already kept. */
-function isOlder(candidate: number | undefined, kept: number | undefined): boolean {
-  if (candidate === undefined) return kept !== undefined;
-  if (kept === undefined) return false;
-  return candidate < kept;
+/** Judges traces against gold already in memory. */
+export function judgeRuns(
+  files: readonly string[],
+  gold: readonly GoldItem[],
+  options: ScoreOptions,
+): Promise<RunsLoad> {
+  return startJudging(files, options).finish(gold);
 }
 
-/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds). */
-function timestamp(ts: number | string | null | undefined, file: string, line: number): number | undefined {
-  if (ts === null || ts === undefined) return undefined;
-  if (typeof ts === 'number') {
-    if (!Number.isFinite(ts)) throw new InputError({ file, line }, 'field "ts": expected a finite number');
-    return ts;
+/**
+ * Folds every thread's scan into one winner per gold item, reads the winners back (one pass per file) and
+ * judges them. Line numbers become absolute: a chunk's count from its own first line, and the lines of the
+ * same file in the chunks before it come first. Every chunk before the first failed one was read whole.
+ */
+async function judgeWinners(
+  scans: readonly Scan[],
+  chunks: readonly Segment[],
+  gold: readonly GoldItem[],
+  options: ScoreOptions,
+): Promise<RunsLoad> {
+  const chunkLines = new Map(scans.flatMap((s) => s.chunkLines));
+  const lineBase: number[] = [];
+  chunks.forEach((c, i) => {
+    const previous = i > 0 && chunks[i - 1]!.fileIndex === c.fileIndex;
+    lineBase[i] = previous ? lineBase[i - 1]! + (chunkLines.get(i - 1) ?? 0) : 0;
+  });
+  const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
+  if (errors.length > 0) {
+    const { chunk, where, detail } = errors[0]!;
+    throw new InputError(where && { ...where, line: where.line && where.line + lineBase[chunk]! }, detail);
   }
-  const ms = Date.parse(ts);
-  if (Number.isNaN(ms)) {
+
+  const rows = new Map<string, number>();
+  gold.forEach((g, i) => rows.set(g.qid, i));
+  const table = newRunTable(gold.length, options.cutoffs.length);
+  const unknown = new Map<string, number>();
+  let lines = 0;
+  let known = 0;
+  for (const s of scans) {
+    lines += s.lines;
+    for (let slot = 0; slot < s.qids.length; slot++) {
+      const qid = s.qids[slot]!;
+      const row = rows.get(qid);
+      if (row === undefined) {
+        unknown.set(qid, (unknown.get(qid) ?? 0) + s.count[slot]!);
+        continue;
+      }
+      known += s.count[slot]!;
+      const [ts, chunk, offset] = [s.ts[slot]!, s.chunk[slot]!, s.offset[slot]!];
+      if (
+        table.present[row] &&
+        !replaces(ts, chunk, offset, table.ts[row]!, table.chunk[row]!, table.offset[row]!)
+      )
+        continue;
+      table.present[row] = 1;
+      table.ts[row] = ts;
+      table.chunk[row] = chunk;
+      table.line[row] = lineBase[chunk]! + s.line[slot]!;
+      table.offset[row] = offset;
+      table.length[row] = s.length[slot]!;
+    }
+  }
+
+  const ref = (row: number): LineRef | undefined =>
+    table.present[row]
+      ? {
+          file: chunks[table.chunk[row]!]!.file,
+          line: table.line[row]!,
+          offset: table.offset[row]!,
+          length: table.length[row]!,
+        }
+      : undefined;
+  // The winners, in input order, read back in one pass per file and judged. (Sharing them out among the
+  // workers cost more in copying the jobs across than it saved, measured at 200k winners.)
+  const winnerRows: number[] = [];
+  for (let row = 0; row < gold.length; row++) if (table.present[row]) winnerRows.push(row);
+  winnerRows.sort((a, b) => table.chunk[a]! - table.chunk[b]! || table.offset[a]! - table.offset[b]!);
+  const verdicts = await judgeJobs(
+    winnerRows.map((row) => ({
+      file: chunks[table.chunk[row]!]!.file,
+      line: table.line[row]!,
+      offset: table.offset[row]!,
+      length: table.length[row]!,
+      item: judgeItem(gold[row]!, options.scuRules),
+    })),
+    judgeOptions(options.refusalToken, options.scuRules, options.cutoffs),
+  );
+  const c = options.cutoffs.length;
+  winnerRows.forEach((row, k) => {
+    table.flags[row] = verdicts.flags[k]!;
+    table.rule[row] = verdicts.rule[k]!;
+    for (let j = 0; j < c; j++) {
+      table.recall[row * c + j] = verdicts.recall[k * c + j]!;
+      table.upper[row * c + j] = verdicts.upper[k * c + j]!;
+    }
+  });
+
+  let winners = 0;
+  for (let i = 0; i < gold.length; i++) winners += table.present[i]!;
+  return {
+    table,
+    lines,
+    superseded: known - winners,
+    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
+    rules: (options.scuRules ?? []).map((r) => r.source),
+    ref,
+    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
+  };
+}
+
+/** GROUNDGATE_THREADS when set (and then obeyed whatever the input's size), else the machine's cores. */
+function threadCount(): { threads: number; forced: boolean } {
+  const env = process.env.GROUNDGATE_THREADS;
+  if (env === undefined || env === '')
+    return { threads: Math.min(availableParallelism(), MAX_THREADS), forced: false };
+  const n = Number(env);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
     throw new InputError(
-      { file, line },
-      `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`,
+      undefined,
+      `GROUNDGATE_THREADS=${preview(env)}: expected a whole number from 1 to 64`,
     );
-  }
-  return ms / 1000;
+  return { threads: n, forced: true };
+}
+
+/**
+ * The worker's bundle: dist/qa-worker/index.js beside the Action's bundle or one folder up from the CLI's,
+ * or worker.js beside this module when run from tsc's output. Run from TypeScript sources (the unit tests)
+ * there is none, and the main thread reads everything.
+ */
+function workerFile(): string | undefined {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return [
+    path.join(here, 'qa-worker', 'index.js'),
+    path.join(here, '..', 'qa-worker', 'index.js'),
+    path.join(here, 'worker.js'),
+  ].find((f) => existsSync(f));
+}
+
+interface Helper {
+  worker: Worker;
+  result: Promise<Scan>;
+}
+
+function spawn(file: string, input: WorkerInput): Helper {
+  const worker = new Worker(file, { workerData: input });
+  const result = new Promise<Scan>((resolve, reject) => {
+    let answered = false;
+    worker.once('message', (m: WorkerMessage) => {
+      answered = true;
+      if ('internal' in m) reject(new Error(`grounded-qa worker failed: ${m.internal}`));
+      else resolve(m.scan);
+    });
+    worker.once('error', (err) => {
+      answered = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!answered) reject(new Error(`grounded-qa worker exited with code ${code} before answering`));
+    });
+  });
+  // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
+  result.catch(() => undefined);
+  return { worker, result };
 }

@@ -37,23 +37,22 @@ export function compileRules(rules: readonly ScuRule[]): CompiledRule[] {
   }));
 }
 
-/** The first rule the claim breaks, if any. */
-export function contradiction(
-  claim: string,
-  constraints: readonly string[],
-  rules: readonly CompiledRule[],
-): CompiledRule | undefined {
-  const lowered = constraints.map((c) => c.toLowerCase());
-  const claimLower = claim.toLowerCase();
-  return rules.find((r) => lowered.some((c) => r.lock.test(c)) && r.contradiction.test(claimLower));
-}
-
-/** `constraints_echo` equals the locked set: order and surrounding whitespace do not matter. */
+/**
+ * `constraints_echo` equals the locked set: order, repeats and surrounding whitespace do not matter.
+ * Loops rather than sets: it runs on every shipped answer with constraints, and both lists are short.
+ */
 export function echoMatches(echo: readonly string[] | undefined, constraints: readonly string[]): boolean {
   if (!echo) return false;
-  const want = new Set(constraints.map((c) => c.trim()));
-  const got = new Set(echo.map((c) => c.trim()));
-  if (want.size !== got.size) return false;
-  for (const c of want) if (!got.has(c)) return false;
+  return covers(constraints, echo) && covers(echo, constraints);
+}
+
+/** Every string of `a`, trimmed, is among the trimmed strings of `b`. */
+function covers(a: readonly string[], b: readonly string[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const want = a[i]!.trim();
+    let found = false;
+    for (let j = 0; j < b.length && !found; j++) found = b[j]!.trim() === want;
+    if (!found) return false;
+  }
   return true;
 }

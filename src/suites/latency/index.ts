@@ -186,7 +186,6 @@ async function scoreConfigurations(
   relative: (file: string) => string,
 ): Promise<{ byConfiguration: Map<string, Accuracy>; unknown: Set<string> }> {
   const { items: gold } = await loadGold(goldFiles);
-  const index = new Map(gold.map((g) => [g.qid, g]));
   const rules = scuRules(config.scu);
   const options = {
     refusalToken: config.refusal_token,
@@ -196,9 +195,9 @@ async function scoreConfigurations(
   const byConfiguration = new Map<string, Accuracy>();
   const unknown = new Set<string>();
   for (const file of traces) {
-    const loaded = await judgeRuns([file], index, options);
+    const loaded = await judgeRuns([file], gold, options);
     for (const qid of loaded.unknown.keys()) unknown.add(qid);
-    const { metrics: m } = aggregate(gold, (qid) => loaded.winners.get(qid)?.judgement, options);
+    const { metrics: m } = aggregate(gold, loaded.table, options);
     byConfiguration.set(relative(file), {
       precision: m.precision!.value,
       chr: m.chr!.value,

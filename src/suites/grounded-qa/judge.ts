@@ -1,0 +1,178 @@
+import type { GoldItem, TraceLine } from './contract.js';
+import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
+import { echoMatches, type CompiledRule } from './scu.js';
+import type { RunTable } from './runs.js';
+
+/**
+ * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
+ * SCU locks apply) done once at load instead of once per trace line. Plain data: it crosses to workers.
+ */
+export interface JudgeItem {
+  answerable: boolean;
+  citations: string[];
+  /** gold_claim_substr, lowercased. */
+  substrings: string[];
+  /** The locked constraints when SCU judges this item; null when it does not. */
+  constraints: string[] | null;
+  /** Indexes of the SCU rules whose lock matches one of the item's constraints, in rule order. */
+  rules: number[];
+}
+
+export interface JudgeOptions {
+  /** The refusal token, trimmed and lowercased. */
+  refusal: string;
+  /** Each SCU rule's contradiction pattern, by rule index. */
+  contradictions: readonly RegExp[];
+  cutoffs: readonly number[];
+}
+
+export function judgeItem(item: GoldItem, rules: readonly CompiledRule[] | null): JudgeItem {
+  const constrained = rules !== null && item.constraints.length > 0;
+  const lowered = item.constraints.map((c) => c.toLowerCase());
+  return {
+    answerable: item.answerable,
+    citations: item.citations,
+    substrings: item.claimSubstrings.map((s) => s.toLowerCase()),
+    constraints: constrained ? item.constraints : null,
+    rules: constrained ? rules.flatMap((r, i) => (lowered.some((c) => r.lock.test(c)) ? [i] : [])) : [],
+  };
+}
+
+export function judgeOptions(
+  refusalToken: string,
+  rules: readonly CompiledRule[] | null,
+  cutoffs: readonly number[],
+): JudgeOptions {
+  return {
+    refusal: refusalToken.trim().toLowerCase(),
+    contradictions: (rules ?? []).map((r) => r.contradiction),
+    cutoffs,
+  };
+}
+
+// A run's verdict is one word of flags: five facts, then one bit per label in severity order.
+export const REFUSED = 1;
+export const CORRECT = 2;
+export const HIT = 4;
+export const CONSTRAINED = 8;
+export const VIOLATION = 16;
+const LABEL_SHIFT = 5;
+const LABELS: readonly Label[] = [...FAILURE_LABELS, ...PASS_LABELS];
+const bit = (label: Label) => 1 << (LABEL_SHIFT + LABELS.indexOf(label));
+const UNDER_REFUSAL = bit('under_refusal');
+const SCU_VIOLATION = bit('scu_violation');
+const OUT_OF_SCOPE = bit('citation_out_of_scope');
+const CITATION_MISS = bit('citation_miss');
+const CLAIM_MISS = bit('claim_miss');
+const OVER_REFUSAL = bit('over_refusal');
+const OK = bit('ok');
+const REFUSAL_OK = bit('refusal_ok');
+const FAILED = LABELS.slice(0, FAILURE_LABELS.length).reduce((m, l) => m | bit(l), 0);
+
+/** The labels in a flags word, most severe first. */
+export function labelsOf(flags: number): Label[] {
+  const out: Label[] = [];
+  for (let i = 0; i < LABELS.length; i++) if (flags & (1 << (LABEL_SHIFT + i))) out.push(LABELS[i]!);
+  return out;
+}
+
+/**
+ * Judges one run of one gold item (seed 004's C, H, K and the per-item label) into row `row` of `table`.
+ * It allocates only the lowercased claim, and only when a check needs it: a million lines are judged as read.
+ */
+export function judgeInto(
+  item: JudgeItem,
+  t: TraceLine,
+  options: JudgeOptions,
+  table: RunTable,
+  row: number,
+): void {
+  const retrieved = t.retrieved_ids;
+  const claim = t.answer_json.claim;
+  const cited = t.answer_json.citations;
+  const { cutoffs } = options;
+  const base = row * cutoffs.length;
+  // Retrieval is judged even when the answer was refused: recall is about what reached the model.
+  for (let j = 0; j < cutoffs.length; j++) {
+    table.recall[base + j] = item.answerable && allWithin(item.citations, retrieved, cutoffs[j]!) ? 1 : 0;
+    table.upper[base + j] = 0;
+  }
+  table.rule[row] = -1;
+  if (isRefusal(claim, options.refusal)) {
+    table.flags[row] = REFUSED | (item.answerable ? OVER_REFUSAL : REFUSAL_OK);
+    return;
+  }
+
+  let flags = 0;
+  let inScope = true;
+  for (let i = 0; i < cited.length && inScope; i++) inScope = retrieved.includes(cited[i]!);
+  let hitsGold = false;
+  for (let i = 0; i < cited.length && !hitsGold; i++) hitsGold = item.citations.includes(cited[i]!);
+  if (!inScope) flags |= OUT_OF_SCOPE;
+  // An unanswerable item has no gold citation to hit: under_refusal already says what went wrong.
+  if (!hitsGold && item.answerable) flags |= CITATION_MISS;
+  const hit = inScope && hitsGold;
+  if (hit) flags |= HIT;
+  for (let j = 0; j < cutoffs.length; j++)
+    table.upper[base + j] = anyWithin(item.citations, retrieved, cutoffs[j]!) ? 1 : 0;
+
+  let lower: string | undefined;
+  let constraintsOk = true;
+  if (item.constraints !== null) {
+    flags |= CONSTRAINED;
+    lower = claim.toLowerCase();
+    for (const r of item.rules) {
+      if (options.contradictions[r]!.test(lower)) {
+        table.rule[row] = r;
+        break;
+      }
+    }
+    constraintsOk = table.rule[row] === -1 && echoMatches(t.answer_json.constraints_echo, item.constraints);
+    if (!constraintsOk) flags |= SCU_VIOLATION | VIOLATION;
+  }
+
+  if (item.answerable) {
+    lower ??= claim.toLowerCase();
+    let contained = false;
+    for (let i = 0; i < item.substrings.length && !contained; i++)
+      contained = lower.includes(item.substrings[i]!);
+    if (!contained) flags |= CLAIM_MISS;
+    if (contained && hit && constraintsOk) flags |= CORRECT;
+  } else {
+    flags |= UNDER_REFUSAL;
+  }
+  table.flags[row] = flags & FAILED ? flags : flags | OK;
+}
+
+/**
+ * `claim.trim().toLowerCase() === refusal`, without building either string for the common long answer:
+ * lowercasing never shortens a string, so an untrimmed claim longer than the token cannot equal it.
+ */
+export function isRefusal(claim: string, refusal: string): boolean {
+  if (
+    claim.length > refusal.length &&
+    isPlain(claim.charCodeAt(0)) &&
+    isPlain(claim.charCodeAt(claim.length - 1))
+  )
+    return false;
+  return claim.trim().toLowerCase() === refusal;
+}
+
+/** Printable ASCII other than space: never trimmed. */
+const isPlain = (c: number) => c > 0x20 && c < 0x7f;
+
+function allWithin(ids: readonly string[], list: readonly string[], k: number): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const at = list.indexOf(ids[i]!);
+    if (at === -1 || at >= k) return false;
+  }
+  return true;
+}
+
+function anyWithin(ids: readonly string[], list: readonly string[], k: number): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const at = list.indexOf(ids[i]!);
+    if (at !== -1 && at < k) return true;
+  }
+  return false;
+}

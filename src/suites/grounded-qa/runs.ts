@@ -1,0 +1,58 @@
+/**
+ * The winning run of each gold item and its verdict, as columns indexed by the item's position in gold:
+ * a few typed arrays for 200k items, rather than 200k objects.
+ */
+export interface RunTable {
+  /** 1 when the item has a run. */
+  present: Uint8Array;
+  /** The run's `ts` in epoch seconds; NaN when it has none. */
+  ts: Float64Array;
+  /** The verdict (see judge.ts). */
+  flags: Uint32Array;
+  /** Per item and cutoff (row × cutoffs + j): all gold citations in the top k, answerable items only. */
+  recall: Uint8Array;
+  /** Per item and cutoff: a gold citation in the top k, shipped answers only. */
+  upper: Uint8Array;
+  /** The SCU rule the claim broke, or -1. */
+  rule: Int16Array;
+  /** Where the run is: the chunk it was read from, its line within that chunk, and its bytes. */
+  chunk: Int32Array;
+  line: Float64Array;
+  offset: Float64Array;
+  length: Float64Array;
+}
+
+export function newRunTable(items: number, cutoffs: number): RunTable {
+  return {
+    present: new Uint8Array(items),
+    ts: new Float64Array(items),
+    flags: new Uint32Array(items),
+    recall: new Uint8Array(items * cutoffs),
+    upper: new Uint8Array(items * cutoffs),
+    rule: new Int16Array(items).fill(-1),
+    chunk: new Int32Array(items),
+    line: new Float64Array(items),
+    offset: new Float64Array(items),
+    length: new Float64Array(items),
+  };
+}
+
+/**
+ * Whether a run replaces the one kept: a greater `ts` wins, and between equal `ts` (or none on both) the
+ * later line does; a run without `ts` (NaN) loses to any with one. Position in the input is (chunk,
+ * offset), chunks being numbered in input order, so the winner does not depend on which thread read what.
+ */
+export function replaces(
+  ts: number,
+  chunk: number,
+  offset: number,
+  keptTs: number,
+  keptChunk: number,
+  keptOffset: number,
+): boolean {
+  const none = Number.isNaN(ts);
+  const keptNone = Number.isNaN(keptTs);
+  if (none !== keptNone) return keptNone;
+  if (!none && ts !== keptTs) return ts > keptTs;
+  return chunk !== keptChunk ? chunk > keptChunk : offset > keptOffset;
+}

@@ -1,0 +1,145 @@
+import { InputError, preview, type Where } from '../../errors.js';
+import type { ChunkQueue } from '../../io/chunk-queue.js';
+import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
+import type { Segment } from '../../io/split.js';
+import { validateLine } from '../../io/validate.js';
+import { asTraceLine, traceLineSchema } from './contract.js';
+import { replaces } from './runs.js';
+
+const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
+
+/**
+ * What one thread learned from the chunks of trace lines it read: for every qid it saw, where its winning
+ * line is and how many lines it had. Columns by slot (qids[slot]), so a thread's result crosses to another
+ * as a few buffers.
+ */
+export interface Scan {
+  qids: string[];
+  ts: Float64Array;
+  chunk: Int32Array;
+  /** The line's number within its chunk (see chunkLines), byte offset and byte length. */
+  line: Float64Array;
+  offset: Float64Array;
+  length: Float64Array;
+  /** Lines of this qid. */
+  count: Float64Array;
+  /** Non-blank lines read. */
+  lines: number;
+  /** [chunk, lines in it (blank ones too)] for each chunk read to its end. */
+  chunkLines: [number, number][];
+  /**
+   * The input error that stopped this thread, its line counting from the chunk's first line (the caller,
+   * who knows how many lines came before, makes it absolute).
+   */
+  error?: { chunk: number; where: Where | undefined; detail: string };
+}
+
+/**
+ * Reads the chunks this thread claims, checking every line and keeping, per qid, only where its winning run
+ * is (see replaces). Judging needs gold and only the winners, so it happens later, once per gold item: a
+ * thread can start before gold is loaded and holds no gold, and no trace text outlives its line.
+ */
+export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
+  const slots = new Map<string, number>();
+  const qids: string[] = [];
+  let cap = 1024;
+  let ts = new Float64Array(cap);
+  let chunks = new Int32Array(cap);
+  let lineAt = new Float64Array(cap);
+  let offsets = new Float64Array(cap);
+  let lengths = new Float64Array(cap);
+  let counts = new Float64Array(cap);
+  const chunkLines: [number, number][] = [];
+  let lines = 0;
+  const result = (error?: Scan['error']): Scan => ({
+    qids,
+    ts: ts.slice(0, qids.length),
+    chunk: chunks.slice(0, qids.length),
+    line: lineAt.slice(0, qids.length),
+    offset: offsets.slice(0, qids.length),
+    length: lengths.slice(0, qids.length),
+    count: counts.slice(0, qids.length),
+    lines,
+    chunkLines,
+    ...(error ? { error } : {}),
+  });
+
+  for (let next = queue.claim(); next; next = queue.claim()) {
+    const { index: chunk } = next;
+    const { file } = next.chunk;
+    let last = 0;
+    try {
+      for await (const batch of readLineBatches(file, next.chunk)) {
+        for (let i = 0; i < batch.length; i++) {
+          const line = batch.line(i);
+          last = line;
+          const text = batch.text(i);
+          if (isBlank(text)) continue;
+          lines++;
+          const value = parseJsonLine(file, line, text);
+          const t = asTraceLine(value) ?? validateLine(traceLineSchema, value, file, line, TRACE_WHAT);
+          const time = timestamp(t.ts, file, line);
+          const offset = batch.offset(i);
+          let slot = slots.get(t.qid);
+          if (slot === undefined) {
+            slot = qids.length;
+            if (slot === cap) {
+              cap *= 2;
+              ts = grow(ts, cap);
+              chunks = grow(chunks, cap);
+              lineAt = grow(lineAt, cap);
+              offsets = grow(offsets, cap);
+              lengths = grow(lengths, cap);
+              counts = grow(counts, cap);
+            }
+            slots.set(t.qid, slot);
+            qids.push(t.qid);
+          } else if (!replaces(time, chunk, offset, ts[slot]!, chunks[slot]!, offsets[slot]!)) {
+            counts[slot]!++;
+            continue;
+          }
+          counts[slot]!++;
+          ts[slot] = time;
+          chunks[slot] = chunk;
+          lineAt[slot] = line;
+          offsets[slot] = offset;
+          lengths[slot] = batch.byteLength(i);
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      queue.fail(chunk);
+      return result({ chunk, where: err.where, detail: err.detail });
+    }
+    chunkLines.push([chunk, last]);
+  }
+  return result();
+}
+
+function grow<T extends Float64Array | Int32Array>(a: T, cap: number): T {
+  const bigger = new (a.constructor as new (n: number) => T)(cap);
+  bigger.set(a);
+  return bigger;
+}
+
+/** The buffers a Scan can hand to another thread without copying. */
+export function scanBuffers(s: Scan): ArrayBuffer[] {
+  return [s.ts, s.chunk, s.line, s.offset, s.length, s.count].map((a) => a.buffer as ArrayBuffer);
+}
+
+/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds); NaN when absent. */
+function timestamp(ts: number | string | null | undefined, file: string, line: number): number {
+  if (ts === null || ts === undefined) return NaN;
+  if (typeof ts === 'number') {
+    if (!Number.isFinite(ts)) throw new InputError({ file, line }, 'field "ts": expected a finite number');
+    return ts;
+  }
+  const ms = Date.parse(ts);
+  if (Number.isNaN(ms)) {
+    throw new InputError(
+      { file, line },
+      `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`,
+    );
+  }
+  return ms / 1000;
+}
