@@ -1,4 +1,5 @@
-// Builds the two committed bundles: dist/index.js (the Action) and dist/cli/index.js (the `groundgate` bin).
+// Builds the committed bundles: dist/index.js (the Action), dist/cli/index.js (the `groundgate` bin) and
+// dist/qa-worker/index.js (the thread that judges a share of a large grounded-qa trace set).
 // tsc compiles src/ to lib/, then ncc bundles and minifies the JS with its dependencies (dist/ stays small
 // and starts fast), always with source maps: the entry points enable them, so a stack trace points at src/.
 import { execFileSync } from 'node:child_process';
@@ -37,6 +38,7 @@ const ncc = [
 ];
 if (existsSync('lib/action/index.js')) run(process.execPath, [...ncc, 'lib/action/index.js', '-o', 'dist']);
 run(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']);
+run(process.execPath, [...ncc, 'lib/suites/grounded-qa/worker.js', '-o', 'dist/qa-worker']);
 
 // ncc's maps point into lib/ (tsc output, not committed); compose them with tsc's maps so that every
 // position maps to src/*.ts, whose text the maps carry (inlineSources). ncc names each source "../" + its

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import TreeSitter from './tree-sitter-shim.cjs';
 
 /** The languages groundgate extracts definitions from, each with its grammar's wasm file and package. */
@@ -57,6 +58,9 @@ export function parserFor(language: Language): Promise<Parser> {
 }
 
 function initRuntime(): Promise<void> {
+  // Baseline (Liftoff) code only: the optimising tier's background compilation of the grammars costs a
+  // short run more (about 70 ms of a 450 ms Action run, waited for at exit) than it saves a long one.
+  if (!runtime) setFlagsFromString('--liftoff-only');
   // The Emscripten loader reads __dirname even when handed the wasm bytes; an ES module bundle has none.
   const g = globalThis as { __dirname?: string };
   g.__dirname ??= path.dirname(wasmPath(RUNTIME));

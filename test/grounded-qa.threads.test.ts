@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/process.js';
+import { seeded } from './helpers/random.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+// The threaded reading of traces (dist/qa-worker) is checked on the bundle, as users run it: the same
+// report, byte for byte, whether one thread or several read the lines, and the same first error.
+const rnd = seeded(909);
+const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+const gold = Array.from({ length: 300 }, (_, i) => ({
+  qid: `Q${i}`,
+  question: `question ${i}?`,
+  answerable: i % 7 !== 0,
+  gold_claim_substr: i % 7 !== 0 ? [`fact number ${i}`] : [],
+  gold_citations: i % 7 !== 0 ? [`d${i}`] : [],
+  ...(i % 5 === 0 ? { constraints: ['Tokens are never written to the log.'] } : {}),
+}));
+function trace() {
+  const i = int(0, 320); // past 299: qids not in gold
+  const claim = rnd() < 0.1 ? 'not in context' : `It is fact number ${rnd() < 0.7 ? i : i + 1}; it may vary.`;
+  return {
+    // Few distinct ts values, some missing: ties and run order decide many winners.
+    ...(rnd() < 0.15 ? {} : { ts: int(1, 4) }),
+    qid: `Q${i}`,
+    retrieved_ids: [`d${int(0, 320)}`, `d${i}`, `d${int(0, 320)}`],
+    answer_json: {
+      claim,
+      citations: rnd() < 0.8 ? [`d${i}`] : ['d-none'],
+      ...(rnd() < 0.5 ? { constraints_echo: ['Tokens are never written to the log.'] } : {}),
+    },
+  };
+}
+const lines = (n: number) =>
+  jsonl(Array.from({ length: n }, trace)).replace(/\n/g, (nl) => (rnd() < 0.02 ? '\n\n' : nl));
+const gates = `version: 1
+suites:
+  qa:
+    kind: grounded-qa
+    gold: gold.jsonl
+    traces: traces/*.jsonl
+    scu: true
+    gates:
+      precision: '>= 0.5'
+`;
+
+describe('grounded-qa on several threads (dist)', () => {
+  const dir = tmpTree({
+    'gates.yaml': gates,
+    'gold.jsonl': jsonl(gold),
+    'traces/a.jsonl': lines(1500),
+    'traces/b.jsonl': lines(1700),
+  });
+  const run = (threads: string, report: string) =>
+    runCli(['-c', 'gates.yaml', '--report', report, '--offenders', '50'], dir, {
+      GROUNDGATE_THREADS: threads,
+    });
+
+  it('writes the same report as one thread, byte for byte', () => {
+    const one = run('1', 'one.json');
+    expect(one.status).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(dir, 'one.json'), 'utf8')) as {
+      suites: { qa: { counts: Record<string, number> } };
+    };
+    expect(report.suites.qa.counts).toMatchObject({ gold: 300, trace_lines: 3200 });
+    expect(report.suites.qa.counts.superseded_runs).toBeGreaterThan(2000);
+    for (const threads of ['2', '3', '7']) {
+      const many = run(threads, `many-${threads}.json`);
+      expect(many.stdout).toBe(one.stdout);
+      expect(readFileSync(path.join(dir, `many-${threads}.json`), 'utf8')).toBe(
+        readFileSync(path.join(dir, 'one.json'), 'utf8'),
+      );
+    }
+  }, 60_000);
+
+  it('reports the first bad line in file order, with its line number in the file', () => {
+    const bad = tmpTree({
+      'gates.yaml': gates,
+      'gold.jsonl': jsonl(gold),
+      'traces/a.jsonl': lines(1500),
+      // Two errors, both late in the last file: the earlier one is named whichever thread reads the later.
+      'traces/b.jsonl': `${lines(1200)}{"qid": "Q1", "retrieved_ids": "d1"}\n${lines(300)}{not json\n`,
+    });
+    const expected =
+      /^groundgate: traces\/b\.jsonl:(\d+): field "retrieved_ids": expected array, received string/;
+    const one = runCli(['-c', 'gates.yaml'], bad, { GROUNDGATE_THREADS: '1' });
+    const many = runCli(['-c', 'gates.yaml'], bad, { GROUNDGATE_THREADS: '5' });
+    expect(one.status).toBe(2);
+    expect(many.status).toBe(2);
+    expect(one.stderr).toMatch(expected);
+    expect(many.stderr).toBe(one.stderr);
+    const text = readFileSync(path.join(bad, 'traces/b.jsonl'), 'utf8').split('\n');
+    const line = Number(expected.exec(one.stderr)![1]);
+    expect(text[line - 1]).toBe('{"qid": "Q1", "retrieved_ids": "d1"}');
+  }, 60_000);
+
+  it('rejects a GROUNDGATE_THREADS that is not a count', () => {
+    const r = run('many', 'x.json');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/GROUNDGATE_THREADS="many": expected a whole number from 1 to 64/);
+  });
+});
