@@ -8,14 +8,14 @@ const dist = path.join(REPO, 'dist');
 
 describe('the committed bundles', () => {
   it('map back to src/ (minified code is only shipped with its source map)', () => {
-    for (const [bundle, source] of [
-      ['cli/index.js', 'src/cli/main.ts'],
-      ['index.js', 'src/action/index.ts'],
-      ['qa-worker/index.js', 'src/suites/grounded-qa/worker.ts'],
+    for (const [bundle, source, marker] of [
+      ['cli/index.js', 'src/cli/main.ts', 'internal error'],
+      ['index.js', 'src/action/index.ts', 'internal error'],
+      ['qa-worker/index.js', 'src/suites/grounded-qa/scan.ts', 'expected a finite number'],
     ] as const) {
       const code = readFileSync(path.join(dist, bundle), 'utf8');
       const map = new SourceMap(JSON.parse(readFileSync(path.join(dist, `${bundle}.map`), 'utf8')));
-      const at = code.indexOf('internal error');
+      const at = code.indexOf(marker);
       expect(at).toBeGreaterThan(0);
       const before = code.slice(0, at);
       const line = before.split('\n').length - 1;
