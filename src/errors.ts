@@ -45,3 +45,13 @@ export function preview(value: unknown, max = 40): string {
   const s = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
+
+/** An I/O error as an input error where it is the user's to fix; `what` is what the file should be. */
+export function ioError(file: string, err: unknown, what = 'a JSON Lines file'): unknown {
+  if (err instanceof InputError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return new InputError({ file }, 'file not found');
+  if (code === 'EISDIR') return new InputError({ file }, `is a directory; expected ${what}`);
+  if (code === 'EACCES') return new InputError({ file }, 'permission denied');
+  return err;
+}

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { InputError } from '../errors.js';
+import { readWindows } from './windows.js';
 
 export interface JsonlRecord {
   /** 1-based line number in the file. */
@@ -85,63 +86,35 @@ export class LineBatch {
   }
 }
 
-const WINDOW = 1 << 20;
-
 /**
- * Splits a file into lines by scanning bytes for `\n`, a batch per megabyte read (one await per megabyte,
- * not per line). A trailing `\r` and a leading BOM are dropped. Blank lines are included.
- *
- * Reads go into one window reused for the whole file (a line longer than it widens it): a batch is only
- * valid until the next is asked for, and a large file costs no allocation per megabyte, whose garbage
- * would otherwise linger in the process's memory.
+ * Splits a file into lines by scanning bytes for `\n`, a batch per megabyte read (see readWindows: a batch
+ * is only valid until the next is asked for). A trailing `\r` and a leading BOM are dropped. Blank lines
+ * are included.
  */
 export async function* readLineBatches(file: string, options: JsonlOptions = {}): AsyncGenerator<LineBatch> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const start = options.start ?? 0;
-  const end = options.end ?? Infinity;
-  if (end <= start) return;
-  const handle = await open(file, 'r').catch((err: unknown) => {
-    throw ioError(file, err);
-  });
-  try {
-    let buf = Buffer.allocUnsafe(WINDOW);
-    let have = 0; // bytes of a line not yet complete, kept at the start of the window
-    let bufOffset = start; // file offset of buf[0]
-    let lineNo = 0;
-    for (;;) {
-      if (have === buf.length) {
-        const wider = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(wider, 0, 0, have);
-        buf = wider;
-      }
-      const want = Math.min(buf.length - have, end - (bufOffset + have));
-      const read = want > 0 ? (await handle.read(buf, have, want, bufOffset + have)).bytesRead : 0;
-      if (read === 0) break;
-      const view = buf.subarray(0, have + read);
-      const bounds: number[] = [];
-      const firstLine = lineNo + 1;
-      let from = 0;
-      for (let nl = view.indexOf(NEWLINE, from); nl !== -1; nl = view.indexOf(NEWLINE, from)) {
-        lineNo++;
-        if (nl - from > maxLineBytes) throw tooLong(file, lineNo, maxLineBytes);
-        bounds.push(from, nl > from && view[nl - 1] === CR ? nl - 1 : nl);
-        from = nl + 1;
-      }
-      // Yielded before the length check below, so an error in these lines is the one reported first.
-      if (bounds.length) yield new LineBatch(view, bounds, firstLine, bufOffset, bufOffset === 0);
-      have = view.length - from;
-      if (have > maxLineBytes) throw tooLong(file, lineNo + 1, maxLineBytes);
-      buf.copy(buf, 0, from, from + have);
-      bufOffset += from;
+  let lineNo = 0;
+  for await (const { buf, length, offset } of readWindows(file, {
+    size: 1 << 20,
+    start: options.start,
+    end: options.end,
+    maxLineBytes,
+    longLine: () => tooLong(file, lineNo + 1, maxLineBytes),
+    what: 'a JSON Lines file',
+  })) {
+    const bounds: number[] = [];
+    const firstLine = lineNo + 1;
+    let from = 0;
+    while (from < length) {
+      // Every window but the last ends with a newline; the last may end with a line that has none.
+      const found = buf.indexOf(NEWLINE, from);
+      const nl = found === -1 || found >= length ? length : found;
+      lineNo++;
+      if (nl - from > maxLineBytes) throw tooLong(file, lineNo, maxLineBytes);
+      bounds.push(from, nl > from && buf[nl - 1] === CR ? nl - 1 : nl);
+      from = nl + 1;
     }
-    if (have > 0) {
-      const last = buf[have - 1] === CR ? have - 1 : have;
-      yield new LineBatch(buf.subarray(0, have), [0, last], lineNo + 1, bufOffset, bufOffset === 0);
-    }
-  } catch (err) {
-    throw ioError(file, err);
-  } finally {
-    await handle.close();
+    yield new LineBatch(buf, bounds, firstLine, offset, offset === 0);
   }
 }
 
@@ -226,13 +199,4 @@ function tooLong(file: string, line: number, max: number): InputError {
     { file, line },
     `line is longer than ${max} bytes; expected one JSON object per line`,
   );
-}
-
-export function ioError(file: string, err: unknown): unknown {
-  if (err instanceof InputError) return err;
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return new InputError({ file }, 'file not found');
-  if (code === 'EISDIR') return new InputError({ file }, 'is a directory; expected a JSON Lines file');
-  if (code === 'EACCES') return new InputError({ file }, 'permission denied');
-  return err;
 }

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { ioError, parseJsonLine, type LineRef } from './jsonl.js';
+import { ioError } from '../errors.js';
+import { parseJsonLine, type LineRef } from './jsonl.js';
 
 /** A line's bytes in a file, without its newline (as readLineBatches reports them). */
 export interface ByteSpan {

@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { ioError } from './jsonl.js';
+import { ioError } from '../errors.js';
 
 /** Bytes [start, end) of one file, beginning and ending on line starts. */
 export interface Segment {

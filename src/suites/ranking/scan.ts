@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
-import { open, type FileHandle } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/jsonl.js';
+import { readWindows } from '../../io/windows.js';
 import type { ScoredRecord } from './contract.js';
 import { parseQrelsLine, parseRunLine } from './trec.js';
 
@@ -30,50 +30,15 @@ async function forEachChunk(
   file: string,
   visit: (buf: Buffer, start: number, end: number, line: number) => number,
 ): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, 'r');
-  } catch (err) {
-    throw ioError(file, err);
-  }
-  try {
-    let buf = Buffer.allocUnsafe(CHUNK);
-    let have = 0;
-    let line = 1;
-    let first = true;
-    for (;;) {
-      if (have === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, have);
-        buf = bigger;
-      }
-      const { bytesRead } = await handle.read(buf, have, buf.length - have, null);
-      let end = have + bytesRead;
-      if (first) {
-        first = false;
-        if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
-          buf.copy(buf, 0, 3, end);
-          end -= 3;
-        }
-      }
-      if (bytesRead === 0) {
-        if (end > 0) visit(buf, 0, end, line);
-        return;
-      }
-      const last = buf.lastIndexOf(NEWLINE, end - 1);
-      if (last !== -1) {
-        line = visit(buf, 0, last + 1, line);
-        buf.copy(buf, 0, last + 1, end);
-        have = end - last - 1;
-      } else {
-        have = end;
-      }
-      if (have > DEFAULT_MAX_LINE_BYTES) throw tooLong(file, line);
-    }
-  } catch (err) {
-    throw ioError(file, err);
-  } finally {
-    await handle.close();
+  let line = 1;
+  for await (const { buf, length, offset } of readWindows(file, {
+    size: CHUNK,
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    longLine: () => tooLong(file, line),
+    what: 'a TREC file',
+  })) {
+    const bom = offset === 0 && length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+    line = visit(buf, bom ? 3 : 0, length, line);
   }
 }
 
@@ -274,13 +239,4 @@ export async function forEachTrecJudgment(
     }
     return line;
   });
-}
-
-function ioError(file: string, err: unknown): unknown {
-  if (err instanceof InputError) return err;
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return new InputError({ file }, 'file not found');
-  if (code === 'EISDIR') return new InputError({ file }, 'is a directory; expected a TREC file');
-  if (code === 'EACCES') return new InputError({ file }, 'permission denied');
-  return err;
 }

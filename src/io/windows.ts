@@ -1,0 +1,67 @@
+import { open } from 'node:fs/promises';
+import { ioError } from '../errors.js';
+
+/** Whole lines in a read buffer: bytes [0, length) of `buf`, which starts at byte `offset` of the file. */
+export interface LineWindow {
+  buf: Buffer;
+  length: number;
+  offset: number;
+}
+
+export interface WindowOptions {
+  /** Bytes per read; a line longer than this widens the buffer. */
+  size: number;
+  /** Reads only bytes [start, end) of the file. */
+  start?: number;
+  end?: number;
+  /** A line still unfinished past this many bytes is an input error: `longLine()` says which. */
+  maxLineBytes: number;
+  longLine: () => Error;
+  /** What the file should be, for the error when it is a directory (e.g. "a JSON Lines file"). */
+  what: string;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Reads a file as windows of whole lines, in one buffer reused for the whole file: every window ends with
+ * a `\n` except the last, which holds whatever follows the file's last newline. A window is valid until the
+ * next is asked for. One await per read, none per line; a large file costs no allocation per read, whose
+ * garbage would otherwise linger in the process's memory. A BOM is left in place: it is part of the first
+ * line's bytes, and each caller decides what to do with it.
+ */
+export async function* readWindows(file: string, options: WindowOptions): AsyncGenerator<LineWindow> {
+  const start = options.start ?? 0;
+  const end = options.end ?? Infinity;
+  if (end <= start) return;
+  const handle = await open(file, 'r').catch((err: unknown) => {
+    throw ioError(file, err, options.what);
+  });
+  try {
+    let buf = Buffer.allocUnsafe(options.size);
+    let have = 0; // bytes of a line not yet complete, kept at the start of the buffer
+    let offset = start;
+    for (;;) {
+      if (have === buf.length) {
+        const wider = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(wider, 0, 0, have);
+        buf = wider;
+      }
+      const want = Math.min(buf.length - have, end - (offset + have));
+      const read = want > 0 ? (await handle.read(buf, have, want, offset + have)).bytesRead : 0;
+      if (read === 0) break;
+      const filled = have + read;
+      const cut = buf.lastIndexOf(NEWLINE, filled - 1) + 1;
+      if (cut > 0) yield { buf, length: cut, offset };
+      have = filled - cut;
+      if (have > options.maxLineBytes) throw options.longLine();
+      buf.copy(buf, 0, cut, filled);
+      offset += cut;
+    }
+    if (have > 0) yield { buf, length: have, offset };
+  } catch (err) {
+    throw ioError(file, err, options.what);
+  } finally {
+    await handle.close();
+  }
+}
