@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LineRef } from '../../io/jsonl.js';
+import { validateLine } from '../../io/validate.js';
 
 /** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
 export const goldLineSchema = z.looseObject({
@@ -79,4 +80,11 @@ export function asTraceLine(v: unknown): TraceLine | undefined {
   if (v.latency_ms !== undefined && !(Number.isFinite(v.latency_ms) && (v.latency_ms as number) >= 0))
     return undefined;
   return v as TraceLine;
+}
+
+const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
+
+/** A parsed trace line checked against the contract: by hand, and by the schema to word an error. */
+export function checkTraceLine(value: unknown, file: string, line: number): TraceLine {
+  return asTraceLine(value) ?? validateLine(traceLineSchema, value, file, line, TRACE_WHAT);
 }

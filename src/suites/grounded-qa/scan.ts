@@ -2,11 +2,8 @@ import { InputError, preview, type Where } from '../../errors.js';
 import type { ChunkQueue } from '../../io/chunk-queue.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
 import type { Segment } from '../../io/split.js';
-import { validateLine } from '../../io/validate.js';
-import { asTraceLine, traceLineSchema } from './contract.js';
+import { checkTraceLine } from './contract.js';
 import { replaces } from './runs.js';
-
-const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
 
 /**
  * What one thread learned from the chunks of trace lines it read: for every qid it saw, where its winning
@@ -77,7 +74,7 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
           if (isBlank(text)) continue;
           lines++;
           const value = parseJsonLine(file, line, text);
-          const t = asTraceLine(value) ?? validateLine(traceLineSchema, value, file, line, TRACE_WHAT);
+          const t = checkTraceLine(value, file, line);
           const time = timestamp(t.ts, file, line);
           const offset = batch.offset(i);
           let slot = slots.get(t.qid);

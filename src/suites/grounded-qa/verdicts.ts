@@ -1,11 +1,8 @@
 import { parseJsonLine } from '../../io/jsonl.js';
 import { forEachSpan } from '../../io/read-at.js';
-import { validateLine } from '../../io/validate.js';
-import { asTraceLine, traceLineSchema } from './contract.js';
+import { checkTraceLine } from './contract.js';
 import { judgeInto, type JudgeItem, type JudgeOptions } from './judge.js';
 import { newRunTable } from './runs.js';
-
-const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
 
 /** A winning run to judge: where its line is, and the gold item it answers. */
 export interface JudgeJob {
@@ -41,7 +38,7 @@ export async function judgeJobs(jobs: readonly JudgeJob[], options: JudgeOptions
         const i = list[k]!;
         const { line, item } = jobs[i]!;
         const value = parseJsonLine(file, line, text);
-        const t = asTraceLine(value) ?? validateLine(traceLineSchema, value, file, line, TRACE_WHAT);
+        const t = checkTraceLine(value, file, line);
         judgeInto(item, t, options, table, i);
       },
     );
