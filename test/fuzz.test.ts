@@ -3,7 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
+import { stringValue } from '../src/io/json-scan.js';
 import { asTraceLine, traceLineSchema } from '../src/suites/grounded-qa/contract.js';
+import { scanTraceLine, traceFields } from '../src/suites/grounded-qa/trace-scan.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -122,6 +124,138 @@ describe('loader fuzzing (seeded)', () => {
       if (fast) accepted++;
     }
     expect(accepted).toBeGreaterThan(300);
+  });
+
+  it('accepts a trace line from its bytes only when JSON.parse and the contract do, with their qid and ts', () => {
+    const rnd = seeded(4242);
+    const fields = traceFields();
+    /** What scanTraceLine found, in JSON.parse's terms; undefined when it refused the line. */
+    const fromBytes = (line: string) => {
+      const b = Buffer.from(line);
+      if (!scanTraceLine(b, 0, b.length, fields)) return undefined;
+      const ts =
+        fields.tsKind === 'number'
+          ? fields.ts
+          : fields.tsKind === 'string'
+            ? stringValue(b, fields.tsStart, fields.tsEnd)
+            : null;
+      return { qid: stringValue(b, fields.qidStart, fields.qidEnd), ts };
+    };
+    const fromParse = (line: string) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        return undefined;
+      }
+      const t = asTraceLine(value);
+      return t && { qid: t.qid, ts: t.ts ?? null };
+    };
+    const counts = { accepted: 0, refusedGood: 0, bad: 0 };
+    for (let i = 0; i < 20000; i++) {
+      let line = TRACES[i % TRACES.length]!;
+      for (let j = Math.floor(rnd() * 4); j > 0; j--) line = mutate(line, rnd).split('\n')[0]!;
+      const bytes = fromBytes(line);
+      const parsed = fromParse(line);
+      if (bytes) expect([line, bytes]).toEqual([line, parsed]);
+      if (bytes) counts.accepted++;
+      else if (parsed) counts.refusedGood++;
+      else counts.bad++;
+    }
+    // Refusing a good line costs only speed, but it must be rare; and both kinds of line were tried.
+    expect(counts.refusedGood).toBeLessThan(counts.accepted / 50);
+    expect(counts.accepted).toBeGreaterThan(5000);
+    expect(counts.bad).toBeGreaterThan(5000);
+  });
+
+  it.each([
+    [
+      'duplicate keys: the last one counts',
+      '{"qid":"a","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]},"qid":"b","ts":1,"ts":"2026-01-01"}',
+      { qid: 'b', ts: '2026-01-01' },
+    ],
+    [
+      'a key spelled with escapes is the same key',
+      '{"qid":"a","q\\u0069d":5,"retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      undefined,
+    ],
+    [
+      'escapes and non-ASCII in the qid',
+      '{"qid":"\\u00e9t\\u00e9 \\"x\\" é","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      { qid: 'été "x" é', ts: null },
+    ],
+    [
+      'a number too large to be finite',
+      '{"qid":"a","ts":1e999,"retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      undefined,
+    ],
+    [
+      '-0 is a latency of zero',
+      '{"qid":"a","latency_ms":-0,"retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      { qid: 'a', ts: null },
+    ],
+    [
+      'a negative latency',
+      '{"qid":"a","latency_ms":-1,"retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      undefined,
+    ],
+    [
+      'spaces, tabs and CRs between tokens',
+      ' \t{ "qid" :\r"a" , "retrieved_ids" : [ "x" , "y" ] ,"answer_json":{ "claim":"c" ,"citations":[ ] } }\t',
+      { qid: 'a', ts: null },
+    ],
+    [
+      'a raw control character in a string',
+      '{"qid":"a\u0001","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      undefined,
+    ],
+    [
+      'a raw tab in a string',
+      '{"qid":"a\t","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      undefined,
+    ],
+    [
+      'a raw unit separator (U+001F) in a string',
+      '{"qid":"a\u001f","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      undefined,
+    ],
+    [
+      'a raw DEL (U+007F) in a string, which JSON allows',
+      '{"qid":"a\u007f","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}',
+      { qid: 'a\u007f', ts: null },
+    ],
+    [
+      'trailing text',
+      '{"qid":"a","retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}} x',
+      undefined,
+    ],
+    [
+      'null constraints_echo',
+      '{"qid":"a","retrieved_ids":[],"answer_json":{"claim":"c","citations":[],"constraints_echo":null}}',
+      undefined,
+    ],
+    [
+      'deep extra values',
+      '{"qid":"a","x":[{"y":[[[{"z":[1,-2.5e+3,true,false,null,"\\/"]}]]]}],"retrieved_ids":[],"answer_json":{"claim":"c","citations":[],"more":{}}}',
+      { qid: 'a', ts: null },
+    ],
+  ])('%s', (_, line, expected) => {
+    const fields = traceFields();
+    const b = Buffer.from(line);
+    const ok = scanTraceLine(b, 0, b.length, fields);
+    const got = ok
+      ? {
+          qid: stringValue(b, fields.qidStart, fields.qidEnd),
+          ts:
+            fields.tsKind === 'number'
+              ? fields.ts
+              : fields.tsKind === 'string'
+                ? stringValue(b, fields.tsStart, fields.tsEnd)
+                : null,
+        }
+      : undefined;
+    expect(got).toEqual(expected);
+    if (expected) expect(asTraceLine(JSON.parse(line))).toBeTruthy();
   });
 
   it('turns every mutated gates.yaml into a result or a one-line InputError', async () => {

@@ -48,7 +48,8 @@ export interface TextLine {
  */
 export class LineBatch {
   constructor(
-    private readonly buf: Buffer,
+    /** The bytes the lines are in, valid only until the next batch is asked for. */
+    readonly buf: Buffer,
     /** Each line's first byte and its end (before `\r\n` or `\n`) in buf. */
     private readonly bounds: readonly number[],
     /** Line number of the first line. */
@@ -74,6 +75,25 @@ export class LineBatch {
 
   byteLength(i: number): number {
     return this.bounds[2 * i + 1]! - this.bounds[2 * i]!;
+  }
+
+  /** Line i is buf[start(i), end(i)), without its newline (and without a BOM only in text()). */
+  start(i: number): number {
+    return this.bounds[2 * i]!;
+  }
+
+  end(i: number): number {
+    return this.bounds[2 * i + 1]!;
+  }
+
+  /** Only spaces, tabs and carriage returns, read from the bytes (see isBlank). */
+  blank(i: number): boolean {
+    const b = this.buf;
+    for (let k = this.bounds[2 * i]!, e = this.bounds[2 * i + 1]!; k < e; k++) {
+      const c = b[k];
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+    }
+    return true;
   }
 
   text(i: number): string {

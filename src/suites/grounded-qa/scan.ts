@@ -1,8 +1,10 @@
 import { InputError, preview, type Where } from '../../errors.js';
 import type { ChunkQueue } from '../../io/chunk-queue.js';
+import { stringValue } from '../../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
 import type { Segment } from '../../io/split.js';
 import { checkTraceLine } from './contract.js';
+import { scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 
 /**
@@ -47,6 +49,7 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
   let lengths = new Float64Array(cap);
   let counts = new Float64Array(cap);
   const chunkLines: [number, number][] = [];
+  const fields = traceFields();
   let lines = 0;
   const result = (error?: Scan['error']): Scan => ({
     qids,
@@ -70,14 +73,28 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
         for (let i = 0; i < batch.length; i++) {
           const line = batch.line(i);
           last = line;
-          const text = batch.text(i);
-          if (isBlank(text)) continue;
+          if (batch.blank(i)) continue;
+          let qid: string;
+          let time: number;
+          if (scanTraceLine(batch.buf, batch.start(i), batch.end(i), fields)) {
+            qid = stringValue(batch.buf, fields.qidStart, fields.qidEnd);
+            time =
+              fields.tsKind === 'number'
+                ? fields.ts
+                : fields.tsKind === 'string'
+                  ? timestamp(stringValue(batch.buf, fields.tsStart, fields.tsEnd), file, line)
+                  : NaN;
+          } else {
+            // Not sure of it from its bytes: JSON.parse and the schema say what is wrong, if anything is.
+            const text = batch.text(i);
+            if (isBlank(text)) continue;
+            const t = checkTraceLine(parseJsonLine(file, line, text), file, line);
+            qid = t.qid;
+            time = timestamp(t.ts, file, line);
+          }
           lines++;
-          const value = parseJsonLine(file, line, text);
-          const t = checkTraceLine(value, file, line);
-          const time = timestamp(t.ts, file, line);
           const offset = batch.offset(i);
-          let slot = slots.get(t.qid);
+          let slot = slots.get(qid);
           if (slot === undefined) {
             slot = qids.length;
             if (slot === cap) {
@@ -89,8 +106,8 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
               lengths = grow(lengths, cap);
               counts = grow(counts, cap);
             }
-            slots.set(t.qid, slot);
-            qids.push(t.qid);
+            slots.set(qid, slot);
+            qids.push(qid);
           } else if (!replaces(time, chunk, offset, ts[slot]!, chunks[slot]!, offsets[slot]!)) {
             counts[slot]!++;
             continue;
