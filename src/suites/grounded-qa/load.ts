@@ -11,13 +11,13 @@ import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../../io/
 import { splitLines, type Segment } from '../../io/split.js';
 import { validateLine } from '../../io/validate.js';
 import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
-import { judgeItem, judgeOptions, labelsOf } from './judge.js';
+import { judgeOptions, labelsOf } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
 import { scanRuns, type Scan } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
-import { judgeJobs } from './verdicts.js';
+import { judgeRows } from './verdicts.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
@@ -248,30 +248,25 @@ async function judgeWinners(
           length: table.length[row]!,
         }
       : undefined;
-  // The winners, in input order, read back in one pass per file and judged. (Sharing them out among the
+  // The winners, read back in one pass per file, in offset order, and judged. (Sharing them out among the
   // workers cost more in copying the jobs across than it saved, measured at 200k winners.)
-  const winnerRows: number[] = [];
-  for (let row = 0; row < gold.length; row++) if (table.present[row]) winnerRows.push(row);
-  winnerRows.sort((a, b) => table.chunk[a]! - table.chunk[b]! || table.offset[a]! - table.offset[b]!);
-  const verdicts = await judgeJobs(
-    winnerRows.map((row) => ({
-      file: chunks[table.chunk[row]!]!.file,
-      line: table.line[row]!,
-      offset: table.offset[row]!,
-      length: table.length[row]!,
-      item: judgeItem(gold[row]!, options.scuRules),
-    })),
-    judgeOptions(options.refusalToken, options.scuRules, options.cutoffs),
-  );
-  const c = options.cutoffs.length;
-  winnerRows.forEach((row, k) => {
-    table.flags[row] = verdicts.flags[k]!;
-    table.rule[row] = verdicts.rule[k]!;
-    for (let j = 0; j < c; j++) {
-      table.recall[row * c + j] = verdicts.recall[k * c + j]!;
-      table.upper[row * c + j] = verdicts.upper[k * c + j]!;
-    }
-  });
+  const byFile = new Map<string, number[]>();
+  for (let row = 0; row < gold.length; row++) {
+    if (!table.present[row]) continue;
+    const file = chunks[table.chunk[row]!]!.file;
+    const rows = byFile.get(file);
+    if (rows) rows.push(row);
+    else byFile.set(file, [row]);
+  }
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  for (const [file, rows] of byFile) {
+    // Offsets are unique within a file: sort them as numbers (natively) and map them back to rows.
+    const rowAt = new Map<number, number>();
+    for (const row of rows) rowAt.set(table.offset[row]!, row);
+    const offsets = Float64Array.from(rows, (row) => table.offset[row]!).sort();
+    const inOrder = Uint32Array.from(offsets, (offset) => rowAt.get(offset)!);
+    await judgeRows(file, inOrder, table, gold, options.scuRules, judge);
+  }
 
   let winners = 0;
   for (let i = 0; i < gold.length; i++) winners += table.present[i]!;
