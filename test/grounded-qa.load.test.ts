@@ -103,7 +103,7 @@ describe('loadGold', () => {
     };
     const dir = tmpTree({ 'gold.jsonl': jsonl([row]) });
     const { items, digest } = await loadGold([path.join(dir, 'gold.jsonl')]);
-    expect(digest.items.size).toBe(1);
+    expect(digest!.items.size).toBe(1);
     expect(items).toEqual([
       {
         qid: 'U',

@@ -17,28 +17,68 @@ export interface GoldDigest {
   items: Map<string, string>;
 }
 
-export function sha256(text: string): string {
-  return hash('sha256', text, 'hex');
-}
-
-/** Accumulates item digests as a loader reads the gold set, so the set is read once. */
+/**
+ * Accumulates item digests as a loader reads the gold set, so the set is read once. They are kept raw, 32
+ * bytes an item in the order added, so that a worker thread can digest a gold set and hand the result to
+ * another thread as one buffer (see fromDigests).
+ */
 export class GoldDigester {
-  private readonly items = new Map<string, string>();
+  private readonly ids: string[] = [];
+  private digests = new Uint8Array(32 * 1024);
 
   /** Adds one parsed gold line; `id` is the loader's own id for it (checked unique by the loader). */
   add(id: string, value: unknown): void {
-    this.items.set(id, sha256(canonicalJson(value)));
+    const at = this.ids.length * 32;
+    if (at === this.digests.length) {
+      const bigger = new Uint8Array(this.digests.length * 2);
+      bigger.set(this.digests);
+      this.digests = bigger;
+    }
+    this.digests.set(hash('sha256', canonicalJson(value), 'buffer'), at);
+    this.ids.push(id);
+  }
+
+  /** The items' raw digests in the order added, and the set's sha256. */
+  raw(): { digests: Uint8Array; sha256: string } {
+    const digests = this.digests.slice(0, this.ids.length * 32);
+    return { digests, sha256: merkle(this.ids, digests) };
   }
 
   finish(): GoldDigest {
-    const merkle = createHash('sha256');
-    for (const id of [...this.items.keys()].sort(compareCodeUnits)) merkle.update(`${id}\t${this.items.get(id)}\n`);
-    return { sha256: merkle.digest('hex'), items: this.items };
+    const { digests, sha256 } = this.raw();
+    return fromDigests(this.ids, digests, sha256);
   }
+}
+
+/** The digest of items `ids` whose raw digests are `digests` (32 bytes each, in the same order). */
+export function fromDigests(ids: readonly string[], digests: Uint8Array, sha256: string): GoldDigest {
+  const bytes = Buffer.from(digests.buffer, digests.byteOffset, digests.byteLength);
+  const items = new Map<string, string>();
+  ids.forEach((id, i) => items.set(id, bytes.toString('hex', i * 32, i * 32 + 32)));
+  return { sha256, items };
+}
+
+function merkle(ids: readonly string[], digests: Uint8Array): string {
+  const bytes = Buffer.from(digests.buffer, digests.byteOffset, digests.byteLength);
+  const order = ids.map((_, i) => i).sort((a, b) => compareCodeUnits(ids[a]!, ids[b]!));
+  const h = createHash('sha256');
+  for (const i of order) h.update(`${ids[i]}\t${bytes.toString('hex', i * 32, i * 32 + 32)}\n`);
+  return h.digest('hex');
 }
 
 /** Digests any JSONL gold set with ids (for kinds whose loader does not digest as it reads). */
 export async function digestGold(files: readonly string[]): Promise<GoldDigest> {
+  return (await digestLines(files)).finish();
+}
+
+/** digestGold's raw form (see GoldDigester.raw), for a worker thread to hand over. */
+export async function rawGoldDigest(files: readonly string[]): Promise<RawGoldDigest> {
+  return (await digestLines(files)).raw();
+}
+
+export type RawGoldDigest = ReturnType<GoldDigester['raw']>;
+
+async function digestLines(files: readonly string[]): Promise<GoldDigester> {
   const digester = new GoldDigester();
   const seen = new Set<string>();
   for (const file of files) {
@@ -51,7 +91,7 @@ export async function digestGold(files: readonly string[]): Promise<GoldDigest> 
       digester.add(id, value);
     }
   }
-  return digester.finish();
+  return digester;
 }
 
 export function itemId(value: unknown): string | undefined {

@@ -8,7 +8,7 @@ import { asTraceLine, type GoldItem, type TraceLine } from './contract.js';
 import type { Label } from './labels.js';
 import { loadGold, startJudging, type RunsLoad } from './load.js';
 import { compileRules, DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
-import { aggregate, offendingItems, passes } from './score.js';
+import { aggregate, offendingItems } from './score.js';
 
 export const metrics: readonly MetricSpec[] = [
   {
@@ -126,13 +126,18 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       scuRules: rules ? compileRules(rules) : null,
       cutoffs,
     };
-    // On a large input, workers start reading traces while this thread loads and checks gold.
-    const judging = startJudging(ctx.inputs.traces!, options);
-    const { items: gold, digest } = await loadGold(ctx.inputs.gold!).catch(async (err: unknown) => {
+    // On a large input, workers start reading traces while this thread loads and checks gold, and one of
+    // them digests gold while this thread judges.
+    const judging = startJudging(ctx.inputs.traces!, options, ctx.inputs.gold!);
+    const digestsGold = await judging.digestsGold;
+    const { items: gold, digest: ownDigest } = await loadGold(ctx.inputs.gold!, {
+      digest: !digestsGold,
+    }).catch(async (err: unknown) => {
       await judging.cancel();
       throw err;
     });
     const loaded = await judging.finish(gold);
+    const digest = ownDigest ?? (await judging.goldDigest(gold));
     const { metrics, counts } = aggregate(gold, loaded.table, options);
 
     const warnings: string[] = [];
@@ -146,12 +151,13 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
     }
     if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
 
-    const verdicts = gold.map((g, row) => ({
-      gold: g,
-      row,
-      labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
-    }));
-    const byId = new Map(verdicts.map((v) => [v.gold.qid, v]));
+    // Only failing items get their labels spelled out: a passing item needs just a yes in `items`.
+    const failing = gold.flatMap((g, row) =>
+      loaded.passed(row)
+        ? []
+        : [{ gold: g, row, labels: loaded.labels(row) ?? (['missing_trace'] as Label[]) }],
+    );
+    const byId = new Map(failing.map((v) => [v.gold.qid, v]));
     return {
       metrics,
       counts: {
@@ -160,7 +166,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
         superseded_runs: loaded.superseded,
         unknown_qids: loaded.unknown.size,
       },
-      offenders: offendingItems(verdicts).map((v) => ({
+      offenders: offendingItems(failing).map((v) => ({
         id: v.gold.qid,
         labels: v.labels,
         source: { file: ctx.relative(v.gold.source.file), line: v.gold.source.line },
@@ -183,7 +189,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
         return out;
       },
       warnings,
-      items: verdicts.map((v) => ({ id: v.gold.qid, pass: passes(v.labels) })),
+      items: gold.map((g, row) => ({ id: g.qid, pass: loaded.passed(row) })),
       goldDigest: digest,
     };
   },

@@ -69,6 +69,9 @@ const OK = bit('ok');
 const REFUSAL_OK = bit('refusal_ok');
 const FAILED = LABELS.slice(0, FAILURE_LABELS.length).reduce((m, l) => m | bit(l), 0);
 
+/** No failure label in a flags word: the run passed. */
+export const passed = (flags: number): boolean => (flags & FAILED) === 0;
+
 /** The labels in a flags word, most severe first. */
 export function labelsOf(flags: number): Label[] {
   const out: Label[] = [];

@@ -4,14 +4,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, preview } from '../../errors.js';
-import { GoldDigester, type GoldDigest } from '../../gold/digest.js';
+import {
+  digestGold,
+  fromDigests,
+  GoldDigester,
+  type GoldDigest,
+  type RawGoldDigest,
+} from '../../gold/digest.js';
 import { ChunkQueue } from '../../io/chunk-queue.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../../io/jsonl.js';
 import { splitLines, type Segment } from '../../io/split.js';
 import { validateLine } from '../../io/validate.js';
 import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
-import { judgeOptions, labelsOf } from './judge.js';
+import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
 import { scanRuns, type Scan } from './scan.js';
@@ -26,9 +32,12 @@ const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, go
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
  * that can be checked.
  */
-export async function loadGold(files: readonly string[]): Promise<{ items: GoldItem[]; digest: GoldDigest }> {
+export async function loadGold(
+  files: readonly string[],
+  options: { digest?: boolean } = {},
+): Promise<{ items: GoldItem[]; digest: GoldDigest | undefined }> {
   const items: GoldItem[] = [];
-  const digester = new GoldDigester();
+  const digester = options.digest === false ? undefined : new GoldDigester();
   const seen = new Map<string, LineRef>();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
@@ -69,7 +78,7 @@ export async function loadGold(files: readonly string[]): Promise<{ items: GoldI
             `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`,
           );
         }
-        digester.add(g.qid, value);
+        digester?.add(g.qid, value);
         items.push({
           qid: g.qid,
           answerable: g.answerable,
@@ -83,7 +92,7 @@ export async function loadGold(files: readonly string[]): Promise<{ items: GoldI
   }
   if (items.length === 0)
     throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
-  return { items, digest: digester.finish() };
+  return { items, digest: digester?.finish() };
 }
 
 /** Fewer than MIN_SUBSTRING_LENGTH characters (code points) once trimmed; a code point is 1 or 2 units. */
@@ -107,12 +116,21 @@ export interface RunsLoad {
   ref(row: number): LineRef | undefined;
   /** The verdict on gold item `row`'s winning run, most severe label first; undefined when it has none. */
   labels(row: number): Label[] | undefined;
+  /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
+  passed(row: number): boolean;
 }
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
 export interface Judging {
+  /** Whether a worker will digest the gold set (see goldDigest): then the main thread need not. */
+  digestsGold: Promise<boolean>;
   /** Joins in with the gold set the main thread loaded and checked, and resolves once every run is judged. */
   finish(gold: readonly GoldItem[]): Promise<RunsLoad>;
+  /**
+   * The gold set's digest from the worker that made it, for the items the main thread loaded (the same
+   * lines in the same order); computed here if the worker could not.
+   */
+  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
   /** Stops the workers: the gold set did not load. */
   cancel(): Promise<void>;
 }
@@ -130,7 +148,11 @@ const MAX_THREADS = 4;
  * depends only on `ts` and position in the input, so the result is the one a single pass gives, the first
  * input error in file order included. The winners alone are then read again and judged against gold.
  */
-export function startJudging(traceFiles: readonly string[], options: ScoreOptions): Judging {
+export function startJudging(
+  traceFiles: readonly string[],
+  options: ScoreOptions,
+  goldFiles: readonly string[] = [],
+): Judging {
   const { threads, forced } = threadCount();
   const workerEntry = threads > 1 ? workerFile() : undefined;
   const started = (async () => {
@@ -144,8 +166,12 @@ export function startJudging(traceFiles: readonly string[], options: ScoreOption
     const worthIt = forced ? chunks.length > 1 : chunks.length * CHUNK_BYTES >= MIN_THREADED_BYTES;
     const helpers =
       workerEntry && worthIt
-        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
-            spawn(workerEntry, { chunks, shared: queue.shared }),
+        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, (_, i) =>
+            spawn(workerEntry, {
+              chunks,
+              shared: queue.shared,
+              ...(i === 0 && goldFiles.length > 0 ? { gold: [...goldFiles] } : {}),
+            }),
           )
         : [];
     return { chunks, queue, helpers };
@@ -153,25 +179,43 @@ export function startJudging(traceFiles: readonly string[], options: ScoreOption
   // A missing trace file is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
 
+  const stop = (helpers: readonly Helper[]) => Promise.all(helpers.map((h) => h.worker.terminate()));
   return {
+    digestsGold: started.then(
+      ({ helpers }) => helpers.length > 0 && goldFiles.length > 0,
+      () => false,
+    ),
     async cancel() {
       const { helpers } = await started.catch(() => ({ helpers: [] as Helper[] }));
-      await Promise.all(helpers.map((h) => h.worker.terminate()));
+      await stop(helpers);
     },
     async finish(gold) {
       const { chunks, queue, helpers } = await started;
-      const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.result)]);
+      const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.scan)]);
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) {
-        await Promise.all(helpers.map((h) => h.worker.terminate()));
+        await stop(helpers);
         throw failed.reason;
       }
       const scans = settled.map((r) => (r as PromiseFulfilledResult<Scan>).value);
       try {
         return await judgeWinners(scans, chunks, gold, options);
       } finally {
-        await Promise.all(helpers.map((h) => h.worker.terminate()));
+        // The first worker may still be digesting gold; goldDigest() waits for it.
+        await stop(helpers.slice(1));
       }
+    },
+    async goldDigest(gold) {
+      const helper = (await started.catch(() => undefined))?.helpers[0];
+      const raw = helper && (await helper.digest);
+      if (helper) await stop([helper]);
+      return raw && raw.digests.length === gold.length * 32
+        ? fromDigests(
+            gold.map((g) => g.qid),
+            raw.digests,
+            raw.sha256,
+          )
+        : digestGold(goldFiles);
     },
   };
 }
@@ -278,6 +322,7 @@ async function judgeWinners(
     rules: (options.scuRules ?? []).map((r) => r.source),
     ref,
     labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
+    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
   };
 }
 
@@ -311,27 +356,37 @@ function workerFile(): string | undefined {
 
 interface Helper {
   worker: Worker;
-  result: Promise<Scan>;
+  scan: Promise<Scan>;
+  /** The gold digest, when the worker was asked for one; null when it could not make it or was not asked. */
+  digest: Promise<RawGoldDigest | null>;
 }
 
 function spawn(file: string, input: WorkerInput): Helper {
   const worker = new Worker(file, { workerData: input });
-  const result = new Promise<Scan>((resolve, reject) => {
-    let answered = false;
-    worker.once('message', (m: WorkerMessage) => {
-      answered = true;
-      if ('internal' in m) reject(new Error(`grounded-qa worker failed: ${m.internal}`));
-      else resolve(m.scan);
-    });
-    worker.once('error', (err) => {
-      answered = true;
-      reject(err);
-    });
-    worker.once('exit', (code) => {
-      if (!answered) reject(new Error(`grounded-qa worker exited with code ${code} before answering`));
-    });
+  let answer!: (scan: Scan) => void;
+  let fail!: (err: unknown) => void;
+  let digested!: (digest: RawGoldDigest | null) => void;
+  const scan = new Promise<Scan>((resolve, reject) => ([answer, fail] = [resolve, reject]));
+  const digest = new Promise<RawGoldDigest | null>((resolve) => (digested = resolve));
+  if (!input.gold) digested(null);
+  // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
+  worker.on('message', (m: WorkerMessage) => {
+    if ('scan' in m) answer(m.scan);
+    else if ('digest' in m) digested(m.digest);
+    else {
+      fail(new Error(`grounded-qa worker failed: ${m.internal}`));
+      digested(null);
+    }
+  });
+  worker.once('error', (err) => {
+    fail(err);
+    digested(null);
+  });
+  worker.once('exit', (code) => {
+    fail(new Error(`grounded-qa worker exited with code ${code} before answering`));
+    digested(null);
   });
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
-  result.catch(() => undefined);
-  return { worker, result };
+  scan.catch(() => undefined);
+  return { worker, scan, digest };
 }
