@@ -202,7 +202,7 @@ export function startJudging(
         return await judgeWinners(scans, chunks, gold, options);
       } finally {
         // The first worker may still be digesting gold; goldDigest() waits for it.
-        await stop(helpers.slice(1));
+        await stop(goldFiles.length > 0 ? helpers.slice(1) : helpers);
       }
     },
     async goldDigest(gold) {
