@@ -88,20 +88,7 @@ export function skipValue(b: Uint8Array, i: number, e: number, depth = 0): numbe
   const c = b[i]!;
   if (c === 0x22) return skipString(b, i, e);
   if (c === 0x7b) return skipObject(b, i, e, depth);
-  if (c === 0x5b) {
-    if (depth >= MAX_DEPTH) return -1;
-    i = skipSpace(b, i + 1, e);
-    if (i < e && b[i] === 0x5d) return i + 1;
-    for (;;) {
-      i = skipValue(b, i, e, depth + 1);
-      if (i < 0) return -1;
-      i = skipSpace(b, i, e);
-      if (i >= e) return -1;
-      if (b[i] === 0x5d) return i + 1;
-      if (b[i] !== 0x2c) return -1;
-      i = skipSpace(b, i + 1, e);
-    }
-  }
+  if (c === 0x5b) return skipArray(b, i, e, depth, skipValue);
   if (c === 0x2d || isDigit(c)) return skipNumber(b, i, e);
   return skipLiteral(b, i, e);
 }
@@ -111,11 +98,9 @@ function skipObject(b: Uint8Array, i: number, e: number, depth: number): number 
   i = skipSpace(b, i + 1, e);
   if (i < e && b[i] === 0x7d) return i + 1;
   for (;;) {
-    i = skipString(b, i, e);
+    i = memberValue(b, i, e);
     if (i < 0) return -1;
-    i = skipSpace(b, i, e);
-    if (i >= e || b[i] !== 0x3a) return -1;
-    i = skipValue(b, skipSpace(b, i + 1, e), e, depth + 1);
+    i = skipValue(b, i, e, depth + 1);
     if (i < 0) return -1;
     i = skipSpace(b, i, e);
     if (i >= e) return -1;
@@ -125,13 +110,19 @@ function skipObject(b: Uint8Array, i: number, e: number, depth: number): number 
   }
 }
 
-/** An array of strings at b[i]; -1 also when it is JSON of another shape (the schema then words the error). */
-export function skipStringArray(b: Uint8Array, i: number, e: number): number {
-  if (i >= e || b[i] !== 0x5b) return -1;
+/** An array at b[i] (which must be `[`) whose elements `element` skips. */
+function skipArray(
+  b: Uint8Array,
+  i: number,
+  e: number,
+  depth: number,
+  element: (b: Uint8Array, i: number, e: number, depth: number) => number,
+): number {
+  if (depth >= MAX_DEPTH) return -1;
   i = skipSpace(b, i + 1, e);
   if (i < e && b[i] === 0x5d) return i + 1;
   for (;;) {
-    i = skipString(b, i, e);
+    i = element(b, i, e, depth + 1);
     if (i < 0) return -1;
     i = skipSpace(b, i, e);
     if (i >= e) return -1;
@@ -139,6 +130,24 @@ export function skipStringArray(b: Uint8Array, i: number, e: number): number {
     if (b[i] !== 0x2c) return -1;
     i = skipSpace(b, i + 1, e);
   }
+}
+
+/**
+ * Where the value of the object member whose key starts at b[k] starts: after the key, a colon and space.
+ * A key written with escapes gets -1, as if it were not JSON: the name it means could be one a caller
+ * looks for (see keyIs), so such a line is left to JSON.parse.
+ */
+export function memberValue(b: Uint8Array, k: number, e: number): number {
+  const ke = skipString(b, k, e);
+  if (ke < 0 || hasEscape(b, k + 1, ke - 1)) return -1;
+  const i = skipSpace(b, ke, e);
+  if (i >= e || b[i] !== 0x3a) return -1;
+  return skipSpace(b, i + 1, e);
+}
+
+/** An array of strings at b[i]; -1 also when it is JSON of another shape (the schema then words the error). */
+export function skipStringArray(b: Uint8Array, i: number, e: number): number {
+  return i < e && b[i] === 0x5b ? skipArray(b, i, e, 0, skipString) : -1;
 }
 
 /** Any `\\` in the bytes [i, e). */
@@ -154,14 +163,10 @@ export function stringValue(b: Buffer, i: number, e: number): string {
   return b.toString('latin1', i + 1, e - 1);
 }
 
-/**
- * The key whose quotes are at b[i] and b[e - 1] is spelled `name` (ASCII). Bytes are compared, so a key
- * that means `name` through escapes does not match: callers refuse keys with escapes where names matter.
- */
-export function keyIs(b: Uint8Array, i: number, e: number, name: Uint8Array): boolean {
-  if (e - i - 2 !== name.length) return false;
-  for (let k = 0; k < name.length; k++) if (b[i + 1 + k] !== name[k]) return false;
-  return true;
+/** The key starting at b[k] (memberValue accepted it, so it has no escapes) is `name` (ASCII). */
+export function keyIs(b: Uint8Array, k: number, name: Uint8Array): boolean {
+  for (let j = 0; j < name.length; j++) if (b[k + 1 + j] !== name[j]) return false;
+  return b[k + 1 + name.length] === 0x22;
 }
 
 export const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));

@@ -1,7 +1,7 @@
 import {
   ascii,
-  hasEscape,
   keyIs,
+  memberValue,
   skipSpace,
   skipString,
   skipStringArray,
@@ -58,26 +58,22 @@ export function scanTraceLine(b: Buffer, start: number, end: number, out: TraceF
   if (i < end && b[i] === 0x7d) return false;
   for (;;) {
     const k = i;
-    const ke = skipString(b, k, end);
-    if (ke < 0 || hasEscape(b, k + 1, ke - 1)) return false;
-    i = skipSpace(b, ke, end);
-    if (i >= end || b[i] !== 0x3a) return false;
-    const v = skipSpace(b, i + 1, end);
-    if (v >= end) return false;
+    const v = memberValue(b, k, end);
+    if (v < 0 || v >= end) return false;
     const c = b[v]!;
-    if (keyIs(b, k, ke, QID)) {
+    if (keyIs(b, k, QID)) {
       i = c === 0x22 ? skipString(b, v, end) : -1;
       if (i - v <= 2) return false; // not a string, or an empty one
       out.qidStart = v;
       out.qidEnd = i;
       seen |= 1;
-    } else if (keyIs(b, k, ke, RETRIEVED_IDS)) {
+    } else if (keyIs(b, k, RETRIEVED_IDS)) {
       i = skipStringArray(b, v, end);
       seen |= 2;
-    } else if (keyIs(b, k, ke, ANSWER_JSON)) {
+    } else if (keyIs(b, k, ANSWER_JSON)) {
       i = scanAnswer(b, v, end);
       seen |= 4;
-    } else if (keyIs(b, k, ke, TS)) {
+    } else if (keyIs(b, k, TS)) {
       if (c === 0x22) {
         i = skipString(b, v, end);
         out.tsKind = 'string';
@@ -93,11 +89,11 @@ export function scanTraceLine(b: Buffer, start: number, end: number, out: TraceF
         out.ts = Number(b.toString('latin1', v, i));
         if (!Number.isFinite(out.ts)) return false;
       }
-    } else if (keyIs(b, k, ke, Q) || keyIs(b, k, ke, REASON)) {
+    } else if (keyIs(b, k, Q) || keyIs(b, k, REASON)) {
       i = skipString(b, v, end);
-    } else if (keyIs(b, k, ke, OK)) {
+    } else if (keyIs(b, k, OK)) {
       i = c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
-    } else if (keyIs(b, k, ke, LATENCY_MS)) {
+    } else if (keyIs(b, k, LATENCY_MS)) {
       i = skipNumber(b, v, end);
       if (i < 0) return false;
       const ms = Number(b.toString('latin1', v, i));
@@ -123,18 +119,15 @@ function scanAnswer(b: Buffer, i: number, end: number): number {
   if (i < end && b[i] === 0x7d) return -1;
   for (;;) {
     const k = i;
-    const ke = skipString(b, k, end);
-    if (ke < 0 || hasEscape(b, k + 1, ke - 1)) return -1;
-    i = skipSpace(b, ke, end);
-    if (i >= end || b[i] !== 0x3a) return -1;
-    const v = skipSpace(b, i + 1, end);
-    if (keyIs(b, k, ke, CLAIM)) {
+    const v = memberValue(b, k, end);
+    if (v < 0) return -1;
+    if (keyIs(b, k, CLAIM)) {
       i = skipString(b, v, end);
       seen |= 1;
-    } else if (keyIs(b, k, ke, CITATIONS)) {
+    } else if (keyIs(b, k, CITATIONS)) {
       i = skipStringArray(b, v, end);
       seen |= 2;
-    } else if (keyIs(b, k, ke, CONSTRAINTS_ECHO)) {
+    } else if (keyIs(b, k, CONSTRAINTS_ECHO)) {
       i = skipStringArray(b, v, end);
     } else {
       i = skipValue(b, v, end, 2);
