@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as core from '@actions/core';
 import type { LoadedConfig } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { readHistory } from '../history/history.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { serializeReport, type Report } from '../report/schema.js';
+import { writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends } from '../report/trend.js';
 import { run, type RunOutcome } from '../run.js';
@@ -52,7 +52,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
 
   const reportPath = path.resolve(workspace, inputs.report);
   mkdirSync(path.dirname(reportPath), { recursive: true });
-  writeFileSync(reportPath, serializeReport(report));
+  writeReport(reportPath, report);
 
   logText(renderText(report, { offenders, color: false }));
   for (const w of outcome.warnings) core.warning(w);

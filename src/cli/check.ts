@@ -3,7 +3,7 @@ import { readHistory } from '../history/history.js';
 import { renderHtml } from '../report/html.js';
 import { renderJunit } from '../report/junit.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { serializeReport, type Report } from '../report/schema.js';
+import { serializeReport, writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { run, type InputOverride } from '../run.js';
@@ -132,7 +132,7 @@ async function check(args: CheckArgs, io: CliIo): Promise<number> {
   const offenders = args.offenders ?? outcome.config.offenders;
   const passed = report.verdict === 'pass';
 
-  if (args.report) writeOutput(args.report, serializeReport(report));
+  if (args.report) writeOutput(args.report, (file) => writeReport(file, report));
   // The text view shows warnings in its tables; other formats and files get them on stderr.
   const warningsShown = args.format === 'text' && !args.out && !(args.quiet && passed);
   if (!args.quiet && !warningsShown)

@@ -20,10 +20,11 @@ export interface Command {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
-/** Writes a file the user asked for; failing to is an input error naming it. */
-export function writeOutput(file: string, text: string): void {
+/** Writes a file the user asked for (`text`, or what `text(file)` writes); failing to is an input error naming it. */
+export function writeOutput(file: string, text: string | ((file: string) => void)): void {
   try {
-    writeFileSync(file, text);
+    if (typeof text === 'string') writeFileSync(file, text);
+    else text(file);
   } catch (err) {
     throw new InputError({ file }, `cannot write output (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }

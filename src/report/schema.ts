@@ -1,5 +1,7 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { metricValueSchema } from '../metrics/spec.js';
+import { stringifyInPieces } from './json-pieces.js';
 
 /**
  * report.json, the public contract (docs/report-schema.md). The JSON Schema in docs/ is generated from
@@ -106,4 +108,15 @@ export type Table = z.infer<typeof tableSchema>;
 /** Fixed key order and a trailing newline: byte-identical output for identical inputs. */
 export function serializeReport(report: Report): string {
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** serializeReport's bytes, written to `file` in pieces (see stringifyInPieces). */
+export function writeReport(file: string, report: Report): void {
+  const fd = openSync(file, 'w');
+  try {
+    stringifyInPieces(report, (piece) => writeSync(fd, piece));
+    writeSync(fd, '\n');
+  } finally {
+    closeSync(fd);
+  }
 }

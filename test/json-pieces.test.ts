@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringifyInPieces } from '../src/report/json-pieces.js';
+import { serializeReport, writeReport } from '../src/report/schema.js';
+import { run } from '../src/run.js';
+import { seeded } from './helpers/random.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+const pieces = (value: unknown, size?: number) => {
+  const out: string[] = [];
+  stringifyInPieces(value, (p) => out.push(p), size);
+  return out;
+};
+
+/** A random plain value: every kind JSON.stringify treats specially, nested. */
+function randomValue(rnd: () => number, depth = 0): unknown {
+  const leaves = [
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1.5e300,
+    NaN,
+    Infinity,
+    -1,
+    '',
+    'é"\\\n\u2028\u0001💥',
+    undefined,
+  ];
+  const r = rnd();
+  if (depth > 3 || r < 0.4) return leaves[Math.floor(rnd() * leaves.length)];
+  const n = Math.floor(rnd() * 5);
+  if (r < 0.7) return Array.from({ length: n }, () => randomValue(rnd, depth + 1));
+  const keys = ['a', '10', '2', 'b c', '"q"', '__proto__x', 'ü'];
+  return Object.fromEntries(
+    Array.from({ length: n }, () => [keys[Math.floor(rnd() * keys.length)]!, randomValue(rnd, depth + 1)]),
+  );
+}
+
+describe('stringifyInPieces', () => {
+  it('writes the bytes JSON.stringify(value, null, 2) does, in pieces of about the size asked', () => {
+    const rnd = seeded(31);
+    for (let i = 0; i < 2000; i++) {
+      const value = randomValue(rnd);
+      if (value === undefined) continue;
+      const size = 1 + Math.floor(rnd() * 40);
+      const got = pieces(value, size);
+      expect(got.join('')).toBe(JSON.stringify(value, null, 2));
+      // Every piece but the last reached the size; none is empty.
+      got.slice(0, -1).forEach((p) => expect(p.length).toBeGreaterThanOrEqual(size));
+      expect(got.every((p) => p.length > 0)).toBe(true);
+    }
+  });
+
+  it('writes a 200k-item map as many pieces, none much over the size', () => {
+    const items = Object.fromEntries(
+      Array.from({ length: 200_000 }, (_, i) => [`Q${i}`, { pass: i % 3 > 0, gold: 'c8417ec845dbfee1' }]),
+    );
+    const got = pieces({ items });
+    expect(got.join('')).toBe(JSON.stringify({ items }, null, 2));
+    expect(got.length).toBeGreaterThan(200);
+    expect(Math.max(...got.map((p) => p.length))).toBeLessThan((1 << 16) + 100);
+  });
+
+  it('writes report.json byte for byte as serializeReport does, for the example data', async () => {
+    const { report } = await run({ config: path.join(REPO, 'gates.yaml') });
+    const file = path.join(tmpTree({}), 'report.json');
+    writeReport(file, report);
+    expect(readFileSync(file, 'utf8')).toBe(serializeReport(report));
+  });
+});
