@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { readRecord } from '../src/io/jsonl.js';
 import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
-import { judgeRuns, loadGold } from '../src/suites/grounded-qa/load.js';
+import { judgeRuns, loadGold, startJudging } from '../src/suites/grounded-qa/load.js';
 
 const options = { refusalToken: 'not in context', scuRules: null, cutoffs: [5] };
 const goldFor = (qids: string[]): GoldItem[] =>
@@ -119,6 +119,27 @@ describe('loadGold', () => {
         },
       },
     ]);
+  });
+});
+
+describe('gold digest while judging', () => {
+  it('is the digest loadGold makes, when no worker made it (or the main thread did not ask for one)', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl([g('b'), g('a', { constraints: ['Must be short.'] }), g('c')]),
+      'traces.jsonl': jsonl([t('a', 'long enough')]),
+    });
+    const goldFile = path.join(dir, 'gold.jsonl');
+    const judging = startJudging([path.join(dir, 'traces.jsonl')], options, [goldFile]);
+    // From the TypeScript sources there is no worker bundle, so no worker digests.
+    expect(await judging.digestsGold).toBe(false);
+    const { items, digest: none } = await loadGold([goldFile], { digest: false });
+    expect(none).toBeUndefined();
+    await judging.finish(items);
+    const digest = await judging.goldDigest(items);
+    const own = (await loadGold([goldFile])).digest!;
+    expect(digest.sha256).toBe(own.sha256);
+    expect([...digest.items]).toEqual([...own.items]);
+    expect([...digest.items.keys()]).toEqual(['b', 'a', 'c']);
   });
 });
 
