@@ -43,6 +43,16 @@ const t = (qid: string, claim: string, extra: object = {}) => ({
   ...extra,
 });
 
+/** A gold item's fields as a plain object (loadGold's items compute their lists and line reference). */
+const plain = (i: GoldItem) => ({
+  qid: i.qid,
+  answerable: i.answerable,
+  claimSubstrings: i.claimSubstrings,
+  citations: i.citations,
+  constraints: i.constraints,
+  source: i.source,
+});
+
 async function goldError(rows: unknown[]): Promise<string> {
   const dir = tmpTree({ 'gold.jsonl': jsonl(rows) });
   try {
@@ -104,7 +114,7 @@ describe('loadGold', () => {
     const dir = tmpTree({ 'gold.jsonl': jsonl([row]) });
     const { items, digest } = await loadGold([path.join(dir, 'gold.jsonl')]);
     expect(digest!.items.size).toBe(1);
-    expect(items).toEqual([
+    expect(items.map(plain)).toEqual([
       {
         qid: 'U',
         answerable: false,
@@ -119,6 +129,26 @@ describe('loadGold', () => {
         },
       },
     ]);
+  });
+
+  it('gives back every list as it was, strings of any length and content included', async () => {
+    const long = 'x'.repeat(70_000); // over 16 bits of length
+    const rows = [
+      g('a', { gold_claim_substr: ['first one', 'é💥 second', long], gold_citations: ['d1', '', 'd"3'] }),
+      g('b', { constraints: ['Must be short.', 'Never \u0000 nul.'], gold_citations: ['d9'] }),
+      g('c', { answerable: false, gold_claim_substr: [], gold_citations: [] }),
+    ];
+    const dir = tmpTree({ 'gold.jsonl': jsonl(rows) });
+    const { items } = await loadGold([path.join(dir, 'gold.jsonl')]);
+    expect(items.map((i) => [i.qid, i.answerable, i.claimSubstrings, i.citations, i.constraints])).toEqual(
+      rows.map((r) => [
+        r.qid,
+        r.answerable,
+        r.gold_claim_substr,
+        r.gold_citations,
+        (r as { constraints?: string[] }).constraints ?? [],
+      ]),
+    );
   });
 });
 

@@ -166,22 +166,20 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
         superseded_runs: loaded.superseded,
         unknown_qids: loaded.unknown.size,
       },
-      offenders: offendingItems(failing).map((v) => ({
-        id: v.gold.qid,
-        labels: v.labels,
-        source: { file: ctx.relative(v.gold.source.file), line: v.gold.source.line },
-      })),
+      offenders: offendingItems(failing).map((v) => {
+        const { file, line } = v.gold.source;
+        return { id: v.gold.qid, labels: v.labels, source: { file: ctx.relative(file), line } };
+      }),
       // Only the offenders a report shows are read again from disk, so memory does not grow with failures.
       describe: async (ids) => {
         const shown = ids.flatMap((id) => byId.get(id) ?? []);
         const refs = shown.map((v) => loaded.ref(v.row));
-        const records = await readRecords([
-          ...shown.map((v) => v.gold.source),
-          ...refs.filter((r): r is LineRef => r !== undefined),
-        ]);
+        // Records are keyed by the reference objects asked for: take each gold item's once.
+        const sources = shown.map((v) => v.gold.source);
+        const records = await readRecords([...sources, ...refs.filter((r): r is LineRef => r !== undefined)]);
         const out = new Map<string, NonNullable<Offender['fields']>>();
         shown.forEach((v, i) => {
-          const question = (records.get(v.gold.source) as { question?: unknown }).question;
+          const question = (records.get(sources[i]!) as { question?: unknown }).question;
           const ref = refs[i];
           const t = ref ? asTraceLine(records.get(ref)) : undefined;
           out.set(v.gold.qid, describeItem(v.gold, question, t, loaded, v.row, v.labels, ctx.relative));

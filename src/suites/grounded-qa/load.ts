@@ -17,6 +17,7 @@ import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../../io/
 import { splitLines, type Segment } from '../../io/split.js';
 import { validateLine } from '../../io/validate.js';
 import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
+import { PackedGoldItem } from './gold-item.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
@@ -38,7 +39,7 @@ export async function loadGold(
 ): Promise<{ items: GoldItem[]; digest: GoldDigest | undefined }> {
   const items: GoldItem[] = [];
   const digester = options.digest === false ? undefined : new GoldDigester();
-  const seen = new Map<string, LineRef>();
+  const seen = new Map<string, number>();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
@@ -48,16 +49,16 @@ export async function loadGold(
         const value = parseJsonLine(file, line, text);
         const g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
         const where = { file, line };
-        const first = seen.get(g.qid);
-        if (first) {
+        const firstRow = seen.get(g.qid);
+        if (firstRow !== undefined) {
+          const first = items[firstRow]!.source;
           const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
           throw new InputError(
             where,
             `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`,
           );
         }
-        const source = { file, line, offset: batch.offset(i), length: batch.byteLength(i) };
-        seen.set(g.qid, source);
+        seen.set(g.qid, items.length);
         g.gold_claim_substr.forEach((s, i) => {
           if (tooShort(s)) {
             throw new InputError(
@@ -79,14 +80,19 @@ export async function loadGold(
           );
         }
         digester?.add(g.qid, value);
-        items.push({
-          qid: g.qid,
-          answerable: g.answerable,
-          claimSubstrings: g.gold_claim_substr,
-          citations: g.gold_citations,
-          constraints: g.constraints ?? [],
-          source,
-        });
+        items.push(
+          new PackedGoldItem(
+            g.qid,
+            g.answerable,
+            g.gold_claim_substr,
+            g.gold_citations,
+            g.constraints ?? [],
+            file,
+            line,
+            batch.offset(i),
+            batch.byteLength(i),
+          ),
+        );
       }
     }
   }
