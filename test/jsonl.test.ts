@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl, readLines, readRecord, type JsonlRecord } from '../src/io/jsonl.js';
+import { forEachSpan } from '../src/io/read-at.js';
 import { tmpTree } from './helpers/tmp.js';
 
 async function read(content: string | Buffer, maxLineBytes?: number): Promise<JsonlRecord[]> {
@@ -64,5 +65,44 @@ describe('readJsonl', () => {
     expect(await readRecord({ file, ...lines[0]! })).toEqual({ a: 1 });
     expect(((await readRecord({ file, ...lines[1]! })) as { s: string }).s).toHaveLength(600_000);
     expect(await readRecord({ file, ...lines[3]! })).toEqual({ b: 'ü' });
+  });
+});
+
+describe('forEachSpan', () => {
+  it('reads lines asked for in any order, twice included, in one forward pass, each under its index', async () => {
+    const lines = ['\ufeff{"a":0}', '{"a":1}', '', '{"a":3}', '{"a":4}'];
+    const file = path.join(tmpTree({}), 'f.jsonl');
+    (await import('node:fs')).writeFileSync(file, lines.join('\n'));
+    const refs: { offset: number; length: number }[] = [];
+    let at = 0;
+    for (const l of lines) {
+      refs.push({ offset: at, length: Buffer.byteLength(l) });
+      at += Buffer.byteLength(l) + 1;
+    }
+    const read = async (asked: number[]) => {
+      const seen: [number, string][] = [];
+      await forEachSpan(
+        file,
+        asked.map((i) => refs[i]!.offset),
+        asked.map((i) => refs[i]!.length),
+        (k, buf, start, end) => seen.push([k, buf.toString('utf8', start, end)]),
+      );
+      return seen;
+    };
+    // In offset order, the BOM dropped.
+    expect(await read([4, 0, 3, 1])).toEqual([
+      [1, '{"a":0}'],
+      [3, '{"a":1}'],
+      [2, '{"a":3}'],
+      [0, '{"a":4}'],
+    ]);
+    // A line asked for twice comes under both indexes, in the order given.
+    expect(await read([4, 0, 3, 1, 3])).toEqual([
+      [1, '{"a":0}'],
+      [3, '{"a":1}'],
+      [2, '{"a":3}'],
+      [4, '{"a":3}'],
+      [0, '{"a":4}'],
+    ]);
   });
 });

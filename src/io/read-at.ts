@@ -7,7 +7,7 @@ const WINDOW = 1 << 20;
 /**
  * Reads many lines of one file back by their byte offsets and lengths (as readLineBatches reports them), in
  * one forward pass through a reused window rather than a read per line, and hands each line's index and
- * bytes, buf[start, end), to `each`, in offset order (already sorted offsets are not sorted again). The
+ * bytes, buf[start, end), to `each`, in offset order (see offsetOrder). The
  * bytes are valid only during the call. A BOM at offset 0 is dropped, as readLineBatches does. A callback,
  * not a generator: 200k lines cost 200k microtask turns through an async generator.
  */
@@ -18,11 +18,7 @@ export async function forEachSpan(
   each: (index: number, buf: Buffer, start: number, end: number) => void,
 ): Promise<void> {
   const n = offsets.length;
-  let sorted = true;
-  for (let i = 1; i < n && sorted; i++) sorted = offsets[i - 1]! <= offsets[i]!;
-  const order = sorted
-    ? undefined
-    : Array.from({ length: n }, (_, i) => i).sort((a, b) => offsets[a]! - offsets[b]!);
+  const order = offsetOrder(offsets);
   const handle = await open(file, 'r').catch((err: unknown) => {
     throw ioError(file, err);
   });
@@ -46,6 +42,26 @@ export async function forEachSpan(
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The indexes of `offsets` in ascending order of offset, or undefined when they already are. Distinct
+ * offsets (the usual case: 200k winning runs) are sorted as numbers, natively, and mapped back to their
+ * indexes, where a comparator sort of 200k indexes took a quarter of a second; a line asked for twice
+ * takes the comparator sort, its indexes in the order given.
+ */
+function offsetOrder(offsets: ArrayLike<number>): Uint32Array | undefined {
+  const n = offsets.length;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = offsets[i - 1]! <= offsets[i]!;
+  if (sorted) return undefined;
+  const indexOf = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    if (indexOf.has(offsets[i]!))
+      return Uint32Array.from({ length: n }, (_, k) => k).sort((a, b) => offsets[a]! - offsets[b]! || a - b);
+    indexOf.set(offsets[i]!, i);
+  }
+  return Uint32Array.from(Float64Array.from(offsets).sort(), (offset) => indexOf.get(offset)!);
 }
 
 /** Reads the JSON records at many line references back, one pass per file, keyed by reference. */

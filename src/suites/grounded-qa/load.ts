@@ -298,7 +298,7 @@ async function judgeWinners(
           length: table.length[row]!,
         }
       : undefined;
-  // The winners, read back in one pass per file, in offset order, and judged. (Sharing them out among the
+  // The winners, read back in one pass per file and judged. (Sharing them out among the
   // workers cost more in copying the jobs across than it saved, measured at 200k winners.)
   const byFile = new Map<string, number[]>();
   for (let row = 0; row < gold.length; row++) {
@@ -309,14 +309,7 @@ async function judgeWinners(
     else byFile.set(file, [row]);
   }
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  for (const [file, rows] of byFile) {
-    // Offsets are unique within a file: sort them as numbers (natively) and map them back to rows.
-    const rowAt = new Map<number, number>();
-    for (const row of rows) rowAt.set(table.offset[row]!, row);
-    const offsets = Float64Array.from(rows, (row) => table.offset[row]!).sort();
-    const inOrder = Uint32Array.from(offsets, (offset) => rowAt.get(offset)!);
-    await judgeRows(file, inOrder, table, gold, options.scuRules, judge);
-  }
+  for (const [file, rows] of byFile) await judgeRows(file, rows, table, gold, options.scuRules, judge);
 
   let winners = 0;
   for (let i = 0; i < gold.length; i++) winners += table.present[i]!;

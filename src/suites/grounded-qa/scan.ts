@@ -3,7 +3,7 @@ import type { ChunkQueue } from '../../io/chunk-queue.js';
 import { stringValue } from '../../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
 import type { Segment } from '../../io/split.js';
-import { checkTraceLine } from './contract.js';
+import { checkTraceLine, type TraceLine } from './contract.js';
 import { scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 
@@ -75,23 +75,22 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
           last = line;
           if (batch.blank(i)) continue;
           let qid: string;
-          let time: number;
+          let stamp: TraceLine['ts'];
           if (scanTraceLine(batch.buf, batch.start(i), batch.end(i), fields)) {
             qid = stringValue(batch.buf, fields.qidStart, fields.qidEnd);
-            time =
+            stamp =
               fields.tsKind === 'number'
                 ? fields.ts
                 : fields.tsKind === 'string'
-                  ? timestamp(stringValue(batch.buf, fields.tsStart, fields.tsEnd), file, line)
-                  : NaN;
+                  ? stringValue(batch.buf, fields.tsStart, fields.tsEnd)
+                  : undefined;
           } else {
             // Not sure of it from its bytes: JSON.parse and the schema say what is wrong, if anything is.
             const text = batch.text(i);
             if (isBlank(text)) continue;
-            const t = checkTraceLine(parseJsonLine(file, line, text), file, line);
-            qid = t.qid;
-            time = timestamp(t.ts, file, line);
+            ({ qid, ts: stamp } = checkTraceLine(parseJsonLine(file, line, text), file, line));
           }
+          const time = timestamp(stamp, file, line);
           lines++;
           const offset = batch.offset(i);
           let slot = slots.get(qid);

@@ -6,13 +6,13 @@ import type { RunTable } from './runs.js';
 import type { CompiledRule } from './scu.js';
 
 /**
- * Reads the winning runs of gold items `rows` back from `file`, where the table says they are (their
- * offsets ascending), and judges each into its row of the table. (Building the few fields judging reads
+ * Reads the winning runs of gold items `rows` back from `file`, where the table says they are (one pass,
+ * in offset order), and judges each into its row of the table. (Building the few fields judging reads
  * from the bytes, as the scan does for qid and ts, was no faster than JSON.parse at 200k lines.)
  */
 export async function judgeRows(
   file: string,
-  rows: Uint32Array,
+  rows: readonly number[],
   table: RunTable,
   gold: readonly GoldItem[],
   rules: readonly CompiledRule[] | null,
