@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import * as workflow from './workflow.js';
 import { runAction } from './main.js';
 
 process.setSourceMapsEnabled(true);
@@ -7,6 +7,6 @@ try {
   process.exitCode = await runAction();
 } catch (err) {
   // Not the user's input: a bug. The stack (source-mapped) is what a report needs.
-  core.setFailed(`groundgate: internal error: ${(err as Error).stack ?? String(err)}`);
+  workflow.setFailed(`groundgate: internal error: ${(err as Error).stack ?? String(err)}`);
   process.exitCode = 2;
 }

@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import * as workflow from './workflow.js';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 
@@ -20,7 +20,7 @@ export type ActionInputs = z.infer<typeof actionInputsSchema>;
 
 /** Reads the `with:` inputs of action.yml; a bad value is a usage error naming the input. */
 export function readInputs(): ActionInputs {
-  const text = (name: string) => core.getInput(name).trim();
+  const text = (name: string) => workflow.getInput(name).trim();
   const comment = text('comment') || 'auto';
   if (!(COMMENT_MODES as readonly string[]).includes(comment)) {
     throw new UsageError(
@@ -39,7 +39,7 @@ export function readInputs(): ActionInputs {
     return value === 'true';
   };
   // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
-  const token = core.getInput('github-token');
+  const token = workflow.getInput('github-token');
   return actionInputsSchema.parse({
     config: text('config') || 'gates.yaml',
     suites: text('suites')

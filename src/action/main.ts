@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import * as core from '@actions/core';
+import * as workflow from './workflow.js';
 import type { LoadedConfig } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { readHistory } from '../history/history.js';
@@ -31,17 +31,17 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   } catch (err) {
     if (err instanceof InputError) {
       const where = err.where;
-      core.error(
+      workflow.error(
         err.detail,
         where?.line
           ? { file: path.relative(workspace, where.file), startLine: where.line, startColumn: where.column }
           : {},
       );
-      core.setFailed(`groundgate: ${err.message}`);
+      workflow.setFailed(`groundgate: ${err.message}`);
       return 2;
     }
     if (err instanceof UsageError) {
-      core.setFailed(`groundgate: ${err.message}`);
+      workflow.setFailed(`groundgate: ${err.message}`);
       return 2;
     }
     throw err;
@@ -55,8 +55,8 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   writeReport(reportPath, report);
 
   logText(renderText(report, { offenders, color: false }));
-  for (const w of outcome.warnings) core.warning(w);
-  for (const a of annotationsFor(report, config.file, workspace)) core[a.level](a.message, a.properties);
+  for (const w of outcome.warnings) workflow.warning(w);
+  for (const a of annotationsFor(report, config.file, workspace)) workflow[a.level](a.message, a.properties);
 
   const configKey = path.relative(workspace, config.file).split(path.sep).join('/');
   const markdown = renderMarkdown(report, {
@@ -69,11 +69,11 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       : [],
   });
 
-  if (env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
+  if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
   await comment(inputs, env, markdown, passed);
 
-  core.setOutput('passed', String(passed));
-  core.setOutput(
+  workflow.setOutput('passed', String(passed));
+  workflow.setOutput(
     'failed-gates',
     JSON.stringify(
       report.gates
@@ -88,8 +88,8 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
         })),
     ),
   );
-  core.setOutput('report', reportPath);
-  core.setOutput(
+  workflow.setOutput('report', reportPath);
+  workflow.setOutput(
     'metrics',
     JSON.stringify(
       Object.fromEntries(
@@ -102,7 +102,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   );
 
   if (!passed && inputs.failOnGate) {
-    core.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
+    workflow.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
     return 1;
   }
   return 0;
@@ -117,11 +117,11 @@ async function comment(
   const event = readEvent(env);
   const decision = decideComment(inputs.comment, event, passed);
   if (!decision.post) {
-    core.info(`groundgate: no pull-request comment (${decision.why})`);
+    workflow.info(`groundgate: no pull-request comment (${decision.why})`);
     return;
   }
   if (!inputs.token) {
-    core.warning('groundgate: no github-token input; the pull-request comment is skipped');
+    workflow.warning('groundgate: no github-token input; the pull-request comment is skipped');
     return;
   }
   const marker = body.slice(0, body.indexOf('\n'));
@@ -132,9 +132,11 @@ async function comment(
     const result = await upsertStickyComment(octokit, decision.pr, marker, body, {
       createIfAbsent: decision.createIfAbsent,
     });
-    core.info(`groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}`);
+    workflow.info(
+      `groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}`,
+    );
   } catch (err) {
-    core.warning(`groundgate: ${explainCommentFailure(err)}`);
+    workflow.warning(`groundgate: ${explainCommentFailure(err)}`);
   }
 }
 
@@ -144,7 +146,7 @@ function readEvent(env: NodeJS.ProcessEnv): EventInfo {
     try {
       payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
     } catch {
-      core.warning(`groundgate: could not read the event payload at ${env.GITHUB_EVENT_PATH}`);
+      workflow.warning(`groundgate: could not read the event payload at ${env.GITHUB_EVENT_PATH}`);
     }
   }
   return { name: env.GITHUB_EVENT_NAME ?? '', payload, repository: env.GITHUB_REPOSITORY };
