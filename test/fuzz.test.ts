@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
 import { stringValue } from '../src/io/json-scan.js';
-import { asTraceLine, traceLineSchema } from '../src/suites/grounded-qa/contract.js';
+import { safeParse } from '../src/io/validate.js';
+import { asTraceLine, goldLineSchema, traceLineSchema } from '../src/suites/grounded-qa/contract.js';
 import { scanTraceLine, traceFields } from '../src/suites/grounded-qa/trace-scan.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
@@ -104,6 +105,34 @@ describe('loader fuzzing (seeded)', () => {
     // Both paths are exercised: the mutations are neither all harmless nor all fatal.
     expect(outcomes.ok).toBeGreaterThan(20);
     expect(outcomes['input-error']).toBeGreaterThan(150);
+  });
+
+  it('parses alike before and after zod compiles a schema (safeParse switches after 256 values)', () => {
+    const rnd = seeded(29);
+    for (const [schema, lines] of [
+      [traceLineSchema, TRACES],
+      [goldLineSchema, GOLD],
+    ] as const) {
+      // Fresh copies: one goes through safeParse (uncompiled, then compiled), one is compiled from the start.
+      const switching = schema.clone();
+      const compiled = schema.clone();
+      let failures = 0;
+      for (let n = 0; n < 1200; n++) {
+        let value: unknown;
+        try {
+          value = JSON.parse(mutate(lines[n % lines.length]!, rnd));
+        } catch {
+          continue;
+        }
+        const ours = safeParse(switching, value);
+        const reference = compiled.safeParse(value);
+        expect(ours.success).toBe(reference.success);
+        if (reference.success) expect(ours.data).toEqual(reference.data);
+        else expect(ours.error!.issues).toEqual(reference.error.issues);
+        if (!reference.success) failures++;
+      }
+      expect(failures).toBeGreaterThan(100); // the mutations reach the error paths on both sides
+    }
   });
 
   it('accepts a trace line by hand exactly when the zod contract does', () => {

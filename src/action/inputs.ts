@@ -1,6 +1,7 @@
 import * as workflow from './workflow.js';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { safeParse } from '../io/validate.js';
 
 export const COMMENT_MODES = ['auto', 'always', 'never', 'on-failure'] as const;
 
@@ -40,7 +41,7 @@ export function readInputs(): ActionInputs {
   };
   // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
   const token = workflow.getInput('github-token');
-  return actionInputsSchema.parse({
+  const parsed = safeParse(actionInputsSchema, {
     config: text('config') || 'gates.yaml',
     suites: text('suites')
       .split(/[\s,]+/)
@@ -54,4 +55,9 @@ export function readInputs(): ActionInputs {
     failOnGate: flag('fail-on-gate', 'true'),
     release: flag('release', 'false'),
   });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`input "${issue.path.join('.')}": ${issue.message}`);
+  }
+  return parsed.data;
 }

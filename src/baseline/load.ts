@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { displayPath } from '../errors.js';
 import { reportSchema, type Report } from '../report/schema.js';
+import { safeParse } from '../io/validate.js';
 
 /** A baseline that cannot be read is a warning: the check still runs, without deltas. */
 export function loadBaseline(file: string): { report: Report } | { warning: string } {
@@ -19,7 +20,7 @@ export function loadBaseline(file: string): { report: Report } | { warning: stri
   } catch {
     return fail('is not JSON');
   }
-  const parsed = reportSchema.safeParse(data);
+  const parsed = safeParse(reportSchema, data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return fail(`is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message})`);

@@ -3,6 +3,7 @@ import { InputError, UsageError } from '../errors.js';
 import { appendEntry, entryFor, readHistory } from '../history/history.js';
 import { reportSchema } from '../report/schema.js';
 import { parseCommandArgs, type CliIo, type Command } from './command.js';
+import { safeParse } from '../io/validate.js';
 
 const USAGE = `Usage: groundgate history append REPORT --file FILE [--label TEXT]
 
@@ -35,7 +36,7 @@ export const historyCommand: Command = {
         code ? `cannot read report (${code})` : 'not JSON; expected a report.json written by groundgate',
       );
     }
-    const parsedReport = reportSchema.safeParse(data);
+    const parsedReport = safeParse(reportSchema, data);
     if (!parsedReport.success) {
       const issue = parsedReport.error.issues[0]!;
       throw new InputError(

@@ -5,6 +5,7 @@ import { displayPath, UsageError } from '../errors.js';
 import { loadRegistry } from '../suites/agent-retrieval/ground-truth/registry.js';
 import { normalizeRun, type NormalizedTask } from '../suites/agent-retrieval/normalize/run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
+import { safeParse } from '../io/validate.js';
 
 const USAGE = `Usage: groundgate normalize RUN_DIR... [--out DIR] [--tasks DIR] [--registry FILE]
 
@@ -85,7 +86,7 @@ export const normalizeCommand: Command = {
 
 function generatedAtFrom(flag: string | undefined, epoch: string | undefined): string {
   if (flag !== undefined) {
-    if (!zoned.safeParse(flag).success) {
+    if (!safeParse(zoned, flag).success) {
       throw new UsageError(
         `--generated-at ${JSON.stringify(flag)}: expected an ISO 8601 date-time with a time zone`,
       );

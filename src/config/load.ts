@@ -7,6 +7,7 @@ import { metricNames, resolveMetric } from '../metrics/spec.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import type { LoadedSuite } from '../suites/types.js';
 import { didYouMean } from './suggest.js';
+import { safeParse } from '../io/validate.js';
 
 export const DEFAULT_OFFENDERS = 10;
 export const DEFAULT_REPORT_OFFENDERS = 1000;
@@ -70,7 +71,7 @@ export function parseConfig(source: string, file: string): LoadedConfig {
   }
 
   const locate = (p: readonly PropertyKey[], key?: string) => at(nodeOffset(doc, p, key));
-  const top = topLevelSchema.safeParse(data);
+  const top = safeParse(topLevelSchema, data);
   if (!top.success) throw issueToError(top.error.issues[0]!, topLevelSchema, [], locate);
 
   const dir = path.dirname(path.resolve(file));
@@ -94,7 +95,7 @@ export function parseConfig(source: string, file: string): LoadedConfig {
         )}; expected one of ${kindList()}`,
       );
     }
-    const parsed = kind.configSchema.safeParse(raw);
+    const parsed = safeParse(kind.configSchema, raw);
     if (!parsed.success) {
       throw issueToError(parsed.error.issues[0]!, kind.configSchema, base, locate, `suite "${name}": `);
     }

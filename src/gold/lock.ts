@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { TOOL_NAME, VERSION } from '../version.js';
 import type { GoldDigest } from './digest.js';
+import { safeParse } from '../io/validate.js';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest');
 
@@ -58,7 +59,7 @@ export function readLock(file: string): GoldLock | undefined {
   } catch {
     throw new InputError({ file }, 'lock file is not JSON; expected a lock written by groundgate freeze');
   }
-  const parsed = lockSchema.safeParse(data);
+  const parsed = safeParse(lockSchema, data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new InputError({ file }, `${issue.path.join('.') || 'lock'}: ${issue.message}; expected a lock written by groundgate freeze`);

@@ -9,11 +9,27 @@ export function validateLine<T>(
   line: number,
   what: string,
 ): T {
-  const result = schema.safeParse(value);
+  const result = safeParse(schema, value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   throw new InputError({ file, line }, describeIssue(issue, value, what));
 }
+
+/**
+ * `schema.safeParse(value)`, compiled only once the schema is busy. zod compiles an object schema into a
+ * specialised parser (`new Function`) the first time it parses: about half a millisecond a schema, repaid
+ * after a few hundred values (then 3× faster). A CI run parses most of its schemas a handful of times
+ * (gates.yaml, the Action's inputs, a lock, a small example set), so their first values go uncompiled.
+ */
+export function safeParse<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafeParseResult<T> {
+  const n = parses.get(schema) ?? 0;
+  if (n >= COMPILE_AFTER) return schema.safeParse(value);
+  parses.set(schema, n + 1);
+  return schema.safeParse(value, { jitless: true });
+}
+
+const COMPILE_AFTER = 256;
+const parses = new WeakMap<z.ZodType, number>();
 
 export function describeIssue(issue: z.core.$ZodIssue, value: unknown, what: string): string {
   if (issue.path.length === 0 && (value === null || typeof value !== 'object' || Array.isArray(value))) {

@@ -3,7 +3,7 @@ import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 
 import type { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { describeJsonError } from '../../io/jsonl.js';
-import { describeIssue, formatPath } from '../../io/validate.js';
+import { describeIssue, formatPath, safeParse } from '../../io/validate.js';
 
 /**
  * Whole-file JSON documents (event documents, trajectories, task metadata) read with positions: a syntax
@@ -133,7 +133,7 @@ function syntaxErrorOffset(text: string): number {
 
 /** Validates a parsed document; the error points at the offending value in the file. */
 export function validateJson<T>(schema: z.ZodType<T>, json: JsonText, what: string): T {
-  const result = schema.safeParse(json.value);
+  const result = safeParse(schema, json.value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   // A missing key has no node of its own: point at the object that lacks it.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError, preview } from '../../errors.js';
 import { readJsonl } from '../../io/jsonl.js';
-import { describeIssue, validateLine } from '../../io/validate.js';
+import { describeIssue, safeParse, validateLine } from '../../io/validate.js';
 import { goldItemSchema, goldRowSchema, type GoldItem, type Source } from './contract.js';
 import { normalizeGoldPath } from './paths.js';
 
@@ -157,8 +157,10 @@ function parseTextBlob(text: string, field: string, source: Source): unknown[] {
   });
 }
 
+const goldRegions = z.array(goldItemSchema);
+
 function regions(items: readonly unknown[], field: string, source: Source): GoldRegion[] {
-  const list = z.array(goldItemSchema).safeParse(items);
+  const list = safeParse(goldRegions, items);
   if (!list.success) {
     const issue = list.error.issues[0]!;
     const message = describeIssue(

@@ -3,6 +3,7 @@ import { TOOL_CATEGORIES, type EventSummary, type RetrievalEvent } from '../cont
 import { normalizePath } from '../paths.js';
 import { classifyTool, inputSymbols, inputTargets, resultTargets, salientArguments } from '../tools.js';
 import type { ToolCall } from './trace.js';
+import { safeParse } from '../../../io/validate.js';
 
 const zonedDateTime = z.iso.datetime({ offset: true });
 
@@ -31,7 +32,7 @@ export function buildEvents(
     events.push({
       step_index: stepIndex,
       timestamp:
-        call.timestamp !== null && zonedDateTime.safeParse(call.timestamp).success ? call.timestamp : null,
+        call.timestamp !== null && safeParse(zonedDateTime, call.timestamp).success ? call.timestamp : null,
       tool_name: call.name,
       tool_category: tool.category,
       is_mcp: tool.isMcp,
