@@ -8,7 +8,9 @@
 //
 // Environment: BENCH_RUNS (timed runs per command, default 3; the median is printed), BENCH_PEER_RUNS
 // (runs of a peer such as trec_eval, default 1: it takes minutes at 1×), BENCH_SCALE (default 1),
-// BENCH_KEEP=1 (keep the generated files), TREC_EVAL=/path/to/trec_eval (the ranking peer).
+// BENCH_KEEP=1 (keep the generated files), TREC_EVAL=/path/to/trec_eval (the ranking peer),
+// BENCH_NODE=/path/to/node (the Node.js that runs groundgate and the floors; default: the one running this,
+// e.g. a Node 24 binary to time the Action as GitHub's runners start it, with `runs.using: node24`).
 //
 // Every command runs as a child process, groundgate and floors alike, so both pay process start. Each
 // workload prints one JSON line on stdout; progress goes to stderr. Ratios are ours ÷ theirs: below 1 is
@@ -34,7 +36,7 @@ import { measure, median, rssMethod } from './measure.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FLOORS = path.join(REPO, 'bench', 'floors');
-const NODE = process.execPath;
+const NODE = process.env.BENCH_NODE || process.execPath;
 
 const WORKLOADS = ['grounded-qa', 'ranking', 'context', 'agent-retrieval', 'cold-start', 'dist-size'];
 /** Workloads whose input grows with the scale (the others are measured once, on fixed inputs). */
@@ -63,6 +65,10 @@ const PEER_RUNS = Math.round(positive('BENCH_PEER_RUNS', 1));
 const SCALE = positive('BENCH_SCALE', 1);
 const KEEP = process.env.BENCH_KEEP === '1';
 const TREC_EVAL = process.env.TREC_EVAL || undefined;
+const nodeProbe = spawnSync(NODE, ['--version'], { encoding: 'utf8' });
+if (nodeProbe.status !== 0)
+  fail(`BENCH_NODE=${NODE}: does not run (${nodeProbe.error?.message ?? nodeProbe.stderr})`);
+const NODE_VERSION = nodeProbe.stdout.trim();
 
 const sizes = args.sizes ? args.sizes.split(',').map((s) => Number(s) * SCALE) : [SCALE];
 if (sizes.some((s) => !(s > 0))) fail(`--sizes ${args.sizes}: expected positive numbers such as 0.25,0.5,1`);
@@ -381,7 +387,7 @@ function machine() {
     nproc: os.availableParallelism(),
     cpu: cpu ? cpu[1].trim() : os.cpus()[0]?.model,
     mem_gb: round(os.totalmem() / 1024 ** 3, 1),
-    node: process.version,
+    node: NODE_VERSION,
     load_1m: round(os.loadavg()[0], 2),
     rss_method: rssMethod(),
     runs: RUNS,
