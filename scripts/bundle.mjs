@@ -15,6 +15,7 @@ import {
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import remapping from '@ampproject/remapping';
+import { eagerFactories } from './eager-factories.mjs';
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
 rmSync('lib', { recursive: true, force: true });
@@ -50,7 +51,14 @@ const bundles = readdirSync('dist', { recursive: true, encoding: 'utf8' })
 for (const bundle of bundles) {
   const mapFile = `${bundle}.map`;
   const bundleDir = path.dirname(bundle);
-  const composed = remapping(readFileSync(mapFile, 'utf8'), (source, ctx) => {
+  const code = readFileSync(bundle, 'utf8');
+  const nccMap = JSON.parse(readFileSync(mapFile, 'utf8'));
+  // With --minify, ncc prepends the bin's shebang line without shifting the map (it does when not
+  // minifying): every position would map one line off.
+  if (code.startsWith('#!') && !nccMap.mappings.startsWith(';')) nccMap.mappings = `;${nccMap.mappings}`;
+  const eager = eagerFactories(code, path.basename(bundle));
+  writeFileSync(bundle, eager.code);
+  const composed = remapping([eager.map.toString(), nccMap], (source, ctx) => {
     if (ctx.importer) return null; // tsc's own sources: src/*.ts, the end of the chain
     const js = fromRoot(source);
     return js.startsWith(path.resolve('lib') + path.sep) && existsSync(`${js}.map`)
@@ -66,11 +74,6 @@ for (const bundle of bundles) {
         .split(path.sep)
         .join('/'),
   );
-  // With --minify, ncc prepends the bin's shebang line without shifting the map (it does when not
-  // minifying): every position would map one line off.
-  if (readFileSync(bundle, 'utf8').startsWith('#!') && !composed.mappings.startsWith(';')) {
-    composed.mappings = `;${composed.mappings}`;
-  }
   writeFileSync(mapFile, JSON.stringify(composed));
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ZodType } from 'zod';
 import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
 import { stringValue } from '../src/io/json-scan.js';
@@ -109,10 +110,11 @@ describe('loader fuzzing (seeded)', () => {
 
   it('parses alike before and after zod compiles a schema (safeParse switches after 256 values)', () => {
     const rnd = seeded(29);
-    for (const [schema, lines] of [
+    const cases: [ZodType, string[]][] = [
       [traceLineSchema, TRACES],
       [goldLineSchema, GOLD],
-    ] as const) {
+    ];
+    for (const [schema, lines] of cases) {
       // Fresh copies: one goes through safeParse (uncompiled, then compiled), one is compiled from the start.
       const switching = schema.clone();
       const compiled = schema.clone();

@@ -1,0 +1,4 @@
+export function eagerFactories(
+  code: string,
+  file: string,
+): { code: string; map: { toString(): string }; rewritten: number };
