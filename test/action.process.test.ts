@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGitHub } from './helpers/fake-github.js';
@@ -193,6 +193,24 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     regress(ws);
     await runAction(ws, gh.url, { comment: 'on-failure' });
     expect(gh.writes().map((r) => r.method)).toEqual(['POST']);
+  });
+
+  it('on an internal error, exits 2 with its stack pointed at src/, not at the minified bundle', async () => {
+    const ws = workspace();
+    mkdirSync(path.join(ws, 'summary-dir'));
+    const run = await runAction(
+      ws,
+      gh.url,
+      { comment: 'never' },
+      { GITHUB_STEP_SUMMARY: path.join(ws, 'summary-dir') },
+    );
+    expect(run.code).toBe(2);
+    const failed = run.stdout.split('\n').find((l) => l.startsWith('::error::groundgate: internal error'));
+    const stack = failed!.replace(/%0A/g, '\n');
+    expect(stack).toContain('EISDIR');
+    expect(stack).toMatch(/at .*appendSummary \(\S+\/src\/action\/workflow\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/at .*runAction \(\S+\/src\/action\/main\.ts:\d+:\d+\)/);
+    expect(stack).not.toMatch(/dist\/index\.js:\d+/);
   });
 
   it('exits 2 with an annotation on a config error', async () => {

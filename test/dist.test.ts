@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { mappedStack } from '../src/mapped-stack.js';
 import { REPO } from './helpers/tmp.js';
 
 const dist = path.join(REPO, 'dist');
@@ -23,6 +25,28 @@ describe('the committed bundles', () => {
       const entry = map.findEntry(line, column) as { originalSource?: string };
       expect(entry.originalSource).toMatch(new RegExp(`${source.replace(/[/.]/g, '\\$&')}$`));
     }
+  });
+
+  it('turn the frames of an internal error into src/ places (mappedStack)', () => {
+    for (const [bundle, source, marker] of [
+      ['cli/index.js', 'src/cli/main.ts', 'internal error'],
+      ['index.js', 'src/action/index.ts', 'internal error'],
+      ['qa-worker/index.js', 'src/suites/grounded-qa/scan.ts', 'expected a finite number'],
+    ] as const) {
+      const file = path.join(dist, bundle);
+      const code = readFileSync(file, 'utf8');
+      const before = code.slice(0, code.indexOf(marker));
+      const line = before.split('\n').length;
+      const column = before.length - before.lastIndexOf('\n');
+      const err = new Error('boom');
+      err.stack = `Error: boom\n    at f (${pathToFileURL(file).href}:${line}:${column})\n    at g (node:fs:1:2)`;
+      const mapped = mappedStack(err).split('\n');
+      expect(mapped[1]).toMatch(
+        new RegExp(`^    at f \\(\\S+/${source.replace(/[/.]/g, '\\$&')}:\\d+:\\d+\\)$`),
+      );
+      expect(mapped[2]).toBe('    at g (node:fs:1:2)'); // not ours: left alone
+    }
+    expect(mappedStack('not an error')).toBe('not an error');
   });
 
   it('keep the JavaScript under 3 MB (the wasm grammars aside)', () => {

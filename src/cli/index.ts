@@ -1,9 +1,6 @@
 #!/usr/bin/env node
 import { main } from './main.js';
 
-// Stack traces of internal errors then point at src/ lines through the bundled source map.
-process.setSourceMapsEnabled(true);
-
 const code = await main(process.argv.slice(2), {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),

@@ -3,6 +3,7 @@ import { InputError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { HelpRequested, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
+import { mappedStack } from '../mapped-stack.js';
 
 export type { CliIo };
 
@@ -53,7 +54,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return 2;
     }
     // Not the user's fault: keep the stack, it is what a bug report needs.
-    io.stderr(`groundgate: internal error: ${(err as Error).stack ?? String(err)}\n`);
+    io.stderr(`groundgate: internal error: ${mappedStack(err)}\n`);
     return 2;
   }
 }
