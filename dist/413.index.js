@@ -29212,7 +29212,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2413:
+/***/ 4794:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
