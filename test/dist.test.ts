@@ -7,14 +7,16 @@ import { mappedStack } from '../src/mapped-stack.js';
 import { REPO } from './helpers/tmp.js';
 
 const dist = path.join(REPO, 'dist');
+/** A string in each bundle, and the source file it comes from. */
+const MARKERS = [
+  ['cli/index.js', 'src/cli/main.ts', 'internal error'],
+  ['index.js', 'src/action/index.ts', 'internal error'],
+  ['qa-worker/index.js', 'src/suites/grounded-qa/scan.ts', 'expected a finite number'],
+] as const;
 
 describe('the committed bundles', () => {
   it('map back to src/ (minified code is only shipped with its source map)', () => {
-    for (const [bundle, source, marker] of [
-      ['cli/index.js', 'src/cli/main.ts', 'internal error'],
-      ['index.js', 'src/action/index.ts', 'internal error'],
-      ['qa-worker/index.js', 'src/suites/grounded-qa/scan.ts', 'expected a finite number'],
-    ] as const) {
+    for (const [bundle, source, marker] of MARKERS) {
       const code = readFileSync(path.join(dist, bundle), 'utf8');
       const map = new SourceMap(JSON.parse(readFileSync(path.join(dist, `${bundle}.map`), 'utf8')));
       const at = code.indexOf(marker);
@@ -28,11 +30,7 @@ describe('the committed bundles', () => {
   });
 
   it('turn the frames of an internal error into src/ places (mappedStack)', () => {
-    for (const [bundle, source, marker] of [
-      ['cli/index.js', 'src/cli/main.ts', 'internal error'],
-      ['index.js', 'src/action/index.ts', 'internal error'],
-      ['qa-worker/index.js', 'src/suites/grounded-qa/scan.ts', 'expected a finite number'],
-    ] as const) {
+    for (const [bundle, source, marker] of MARKERS) {
       const file = path.join(dist, bundle);
       const code = readFileSync(file, 'utf8');
       const before = code.slice(0, code.indexOf(marker));

@@ -67,6 +67,19 @@ function mutate(line: string, rnd: () => number): string {
   }
 }
 
+/** `count` mutations of the lines in turn, those that are still JSON, parsed. */
+function* mutatedValues(lines: readonly string[], count: number, rnd: () => number): Generator<unknown> {
+  for (let i = 0; i < count; i++) {
+    let value: unknown;
+    try {
+      value = JSON.parse(mutate(lines[i % lines.length]!, rnd));
+    } catch {
+      continue;
+    }
+    yield value;
+  }
+}
+
 /** Runs the engine; anything but a result or an InputError with a file:line location is a defect. */
 async function expectCleanOutcome(dir: string): Promise<'ok' | 'input-error'> {
   try {
@@ -119,13 +132,7 @@ describe('loader fuzzing (seeded)', () => {
       const switching = schema.clone();
       const compiled = schema.clone();
       let failures = 0;
-      for (let n = 0; n < 1200; n++) {
-        let value: unknown;
-        try {
-          value = JSON.parse(mutate(lines[n % lines.length]!, rnd));
-        } catch {
-          continue;
-        }
+      for (const value of mutatedValues(lines, 1200, rnd)) {
         const ours = safeParse(switching, value);
         const reference = compiled.safeParse(value);
         expect(ours.success).toBe(reference.success);
@@ -140,13 +147,7 @@ describe('loader fuzzing (seeded)', () => {
   it('accepts a trace line by hand exactly when the zod contract does', () => {
     const rnd = seeded(99);
     let accepted = 0;
-    for (let i = 0; i < 3000; i++) {
-      let value: unknown;
-      try {
-        value = JSON.parse(mutate(TRACES[i % TRACES.length]!, rnd));
-      } catch {
-        continue;
-      }
+    for (const value of mutatedValues(TRACES, 3000, rnd)) {
       const fast = asTraceLine(value) !== undefined;
       expect([fast, JSON.stringify(value)]).toEqual([
         traceLineSchema.safeParse(value).success,
