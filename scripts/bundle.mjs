@@ -15,6 +15,7 @@ import {
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import remapping from '@ampproject/remapping';
+import { decode, encode } from '@jridgewell/sourcemap-codec';
 import { minify } from 'terser';
 import { eagerFactories } from './eager-factories.mjs';
 
@@ -78,7 +79,7 @@ for (const bundle of bundles) {
     if (ctx.importer) return null; // tsc's own sources: src/*.ts, the end of the chain
     const js = fromRoot(source);
     return js.startsWith(path.resolve('lib') + path.sep) && existsSync(`${js}.map`)
-      ? readFileSync(`${js}.map`, 'utf8')
+      ? fromLineStart(JSON.parse(readFileSync(`${js}.map`, 'utf8')))
       : null;
   });
   // Sources named as seen from the bundle, so a reader of dist/ finds them.
@@ -91,6 +92,18 @@ for (const bundle of bundles) {
         .join('/'),
   );
   writeFileSync(mapFile, JSON.stringify(composed));
+}
+
+/**
+ * tsc's map with each line's first mapping also at column 0. ncc maps its bundle to lib/ by line, always at
+ * column 0, where tsc's map has nothing when the line is indented: composing the two kept only the mappings
+ * of unindented lines, so a stack frame pointed at the enclosing function's first line.
+ */
+function fromLineStart(map) {
+  const lines = decode(map.mappings).map((segments) =>
+    segments.length > 0 && segments[0][0] > 0 ? [[0, ...segments[0].slice(1)], ...segments] : segments,
+  );
+  return { ...map, mappings: encode(lines) };
 }
 
 // The context suite's tree-sitter runtime and grammars, loaded at run time from dist/wasm/ (next to

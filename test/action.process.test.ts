@@ -208,8 +208,15 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     const failed = run.stdout.split('\n').find((l) => l.startsWith('::error::groundgate: internal error'));
     const stack = failed!.replace(/%0A/g, '\n');
     expect(stack).toContain('EISDIR');
-    expect(stack).toMatch(/at .*appendSummary \(\S+\/src\/action\/workflow\.ts:\d+:\d+\)/);
-    expect(stack).toMatch(/at .*runAction \(\S+\/src\/action\/main\.ts:\d+:\d+\)/);
+    // The very lines: the write in workflow.ts, and the call in main.ts.
+    const lineOf = (file: string, text: string) =>
+      readFileSync(path.join(REPO, file), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes(text)) + 1;
+    const write = lineOf('src/action/workflow.ts', 'appendFileSync(file, markdown');
+    const call = lineOf('src/action/main.ts', 'workflow.appendSummary(markdown)');
+    expect(stack).toMatch(new RegExp(`at .*appendSummary \\(\\S+/src/action/workflow\\.ts:${write}:\\d+\\)`));
+    expect(stack).toMatch(new RegExp(`at .*runAction \\(\\S+/src/action/main\\.ts:${call}:\\d+\\)`));
     expect(stack).not.toMatch(/dist\/index\.js:\d+/);
   });
 

@@ -24,8 +24,11 @@ describe('the committed bundles', () => {
       const before = code.slice(0, at);
       const line = before.split('\n').length - 1;
       const column = at - (before.lastIndexOf('\n') + 1);
-      const entry = map.findEntry(line, column) as { originalSource?: string };
+      const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number };
       expect(entry.originalSource).toMatch(new RegExp(`${source.replace(/[/.]/g, '\\$&')}$`));
+      // To the line itself, not only the file: the line the string is written on (or the statement's first).
+      const text = readFileSync(path.join(REPO, source), 'utf8').split('\n');
+      expect(text.slice(entry.originalLine!, entry.originalLine! + 3).join('\n')).toContain(marker);
     }
   });
 
