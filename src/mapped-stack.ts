@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * An internal error's stack with each frame in one of our bundles pointed at src/, through the source map
  * beside the bundle. Node maps stacks itself only for code loaded after `--enable-source-maps` or
  * `process.setSourceMapsEnabled(true)`, so neither covers the bundle that calls it, and turning them on
- * before it loads would parse its 3.5 MB map on every start for the rare run that fails.
+ * before it loads would parse its map (2.3 MB) on every start for the rare run that fails.
  */
 export function mappedStack(err: unknown): string {
   const stack = err instanceof Error ? (err.stack ?? String(err)) : String(err);
