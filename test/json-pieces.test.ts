@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stringifyInPieces } from '../src/report/json-pieces.js';
+import { holdsMoreThan, stringifyInPieces } from '../src/report/json-pieces.js';
 import { serializeReport, writeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 import { seeded } from './helpers/random.js';
@@ -64,10 +64,37 @@ describe('stringifyInPieces', () => {
     expect(Math.max(...got.map((p) => p.length))).toBeLessThan((1 << 16) + 100);
   });
 
-  it('writes report.json byte for byte as serializeReport does, for the example data', async () => {
+  it('writes report.json byte for byte as serializeReport does, small (at once) or large (in pieces)', async () => {
     const { report } = await run({ config: path.join(REPO, 'gates.yaml') });
     const file = path.join(tmpTree({}), 'report.json');
     writeReport(file, report);
     expect(readFileSync(file, 'utf8')).toBe(serializeReport(report));
+    expect(holdsMoreThan(report, 20_000)).toBe(false);
+    // 30k items: past the threshold, so the pieces are what is written.
+    const qa = report.suites.qa!;
+    const items = Object.fromEntries(
+      Array.from({ length: 30_000 }, (_, i) => [`Q${i}`, { pass: i % 7 > 0 }]),
+    );
+    const large = { ...report, suites: { ...report.suites, qa: { ...qa, items } } };
+    expect(holdsMoreThan(large, 20_000)).toBe(true);
+    writeReport(file, large);
+    expect(readFileSync(file, 'utf8')).toBe(serializeReport(large));
+  });
+});
+
+describe('holdsMoreThan', () => {
+  it('counts every value at any depth, the container included, and stops past the limit', () => {
+    const value = { a: [1, 2, { b: null }], c: 'x' }; // the object, a, 1, 2, {b}, null, 'x': 7
+    expect(holdsMoreThan(value, 6)).toBe(true);
+    expect(holdsMoreThan(value, 7)).toBe(false);
+    expect(holdsMoreThan(42, 0)).toBe(true);
+    expect(holdsMoreThan(42, 1)).toBe(false);
+    let visited = 0;
+    const counting = new Proxy([], {
+      get: (t, k) =>
+        k === 'length' ? 1e6 : typeof k === 'string' && /^\d+$/.test(k) ? ++visited : Reflect.get(t, k),
+    });
+    expect(holdsMoreThan(counting, 100)).toBe(true);
+    expect(visited).toBeLessThanOrEqual(100);
   });
 });

@@ -45,3 +45,18 @@ export function stringifyInPieces(value: unknown, emit: (piece: string) => void,
 }
 
 const omitted = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+/**
+ * Whether `value` holds more than `limit` values (itself, members, elements, at any depth). It stops
+ * counting once past the limit, so asking costs at most `limit` steps.
+ */
+export function holdsMoreThan(value: unknown, limit: number): boolean {
+  let count = 0;
+  const visit = (v: unknown): boolean => {
+    if (++count > limit) return true;
+    if (v === null || typeof v !== 'object') return false;
+    for (const member of Array.isArray(v) ? v : Object.values(v)) if (visit(member)) return true;
+    return false;
+  };
+  return visit(value);
+}
