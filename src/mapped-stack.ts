@@ -21,8 +21,10 @@ export function mappedStack(err: unknown): string {
         map = readMap(bundle);
         maps.set(bundle, map);
       }
-      const entry = map?.findEntry(Number(line) - 1, Number(column) - 1);
-      if (!entry || !('originalSource' in entry)) return frame;
+      const entry = map?.findEntry(Number(line) - 1, Number(column) - 1) as
+        { originalSource?: string; originalLine: number; originalColumn: number } | undefined;
+      // A generated column with no source (ncc's glue between modules) stays as it is.
+      if (typeof entry?.originalSource !== 'string') return frame;
       const source = path.resolve(path.dirname(bundle), entry.originalSource);
       return `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
     },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mappedStack } from '../src/mapped-stack.js';
-import { REPO } from './helpers/tmp.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
 
 const dist = path.join(REPO, 'dist');
 /** A string in each bundle, and the source file it comes from. */
@@ -48,6 +48,20 @@ describe('the committed bundles', () => {
       expect(mapped[2]).toBe('    at g (node:fs:1:2)'); // not ours: left alone
     }
     expect(mappedStack('not an error')).toBe('not an error');
+  });
+
+  it('leave a frame in the glue between modules (mapped to no source) as it is', () => {
+    const dir = tmpTree({
+      'bundle.js': 'glue;code();\n',
+      'bundle.js.map': JSON.stringify({ version: 3, sources: ['src/a.ts'], names: [], mappings: 'A,KAAA' }),
+    });
+    const file = path.join(dir, 'bundle.js');
+    const err = new Error('boom');
+    err.stack = `Error: boom\n    at glue (${file}:1:1)\n    at code (${file}:1:6)`;
+    expect(mappedStack(err).split('\n').slice(1)).toEqual([
+      `    at glue (${file}:1:1)`,
+      `    at code (${path.join(dir, 'src/a.ts')}:1:1)`,
+    ]);
   });
 
   it('keep the JavaScript under 3 MB (the wasm grammars aside)', () => {
