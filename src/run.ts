@@ -240,13 +240,21 @@ function itemMap(
   digest: GoldDigest | undefined,
 ): NonNullable<SuiteReport['items']> {
   const out: NonNullable<SuiteReport['items']> = {};
+  // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
+  const aligned = digest?.size === items.length && items.every((item, i) => item.id === digest.ids[i]);
+  const indexOf = digest && !aligned ? new Map(digest.ids.map((id, i) => [id, i])) : undefined;
   // Gold sets are often in id order already: checking costs one pass, sorting 200k items far more.
   let sorted = true;
   for (let i = 1; i < items.length && sorted; i++)
     sorted = compareCodeUnits(items[i - 1]!.id, items[i]!.id) < 0;
-  for (const { id, pass } of sorted ? items : [...items].sort((a, b) => compareCodeUnits(a.id, b.id))) {
-    const sha = digest?.items.get(id);
-    out[id] = sha ? { pass, gold: sha.slice(0, 16) } : { pass };
+  const order = sorted
+    ? undefined
+    : items.map((_, i) => i).sort((a, b) => compareCodeUnits(items[a]!.id, items[b]!.id));
+  for (let k = 0; k < items.length; k++) {
+    const row = order ? order[k]! : k;
+    const { id, pass } = items[row]!;
+    const at = aligned ? row : indexOf?.get(id);
+    out[id] = at === undefined ? { pass } : { pass, gold: digest!.hex(at, 8) };
   }
   return out;
 }

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
+import { canonicalJson } from '../src/gold/canonical.js';
+import { digestGold } from '../src/gold/digest.js';
 import { readRecord } from '../src/io/jsonl.js';
 import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
-import { judgeRuns, loadGold, startJudging } from '../src/suites/grounded-qa/load.js';
+import { judgeRuns, loadGold } from '../src/suites/grounded-qa/load.js';
 
 const options = { refusalToken: 'not in context', scuRules: null, cutoffs: [5] };
 const goldFor = (qids: string[]): GoldItem[] =>
@@ -113,7 +116,7 @@ describe('loadGold', () => {
     };
     const dir = tmpTree({ 'gold.jsonl': jsonl([row]) });
     const { items, digest } = await loadGold([path.join(dir, 'gold.jsonl')]);
-    expect(digest!.items.size).toBe(1);
+    expect(digest!.size).toBe(1);
     expect(items.map(plain)).toEqual([
       {
         qid: 'U',
@@ -152,24 +155,20 @@ describe('loadGold', () => {
   });
 });
 
-describe('gold digest while judging', () => {
-  it('is the digest loadGold makes, when no worker made it (or the main thread did not ask for one)', async () => {
+describe('gold digest', () => {
+  it('is the digest freeze writes (digestGold), items in the order read', async () => {
     const dir = tmpTree({
       'gold.jsonl': jsonl([g('b'), g('a', { constraints: ['Must be short.'] }), g('c')]),
-      'traces.jsonl': jsonl([t('a', 'long enough')]),
     });
     const goldFile = path.join(dir, 'gold.jsonl');
-    const judging = startJudging([path.join(dir, 'traces.jsonl')], options, [goldFile]);
-    // From the TypeScript sources there is no worker bundle, so no worker digests.
-    expect(await judging.digestsGold).toBe(false);
-    const { items, digest: none } = await loadGold([goldFile], { digest: false });
-    expect(none).toBeUndefined();
-    await judging.finish(items);
-    const digest = await judging.goldDigest(items);
-    const own = (await loadGold([goldFile])).digest!;
-    expect(digest.sha256).toBe(own.sha256);
-    expect([...digest.items]).toEqual([...own.items]);
-    expect([...digest.items.keys()]).toEqual(['b', 'a', 'c']);
+    const { digest } = await loadGold([goldFile]);
+    const generic = await digestGold([goldFile]);
+    expect(digest.sha256).toBe(generic.sha256);
+    expect([...digest.items()]).toEqual([...generic.items()]);
+    expect([...digest.items().keys()]).toEqual(['b', 'a', 'c']);
+    const a = canonicalJson(g('a', { constraints: ['Must be short.'] }));
+    expect(digest.hex(1)).toBe(createHash('sha256').update(a).digest('hex'));
+    expect(digest.hex(1, 8)).toBe(digest.hex(1).slice(0, 16));
   });
 });
 

@@ -54,7 +54,7 @@ export const freezeCommand: Command = {
       writeLock(lock.file, buildLock(digest, gold, lock.file, today(io.env)));
       const change = previous ? describeDiff(diffLock(previous, digest)) : '';
       io.stdout(
-        `${suite.name}: wrote ${displayPath(lock.file)} (${digest.items.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
+        `${suite.name}: wrote ${displayPath(lock.file)} (${digest.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
       );
     }
     return 0;

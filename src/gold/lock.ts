@@ -35,7 +35,8 @@ export function defaultLockPath(goldFile: string): string {
 
 export function buildLock(digest: GoldDigest, goldFiles: readonly string[], lockFile: string, day: string): GoldLock {
   const dir = path.dirname(lockFile);
-  const ids = [...digest.items.keys()].sort(compareCodeUnits);
+  const items = digest.items();
+  const ids = [...items.keys()].sort(compareCodeUnits);
   return {
     lock_version: 1,
     tool: `${TOOL_NAME} ${VERSION}`,
@@ -43,7 +44,7 @@ export function buildLock(digest: GoldDigest, goldFiles: readonly string[], lock
     sha256: digest.sha256,
     items: ids.length,
     frozen: day,
-    item_sha256: Object.fromEntries(ids.map((id) => [id, digest.items.get(id)!])),
+    item_sha256: Object.fromEntries(ids.map((id) => [id, items.get(id)!])),
   };
 }
 
@@ -70,12 +71,13 @@ export function readLock(file: string): GoldLock | undefined {
 export function diffLock(lock: GoldLock, digest: GoldDigest): LockDiff {
   const added: string[] = [];
   const changed: string[] = [];
-  for (const [id, sha] of digest.items) {
+  const items = digest.items();
+  for (const [id, sha] of items) {
     const locked = lock.item_sha256[id];
     if (locked === undefined) added.push(id);
     else if (locked !== sha) changed.push(id);
   }
-  const removed = Object.keys(lock.item_sha256).filter((id) => !digest.items.has(id));
+  const removed = Object.keys(lock.item_sha256).filter((id) => !items.has(id));
   return { added: added.sort(compareCodeUnits), removed: removed.sort(compareCodeUnits), changed: changed.sort(compareCodeUnits) };
 }
 

@@ -28,7 +28,7 @@ export async function goldStatus(
   release: boolean,
 ): Promise<GoldStatus> {
   const locked = readLock(lock.file);
-  const report: GoldReport = { sha256: digest.sha256, items: digest.items.size };
+  const report: GoldReport = { sha256: digest.sha256, items: digest.size };
   const gold = relative(goldFiles[0]!);
   if (!locked) {
     if (release) {

@@ -4,13 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, preview } from '../../errors.js';
-import {
-  digestGold,
-  fromDigests,
-  GoldDigester,
-  type GoldDigest,
-  type RawGoldDigest,
-} from '../../gold/digest.js';
+import { GoldDigester, type GoldDigest } from '../../gold/digest.js';
 import { ChunkQueue } from '../../io/chunk-queue.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../../io/jsonl.js';
@@ -33,12 +27,9 @@ const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, go
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
  * that can be checked.
  */
-export async function loadGold(
-  files: readonly string[],
-  options: { digest?: boolean } = {},
-): Promise<{ items: GoldItem[]; digest: GoldDigest | undefined }> {
+export async function loadGold(files: readonly string[]): Promise<{ items: GoldItem[]; digest: GoldDigest }> {
   const items: GoldItem[] = [];
-  const digester = options.digest === false ? undefined : new GoldDigester();
+  const digester = new GoldDigester();
   const seen = new Map<string, number>();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
@@ -79,7 +70,7 @@ export async function loadGold(
             `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`,
           );
         }
-        digester?.add(g.qid, value);
+        digester.add(g.qid, value);
         items.push(
           new PackedGoldItem(
             g.qid,
@@ -98,7 +89,7 @@ export async function loadGold(
   }
   if (items.length === 0)
     throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
-  return { items, digest: digester?.finish() };
+  return { items, digest: digester.finish() };
 }
 
 /** Fewer than MIN_SUBSTRING_LENGTH characters (code points) once trimmed; a code point is 1 or 2 units. */
@@ -128,15 +119,8 @@ export interface RunsLoad {
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
 export interface Judging {
-  /** Whether a worker will digest the gold set (see goldDigest): then the main thread need not. */
-  digestsGold: Promise<boolean>;
   /** Joins in with the gold set the main thread loaded and checked, and resolves once every run is judged. */
   finish(gold: readonly GoldItem[]): Promise<RunsLoad>;
-  /**
-   * The gold set's digest from the worker that made it, for the items the main thread loaded (the same
-   * lines in the same order); computed here if the worker could not.
-   */
-  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
   /** Stops the workers: the gold set did not load. */
   cancel(): Promise<void>;
 }
@@ -154,11 +138,7 @@ const MAX_THREADS = 4;
  * depends only on `ts` and position in the input, so the result is the one a single pass gives, the first
  * input error in file order included. The winners alone are then read again and judged against gold.
  */
-export function startJudging(
-  traceFiles: readonly string[],
-  options: ScoreOptions,
-  goldFiles: readonly string[] = [],
-): Judging {
+export function startJudging(traceFiles: readonly string[], options: ScoreOptions): Judging {
   const { threads, forced } = threadCount();
   const workerEntry = threads > 1 ? workerFile() : undefined;
   const started = (async () => {
@@ -172,12 +152,8 @@ export function startJudging(
     const worthIt = forced ? chunks.length > 1 : chunks.length * CHUNK_BYTES >= MIN_THREADED_BYTES;
     const helpers =
       workerEntry && worthIt
-        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, (_, i) =>
-            spawn(workerEntry, {
-              chunks,
-              shared: queue.shared,
-              ...(i === 0 && goldFiles.length > 0 ? { gold: [...goldFiles] } : {}),
-            }),
+        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
+            spawn(workerEntry, { chunks, shared: queue.shared }),
           )
         : [];
     return { chunks, queue, helpers };
@@ -187,10 +163,6 @@ export function startJudging(
 
   const stop = (helpers: readonly Helper[]) => Promise.all(helpers.map((h) => h.worker.terminate()));
   return {
-    digestsGold: started.then(
-      ({ helpers }) => helpers.length > 0 && goldFiles.length > 0,
-      () => false,
-    ),
     async cancel() {
       const { helpers } = await started.catch(() => ({ helpers: [] as Helper[] }));
       await stop(helpers);
@@ -198,30 +170,16 @@ export function startJudging(
     async finish(gold) {
       const { chunks, queue, helpers } = await started;
       const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.scan)]);
+      // Their scans are in: the workers' heaps go before judging takes memory of its own.
+      await stop(helpers);
       const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) {
-        await stop(helpers);
-        throw failed.reason;
-      }
-      const scans = settled.map((r) => (r as PromiseFulfilledResult<Scan>).value);
-      try {
-        return await judgeWinners(scans, chunks, gold, options);
-      } finally {
-        // The first worker may still be digesting gold; goldDigest() waits for it.
-        await stop(goldFiles.length > 0 ? helpers.slice(1) : helpers);
-      }
-    },
-    async goldDigest(gold) {
-      const helper = (await started.catch(() => undefined))?.helpers[0];
-      const raw = helper && (await helper.digest);
-      if (helper) await stop([helper]);
-      return raw && raw.digests.length === gold.length * 32
-        ? fromDigests(
-            gold.map((g) => g.qid),
-            raw.digests,
-            raw.sha256,
-          )
-        : digestGold(goldFiles);
+      if (failed) throw failed.reason;
+      return judgeWinners(
+        settled.map((r) => (r as PromiseFulfilledResult<Scan>).value),
+        chunks,
+        gold,
+        options,
+      );
     },
   };
 }
@@ -356,36 +314,23 @@ function workerFile(): string | undefined {
 interface Helper {
   worker: Worker;
   scan: Promise<Scan>;
-  /** The gold digest, when the worker was asked for one; null when it could not make it or was not asked. */
-  digest: Promise<RawGoldDigest | null>;
 }
 
 function spawn(file: string, input: WorkerInput): Helper {
   const worker = new Worker(file, { workerData: input });
   let answer!: (scan: Scan) => void;
   let fail!: (err: unknown) => void;
-  let digested!: (digest: RawGoldDigest | null) => void;
   const scan = new Promise<Scan>((resolve, reject) => ([answer, fail] = [resolve, reject]));
-  const digest = new Promise<RawGoldDigest | null>((resolve) => (digested = resolve));
-  if (!input.gold) digested(null);
   // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
   worker.on('message', (m: WorkerMessage) => {
     if ('scan' in m) answer(m.scan);
-    else if ('digest' in m) digested(m.digest);
-    else {
-      fail(new Error(`grounded-qa worker failed: ${m.internal}`));
-      digested(null);
-    }
+    else fail(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
-  worker.once('error', (err) => {
-    fail(err);
-    digested(null);
-  });
-  worker.once('exit', (code) => {
-    fail(new Error(`grounded-qa worker exited with code ${code} before answering`));
-    digested(null);
-  });
+  worker.once('error', fail);
+  worker.once('exit', (code) =>
+    fail(new Error(`grounded-qa worker exited with code ${code} before answering`)),
+  );
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
   scan.catch(() => undefined);
-  return { worker, scan, digest };
+  return { worker, scan };
 }
