@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
@@ -36,6 +37,8 @@ export interface RunOptions {
   baseline?: string;
   /** Release sign-off: every gold set must match its lock, or the run stops with exit 2. */
   release?: boolean;
+  /** The config, when the caller has loaded it already. */
+  loaded?: LoadedConfig;
 }
 
 export interface RunOutcome {
@@ -47,7 +50,7 @@ export interface RunOutcome {
 
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
 export async function run(options: RunOptions): Promise<RunOutcome> {
-  const config = loadConfig(options.config);
+  const config = options.loaded ?? loadConfig(options.config);
   const selected = selectSuites(config, options.suites ?? []);
   // Called once per offender by some suites: 50k offenders share a handful of files.
   const relatives = new Map<string, string>();
@@ -155,6 +158,19 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     gates,
   };
   return { report, config, warnings };
+}
+
+/** How many bytes a run would read: every selected suite's inputs, and the baseline report. */
+export async function inputBytes(options: RunOptions, config: LoadedConfig): Promise<number> {
+  const selected = selectSuites(config, options.suites ?? []);
+  checkOverrides(selected, options.inputs ?? []);
+  const files = new Set(options.baseline ? [path.resolve(options.baseline)] : []);
+  for (const suite of selected)
+    for (const list of Object.values(await suiteInputs(suite, config, options.inputs ?? [])))
+      for (const file of list) files.add(file);
+  let bytes = 0;
+  for (const file of files) bytes += (await stat(file).catch(() => undefined))?.size ?? 0;
+  return bytes;
 }
 
 /** A suite's input files: overrides (relative to the working directory) over its config (relative to the config). */

@@ -6,7 +6,9 @@ import { renderMarkdown } from '../report/markdown.js';
 import { serializeReport, writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
-import { run, type InputOverride } from '../run.js';
+import { loadConfig } from '../config/load.js';
+import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
+import { inputBytes, run, type InputOverride, type RunOptions } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 export const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'] as const;
@@ -116,18 +118,35 @@ export const checkCommand: Command = {
   summary: 'score the suites in gates.yaml and check their gates (the default)',
   usage: CHECK_USAGE,
   async run(argv, io) {
-    return check(parseCheckArgs(argv), io);
+    const args = parseCheckArgs(argv);
+    const options: RunOptions = {
+      config: args.config,
+      suites: args.suites,
+      inputs: args.inputs,
+      baseline: args.baseline,
+      release: args.release,
+    };
+    const entry = engineEntry(import.meta.url);
+    const plan =
+      entry &&
+      (await enginePlan(io.env, () => {
+        options.loaded = loadConfig(args.config);
+        return inputBytes(options, options.loaded);
+      }));
+    if (entry && plan) {
+      const code = await runOnEngineThread(entry, ['check', ...argv], plan.limits);
+      if (code !== undefined) return code;
+      if (plan.explicit)
+        io.stderr(
+          `groundgate: note: the engine thread ran out of its ${plan.limits.maxOldGenerationSizeMb} MB heap (${ENGINE_ENV}); ran on the main thread\n`,
+        );
+    }
+    return check(args, options, io);
   },
 };
 
-async function check(args: CheckArgs, io: CliIo): Promise<number> {
-  const outcome = await run({
-    config: args.config,
-    suites: args.suites,
-    inputs: args.inputs,
-    baseline: args.baseline,
-    release: args.release,
-  });
+async function check(args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
+  const outcome = await run(options);
   const { report } = outcome;
   const offenders = args.offenders ?? outcome.config.offenders;
   const passed = report.verdict === 'pass';

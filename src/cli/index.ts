@@ -1,10 +1,13 @@
 #!/usr/bin/env node
+import { engineStart } from '../engine-thread.js';
 import { main } from './main.js';
 
-const code = await main(process.argv.slice(2), {
+// On an engine thread (see engine-thread.ts), the main thread passes on what is written here.
+const engine = engineStart();
+const code = await main(engine?.argv ?? process.argv.slice(2), {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
-  isTty: Boolean(process.stdout.isTTY),
+  isTty: engine?.isTty ?? Boolean(process.stdout.isTTY),
   env: process.env,
 });
 process.exitCode = code;

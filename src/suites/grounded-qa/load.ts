@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, preview } from '../../errors.js';
+import { HELPER_LIMITS } from '../../engine-thread.js';
 import { GoldDigester, type GoldDigest } from '../../gold/digest.js';
 import { ChunkQueue } from '../../io/chunk-queue.js';
 import { compareCodeUnits } from '../../io/files.js';
@@ -317,7 +318,7 @@ interface Helper {
 }
 
 function spawn(file: string, input: WorkerInput): Helper {
-  const worker = new Worker(file, { workerData: input });
+  const worker = new Worker(file, { workerData: input, resourceLimits: HELPER_LIMITS });
   let answer!: (scan: Scan) => void;
   let fail!: (err: unknown) => void;
   const scan = new Promise<Scan>((resolve, reject) => ([answer, fail] = [resolve, reject]));

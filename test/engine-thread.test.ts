@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ENGINE_THREAD_BYTES, enginePlan } from '../src/engine-thread.js';
+import { UsageError } from '../src/errors.js';
+import { runCli } from './helpers/process.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+const MB = 1024 * 1024;
+const plan = (env: NodeJS.ProcessEnv, bytes: number) => enginePlan(env, () => Promise.resolve(bytes));
+
+describe('enginePlan', () => {
+  it('uses an engine thread from 64 MB of input, its heap limit twice the input and at least 1 GB', async () => {
+    expect(await plan({}, ENGINE_THREAD_BYTES - 1)).toBeUndefined();
+    expect(await plan({}, ENGINE_THREAD_BYTES)).toEqual({
+      limits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 1024 },
+      explicit: false,
+    });
+    expect((await plan({}, 700 * MB + 1))!.limits.maxOldGenerationSizeMb).toBe(1401);
+  });
+
+  it('obeys GROUNDGATE_ENGINE_THREAD whatever the input: 0 never, N MB always', async () => {
+    expect(await plan({ GROUNDGATE_ENGINE_THREAD: '0' }, 10_000 * MB)).toBeUndefined();
+    expect(await plan({ GROUNDGATE_ENGINE_THREAD: '300' }, 10)).toEqual({
+      limits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 300 },
+      explicit: true,
+    });
+    for (const bad of ['-1', '1.5', 'yes', '99999999'])
+      await expect(plan({ GROUNDGATE_ENGINE_THREAD: bad }, 0)).rejects.toThrow(UsageError);
+  });
+});
+
+// The bundle as a process: on an engine thread or not, a run writes the same bytes and exits the same way.
+describe('check on an engine thread (dist)', () => {
+  const on = { GROUNDGATE_ENGINE_THREAD: '2048' };
+  const off = { GROUNDGATE_ENGINE_THREAD: '0' };
+  const dir = tmpTree({});
+  const report = (name: string) => readFileSync(path.join(dir, name), 'utf8');
+
+  it('gives the same output, report and status on the repo example, passing and failing', () => {
+    const cases = [
+      { name: 'pass', args: [], status: 0 },
+      {
+        name: 'fail',
+        args: ['--input', 'qa.traces=runs/qa-regressed.trace.jsonl', '--format', 'markdown'],
+        status: 1,
+      },
+    ];
+    for (const c of cases) {
+      // The report's path is in the markdown: the same file for both runs, read after each.
+      const args = [...c.args, '--report', path.join(dir, `${c.name}.json`)];
+      const a = runCli(args, REPO, on);
+      const reportOn = report(`${c.name}.json`);
+      const b = runCli(args, REPO, off);
+      expect([a.status, b.status]).toEqual([c.status, c.status]);
+      expect(a.stdout).toBe(b.stdout);
+      expect(a.stderr).toBe(b.stderr);
+      expect(reportOn).toBe(report(`${c.name}.json`));
+    }
+  }, 60_000);
+
+  it('passes on a large output whole (the JSON report on stdout) and the threads it starts', () => {
+    const args = ['--suite', 'qa', '--format', 'json'];
+    const a = runCli(args, REPO, { ...on, GROUNDGATE_THREADS: '3' });
+    const b = runCli(args, REPO, { ...off, GROUNDGATE_THREADS: '1' });
+    expect(a.stdout.length).toBeGreaterThan(10_000);
+    expect([a.status, a.stdout, a.stderr]).toEqual([b.status, b.stdout, b.stderr]);
+  }, 60_000);
+
+  it('reports an input error from the thread as from the main thread: one line, exit 2', () => {
+    const args = ['--input', 'qa.traces=no/such.jsonl'];
+    const a = runCli(args, REPO, on);
+    expect(a.status).toBe(2);
+    expect(a.stderr).toMatch(/^groundgate: --input qa\.traces: .*no\/such\.jsonl/);
+    expect(a.stderr.split('\n')).toHaveLength(2);
+    expect([a.stdout, a.stderr]).toEqual([runCli(args, REPO, off).stdout, runCli(args, REPO, off).stderr]);
+  });
+
+  it('runs on the main thread when the thread runs out of its heap, and says so when the limit was set', () => {
+    const a = runCli(['--suite', 'qa'], REPO, { GROUNDGATE_ENGINE_THREAD: '1' });
+    const b = runCli(['--suite', 'qa'], REPO, off);
+    expect(a.status).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stderr).toBe(
+      'groundgate: note: the engine thread ran out of its 1 MB heap (GROUNDGATE_ENGINE_THREAD); ran on the main thread\n',
+    );
+  });
+
+  it('rejects a bad GROUNDGATE_ENGINE_THREAD with exit 2', () => {
+    const r = runCli([], REPO, { GROUNDGATE_ENGINE_THREAD: 'lots' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      'groundgate: GROUNDGATE_ENGINE_THREAD="lots": expected 0 (no engine thread) or its heap limit in MB (see groundgate --help)\n',
+    );
+  });
+});
