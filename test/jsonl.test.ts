@@ -28,6 +28,24 @@ describe('readJsonl', () => {
     expect(rows.map((r) => (r.value as { s: string }).s.length)).toEqual([700_000, 1]);
   });
 
+  it('reads right when readers take turns and overlap (their buffers are reused)', async () => {
+    // Lines past a megabyte: each reader refills its buffer many times.
+    const lines = (tag: string) => Array.from({ length: 30_000 }, (_, i) => `{"${tag}":${i}}`).join('\n');
+    const dir = tmpTree({ 'a.jsonl': lines('a'), 'b.jsonl': lines('b'), 'c.jsonl': '{"c":1}' });
+    const all = async (name: string) => {
+      const out: unknown[] = [];
+      for await (const r of readJsonl(path.join(dir, name))) out.push(r.value);
+      return out;
+    };
+    const want = (tag: string) => Array.from({ length: 30_000 }, (_, i) => ({ [tag]: i }));
+    expect(await all('a.jsonl')).toEqual(want('a'));
+    const early = readJsonl(path.join(dir, 'b.jsonl'));
+    expect((await early.next()).value?.value).toEqual({ b: 0 });
+    await early.return(undefined); // given back after one window
+    const [a, b, c] = await Promise.all([all('a.jsonl'), all('b.jsonl'), all('c.jsonl')]);
+    expect([a, b, c]).toEqual([want('a'), want('b'), [{ c: 1 }]]);
+  });
+
   it('reports a malformed line with file:line:column', async () => {
     await expect(read('{"a":1}\n{"a": }\n')).rejects.toThrow(
       /f\.jsonl:2:7: invalid JSON: unexpected token '}'; expected one JSON value per line/i,
