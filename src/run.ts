@@ -18,7 +18,7 @@ import {
 } from './metrics/spec.js';
 import { wilson } from './metrics/wilson.js';
 import { type GateResult, type OffenderJson, type Report, type SuiteReport } from './report/schema.js';
-import type { LoadedSuite, Offender } from './suites/types.js';
+import type { ItemVerdicts, LoadedSuite, Offender } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
 
 /** `--input [SUITE.]KEY=PATH`: replaces one input path of a suite; PATH is relative to the working directory. */
@@ -252,25 +252,23 @@ function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
 
 /** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
 function itemMap(
-  items: readonly { id: string; pass: boolean }[],
+  { ids, pass }: ItemVerdicts,
   digest: GoldDigest | undefined,
 ): NonNullable<SuiteReport['items']> {
   const out: NonNullable<SuiteReport['items']> = {};
   // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
-  const aligned = digest?.size === items.length && items.every((item, i) => item.id === digest.ids[i]);
+  const aligned = digest?.size === ids.length && ids.every((id, i) => id === digest.ids[i]);
   const indexOf = digest && !aligned ? new Map(digest.ids.map((id, i) => [id, i])) : undefined;
   // Gold sets are often in id order already: checking costs one pass, sorting 200k items far more.
   let sorted = true;
-  for (let i = 1; i < items.length && sorted; i++)
-    sorted = compareCodeUnits(items[i - 1]!.id, items[i]!.id) < 0;
-  const order = sorted
-    ? undefined
-    : items.map((_, i) => i).sort((a, b) => compareCodeUnits(items[a]!.id, items[b]!.id));
-  for (let k = 0; k < items.length; k++) {
+  for (let i = 1; i < ids.length && sorted; i++) sorted = compareCodeUnits(ids[i - 1]!, ids[i]!) < 0;
+  const order = sorted ? undefined : ids.map((_, i) => i).sort((a, b) => compareCodeUnits(ids[a]!, ids[b]!));
+  for (let k = 0; k < ids.length; k++) {
     const row = order ? order[k]! : k;
-    const { id, pass } = items[row]!;
+    const id = ids[row]!;
     const at = aligned ? row : indexOf?.get(id);
-    out[id] = at === undefined ? { pass } : { pass, gold: digest!.hex(at, 8) };
+    const passed = pass[row] === 1;
+    out[id] = at === undefined ? { pass: passed } : { pass: passed, gold: digest!.hex(at, 8) };
   }
   return out;
 }

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../src/gold/canonical.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
@@ -67,5 +69,39 @@ describe('--baseline', () => {
       });
       expect(outcome.report.verdict).toBe('pass');
     }
+  });
+});
+
+describe('report items', () => {
+  const gold = (qid: string, fact: string) => ({
+    qid,
+    question: 'q',
+    answerable: true,
+    gold_claim_substr: [fact],
+    gold_citations: ['d1'],
+  });
+  const trace = (qid: string, claim: string) => ({
+    qid,
+    retrieved_ids: ['d1'],
+    answer_json: { claim, citations: ['d1'] },
+  });
+  it('lists every item in id order with the first 64 bits of its gold digest, whatever the gold order', async () => {
+    const rows = [gold('c', 'gamma ray'), gold('a', 'alpha wave'), gold('b', 'beta test')];
+    const dir = tmpTree({
+      'gates.yaml': `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: traces.jsonl\n`,
+      'gold.jsonl': rows.map((r) => JSON.stringify(r)).join('\n') + '\n',
+      'traces.jsonl': [trace('a', 'an alpha wave'), trace('c', 'no')]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    });
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    const sha = (r: object) => createHash('sha256').update(canonicalJson(r)).digest('hex').slice(0, 16);
+    const items = report.suites.qa!.items!;
+    expect(Object.keys(items)).toEqual(['a', 'b', 'c']);
+    expect(items).toEqual({
+      a: { pass: true, gold: sha(rows[1]!) },
+      b: { pass: false, gold: sha(rows[2]!) },
+      c: { pass: false, gold: sha(rows[0]!) },
+    });
   });
 });

@@ -6,7 +6,7 @@ import { canonicalJson } from '../src/gold/canonical.js';
 import { digestGold } from '../src/gold/digest.js';
 import { readRecord } from '../src/io/jsonl.js';
 import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
-import { judgeRuns, loadGold } from '../src/suites/grounded-qa/load.js';
+import { judgeRuns, loadGold, startJudging } from '../src/suites/grounded-qa/load.js';
 
 const options = { refusalToken: 'not in context', scuRules: null, cutoffs: [5] };
 const goldFor = (qids: string[]): GoldItem[] =>
@@ -138,7 +138,10 @@ describe('loadGold', () => {
     const long = 'x'.repeat(70_000); // over 16 bits of length
     const rows = [
       g('a', { gold_claim_substr: ['first one', 'é💥 second', long], gold_citations: ['d1', '', 'd"3'] }),
-      g('b', { constraints: ['Must be short.', 'Never \u0000 nul.'], gold_citations: ['d9'] }),
+      g('b', {
+        constraints: ['Must be short.', 'Never \u0000 nul.'],
+        gold_citations: ['d9', 'lone \ud800 surrogate'],
+      }),
       g('c', { answerable: false, gold_claim_substr: [], gold_citations: [] }),
     ];
     const dir = tmpTree({ 'gold.jsonl': jsonl(rows) });
@@ -161,7 +164,7 @@ describe('gold digest', () => {
       'gold.jsonl': jsonl([g('b'), g('a', { constraints: ['Must be short.'] }), g('c')]),
     });
     const goldFile = path.join(dir, 'gold.jsonl');
-    const { digest } = await loadGold([goldFile]);
+    const digest = (await loadGold([goldFile])).digest!;
     const generic = await digestGold([goldFile]);
     expect(digest.sha256).toBe(generic.sha256);
     expect([...digest.items()]).toEqual([...generic.items()]);
@@ -169,6 +172,26 @@ describe('gold digest', () => {
     const a = canonicalJson(g('a', { constraints: ['Must be short.'] }));
     expect(digest.hex(1)).toBe(createHash('sha256').update(a).digest('hex'));
     expect(digest.hex(1, 8)).toBe(digest.hex(1).slice(0, 16));
+  });
+});
+
+describe('gold digest while judging', () => {
+  it('is the digest loadGold makes, when no worker made it (or the main thread did not ask for one)', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl([g('b'), g('a', { constraints: ['Must be short.'] }), g('c')]),
+      'traces.jsonl': jsonl([t('a', 'long enough')]),
+    });
+    const goldFile = path.join(dir, 'gold.jsonl');
+    const judging = startJudging([path.join(dir, 'traces.jsonl')], options, [goldFile]);
+    // From the TypeScript sources there is no worker bundle, so no worker digests.
+    expect(await judging.digestsGold).toBe(false);
+    const { items, digest: none } = await loadGold([goldFile], { digest: false });
+    expect(none).toBeUndefined();
+    await judging.finish(items);
+    const digest = await judging.goldDigest(items);
+    const own = (await loadGold([goldFile])).digest!;
+    expect(digest.sha256).toBe(own.sha256);
+    expect([...digest.items()]).toEqual([...own.items()]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
+import { grown } from '../io/grown.js';
 import { readJsonl } from '../io/jsonl.js';
 import { canonicalJson } from './canonical.js';
 
@@ -22,7 +23,8 @@ export class GoldDigest {
     readonly sha256: string,
     /** Item ids in the order read. */
     readonly ids: readonly string[],
-    digests: Uint8Array,
+    /** Each item's sha256, 32 bytes, in the same order. */
+    readonly digests: Uint8Array,
   ) {
     this.bytes = Buffer.from(digests.buffer, digests.byteOffset, digests.byteLength);
   }
@@ -42,27 +44,51 @@ export class GoldDigest {
   }
 }
 
+/** Item digests, the sha256 of each one's canonical JSON, 32 bytes an item in the order added. */
+class DigestList {
+  private bytes = new Uint8Array(32 * 1024);
+  private count = 0;
+
+  add(value: unknown): void {
+    const at = this.count++ * 32;
+    if (at === this.bytes.length) this.bytes = grown(this.bytes, 2 * at);
+    this.bytes.set(hash('sha256', canonicalJson(value), 'buffer'), at);
+  }
+
+  done(): Uint8Array {
+    return this.bytes.slice(0, this.count * 32);
+  }
+}
+
 /** Accumulates item digests as a loader reads the gold set, so the set is read once. */
 export class GoldDigester {
   private readonly ids: string[] = [];
-  private digests = new Uint8Array(32 * 1024);
+  private readonly list = new DigestList();
 
   /** Adds one parsed gold line; `id` is the loader's own id for it (checked unique by the loader). */
   add(id: string, value: unknown): void {
-    const at = this.ids.length * 32;
-    if (at === this.digests.length) {
-      const bigger = new Uint8Array(this.digests.length * 2);
-      bigger.set(this.digests);
-      this.digests = bigger;
-    }
-    this.digests.set(hash('sha256', canonicalJson(value), 'buffer'), at);
+    this.list.add(value);
     this.ids.push(id);
   }
 
   finish(): GoldDigest {
-    const digests = this.digests.slice(0, this.ids.length * 32);
-    return new GoldDigest(merkle(this.ids, digests), this.ids, digests);
+    return digestOf(this.ids, this.list.done());
   }
+}
+
+/** The digest of items `ids`, whose own digests are `digests` (32 bytes each, in the same order). */
+export function digestOf(ids: readonly string[], digests: Uint8Array): GoldDigest {
+  return new GoldDigest(merkle(ids, digests), ids, digests);
+}
+
+/**
+ * The digest of each line of a JSONL gold set, in file order, blank lines skipped: for a worker thread
+ * digesting what another thread loads and checks, and so holding no ids (see digestOf).
+ */
+export async function lineDigests(files: readonly string[]): Promise<Uint8Array> {
+  const list = new DigestList();
+  for (const file of files) for await (const { value } of readJsonl(file)) list.add(value);
+  return list.done();
 }
 
 function merkle(ids: readonly string[], digests: Uint8Array): string {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import type { MetricSpec } from '../../metrics/spec.js';
-import type { Offender, SuiteKind } from '../types.js';
+import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
 import { LABELS } from './contract.js';
 import { joinRaters, loadPairs } from './load.js';
 import { scoreConsistency, type FlaggedPair } from './score.js';
@@ -104,10 +104,11 @@ export const consistency: SuiteKind<ConsistencyConfig> = {
           rows: LABELS.map((s, i) => [s, ...scored.confusion[i]!]),
         },
       ],
-      items: pairs.map((p) => ({
-        id: p.qid,
-        pass: p.scholar.label === p.auditor.label && p.scholar.label !== 'ABSTAIN',
-      })),
+      items: itemVerdicts(
+        pairs,
+        (p) => p.qid,
+        (p) => p.scholar.label === p.auditor.label && p.scholar.label !== 'ABSTAIN',
+      ),
     };
   },
 };

@@ -1,66 +1,157 @@
+import { grown } from '../../io/grown.js';
 import type { LineRef } from '../../io/jsonl.js';
 import type { GoldItem } from './contract.js';
 
+/** The length word's flag for a string stored as UTF-16 (lengths stay under 2 GB: V8's strings do). */
+const UTF16 = 0x80000000;
+const SLAB = 1 << 20;
+
 /**
- * A gold item held compactly: its three lists of strings in one string, each entry led by its length in
- * two UTF-16 units, and its line reference as plain numbers. 200k items as objects with three arrays and a
- * line reference each held 93 MB; the lists are rebuilt when asked for, which judging does once per item.
+ * The gold set's lists and line references in columns: the strings of the three lists in buffers, each
+ * led by its byte length, and the numbers in typed arrays. Each item keeps only its qid, the store and its
+ * row. The 200k items of the benchmark held 41 MB of heap as objects with their lists packed in a string
+ * each; here they hold 18 MB of heap and 18 MB of buffers, which the garbage collector does not let grow.
  */
-export class PackedGoldItem implements GoldItem {
-  private readonly packed: string;
-  // Three fields rather than an array: an array is another object per item.
-  private readonly substringCount: number;
-  private readonly citationCount: number;
-  private readonly constraintCount: number;
+export class GoldStore {
+  /** Slabs of SLAB bytes (or one item's, if more), filled in turn: doubling one buffer left half of it unused. */
+  private readonly slabs: Buffer[] = [];
+  private bytes = Buffer.alloc(0);
+  private used = 0;
+  private rows = 0;
+  /** Per row: the slab its lists are in, where they start, and how many strings each list has. */
+  private slab = new Uint32Array(1024);
+  private start = new Uint32Array(1024);
+  private counts = new Uint32Array(3 * 1024);
+  private answerable = new Uint8Array(1024);
+  private fileIndex = new Uint32Array(1024);
+  private line = new Uint32Array(1024);
+  private offset = new Float64Array(1024);
+  private length = new Uint32Array(1024);
+  private readonly files: string[] = [];
 
-  constructor(
-    readonly qid: string,
-    readonly answerable: boolean,
-    claimSubstrings: readonly string[],
-    citations: readonly string[],
-    constraints: readonly string[],
-    private readonly file: string,
-    private readonly line: number,
-    private readonly offset: number,
-    private readonly length: number,
-  ) {
-    const parts: string[] = [];
-    for (const list of [claimSubstrings, citations, constraints])
-      for (const s of list) parts.push(String.fromCharCode(s.length >>> 16, s.length & 0xffff), s);
-    // join() makes one flat string: the entries' own strings can then be collected.
-    this.packed = parts.join('');
-    this.substringCount = claimSubstrings.length;
-    this.citationCount = citations.length;
-    this.constraintCount = constraints.length;
+  add(
+    qid: string,
+    answerable: boolean,
+    lists: readonly [readonly string[], readonly string[], readonly string[]],
+    source: LineRef,
+  ): GoldItem {
+    const row = this.rows++;
+    if (row === this.answerable.length) this.grow(2 * row);
+    // A UTF-16 unit is at most 3 bytes of UTF-8: room for that, and for each string's length.
+    let room = 0;
+    for (const list of lists) for (const s of list) room += 4 + 3 * s.length;
+    if (this.used + room > this.bytes.length) {
+      this.bytes = Buffer.allocUnsafe(Math.max(room, SLAB));
+      this.slabs.push(this.bytes);
+      this.used = 0;
+    }
+    this.slab[row] = this.slabs.length - 1;
+    this.start[row] = this.used;
+    lists.forEach((list, k) => {
+      this.counts[3 * row + k] = list.length;
+      for (const s of list) this.put(s);
+    });
+    this.answerable[row] = answerable ? 1 : 0;
+    let file = this.files.lastIndexOf(source.file);
+    if (file < 0) file = this.files.push(source.file) - 1;
+    this.fileIndex[row] = file;
+    this.line[row] = source.line;
+    this.offset[row] = source.offset;
+    this.length[row] = source.length;
+    return new StoredGoldItem(qid, this, row);
   }
 
-  get claimSubstrings(): string[] {
-    return this.list(0);
+  /** Done adding: the columns and the last slab are cut to what they hold (they grew by doubling). */
+  seal(): void {
+    const n = this.rows;
+    this.slab = this.slab.slice(0, n);
+    this.start = this.start.slice(0, n);
+    this.counts = this.counts.slice(0, 3 * n);
+    this.answerable = this.answerable.slice(0, n);
+    this.fileIndex = this.fileIndex.slice(0, n);
+    this.line = this.line.slice(0, n);
+    this.offset = this.offset.slice(0, n);
+    this.length = this.length.slice(0, n);
+    if (this.slabs.length > 0)
+      this.slabs[this.slabs.length - 1] = Buffer.from(this.bytes.subarray(0, this.used));
+    this.bytes = Buffer.alloc(0);
   }
 
-  get citations(): string[] {
-    return this.list(1);
+  isAnswerable(row: number): boolean {
+    return this.answerable[row] === 1;
   }
 
-  get constraints(): string[] {
-    return this.list(2);
-  }
-
-  get source(): LineRef {
-    return { file: this.file, line: this.line, offset: this.offset, length: this.length };
-  }
-
-  private list(which: 0 | 1 | 2): string[] {
-    const counts = [this.substringCount, this.citationCount, this.constraintCount];
+  /** List `which` of item `row`: 0 claim substrings, 1 citations, 2 constraints. */
+  list(row: number, which: 0 | 1 | 2): string[] {
+    const bytes = this.slabs[this.slab[row]!]!;
+    let at = this.start[row]!;
     const out: string[] = [];
-    let at = 0;
     for (let k = 0; k <= which; k++) {
-      for (let n = 0; n < counts[k]!; n++) {
-        const len = this.packed.charCodeAt(at) * 0x10000 + this.packed.charCodeAt(at + 1);
-        if (k === which) out.push(this.packed.slice(at + 2, at + 2 + len));
-        at += 2 + len;
+      for (let n = this.counts[3 * row + k]!; n > 0; n--) {
+        const word = bytes.readUInt32LE(at);
+        const utf16 = word >= UTF16;
+        const len = utf16 ? word - UTF16 : word;
+        if (k === which) out.push(bytes.toString(utf16 ? 'utf16le' : 'utf8', at + 4, at + 4 + len));
+        at += 4 + len;
       }
     }
     return out;
+  }
+
+  source(row: number): LineRef {
+    return {
+      file: this.files[this.fileIndex[row]!]!,
+      line: this.line[row]!,
+      offset: this.offset[row]!,
+      length: this.length[row]!,
+    };
+  }
+
+  private put(s: string): void {
+    // UTF-8 would turn a lone surrogate (JSON allows "\ud800") into U+FFFD: such a string goes as UTF-16.
+    const utf8 = s.isWellFormed();
+    const len = this.bytes.write(s, this.used + 4, utf8 ? 'utf8' : 'utf16le');
+    this.bytes.writeUInt32LE(utf8 ? len : len + UTF16, this.used);
+    this.used += 4 + len;
+  }
+
+  private grow(rows: number): void {
+    this.slab = grown(this.slab, rows);
+    this.start = grown(this.start, rows);
+    this.counts = grown(this.counts, 3 * rows);
+    this.answerable = grown(this.answerable, rows);
+    this.fileIndex = grown(this.fileIndex, rows);
+    this.line = grown(this.line, rows);
+    this.offset = grown(this.offset, rows);
+    this.length = grown(this.length, rows);
+  }
+}
+
+/** A gold item whose lists and source stay in its GoldStore; they are rebuilt when asked for. */
+class StoredGoldItem implements GoldItem {
+  constructor(
+    readonly qid: string,
+    private readonly store: GoldStore,
+    private readonly row: number,
+  ) {}
+
+  get answerable(): boolean {
+    return this.store.isAnswerable(this.row);
+  }
+
+  get claimSubstrings(): string[] {
+    return this.store.list(this.row, 0);
+  }
+
+  get citations(): string[] {
+    return this.store.list(this.row, 1);
+  }
+
+  get constraints(): string[] {
+    return this.store.list(this.row, 2);
+  }
+
+  get source(): LineRef {
+    return this.store.source(this.row);
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
-import type { Offender, SuiteKind } from '../types.js';
+import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
 import type { LineRef } from '../../io/jsonl.js';
 import { readRecords } from '../../io/read-at.js';
 import { asTraceLine, type GoldItem, type TraceLine } from './contract.js';
@@ -126,13 +126,18 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       scuRules: rules ? compileRules(rules) : null,
       cutoffs,
     };
-    // On a large input, workers start reading traces while this thread loads, checks and digests gold.
-    const judging = startJudging(ctx.inputs.traces!, options);
-    const { items: gold, digest } = await loadGold(ctx.inputs.gold!).catch(async (err: unknown) => {
+    // On a large input, workers start reading traces while this thread loads and checks gold, and one of
+    // them digests gold while this thread judges.
+    const judging = startJudging(ctx.inputs.traces!, options, ctx.inputs.gold!);
+    const digestsGold = await judging.digestsGold;
+    const { items: gold, digest: ownDigest } = await loadGold(ctx.inputs.gold!, {
+      digest: !digestsGold,
+    }).catch(async (err: unknown) => {
       await judging.cancel();
       throw err;
     });
     const loaded = await judging.finish(gold);
+    const digest = ownDigest ?? (await judging.goldDigest(gold));
     const { metrics, counts } = aggregate(gold, loaded.table, options);
 
     const warnings: string[] = [];
@@ -182,7 +187,11 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
         return out;
       },
       warnings,
-      items: gold.map((g, row) => ({ id: g.qid, pass: loaded.passed(row) })),
+      items: itemVerdicts(
+        gold,
+        (g) => g.qid,
+        (_, row) => loaded.passed(row),
+      ),
       goldDigest: digest,
     };
   },

@@ -5,14 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, preview } from '../../errors.js';
 import { HELPER_LIMITS } from '../../engine-thread.js';
-import { GoldDigester, type GoldDigest } from '../../gold/digest.js';
+import { digestGold, digestOf, GoldDigester, type GoldDigest } from '../../gold/digest.js';
 import { ChunkQueue } from '../../io/chunk-queue.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../../io/jsonl.js';
 import { splitLines, type Segment } from '../../io/split.js';
 import { validateLine } from '../../io/validate.js';
 import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
-import { PackedGoldItem } from './gold-item.js';
+import { GoldStore } from './gold-item.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
@@ -28,9 +28,13 @@ const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, go
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
  * that can be checked.
  */
-export async function loadGold(files: readonly string[]): Promise<{ items: GoldItem[]; digest: GoldDigest }> {
+export async function loadGold(
+  files: readonly string[],
+  options: { digest?: boolean } = {},
+): Promise<{ items: GoldItem[]; digest: GoldDigest | undefined }> {
   const items: GoldItem[] = [];
-  const digester = new GoldDigester();
+  const store = new GoldStore();
+  const digester = options.digest === false ? undefined : new GoldDigester();
   const seen = new Map<string, number>();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
@@ -71,26 +75,22 @@ export async function loadGold(files: readonly string[]): Promise<{ items: GoldI
             `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`,
           );
         }
-        digester.add(g.qid, value);
+        digester?.add(g.qid, value);
         items.push(
-          new PackedGoldItem(
-            g.qid,
-            g.answerable,
-            g.gold_claim_substr,
-            g.gold_citations,
-            g.constraints ?? [],
+          store.add(g.qid, g.answerable, [g.gold_claim_substr, g.gold_citations, g.constraints ?? []], {
             file,
             line,
-            batch.offset(i),
-            batch.byteLength(i),
-          ),
+            offset: batch.offset(i),
+            length: batch.byteLength(i),
+          }),
         );
       }
     }
   }
   if (items.length === 0)
     throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
-  return { items, digest: digester.finish() };
+  store.seal();
+  return { items, digest: digester?.finish() };
 }
 
 /** Fewer than MIN_SUBSTRING_LENGTH characters (code points) once trimmed; a code point is 1 or 2 units. */
@@ -120,8 +120,15 @@ export interface RunsLoad {
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
 export interface Judging {
+  /** Whether a worker will digest the gold set (see goldDigest): then the main thread need not. */
+  digestsGold: Promise<boolean>;
   /** Joins in with the gold set the main thread loaded and checked, and resolves once every run is judged. */
   finish(gold: readonly GoldItem[]): Promise<RunsLoad>;
+  /**
+   * The gold set's digest from the worker that made it, for the items the main thread loaded (the same
+   * lines in the same order); made here if the worker could not.
+   */
+  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
   /** Stops the workers: the gold set did not load. */
   cancel(): Promise<void>;
 }
@@ -139,7 +146,11 @@ const MAX_THREADS = 4;
  * depends only on `ts` and position in the input, so the result is the one a single pass gives, the first
  * input error in file order included. The winners alone are then read again and judged against gold.
  */
-export function startJudging(traceFiles: readonly string[], options: ScoreOptions): Judging {
+export function startJudging(
+  traceFiles: readonly string[],
+  options: ScoreOptions,
+  goldFiles: readonly string[] = [],
+): Judging {
   const { threads, forced } = threadCount();
   const workerEntry = threads > 1 ? workerFile() : undefined;
   const started = (async () => {
@@ -163,7 +174,12 @@ export function startJudging(traceFiles: readonly string[], options: ScoreOption
   started.catch(() => undefined);
 
   const stop = (helpers: readonly Helper[]) => Promise.all(helpers.map((h) => h.worker.terminate()));
+  let digester: Helper | undefined;
   return {
+    digestsGold: started.then(
+      ({ helpers }) => helpers.length > 0 && goldFiles.length > 0,
+      () => false,
+    ),
     async cancel() {
       const { helpers } = await started.catch(() => ({ helpers: [] as Helper[] }));
       await stop(helpers);
@@ -171,16 +187,38 @@ export function startJudging(traceFiles: readonly string[], options: ScoreOption
     async finish(gold) {
       const { chunks, queue, helpers } = await started;
       const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.scan)]);
-      // Their scans are in: the workers' heaps go before judging takes memory of its own.
+      // Their scans are in: the workers go, heaps and all, before judging takes memory of its own. A fresh
+      // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along:
+      // a scan worker digesting raised the peak by 25 MB).
       await stop(helpers);
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
+      if (workerEntry && helpers.length > 0 && goldFiles.length > 0)
+        digester = spawn(workerEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
+      // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
       return judgeWinners(
-        settled.map((r) => (r as PromiseFulfilledResult<Scan>).value),
+        foldScans(
+          settled.map((r) => (r as PromiseFulfilledResult<Scan>).value),
+          chunks,
+          gold,
+          options.cutoffs.length,
+        ),
         chunks,
         gold,
         options,
       );
+    },
+    async goldDigest(gold) {
+      const digests = digester && (await digester.digests);
+      if (digester) await stop([digester]);
+      // The worker's lines are the ones loadGold checked, in the same order: a count that differs means
+      // it read something else (the file changed meanwhile), and the digest is made here instead.
+      return digests && digests.length === gold.length * 32
+        ? digestOf(
+            gold.map((g) => g.qid),
+            digests,
+          )
+        : digestGold(goldFiles);
     },
   };
 }
@@ -194,17 +232,26 @@ export function judgeRuns(
   return startJudging(files, options).finish(gold);
 }
 
+/** The winning run of each gold item, from every thread's scan, and what else the scans counted. */
+interface Folded {
+  table: RunTable;
+  lines: number;
+  /** Lines of qids in gold (superseded ones included). */
+  known: number;
+  unknown: Map<string, number>;
+}
+
 /**
- * Folds every thread's scan into one winner per gold item, reads the winners back (one pass per file) and
- * judges them. Line numbers become absolute: a chunk's count from its own first line, and the lines of the
- * same file in the chunks before it come first. Every chunk before the first failed one was read whole.
+ * Folds every thread's scan into one winner per gold item. Line numbers become absolute: a chunk's count
+ * from its own first line, and the lines of the same file in the chunks before it come first. Every chunk
+ * before the first failed one was read whole.
  */
-async function judgeWinners(
+function foldScans(
   scans: readonly Scan[],
   chunks: readonly Segment[],
   gold: readonly GoldItem[],
-  options: ScoreOptions,
-): Promise<RunsLoad> {
+  cutoffs: number,
+): Folded {
   const chunkLines = new Map(scans.flatMap((s) => s.chunkLines));
   const lineBase: number[] = [];
   chunks.forEach((c, i) => {
@@ -219,7 +266,7 @@ async function judgeWinners(
 
   const rows = new Map<string, number>();
   gold.forEach((g, i) => rows.set(g.qid, i));
-  const table = newRunTable(gold.length, options.cutoffs.length);
+  const table = newRunTable(gold.length, cutoffs);
   const unknown = new Map<string, number>();
   let lines = 0;
   let known = 0;
@@ -247,7 +294,16 @@ async function judgeWinners(
       table.length[row] = s.length[slot]!;
     }
   }
+  return { table, lines, known, unknown };
+}
 
+/** Reads the winners back (one pass per file) and judges them. */
+async function judgeWinners(
+  { table, lines, known, unknown }: Folded,
+  chunks: readonly Segment[],
+  gold: readonly GoldItem[],
+  options: ScoreOptions,
+): Promise<RunsLoad> {
   const ref = (row: number): LineRef | undefined =>
     table.present[row]
       ? {
@@ -315,23 +371,33 @@ function workerFile(): string | undefined {
 interface Helper {
   worker: Worker;
   scan: Promise<Scan>;
+  /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
+  digests: Promise<Uint8Array | null>;
 }
 
 function spawn(file: string, input: WorkerInput): Helper {
   const worker = new Worker(file, { workerData: input, resourceLimits: HELPER_LIMITS });
   let answer!: (scan: Scan) => void;
   let fail!: (err: unknown) => void;
+  let digested!: (digests: Uint8Array | null) => void;
   const scan = new Promise<Scan>((resolve, reject) => ([answer, fail] = [resolve, reject]));
+  const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
+  if (!input.gold) digested(null);
   // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
+  const failed = (err: unknown) => {
+    fail(err);
+    digested(null);
+  };
   worker.on('message', (m: WorkerMessage) => {
     if ('scan' in m) answer(m.scan);
-    else fail(new Error(`grounded-qa worker failed: ${m.internal}`));
+    else if ('digests' in m) digested(m.digests);
+    else failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
-  worker.once('error', fail);
+  worker.once('error', failed);
   worker.once('exit', (code) =>
-    fail(new Error(`grounded-qa worker exited with code ${code} before answering`)),
+    failed(new Error(`grounded-qa worker exited with code ${code} before answering`)),
   );
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
   scan.catch(() => undefined);
-  return { worker, scan };
+  return { worker, scan, digests };
 }

@@ -1,5 +1,6 @@
 import { InputError, preview, type Where } from '../../errors.js';
 import type { ChunkQueue } from '../../io/chunk-queue.js';
+import { grown } from '../../io/grown.js';
 import { stringValue } from '../../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
 import type { Segment } from '../../io/split.js';
@@ -98,12 +99,12 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
             slot = qids.length;
             if (slot === cap) {
               cap *= 2;
-              ts = grow(ts, cap);
-              chunks = grow(chunks, cap);
-              lineAt = grow(lineAt, cap);
-              offsets = grow(offsets, cap);
-              lengths = grow(lengths, cap);
-              counts = grow(counts, cap);
+              ts = grown(ts, cap);
+              chunks = grown(chunks, cap);
+              lineAt = grown(lineAt, cap);
+              offsets = grown(offsets, cap);
+              lengths = grown(lengths, cap);
+              counts = grown(counts, cap);
             }
             slots.set(qid, slot);
             qids.push(qid);
@@ -127,12 +128,6 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
     chunkLines.push([chunk, last]);
   }
   return result();
-}
-
-function grow<T extends Float64Array | Int32Array>(a: T, cap: number): T {
-  const bigger = new (a.constructor as new (n: number) => T)(cap);
-  bigger.set(a);
-  return bigger;
 }
 
 /** The buffers a Scan can hand to another thread without copying. */

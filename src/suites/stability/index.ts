@@ -5,7 +5,7 @@ import type { MetricSpec } from '../../metrics/spec.js';
 import { configSchema as qaConfigSchema } from '../grounded-qa/index.js';
 import { readRecord } from '../../io/jsonl.js';
 import { loadGold } from '../grounded-qa/load.js';
-import type { Offender, SuiteKind } from '../types.js';
+import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
 import { CHECKS, DEFAULT_THRESHOLDS, type Check } from './contract.js';
 import { loadStabilityRuns } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
@@ -135,7 +135,11 @@ export const stability: SuiteKind<StabilityConfig> = {
         unstableQuestions(scored.questions).map((q) => toOffender(q, ctx.relative)),
       ),
       warnings,
-      items: scored.questions.map((q) => ({ id: q.gold.qid, pass: q.labels.length === 0 })),
+      items: itemVerdicts(
+        scored.questions,
+        (q) => q.gold.qid,
+        (q) => q.labels.length === 0,
+      ),
       goldDigest: digest,
     };
   },
