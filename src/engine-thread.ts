@@ -6,10 +6,11 @@ import { isMainThread, Worker, workerData, type ResourceLimits } from 'node:work
 import { UsageError } from './errors.js';
 
 /**
- * A large run goes to a worker thread with heap limits. V8 sizes a main thread's heap for throughput: on a
- * 200k-item gold set it let garbage grow to twice the live data, and Node 24 grows the young generation to
- * 128 MB besides. A thread's limits bound both, for the cost of starting it (about 60 ms, most of it
- * loading the bundle again), which a run over this much input does not notice.
+ * A large run of a suite kind that holds its input as objects (SuiteKind.objectHeap) goes to a worker
+ * thread with heap limits. V8 sizes a main thread's heap for throughput: on a 200k-item gold set it let
+ * garbage grow to twice the live data, and Node 24 grows the young generation to 128 MB besides. A thread's
+ * limits bound both, for the cost of starting it (a second copy of the bundle: about 20 MB, and 0.2-0.4 s
+ * here), which a run over this much input does not notice.
  */
 export const ENGINE_THREAD_BYTES = 64 * 1024 * 1024;
 
@@ -32,13 +33,14 @@ export interface EnginePlan {
 
 /**
  * Whether to run on an engine thread, and with what limits. ENGINE_ENV=0 never does; ENGINE_ENV=N always
- * does, with an old generation of N MB; unset, runs over ENGINE_THREAD_BYTES of input do. The old generation
- * limit is a hard one, so when sized from the input it leaves room: twice the input, and at least 1 GB. (A
- * limit under 2 GB also makes V8 grow the heap less between collections.)
+ * does, with an old generation of N MB; unset, a run does when its objectHeap suites read at least
+ * ENGINE_THREAD_BYTES. The old generation limit is a hard one, so when sized from the input it leaves room:
+ * twice the input, and at least 1 GB. (A limit under 2 GB also makes V8 grow the heap less between
+ * collections.)
  */
 export async function enginePlan(
   env: NodeJS.ProcessEnv,
-  inputBytes: () => Promise<number>,
+  objectHeapBytes: () => Promise<number>,
 ): Promise<EnginePlan | undefined> {
   const set = env[ENGINE_ENV];
   if (set !== undefined && set !== '') {
@@ -50,7 +52,7 @@ export async function enginePlan(
     if (mb === 0) return undefined;
     return { limits: { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: mb }, explicit: true };
   }
-  const bytes = await inputBytes();
+  const bytes = await objectHeapBytes();
   if (bytes < ENGINE_THREAD_BYTES) return undefined;
   const mb = Math.max(1024, Math.ceil((2 * bytes) / (1024 * 1024)));
   return { limits: { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: mb }, explicit: false };

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
@@ -160,16 +160,19 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   return { report, config, warnings };
 }
 
-/** How many bytes a run would read: every selected suite's inputs, and the baseline report. */
-export async function inputBytes(options: RunOptions, config: LoadedConfig): Promise<number> {
+/**
+ * How many bytes the selected suites whose kind holds its input as objects (SuiteKind.objectHeap) would
+ * read: what decides whether a run goes to an engine thread.
+ */
+export async function objectHeapBytes(options: RunOptions, config: LoadedConfig): Promise<number> {
   const selected = selectSuites(config, options.suites ?? []);
   checkOverrides(selected, options.inputs ?? []);
-  const files = new Set(options.baseline ? [path.resolve(options.baseline)] : []);
-  for (const suite of selected)
+  const files = new Set<string>();
+  for (const suite of selected.filter((s) => s.kind.objectHeap))
     for (const list of Object.values(await suiteInputs(suite, config, options.inputs ?? [])))
       for (const file of list) files.add(file);
   let bytes = 0;
-  for (const file of files) bytes += (await stat(file).catch(() => undefined))?.size ?? 0;
+  for (const file of files) bytes += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
   return bytes;
 }
 

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_THREAD_BYTES, enginePlan } from '../src/engine-thread.js';
+import { loadConfig } from '../src/config/load.js';
 import { UsageError } from '../src/errors.js';
+import { objectHeapBytes } from '../src/run.js';
 import { runCli } from './helpers/process.js';
 import { REPO, tmpTree } from './helpers/tmp.js';
 
@@ -27,6 +29,22 @@ describe('enginePlan', () => {
     });
     for (const bad of ['-1', '1.5', 'yes', '99999999'])
       await expect(plan({ GROUNDGATE_ENGINE_THREAD: bad }, 0)).rejects.toThrow(UsageError);
+  });
+});
+
+describe('objectHeapBytes', () => {
+  it('counts the inputs of grounded-qa suites only, overrides included', async () => {
+    const config = loadConfig(path.join(REPO, 'gates.yaml'));
+    const size = (f: string) => statSync(path.join(REPO, f)).size;
+    const options = { config: config.file };
+    expect(await objectHeapBytes(options, config)).toBe(
+      size('gold/qa.gold.jsonl') + size('runs/qa.trace.jsonl'),
+    );
+    const regressed = { suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') };
+    expect(await objectHeapBytes({ ...options, inputs: [regressed] }, config)).toBe(
+      size('gold/qa.gold.jsonl') + size('runs/qa-regressed.trace.jsonl'),
+    );
+    expect(await objectHeapBytes({ ...options, suites: ['retrieval', 'stability'] }, config)).toBe(0);
   });
 });
 

@@ -8,7 +8,7 @@ import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
-import { inputBytes, run, type InputOverride, type RunOptions } from '../run.js';
+import { objectHeapBytes, run, type InputOverride, type RunOptions } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 export const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'] as const;
@@ -131,7 +131,7 @@ export const checkCommand: Command = {
       entry &&
       (await enginePlan(io.env, () => {
         options.loaded = loadConfig(args.config);
-        return inputBytes(options, options.loaded);
+        return objectHeapBytes(options, options.loaded);
       }));
     if (entry && plan) {
       const code = await runOnEngineThread(entry, ['check', ...argv], plan.limits);

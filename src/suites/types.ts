@@ -75,6 +75,13 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
   metrics: readonly MetricSpec[];
   /** Offender fields that get their own column in Markdown tables; the rest go into a details column. */
   offenderColumns: readonly string[];
+  /**
+   * Holds data that grows with its input as JavaScript objects (grounded-qa: gold items, qids, verdicts), so
+   * a large run is worth an engine thread, whose heap limits bound the garbage collector's slack (see
+   * engine-thread.ts). Measured on the 1x benchmarks: grounded-qa 394 -> 288 MB; ranking and
+   * agent-retrieval no smaller and 8-12% slower, for the second copy of the bundle.
+   */
+  objectHeap?: boolean;
   /** The cutoff at which families are reported when no gate names one. */
   defaultCutoffs(config: C): number[];
   score(config: C, ctx: ScoreContext): Promise<SuiteResult>;

@@ -112,6 +112,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   configSchema,
   inputKeys: ['gold', 'traces'],
   goldKey: 'gold',
+  objectHeap: true,
   metrics,
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
   defaultCutoffs: (config) => [config.k],
