@@ -33,8 +33,9 @@ const spare: Buffer[] = [];
 /**
  * Reads a file as windows of whole lines, in one buffer reused for the whole file (and then by the next
  * reader): every window ends with a `\n` except the last, which holds whatever follows the file's last
- * newline. A window is valid until the next is asked for, or the reading ends. One await per read, none per line; a large file costs no allocation per read, whose
- * garbage would otherwise linger in the process's memory. A BOM is left in place: it is part of the first
+ * newline. A window is valid until the next is asked for, or the reading ends. One await per read, none
+ * per line; a large file costs no allocation per read, whose garbage would otherwise linger in the
+ * process's memory. A BOM is left in place: it is part of the first
  * line's bytes, and each caller decides what to do with it.
  */
 export async function* readWindows(file: string, options: WindowOptions): AsyncGenerator<LineWindow> {
@@ -44,9 +45,8 @@ export async function* readWindows(file: string, options: WindowOptions): AsyncG
   const handle = await open(file, 'r').catch((err: unknown) => {
     throw ioError(file, err, options.what);
   });
-  const first = spare.find((b) => b.length === options.size);
-  if (first) spare.splice(spare.indexOf(first), 1);
-  let buf = first ?? Buffer.allocUnsafe(options.size);
+  const kept = spare.findIndex((b) => b.length === options.size);
+  let buf = kept >= 0 ? spare.splice(kept, 1)[0]! : Buffer.allocUnsafe(options.size);
   try {
     let have = 0; // bytes of a line not yet complete, kept at the start of the buffer
     let offset = start;

@@ -168,7 +168,9 @@ export function startJudging(
             spawn(workerEntry, { chunks, shared: queue.shared }),
           )
         : [];
-    return { chunks, queue, helpers };
+    // Gold is digested by a worker when there are workers at all (see finish).
+    const digestEntry = helpers.length > 0 && goldFiles.length > 0 ? workerEntry : undefined;
+    return { chunks, queue, helpers, digestEntry };
   })();
   // A missing trace file is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
@@ -177,7 +179,7 @@ export function startJudging(
   let digester: Helper | undefined;
   return {
     digestsGold: started.then(
-      ({ helpers }) => helpers.length > 0 && goldFiles.length > 0,
+      ({ digestEntry }) => digestEntry !== undefined,
       () => false,
     ),
     async cancel() {
@@ -185,7 +187,7 @@ export function startJudging(
       await stop(helpers);
     },
     async finish(gold) {
-      const { chunks, queue, helpers } = await started;
+      const { chunks, queue, helpers, digestEntry } = await started;
       const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.scan)]);
       // Their scans are in: the workers go, heaps and all, before judging takes memory of its own. A fresh
       // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along:
@@ -193,8 +195,8 @@ export function startJudging(
       await stop(helpers);
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
-      if (workerEntry && helpers.length > 0 && goldFiles.length > 0)
-        digester = spawn(workerEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
+      if (digestEntry)
+        digester = spawn(digestEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
       // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
       return judgeWinners(
         foldScans(
