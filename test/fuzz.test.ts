@@ -6,8 +6,14 @@ import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
 import { stringValue } from '../src/io/json-scan.js';
 import { safeParse } from '../src/io/validate.js';
-import { asTraceLine, goldLineSchema, traceLineSchema } from '../src/suites/grounded-qa/contract.js';
-import { scanTraceLine, traceFields } from '../src/suites/grounded-qa/trace-scan.js';
+import {
+  asGoldLine,
+  asTraceLine,
+  goldLineSchema,
+  traceLineSchema,
+} from '../src/suites/grounded-qa/contract.js';
+import { goldFields, loadedGold, scanGoldLine } from '../src/suites/grounded-qa/gold-scan.js';
+import { judgedTrace, scanTraceLine, traceFields } from '../src/suites/grounded-qa/trace-scan.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -158,7 +164,7 @@ describe('loader fuzzing (seeded)', () => {
     expect(accepted).toBeGreaterThan(300);
   });
 
-  it('accepts a trace line from its bytes only when JSON.parse and the contract do, with their qid and ts', () => {
+  it('accepts a trace line from its bytes only when JSON.parse and the contract do, with their values', () => {
     const rnd = seeded(4242);
     const fields = traceFields();
     /** What scanTraceLine found, in JSON.parse's terms; undefined when it refused the line. */
@@ -171,7 +177,11 @@ describe('loader fuzzing (seeded)', () => {
           : fields.tsKind === 'string'
             ? stringValue(b, fields.tsStart, fields.tsEnd)
             : null;
-      return { qid: stringValue(b, fields.qidStart, fields.qidEnd), ts };
+      return {
+        qid: stringValue(b, fields.qidStart, fields.qidEnd),
+        ts,
+        judged: judgedTrace(b, b.length, fields),
+      };
     };
     const fromParse = (line: string) => {
       let value: unknown;
@@ -181,8 +191,22 @@ describe('loader fuzzing (seeded)', () => {
         return undefined;
       }
       const t = asTraceLine(value);
-      return t && { qid: t.qid, ts: t.ts ?? null };
+      const { claim, citations, constraints_echo } = t?.answer_json ?? {};
+      const answer = { claim, citations, ...(constraints_echo ? { constraints_echo } : {}) };
+      return (
+        t && { qid: t.qid, ts: t.ts ?? null, judged: { retrieved_ids: t.retrieved_ids, answer_json: answer } }
+      );
     };
+    // Escapes, text beyond ASCII, a repeated key (JSON.parse keeps the last) and an echo only the first had.
+    const edge = [
+      '{"qid":"q\\u00e9\\"1","retrieved_ids":["d1","d\\n2", "\\ud83d\\ude00"],"answer_json":{"claim":"été 💥 \\\\","citations":[]}}',
+      '{"qid":"q","retrieved_ids":["a"],"retrieved_ids":[ "b" , "c" ],"answer_json":{"claim":"x","citations":["a"],"constraints_echo":["k"]},"answer_json":{"claim":"y","citations":["b"]}}',
+      '{ "answer_json" : { "constraints_echo" : [ ] , "citations" : [ "z" ] , "claim" : "" } , "qid" : "é" , "retrieved_ids" : [ ] }',
+    ];
+    for (const line of edge) {
+      expect(fromBytes(line)).toBeDefined();
+      expect(fromBytes(line)).toEqual(fromParse(line));
+    }
     const counts = { accepted: 0, refusedGood: 0, bad: 0 };
     for (let i = 0; i < 20000; i++) {
       let line = TRACES[i % TRACES.length]!;
@@ -195,6 +219,58 @@ describe('loader fuzzing (seeded)', () => {
       else counts.bad++;
     }
     // Refusing a good line costs only speed, but it must be rare; and both kinds of line were tried.
+    expect(counts.refusedGood).toBeLessThan(counts.accepted / 50);
+    expect(counts.accepted).toBeGreaterThan(5000);
+    expect(counts.bad).toBeGreaterThan(5000);
+  });
+
+  it('accepts a gold line from its bytes only when JSON.parse and the contract do, with their values', () => {
+    const rnd = seeded(4343);
+    const fields = goldFields();
+    const fromBytes = (line: string) => {
+      const b = Buffer.from(line);
+      return scanGoldLine(b, 0, b.length, fields) ? loadedGold(b, b.length, fields) : undefined;
+    };
+    const fromParse = (line: string) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        return undefined;
+      }
+      const g = asGoldLine(value);
+      if (!g) return undefined;
+      const { qid, answerable, gold_claim_substr, gold_citations, constraints } = g;
+      return { qid, answerable, gold_claim_substr, gold_citations, ...(constraints ? { constraints } : {}) };
+    };
+    const edge = [
+      '{"qid":"\\u0071","question":"\\"?","answerable":false,"gold_claim_substr":[],"gold_citations":["d\\t1"],"x":{"y":[1,{"z":null}]}}',
+      '{"qid":"a","question":"","answerable":true,"answerable":false,"gold_claim_substr":["ééééé"],"gold_citations":[],"constraints":["c"],"constraints":[]}',
+      ' { "notes" : "n" , "gold_citations" : [ "💥" ] , "gold_claim_substr" : [ ] , "answerable" : true , "question" : "q" , "qid" : "é" } ',
+    ];
+    for (const line of edge) {
+      expect(fromBytes(line)).toBeDefined();
+      expect(fromBytes(line)).toEqual(fromParse(line));
+    }
+    // Values the contract refuses go to JSON.parse and the schema, which word the error.
+    for (const bad of [
+      '{"qid":"","question":"q","answerable":true,"gold_claim_substr":[],"gold_citations":[]}',
+      '{"qid":"a","question":"q","answerable":true,"gold_claim_substr":[],"gold_citations":[],"notes":null}',
+      '{"qid":"a","question":"q","answerable":1,"gold_claim_substr":[],"gold_citations":[]}',
+      '{"qid":"a","question":"q","answerable":true,"gold_claim_substr":[]}',
+    ])
+      expect([bad, fromBytes(bad)]).toEqual([bad, undefined]);
+    const counts = { accepted: 0, refusedGood: 0, bad: 0 };
+    for (let i = 0; i < 20000; i++) {
+      let line = GOLD[i % GOLD.length]!;
+      for (let j = Math.floor(rnd() * 4); j > 0; j--) line = mutate(line, rnd).split('\n')[0]!;
+      const bytes = fromBytes(line);
+      const parsed = fromParse(line);
+      if (bytes) expect([line, bytes]).toEqual([line, parsed]);
+      if (bytes) counts.accepted++;
+      else if (parsed) counts.refusedGood++;
+      else counts.bad++;
+    }
     expect(counts.refusedGood).toBeLessThan(counts.accepted / 50);
     expect(counts.accepted).toBeGreaterThan(5000);
     expect(counts.bad).toBeGreaterThan(5000);

@@ -29,7 +29,7 @@ async function winningClaims(files: string[], qids: string[]) {
   }
   return { loaded, claims };
 }
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 const g = (qid: string, extra: object = {}) => ({
   qid,
@@ -257,5 +257,47 @@ describe('judgeRuns: the last run wins', () => {
     await expect(judgeRuns([path.join(dir, 'b.jsonl')], goldFor(['X']), options)).rejects.toThrow(
       /b\.jsonl:1: field "ts": "yesterday" is not a date; expected epoch seconds or an ISO-8601 string/,
     );
+  });
+});
+
+describe('loadGold without a digest', () => {
+  it('builds from the bytes the items JSON.parse builds, and words errors the same way', async () => {
+    const view = (g: GoldItem) => [
+      g.qid,
+      g.answerable,
+      g.claimSubstrings,
+      g.citations,
+      g.constraints,
+      g.source,
+    ];
+    const lines = [
+      '\ufeff{"qid":"q1","question":"?","answerable":true,"gold_claim_substr":["alpha wave"],"gold_citations":["d1#2"],"extra":{"k":[1,2]}}',
+      '   ',
+      '{"qid":"q\\u00e92","question":"\\"x\\"","answerable":false,"gold_claim_substr":[],"gold_citations":[],"constraints":["never \\n log"]}',
+      // Not sure from its bytes (a key with an escape): JSON.parse takes it.
+      '{"q\\u0069d":"q3","question":"?","answerable":true,"gold_claim_substr":["a b c d e"],"gold_citations":["d"]}',
+    ];
+    const dir = tmpTree({ 'gold.jsonl': lines.join('\n') + '\n' });
+    const file = path.join(dir, 'gold.jsonl');
+    const parsed = await loadGold([file]);
+    const scanned = await loadGold([file], { digest: false });
+    expect(scanned.digest).toBeUndefined();
+    expect(scanned.items.map(view)).toEqual(parsed.items.map(view));
+    expect(scanned.items.map((g) => g.qid)).toEqual(['q1', 'qé2', 'q3']);
+    expect(scanned.items[1]!.constraints).toEqual(['never \n log']);
+    const real = path.join(REPO, 'gold/qa.gold.jsonl');
+    expect((await loadGold([real], { digest: false })).items.map(view)).toEqual(
+      (await loadGold([real])).items.map(view),
+    );
+    const bad = tmpTree({
+      'gold.jsonl':
+        '{"qid":"a","question":"q","answerable":"yes","gold_claim_substr":[],"gold_citations":[]}\n',
+    });
+    const err = (o: { digest?: boolean }) =>
+      loadGold([path.join(bad, 'gold.jsonl')], o).catch((e: unknown) => e);
+    const [a, b] = await Promise.all([err({}), err({ digest: false })]);
+    expect(a).toBeInstanceOf(InputError);
+    expect(String(b)).toBe(String(a));
+    expect(String(a)).toMatch(/gold\.jsonl:1/);
   });
 });

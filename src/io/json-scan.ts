@@ -163,6 +163,19 @@ export function stringValue(b: Buffer, i: number, e: number): string {
   return b.toString('latin1', i + 1, e - 1);
 }
 
+/** The strings of the array at b[i] that skipStringArray accepted. */
+export function stringArrayValue(b: Buffer, i: number, e: number): string[] {
+  const out: string[] = [];
+  i = skipSpace(b, i + 1, e);
+  while (b[i] === 0x22) {
+    const end = skipString(b, i, e);
+    out.push(stringValue(b, i, end));
+    i = skipSpace(b, end, e);
+    if (b[i] === 0x2c) i = skipSpace(b, i + 1, e);
+  }
+  return out;
+}
+
 /** The key starting at b[k] (memberValue accepted it, so it has no escapes) is `name` (ASCII). */
 export function keyIs(b: Uint8Array, k: number, name: Uint8Array): boolean {
   for (let j = 0; j < name.length; j++) if (b[k + 1 + j] !== name[j]) return false;

@@ -1,4 +1,5 @@
-import type { GoldItem, TraceLine } from './contract.js';
+import type { GoldItem } from './contract.js';
+import type { JudgedTrace } from './trace-scan.js';
 import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
 import { echoMatches, type CompiledRule } from './scu.js';
 import type { RunTable } from './runs.js';
@@ -85,7 +86,7 @@ export function labelsOf(flags: number): Label[] {
  */
 export function judgeInto(
   item: JudgeItem,
-  t: TraceLine,
+  t: JudgedTrace,
   options: JudgeOptions,
   table: RunTable,
   row: number,

@@ -20,6 +20,7 @@ import { scanRuns, type Scan } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
 import { judgeRows } from './verdicts.js';
+import { goldFields, loadedGold, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
@@ -36,14 +37,23 @@ export async function loadGold(
   const store = new GoldStore();
   const digester = options.digest === false ? undefined : new GoldDigester();
   const seen = new Map<string, number>();
+  const fields = goldFields();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
-        const text = batch.text(i);
-        if (isBlank(text)) continue;
+        if (batch.blank(i)) continue;
         const line = batch.line(i);
-        const value = parseJsonLine(file, line, text);
-        const g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
+        let g: LoadedGold;
+        let value: unknown;
+        // The digest needs the whole value; a worker digesting (or none) leaves only the fields to build.
+        if (!digester && scanGoldLine(batch.buf, batch.start(i), batch.end(i), fields)) {
+          g = loadedGold(batch.buf, batch.end(i), fields);
+        } else {
+          const text = batch.text(i);
+          if (isBlank(text)) continue;
+          value = parseJsonLine(file, line, text);
+          g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
+        }
         const where = { file, line };
         const firstRow = seen.get(g.qid);
         if (firstRow !== undefined) {

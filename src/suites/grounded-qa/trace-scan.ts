@@ -1,3 +1,4 @@
+import type { TraceLine } from './contract.js';
 import {
   ascii,
   keyIs,
@@ -8,6 +9,8 @@ import {
   skipNumber,
   skipValue,
   skipLiteral,
+  stringArrayValue,
+  stringValue,
 } from '../../io/json-scan.js';
 
 /** Where scanTraceLine found the fields a scan needs; one object, reused from line to line. */
@@ -20,7 +23,18 @@ export interface TraceFields {
   ts: number;
   tsStart: number;
   tsEnd: number;
+  /** Where the values judging reads start (see judgedTrace); `echo` is -1 without constraints_echo. */
+  retrieved: number;
+  claim: number;
+  claimEnd: number;
+  citations: number;
+  echo: number;
 }
+
+/** What judging reads of a trace line. */
+export type JudgedTrace = Pick<TraceLine, 'retrieved_ids'> & {
+  answer_json: Pick<TraceLine['answer_json'], 'claim' | 'citations' | 'constraints_echo'>;
+};
 
 export const traceFields = (): TraceFields => ({
   qidStart: 0,
@@ -29,6 +43,11 @@ export const traceFields = (): TraceFields => ({
   ts: NaN,
   tsStart: 0,
   tsEnd: 0,
+  retrieved: 0,
+  claim: 0,
+  claimEnd: 0,
+  citations: 0,
+  echo: -1,
 });
 
 const QID = ascii('qid');
@@ -69,9 +88,10 @@ export function scanTraceLine(b: Buffer, start: number, end: number, out: TraceF
       seen |= 1;
     } else if (keyIs(b, k, RETRIEVED_IDS)) {
       i = skipStringArray(b, v, end);
+      out.retrieved = v;
       seen |= 2;
     } else if (keyIs(b, k, ANSWER_JSON)) {
-      i = scanAnswer(b, v, end);
+      i = scanAnswer(b, v, end, out);
       seen |= 4;
     } else if (keyIs(b, k, TS)) {
       if (c === 0x22) {
@@ -112,9 +132,10 @@ export function scanTraceLine(b: Buffer, start: number, end: number, out: TraceF
 }
 
 /** answer_json: an object with a string claim, string citations and, if any, string constraints_echo. */
-function scanAnswer(b: Buffer, i: number, end: number): number {
+function scanAnswer(b: Buffer, i: number, end: number, out: TraceFields): number {
   if (i >= end || b[i] !== 0x7b) return -1;
   let seen = 0;
+  out.echo = -1;
   i = skipSpace(b, i + 1, end);
   if (i < end && b[i] === 0x7d) return -1;
   for (;;) {
@@ -123,12 +144,16 @@ function scanAnswer(b: Buffer, i: number, end: number): number {
     if (v < 0) return -1;
     if (keyIs(b, k, CLAIM)) {
       i = skipString(b, v, end);
+      out.claim = v;
+      out.claimEnd = i;
       seen |= 1;
     } else if (keyIs(b, k, CITATIONS)) {
       i = skipStringArray(b, v, end);
+      out.citations = v;
       seen |= 2;
     } else if (keyIs(b, k, CONSTRAINTS_ECHO)) {
       i = skipStringArray(b, v, end);
+      out.echo = v;
     } else {
       i = skipValue(b, v, end, 2);
     }
@@ -139,4 +164,19 @@ function scanAnswer(b: Buffer, i: number, end: number): number {
     if (b[i] !== 0x2c) return -1;
     i = skipSpace(b, i + 1, end);
   }
+}
+
+/**
+ * The values judging reads from the line scanTraceLine last accepted into `f` (`end` is that line's end),
+ * built from its bytes. Not JSON.parse: it interns every string value of ten characters or fewer, as most
+ * ids are, into its isolate's string table, which at 200k judged lines grew the process by 20 MB and cost
+ * more time than building the strings here.
+ */
+export function judgedTrace(b: Buffer, end: number, f: TraceFields): JudgedTrace {
+  const answer: JudgedTrace['answer_json'] = {
+    claim: stringValue(b, f.claim, f.claimEnd),
+    citations: stringArrayValue(b, f.citations, end),
+  };
+  if (f.echo >= 0) answer.constraints_echo = stringArrayValue(b, f.echo, end);
+  return { retrieved_ids: stringArrayValue(b, f.retrieved, end), answer_json: answer };
 }
