@@ -7,7 +7,7 @@ import { loadBaseline } from './baseline/load.js';
 import { UsageError } from './errors.js';
 import { digestGold, type GoldDigest } from './gold/digest.js';
 import { goldStatus, lockPathFor } from './gold/status.js';
-import { compareCodeUnits, resolveInput } from './io/files.js';
+import { resolveInput } from './io/files.js';
 import { evaluateGate } from './gates/evaluate.js';
 import {
   notComputable,
@@ -17,6 +17,7 @@ import {
   type ResolvedMetric,
 } from './metrics/spec.js';
 import { wilson } from './metrics/wilson.js';
+import { ItemRecord } from './report/item-record.js';
 import { type GateResult, type OffenderJson, type Report, type SuiteReport } from './report/schema.js';
 import type { ItemVerdicts, LoadedSuite, Offender } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
@@ -118,7 +119,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       }
     }
 
-    const items = result.items && itemMap(result.items, gold?.digest);
+    const items = result.items && itemRecord(result.items, gold?.digest);
     const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
     // Items that passed on the baseline and fail now lead the offenders: they are what this change broke.
     const regressed = new Set(comparison?.regressed);
@@ -254,26 +255,15 @@ function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
 }
 
 /** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
-function itemMap(
-  { ids, pass }: ItemVerdicts,
-  digest: GoldDigest | undefined,
-): NonNullable<SuiteReport['items']> {
-  const out: NonNullable<SuiteReport['items']> = {};
+function itemRecord({ ids, pass }: ItemVerdicts, digest: GoldDigest | undefined): ItemRecord {
+  if (!digest) return ItemRecord.fromColumns(ids, pass, () => undefined);
   // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
-  const aligned = digest?.size === ids.length && ids.every((id, i) => id === digest.ids[i]);
-  const indexOf = digest && !aligned ? new Map(digest.ids.map((id, i) => [id, i])) : undefined;
-  // Gold sets are often in id order already: checking costs one pass, sorting 200k items far more.
-  let sorted = true;
-  for (let i = 1; i < ids.length && sorted; i++) sorted = compareCodeUnits(ids[i - 1]!, ids[i]!) < 0;
-  const order = sorted ? undefined : ids.map((_, i) => i).sort((a, b) => compareCodeUnits(ids[a]!, ids[b]!));
-  for (let k = 0; k < ids.length; k++) {
-    const row = order ? order[k]! : k;
-    const id = ids[row]!;
-    const at = aligned ? row : indexOf?.get(id);
-    const passed = pass[row] === 1;
-    out[id] = at === undefined ? { pass: passed } : { pass: passed, gold: digest!.hex(at, 8) };
-  }
-  return out;
+  const aligned = digest.size === ids.length && ids.every((id, i) => id === digest.ids[i]);
+  const indexOf = aligned ? undefined : new Map(digest.ids.map((id, i) => [id, i]));
+  return ItemRecord.fromColumns(ids, pass, (k) => {
+    const at = indexOf ? indexOf.get(ids[k]!) : k;
+    return at === undefined ? undefined : digest.hex(at, 8);
+  });
 }
 
 function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): OffenderJson {

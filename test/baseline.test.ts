@@ -96,7 +96,7 @@ describe('report items', () => {
     });
     const { report } = await run({ config: path.join(dir, 'gates.yaml') });
     const sha = (r: object) => createHash('sha256').update(canonicalJson(r)).digest('hex').slice(0, 16);
-    const items = report.suites.qa!.items!;
+    const items = report.suites.qa!.items!.toJSON();
     expect(Object.keys(items)).toEqual(['a', 'b', 'c']);
     expect(items).toEqual({
       a: { pass: true, gold: sha(rows[1]!) },

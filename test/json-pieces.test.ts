@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ItemRecord } from '../src/report/item-record.js';
 import { holdsMoreThan, stringifyInPieces } from '../src/report/json-pieces.js';
 import { serializeReport, writeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
@@ -72,8 +73,10 @@ describe('stringifyInPieces', () => {
     expect(holdsMoreThan(report, 20_000)).toBe(false);
     // 30k items: past the threshold, so the pieces are what is written.
     const qa = report.suites.qa!;
-    const items = Object.fromEntries(
-      Array.from({ length: 30_000 }, (_, i) => [`Q${i}`, { pass: i % 7 > 0 }]),
+    const items = ItemRecord.fromColumns(
+      Array.from({ length: 30_000 }, (_, i) => `Q${i}`),
+      Array.from({ length: 30_000 }, (_, i) => (i % 7 > 0 ? 1 : 0)),
+      (i) => (i % 3 ? i.toString(16).padStart(16, '0') : undefined),
     );
     const large = { ...report, suites: { ...report.suites, qa: { ...qa, items } } };
     expect(holdsMoreThan(large, 20_000)).toBe(true);

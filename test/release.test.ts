@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareItems } from '../src/baseline/compare.js';
 import { canonicalJson } from '../src/gold/canonical.js';
+import { ItemRecord } from '../src/report/item-record.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 import { runCli } from './helpers/process.js';
@@ -116,7 +117,7 @@ describe('flips against a baseline', () => {
       N: { pass: false, gold: 'n1' }, // added
     };
     // b = 2 regressed, c = 1 fixed: p = 2 · (1 + 3)/8 = 1 (capped).
-    expect(compareItems(now, base)).toEqual({
+    expect(compareItems(ItemRecord.fromRecord(now), ItemRecord.fromRecord(base))).toEqual({
       gold_changes: { added: ['N'], removed: ['R'], changed: ['D'] },
       paired: 4,
       regressed: ['A', 'B'],

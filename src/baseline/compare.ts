@@ -1,7 +1,8 @@
 import { compareCodeUnits } from '../io/files.js';
 import { mcnemarExact } from '../metrics/mcnemar.js';
 import type { MetricValue } from '../metrics/spec.js';
-import type { Comparison, SuiteReport } from '../report/schema.js';
+import type { ItemRecord } from '../report/item-record.js';
+import type { Comparison } from '../report/schema.js';
 
 export function withBaseline(current: MetricValue, base: MetricValue | undefined): MetricValue {
   if (!base) return current;
@@ -13,17 +14,14 @@ export function withBaseline(current: MetricValue, base: MetricValue | undefined
  * Item-by-item comparison with the baseline. Only items whose gold is unchanged are paired: an edited
  * question is a different question, and its flip would say nothing about the pipeline.
  */
-export function compareItems(
-  current: NonNullable<SuiteReport['items']>,
-  base: NonNullable<SuiteReport['items']>,
-): Comparison {
+export function compareItems(current: ItemRecord, base: ItemRecord): Comparison {
   const added: string[] = [];
   const changed: string[] = [];
   const regressed: string[] = [];
   const fixed: string[] = [];
   let paired = 0;
-  for (const [id, now] of Object.entries(current)) {
-    const before = base[id];
+  for (const [id, now] of current.members()) {
+    const before = base.get(id);
     if (!before) {
       added.push(id);
       continue;
@@ -36,7 +34,7 @@ export function compareItems(
     if (before.pass && !now.pass) regressed.push(id);
     if (!before.pass && now.pass) fixed.push(id);
   }
-  const removed = Object.keys(base).filter((id) => !(id in current));
+  const removed = base.keys().filter((id) => !current.has(id));
   const sorted = (xs: string[]) => xs.sort(compareCodeUnits);
   return {
     gold_changes: { added: sorted(added), removed: sorted(removed), changed: sorted(changed) },

@@ -2,8 +2,8 @@
  * JSON.stringify(value, null, 2), the same bytes, handed to `emit` in pieces of about `pieceSize`
  * characters: a report with a 200k-item map is written without ever being one 20 MB string (and without
  * the stringifier's working copies of it, which grew the heap by over 100 MB at the end of a large run).
- * For plain data, as reports are: no toJSON, no BigInt. Primitives and keys go through JSON.stringify
- * itself, so escaping and number formatting are its own.
+ * For plain data, as reports are, and ObjectMembers: no other toJSON, no BigInt. Primitives and keys go
+ * through JSON.stringify itself, so escaping and number formatting are its own.
  */
 export function stringifyInPieces(value: unknown, emit: (piece: string) => void, pieceSize = 1 << 16): void {
   let out = '';
@@ -31,8 +31,8 @@ export function stringifyInPieces(value: unknown, emit: (piece: string) => void,
       return put(`\n${indent}]`);
     }
     let first = true;
-    for (const key of Object.keys(v)) {
-      const member = (v as Record<string, unknown>)[key];
+    const members = isObjectMembers(v) ? v.members() : Object.entries(v as Record<string, unknown>).values();
+    for (const [key, member] of members) {
       if (omitted(member)) continue;
       put(`${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `);
       first = false;
@@ -43,6 +43,19 @@ export function stringifyInPieces(value: unknown, emit: (piece: string) => void,
   write(value, '');
   if (out) emit(out);
 }
+
+/**
+ * An object too large to hold built, as ItemRecord: JSON.stringify writes its toJSON(), and these writers
+ * its members(), the same [key, value] pairs in the same order, built one at a time.
+ */
+export interface ObjectMembers {
+  toJSON(): object;
+  members(): Iterable<[string, unknown]>;
+}
+
+const isObjectMembers = (v: object): v is ObjectMembers =>
+  typeof (v as Partial<ObjectMembers>).members === 'function' &&
+  typeof (v as Partial<ObjectMembers>).toJSON === 'function';
 
 const omitted = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
 
@@ -55,6 +68,10 @@ export function holdsMoreThan(value: unknown, limit: number): boolean {
   const visit = (v: unknown): boolean => {
     if (++count > limit) return true;
     if (v === null || typeof v !== 'object') return false;
+    if (isObjectMembers(v)) {
+      for (const [, member] of v.members()) if (visit(member)) return true;
+      return false;
+    }
     for (const member of Array.isArray(v) ? v : Object.values(v)) if (visit(member)) return true;
     return false;
   };

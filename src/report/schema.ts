@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { metricValueSchema } from '../metrics/spec.js';
+import { ItemRecord } from './item-record.js';
 import { holdsMoreThan, stringifyInPieces } from './json-pieces.js';
 
 /**
@@ -69,7 +70,10 @@ export const suiteReportSchema = z.strictObject({
   offenders: z.array(offenderSchema),
   warnings: z.array(z.string()),
   /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
-  items: z.record(z.string(), z.strictObject({ pass: z.boolean(), gold: z.string().optional() })).optional(),
+  items: z
+    .record(z.string(), z.strictObject({ pass: z.boolean(), gold: z.string().optional() }))
+    .transform((record) => ItemRecord.fromRecord(record))
+    .optional(),
 });
 
 export const gateResultSchema = z.strictObject({

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { compareItems } from '../src/baseline/compare.js';
+import { ItemRecord } from '../src/report/item-record.js';
+import { stringifyInPieces } from '../src/report/json-pieces.js';
+import { reportSchema } from '../src/report/schema.js';
+
+/** What report.json held when items were one object, its keys set in code-unit order. */
+function asObject(ids: string[], pass: number[], gold: (k: number) => string | undefined) {
+  const order = ids.map((_, k) => k).sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
+  const out: Record<string, { pass: boolean; gold?: string }> = {};
+  for (const k of order) {
+    const g = gold(k);
+    out[ids[k]!] = g === undefined ? { pass: pass[k] === 1 } : { pass: pass[k] === 1, gold: g };
+  }
+  return out;
+}
+
+const written = (v: unknown) => {
+  const pieces: string[] = [];
+  stringifyInPieces(v, (p) => pieces.push(p), 64);
+  return pieces.join('');
+};
+
+describe('ItemRecord', () => {
+  it('lists items as the one-object record did, array-index ids first by value, the rest by code unit', () => {
+    const ids = ['b', '10', 'a', '2', '4294967295', '01', 'Z', '4294967294', 'é', '0'];
+    const pass = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1];
+    const gold = (k: number) => (k % 2 ? `g${k}` : undefined);
+    const record = ItemRecord.fromColumns(ids, pass, gold);
+    const expected = asObject(ids, pass, gold);
+    expect(Object.keys(expected)).toEqual([
+      '0',
+      '2',
+      '10',
+      '4294967294',
+      '01',
+      '4294967295',
+      'Z',
+      'a',
+      'b',
+      'é',
+    ]);
+    expect([...record.keys()]).toEqual(Object.keys(expected));
+    expect(JSON.stringify(record)).toBe(JSON.stringify(expected));
+    expect(written({ items: record })).toBe(JSON.stringify({ items: expected }, null, 2));
+    expect(record.get('10')).toEqual({ pass: false, gold: 'g1' });
+    expect(record.get('b')).toEqual({ pass: true });
+    expect(record.get('nope')).toBeUndefined();
+    expect(record.has('toString')).toBe(false);
+    expect(record.size).toBe(10);
+  });
+
+  it('keeps ids already in order as given, and a parsed record as it is', () => {
+    const record = ItemRecord.fromColumns(['1', '3', 'a'], [1, 0, 1], () => undefined);
+    expect(JSON.stringify(record)).toBe('{"1":{"pass":true},"3":{"pass":false},"a":{"pass":true}}');
+    const parsed = reportSchema.shape.suites.parse({
+      qa: {
+        kind: 'grounded-qa',
+        inputs: {},
+        metrics: {},
+        counts: {},
+        offenders_total: 0,
+        offenders: [],
+        warnings: [],
+        items: { q2: { pass: false, gold: 'ab' }, q1: { pass: true } },
+      },
+    }).qa!.items!;
+    expect(parsed).toBeInstanceOf(ItemRecord);
+    expect([...parsed.keys()]).toEqual(['q2', 'q1']);
+    expect(parsed.get('q2')).toEqual({ pass: false, gold: 'ab' });
+    expect(parsed.has('hasOwnProperty')).toBe(false);
+  });
+
+  it('compares a run built from columns with a baseline parsed from JSON', () => {
+    const now = ItemRecord.fromColumns(
+      ['c', 'a', 'b', 'n'],
+      [1, 0, 0, 1],
+      (k) => ['c1', 'a1', 'b2', 'n1'][k],
+    );
+    const base = ItemRecord.fromRecord({
+      a: { pass: true, gold: 'a1' }, // regressed
+      b: { pass: true, gold: 'b1' }, // edited since: not compared
+      c: { pass: false, gold: 'c1' }, // fixed
+      r: { pass: true, gold: 'r1' }, // removed
+    });
+    expect(compareItems(now, base)).toEqual({
+      gold_changes: { added: ['n'], removed: ['r'], changed: ['b'] },
+      paired: 2,
+      regressed: ['a'],
+      fixed: ['c'],
+      mcnemar_p: 1,
+    });
+  });
+});
