@@ -99,6 +99,46 @@ async function expectCleanOutcome(dir: string): Promise<'ok' | 'input-error'> {
   }
 }
 
+function parsedOrUndefined(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A scan from bytes agrees with JSON.parse and the contract: on `edge` lines it accepts, and on 20k
+ * mutations of `lines` whenever it accepts one. Refusing a good line costs only speed, but it must be rare;
+ * and both kinds of line must have been tried.
+ */
+function agreesWithParse<T>(
+  lines: readonly string[],
+  edge: readonly string[],
+  rnd: () => number,
+  fromBytes: (line: string) => T | undefined,
+  fromParse: (line: string) => T | undefined,
+): void {
+  for (const line of edge) {
+    expect(fromBytes(line)).toBeDefined();
+    expect(fromBytes(line)).toEqual(fromParse(line));
+  }
+  const counts = { accepted: 0, refusedGood: 0, bad: 0 };
+  for (let i = 0; i < 20000; i++) {
+    let line = lines[i % lines.length]!;
+    for (let j = Math.floor(rnd() * 4); j > 0; j--) line = mutate(line, rnd).split('\n')[0]!;
+    const bytes = fromBytes(line);
+    const parsed = fromParse(line);
+    if (bytes) expect([line, bytes]).toEqual([line, parsed]);
+    if (bytes) counts.accepted++;
+    else if (parsed) counts.refusedGood++;
+    else counts.bad++;
+  }
+  expect(counts.refusedGood).toBeLessThan(counts.accepted / 50);
+  expect(counts.accepted).toBeGreaterThan(5000);
+  expect(counts.bad).toBeGreaterThan(5000);
+}
+
 describe('loader fuzzing (seeded)', () => {
   it('turns every mutated gold or trace line into a result or a one-line InputError', async () => {
     const rnd = seeded(20261121);
@@ -184,13 +224,7 @@ describe('loader fuzzing (seeded)', () => {
       };
     };
     const fromParse = (line: string) => {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        return undefined;
-      }
-      const t = asTraceLine(value);
+      const t = asTraceLine(parsedOrUndefined(line));
       const { claim, citations, constraints_echo } = t?.answer_json ?? {};
       const answer = { claim, citations, ...(constraints_echo ? { constraints_echo } : {}) };
       return (
@@ -203,25 +237,7 @@ describe('loader fuzzing (seeded)', () => {
       '{"qid":"q","retrieved_ids":["a"],"retrieved_ids":[ "b" , "c" ],"answer_json":{"claim":"x","citations":["a"],"constraints_echo":["k"]},"answer_json":{"claim":"y","citations":["b"]}}',
       '{ "answer_json" : { "constraints_echo" : [ ] , "citations" : [ "z" ] , "claim" : "" } , "qid" : "é" , "retrieved_ids" : [ ] }',
     ];
-    for (const line of edge) {
-      expect(fromBytes(line)).toBeDefined();
-      expect(fromBytes(line)).toEqual(fromParse(line));
-    }
-    const counts = { accepted: 0, refusedGood: 0, bad: 0 };
-    for (let i = 0; i < 20000; i++) {
-      let line = TRACES[i % TRACES.length]!;
-      for (let j = Math.floor(rnd() * 4); j > 0; j--) line = mutate(line, rnd).split('\n')[0]!;
-      const bytes = fromBytes(line);
-      const parsed = fromParse(line);
-      if (bytes) expect([line, bytes]).toEqual([line, parsed]);
-      if (bytes) counts.accepted++;
-      else if (parsed) counts.refusedGood++;
-      else counts.bad++;
-    }
-    // Refusing a good line costs only speed, but it must be rare; and both kinds of line were tried.
-    expect(counts.refusedGood).toBeLessThan(counts.accepted / 50);
-    expect(counts.accepted).toBeGreaterThan(5000);
-    expect(counts.bad).toBeGreaterThan(5000);
+    agreesWithParse(TRACES, edge, rnd, fromBytes, fromParse);
   });
 
   it('accepts a gold line from its bytes only when JSON.parse and the contract do, with their values', () => {
@@ -232,13 +248,7 @@ describe('loader fuzzing (seeded)', () => {
       return scanGoldLine(b, 0, b.length, fields) ? loadedGold(b, b.length, fields) : undefined;
     };
     const fromParse = (line: string) => {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        return undefined;
-      }
-      const g = asGoldLine(value);
+      const g = asGoldLine(parsedOrUndefined(line));
       if (!g) return undefined;
       const { qid, answerable, gold_claim_substr, gold_citations, constraints } = g;
       return { qid, answerable, gold_claim_substr, gold_citations, ...(constraints ? { constraints } : {}) };
@@ -248,10 +258,6 @@ describe('loader fuzzing (seeded)', () => {
       '{"qid":"a","question":"","answerable":true,"answerable":false,"gold_claim_substr":["ééééé"],"gold_citations":[],"constraints":["c"],"constraints":[]}',
       ' { "notes" : "n" , "gold_citations" : [ "💥" ] , "gold_claim_substr" : [ ] , "answerable" : true , "question" : "q" , "qid" : "é" } ',
     ];
-    for (const line of edge) {
-      expect(fromBytes(line)).toBeDefined();
-      expect(fromBytes(line)).toEqual(fromParse(line));
-    }
     // Values the contract refuses go to JSON.parse and the schema, which word the error.
     for (const bad of [
       '{"qid":"","question":"q","answerable":true,"gold_claim_substr":[],"gold_citations":[]}',
@@ -260,20 +266,7 @@ describe('loader fuzzing (seeded)', () => {
       '{"qid":"a","question":"q","answerable":true,"gold_claim_substr":[]}',
     ])
       expect([bad, fromBytes(bad)]).toEqual([bad, undefined]);
-    const counts = { accepted: 0, refusedGood: 0, bad: 0 };
-    for (let i = 0; i < 20000; i++) {
-      let line = GOLD[i % GOLD.length]!;
-      for (let j = Math.floor(rnd() * 4); j > 0; j--) line = mutate(line, rnd).split('\n')[0]!;
-      const bytes = fromBytes(line);
-      const parsed = fromParse(line);
-      if (bytes) expect([line, bytes]).toEqual([line, parsed]);
-      if (bytes) counts.accepted++;
-      else if (parsed) counts.refusedGood++;
-      else counts.bad++;
-    }
-    expect(counts.refusedGood).toBeLessThan(counts.accepted / 50);
-    expect(counts.accepted).toBeGreaterThan(5000);
-    expect(counts.bad).toBeGreaterThan(5000);
+    agreesWithParse(GOLD, edge, rnd, fromBytes, fromParse);
   });
 
   it.each([
@@ -345,6 +338,16 @@ describe('loader fuzzing (seeded)', () => {
     [
       'deep extra values',
       '{"qid":"a","x":[{"y":[[[{"z":[1,-2.5e+3,true,false,null,"\\/"]}]]]}],"retrieved_ids":[],"answer_json":{"claim":"c","citations":[],"more":{}}}',
+      { qid: 'a', ts: null },
+    ],
+    [
+      'nesting past the depth limit, left to JSON.parse',
+      `{"qid":"a","x":${'{"y":'.repeat(70)}1${'}'.repeat(70)},"retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}`,
+      undefined,
+    ],
+    [
+      'nesting just within it',
+      `{"qid":"a","x":${'{"y":'.repeat(62)}1${'}'.repeat(62)},"retrieved_ids":[],"answer_json":{"claim":"c","citations":[]}}`,
       { qid: 'a', ts: null },
     ],
   ])('%s', (_, line, expected) => {

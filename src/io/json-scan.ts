@@ -54,6 +54,12 @@ export function skipString(b: Uint8Array, i: number, e: number): number {
   return -1;
 }
 
+/** A string of at least one character, as ids must be: `""` gets -1. */
+export function skipNonEmptyString(b: Uint8Array, i: number, e: number): number {
+  const end = skipString(b, i, e);
+  return end - i > 2 ? end : -1;
+}
+
 /** A number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 export function skipNumber(b: Uint8Array, i: number, e: number): number {
   if (i < e && b[i] === 0x2d) i++;
@@ -94,13 +100,31 @@ export function skipValue(b: Uint8Array, i: number, e: number, depth = 0): numbe
 }
 
 function skipObject(b: Uint8Array, i: number, e: number, depth: number): number {
-  if (depth >= MAX_DEPTH) return -1;
+  return depth >= MAX_DEPTH ? -1 : scanMembers(b, i, e, depth + 1, skipMember);
+}
+
+const skipMember = (b: Uint8Array, _k: number, v: number, e: number, depth: number) =>
+  skipValue(b, v, e, depth);
+
+/**
+ * The members of the object at b[i] (which must be `{`): `member(b, k, v, e, state)` is called with where
+ * each key and its value start, and returns where the value ends, or -1 to refuse it. Returns the position
+ * after the closing `}`, or -1 where the text is not JSON or a member was refused.
+ */
+export function scanMembers<B extends Uint8Array, S>(
+  b: B,
+  i: number,
+  e: number,
+  state: S,
+  member: (b: B, k: number, v: number, e: number, state: S) => number,
+): number {
+  if (i >= e || b[i] !== 0x7b) return -1;
   i = skipSpace(b, i + 1, e);
   if (i < e && b[i] === 0x7d) return i + 1;
   for (;;) {
-    i = memberValue(b, i, e);
-    if (i < 0) return -1;
-    i = skipValue(b, i, e, depth + 1);
+    const v = memberValue(b, i, e);
+    if (v < 0 || v >= e) return -1;
+    i = member(b, i, v, e, state);
     if (i < 0) return -1;
     i = skipSpace(b, i, e);
     if (i >= e) return -1;

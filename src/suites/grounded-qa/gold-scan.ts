@@ -1,7 +1,8 @@
 import {
   ascii,
   keyIs,
-  memberValue,
+  scanMembers,
+  skipNonEmptyString,
   skipLiteral,
   skipSpace,
   skipString,
@@ -21,6 +22,8 @@ export interface GoldFields {
   citations: number;
   /** -1 without constraints. */
   constraints: number;
+  /** The required members found so far, a bit each: the scan's own bookkeeping. */
+  seen: number;
 }
 
 export const goldFields = (): GoldFields => ({
@@ -30,6 +33,7 @@ export const goldFields = (): GoldFields => ({
   substrings: 0,
   citations: 0,
   constraints: -1,
+  seen: 0,
 });
 
 const QID = ascii('qid');
@@ -46,54 +50,47 @@ const NOTES = ascii('notes');
  * it (JSON.parse and the schema), as for a trace line (see scanTraceLine).
  */
 export function scanGoldLine(b: Buffer, start: number, end: number, out: GoldFields): boolean {
-  let i = skipSpace(b, start, end);
-  if (i >= end || b[i] !== 0x7b) return false;
-  let seen = 0;
+  out.seen = 0;
   out.constraints = -1;
-  i = skipSpace(b, i + 1, end);
-  if (i < end && b[i] === 0x7d) return false;
-  for (;;) {
-    const k = i;
-    const v = memberValue(b, k, end);
-    if (v < 0 || v >= end) return false;
-    const c = b[v]!;
-    if (keyIs(b, k, QID)) {
-      i = c === 0x22 ? skipString(b, v, end) : -1;
-      if (i - v <= 2) return false; // not a string, or an empty one
-      out.qid = v;
-      out.qidEnd = i;
-      seen |= 1;
-    } else if (keyIs(b, k, QUESTION)) {
-      i = skipString(b, v, end);
-      seen |= 2;
-    } else if (keyIs(b, k, ANSWERABLE)) {
-      i = c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
-      out.answerable = c === 0x74;
-      seen |= 4;
-    } else if (keyIs(b, k, GOLD_CLAIM_SUBSTR)) {
-      i = skipStringArray(b, v, end);
-      out.substrings = v;
-      seen |= 8;
-    } else if (keyIs(b, k, GOLD_CITATIONS)) {
-      i = skipStringArray(b, v, end);
-      out.citations = v;
-      seen |= 16;
-    } else if (keyIs(b, k, CONSTRAINTS)) {
-      i = skipStringArray(b, v, end);
-      out.constraints = v;
-    } else if (keyIs(b, k, NOTES)) {
-      i = skipString(b, v, end);
-    } else {
-      i = skipValue(b, v, end, 1);
-    }
-    if (i < 0) return false;
-    i = skipSpace(b, i, end);
-    if (i >= end) return false;
-    if (b[i] === 0x7d) break;
-    if (b[i] !== 0x2c) return false;
-    i = skipSpace(b, i + 1, end);
+  const close = scanMembers(b, skipSpace(b, start, end), end, out, goldMember);
+  return close > 0 && out.seen === 31 && skipSpace(b, close, end) === end;
+}
+
+function goldMember(b: Buffer, k: number, v: number, end: number, out: GoldFields): number {
+  const c = b[v]!;
+  if (keyIs(b, k, QID)) {
+    const i = skipNonEmptyString(b, v, end);
+    if (i < 0) return -1;
+    out.qid = v;
+    out.qidEnd = i;
+    out.seen |= 1;
+    return i;
   }
-  return seen === 31 && skipSpace(b, i + 1, end) === end;
+  if (keyIs(b, k, QUESTION)) {
+    out.seen |= 2;
+    return skipString(b, v, end);
+  }
+  if (keyIs(b, k, ANSWERABLE)) {
+    out.answerable = c === 0x74;
+    out.seen |= 4;
+    return c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
+  }
+  if (keyIs(b, k, GOLD_CLAIM_SUBSTR)) {
+    out.substrings = v;
+    out.seen |= 8;
+    return skipStringArray(b, v, end);
+  }
+  if (keyIs(b, k, GOLD_CITATIONS)) {
+    out.citations = v;
+    out.seen |= 16;
+    return skipStringArray(b, v, end);
+  }
+  if (keyIs(b, k, CONSTRAINTS)) {
+    out.constraints = v;
+    return skipStringArray(b, v, end);
+  }
+  if (keyIs(b, k, NOTES)) return skipString(b, v, end);
+  return skipValue(b, v, end, 1);
 }
 
 /** What loading reads of a gold line. */

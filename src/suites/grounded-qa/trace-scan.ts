@@ -2,7 +2,8 @@ import type { TraceLine } from './contract.js';
 import {
   ascii,
   keyIs,
-  memberValue,
+  scanMembers,
+  skipNonEmptyString,
   skipSpace,
   skipString,
   skipStringArray,
@@ -29,6 +30,9 @@ export interface TraceFields {
   claimEnd: number;
   citations: number;
   echo: number;
+  /** The required members found so far, a bit each: the scan's own bookkeeping. */
+  seen: number;
+  answerSeen: number;
 }
 
 /** What judging reads of a trace line. */
@@ -48,6 +52,8 @@ export const traceFields = (): TraceFields => ({
   claimEnd: 0,
   citations: 0,
   echo: -1,
+  seen: 0,
+  answerSeen: 0,
 });
 
 const QID = ascii('qid');
@@ -69,101 +75,82 @@ const CONSTRAINTS_ECHO = ascii('constraints_echo');
  * written with escapes, very deep nesting, a non-finite number).
  */
 export function scanTraceLine(b: Buffer, start: number, end: number, out: TraceFields): boolean {
-  let i = skipSpace(b, start, end);
-  if (i >= end || b[i] !== 0x7b) return false;
-  let seen = 0;
+  out.seen = 0;
   out.tsKind = 'none';
-  i = skipSpace(b, i + 1, end);
-  if (i < end && b[i] === 0x7d) return false;
-  for (;;) {
-    const k = i;
-    const v = memberValue(b, k, end);
-    if (v < 0 || v >= end) return false;
-    const c = b[v]!;
-    if (keyIs(b, k, QID)) {
-      i = c === 0x22 ? skipString(b, v, end) : -1;
-      if (i - v <= 2) return false; // not a string, or an empty one
-      out.qidStart = v;
-      out.qidEnd = i;
-      seen |= 1;
-    } else if (keyIs(b, k, RETRIEVED_IDS)) {
-      i = skipStringArray(b, v, end);
-      out.retrieved = v;
-      seen |= 2;
-    } else if (keyIs(b, k, ANSWER_JSON)) {
-      i = scanAnswer(b, v, end, out);
-      seen |= 4;
-    } else if (keyIs(b, k, TS)) {
-      if (c === 0x22) {
-        i = skipString(b, v, end);
-        out.tsKind = 'string';
-        out.tsStart = v;
-        out.tsEnd = i;
-      } else if (c === 0x6e) {
-        i = skipLiteral(b, v, end);
-        out.tsKind = 'none';
-      } else {
-        i = skipNumber(b, v, end);
-        if (i < 0) return false;
-        out.tsKind = 'number';
-        out.ts = Number(b.toString('latin1', v, i));
-        if (!Number.isFinite(out.ts)) return false;
-      }
-    } else if (keyIs(b, k, Q) || keyIs(b, k, REASON)) {
-      i = skipString(b, v, end);
-    } else if (keyIs(b, k, OK)) {
-      i = c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
-    } else if (keyIs(b, k, LATENCY_MS)) {
-      i = skipNumber(b, v, end);
-      if (i < 0) return false;
-      const ms = Number(b.toString('latin1', v, i));
-      if (!(Number.isFinite(ms) && ms >= 0)) return false;
-    } else {
-      i = skipValue(b, v, end, 1);
-    }
-    if (i < 0) return false;
-    i = skipSpace(b, i, end);
-    if (i >= end) return false;
-    if (b[i] === 0x7d) break;
-    if (b[i] !== 0x2c) return false;
-    i = skipSpace(b, i + 1, end);
+  const close = scanMembers(b, skipSpace(b, start, end), end, out, traceMember);
+  return close > 0 && out.seen === 7 && skipSpace(b, close, end) === end;
+}
+
+function traceMember(b: Buffer, k: number, v: number, end: number, out: TraceFields): number {
+  const c = b[v]!;
+  if (keyIs(b, k, QID)) {
+    const i = skipNonEmptyString(b, v, end);
+    if (i < 0) return -1;
+    out.qidStart = v;
+    out.qidEnd = i;
+    out.seen |= 1;
+    return i;
   }
-  return seen === 7 && skipSpace(b, i + 1, end) === end;
+  if (keyIs(b, k, RETRIEVED_IDS)) {
+    out.retrieved = v;
+    out.seen |= 2;
+    return skipStringArray(b, v, end);
+  }
+  if (keyIs(b, k, ANSWER_JSON)) {
+    out.seen |= 4;
+    return scanAnswer(b, v, end, out);
+  }
+  if (keyIs(b, k, TS)) {
+    if (c === 0x22) {
+      out.tsKind = 'string';
+      out.tsStart = v;
+      return (out.tsEnd = skipString(b, v, end));
+    }
+    if (c === 0x6e) {
+      out.tsKind = 'none';
+      return skipLiteral(b, v, end);
+    }
+    const i = skipNumber(b, v, end);
+    if (i < 0) return -1;
+    out.tsKind = 'number';
+    out.ts = Number(b.toString('latin1', v, i));
+    return Number.isFinite(out.ts) ? i : -1;
+  }
+  if (keyIs(b, k, Q) || keyIs(b, k, REASON)) return skipString(b, v, end);
+  if (keyIs(b, k, OK)) return c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
+  if (keyIs(b, k, LATENCY_MS)) {
+    const i = skipNumber(b, v, end);
+    if (i < 0) return -1;
+    const ms = Number(b.toString('latin1', v, i));
+    return Number.isFinite(ms) && ms >= 0 ? i : -1;
+  }
+  return skipValue(b, v, end, 1);
 }
 
 /** answer_json: an object with a string claim, string citations and, if any, string constraints_echo. */
 function scanAnswer(b: Buffer, i: number, end: number, out: TraceFields): number {
-  if (i >= end || b[i] !== 0x7b) return -1;
-  let seen = 0;
+  out.answerSeen = 0;
   out.echo = -1;
-  i = skipSpace(b, i + 1, end);
-  if (i < end && b[i] === 0x7d) return -1;
-  for (;;) {
-    const k = i;
-    const v = memberValue(b, k, end);
-    if (v < 0) return -1;
-    if (keyIs(b, k, CLAIM)) {
-      i = skipString(b, v, end);
-      out.claim = v;
-      out.claimEnd = i;
-      seen |= 1;
-    } else if (keyIs(b, k, CITATIONS)) {
-      i = skipStringArray(b, v, end);
-      out.citations = v;
-      seen |= 2;
-    } else if (keyIs(b, k, CONSTRAINTS_ECHO)) {
-      i = skipStringArray(b, v, end);
-      out.echo = v;
-    } else {
-      i = skipValue(b, v, end, 2);
-    }
-    if (i < 0) return -1;
-    i = skipSpace(b, i, end);
-    if (i >= end) return -1;
-    if (b[i] === 0x7d) return seen === 3 ? i + 1 : -1;
-    if (b[i] !== 0x2c) return -1;
-    i = skipSpace(b, i + 1, end);
+  const close = scanMembers(b, i, end, out, answerMember);
+  return out.answerSeen === 3 ? close : -1;
+}
+
+function answerMember(b: Buffer, k: number, v: number, end: number, out: TraceFields): number {
+  if (keyIs(b, k, CLAIM)) {
+    out.claim = v;
+    out.answerSeen |= 1;
+    return (out.claimEnd = skipString(b, v, end));
   }
+  if (keyIs(b, k, CITATIONS)) {
+    out.citations = v;
+    out.answerSeen |= 2;
+    return skipStringArray(b, v, end);
+  }
+  if (keyIs(b, k, CONSTRAINTS_ECHO)) {
+    out.echo = v;
+    return skipStringArray(b, v, end);
+  }
+  return skipValue(b, v, end, 2);
 }
 
 /**
