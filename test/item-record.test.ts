@@ -92,3 +92,15 @@ describe('ItemRecord', () => {
     });
   });
 });
+
+describe('ItemRecord with an item named like an Object.prototype member', () => {
+  it('writes "__proto__" as a member, the same whether the report is written at once or in pieces', () => {
+    const ids = ['__proto__', 'constructor', 'q1'];
+    const record = ItemRecord.fromColumns(ids, [1, 0, 1], () => undefined);
+    const whole = JSON.stringify({ items: record }, null, 2);
+    expect(written({ items: record })).toBe(whole);
+    expect(Object.keys(JSON.parse(whole).items)).toEqual(['__proto__', 'constructor', 'q1']);
+    expect(record.get('__proto__')).toEqual({ pass: true });
+    expect(record.has('hasOwnProperty')).toBe(false);
+  });
+});

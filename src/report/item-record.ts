@@ -74,7 +74,8 @@ export class ItemRecord {
   /** The record itself, for JSON.stringify: what report.json holds. */
   toJSON(): Record<string, ItemVerdict> {
     if (this.record) return this.record;
-    const out: Record<string, ItemVerdict> = {};
+    // No prototype: an item "__proto__" is a member like any other, as members() writes it.
+    const out = Object.create(null) as Record<string, ItemVerdict>;
     for (let k = 0; k < this.ids.length; k++) out[this.ids[k]!] = this.at(k);
     return out;
   }
@@ -83,7 +84,8 @@ export class ItemRecord {
 /**
  * The order JavaScript enumerates an object whose keys went in sorted by code unit, which is the order
  * report.json has always listed items in: array-index keys ("0" to "4294967294") first, by value.
- * Undefined when `ids` are in that order already, as gold sets in id order are.
+ * Undefined when `ids` are in that order already, as most gold sets in id order are (not numeric ids in
+ * code-unit order, "1", "10", "2", which are sorted again).
  */
 function keyOrder(ids: readonly string[]): number[] | undefined {
   let sorted = true;

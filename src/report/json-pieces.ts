@@ -45,8 +45,9 @@ export function stringifyInPieces(value: unknown, emit: (piece: string) => void,
 }
 
 /**
- * An object too large to hold built, as ItemRecord: JSON.stringify writes its toJSON(), and these writers
- * its members(), the same [key, value] pairs in the same order, built one at a time.
+ * An object too large to hold built, as ItemRecord: JSON.stringify writes its toJSON(), stringifyInPieces
+ * its members() (and holdsMoreThan counts them), the same [key, value] pairs in the same order, built one
+ * at a time.
  */
 export interface ObjectMembers {
   toJSON(): object;

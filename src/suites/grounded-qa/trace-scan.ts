@@ -14,7 +14,10 @@ import {
   stringValue,
 } from '../../io/json-scan.js';
 
-/** Where scanTraceLine found the fields a scan needs; one object, reused from line to line. */
+/**
+ * Where scanTraceLine found the values the scan and judging read (see judgedTrace), and its bookkeeping;
+ * one object, reused from line to line.
+ */
 export interface TraceFields {
   /** The qid's string, quotes included: [qidStart, qidEnd). */
   qidStart: number;
