@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import { InputError } from '../src/errors.js';
+import { canonicalJson, canonicalJsonOfBytes } from '../src/gold/canonical.js';
 import { run } from '../src/run.js';
 import { stringValue } from '../src/io/json-scan.js';
 import { safeParse } from '../src/io/validate.js';
@@ -238,6 +239,29 @@ describe('loader fuzzing (seeded)', () => {
       '{ "answer_json" : { "constraints_echo" : [ ] , "citations" : [ "z" ] , "claim" : "" } , "qid" : "é" , "retrieved_ids" : [ ] }',
     ];
     agreesWithParse(TRACES, edge, rnd, fromBytes, fromParse);
+  });
+
+  it("builds canonical JSON from a line's bytes exactly as canonicalJson(JSON.parse(line)) does", () => {
+    const fromParse = (line: string) => {
+      try {
+        return canonicalJson(JSON.parse(line));
+      } catch {
+        return undefined;
+      }
+    };
+    const fromBytes = (line: string) => {
+      const b = Buffer.from(line);
+      return canonicalJsonOfBytes(b, 0, b.length);
+    };
+    const edge = [
+      '{"b":[1e2,-0,1.50,1e999,0.1e-7,123456789012345678901234567890,-1E-400],"a":{"z":null,"y":true,"x":false}}',
+      '{"s":"\\u00e9\\ud800\\u2028\\/\\b\\f\\n\\r\\t\\"\\\\","raw":"é\u2028💥\u007f","k":1,"k":[2],"__proto__":{"x":1}}',
+      ' [ {"b":1,"a":[{}, [], "", [[{"c":{}}]]]} , 3 ] \r',
+      '"a string"',
+      '-12.5e+3',
+      '{"10":1,"9":2,"a":3,"B":4,"é":5,"\u00e9x":6}',
+    ];
+    agreesWithParse(GOLD, edge, seeded(4545), fromBytes, fromParse);
   });
 
   it('accepts a gold line from its bytes only when JSON.parse and the contract do, with their values', () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { canonicalJson } from '../src/gold/canonical.js';
-import { digestGold } from '../src/gold/digest.js';
+import { digestGold, lineDigests } from '../src/gold/digest.js';
 import { readRecord } from '../src/io/jsonl.js';
 import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
 import { judgeRuns, loadGold, startJudging } from '../src/suites/grounded-qa/load.js';
@@ -299,5 +299,35 @@ describe('loadGold without a digest', () => {
     expect(a).toBeInstanceOf(InputError);
     expect(String(b)).toBe(String(a));
     expect(String(a)).toMatch(/gold\.jsonl:1/);
+  });
+});
+
+describe('lineDigests (the digest worker)', () => {
+  it('gives each line the digest of its canonical JSON, from bytes or, for an unusual line, by parsing', async () => {
+    const lines = [
+      '\ufeff{"qid":"a","question":"?","answerable":true,"gold_claim_substr":["alpha wave"],"gold_citations":["d1"]}\r',
+      '',
+      '  \t ',
+      '{"question":"é \\u00e9","qid":"b","x":{"b":[1e2,-0],"a":null},"answerable":false,"gold_claim_substr":[],"gold_citations":[]}',
+      // A key written with escapes: left to JSON.parse.
+      '{"q\\u0069d":"c","question":"?","answerable":false,"gold_claim_substr":[],"gold_citations":[]}',
+    ];
+    const dir = tmpTree({ 'gold.jsonl': lines.join('\n') + '\n' });
+    const file = path.join(dir, 'gold.jsonl');
+    const raw = await lineDigests([file]);
+    const hex = Buffer.from(raw).toString('hex').match(/.{64}/g);
+    const sha = (line: string) =>
+      createHash('sha256')
+        .update(canonicalJson(JSON.parse(line.replace(/^\ufeff/, ''))))
+        .digest('hex');
+    expect(hex).toEqual([sha(lines[0]!), sha(lines[3]!), sha(lines[4]!)]);
+    // The same digests the loader makes as it reads.
+    const { digest } = await loadGold([file]);
+    expect(hex).toEqual([0, 1, 2].map((i) => digest!.hex(i)));
+    const real = path.join(REPO, 'gold/qa.gold.jsonl');
+    const { digest: loaded } = await loadGold([real]);
+    expect(Buffer.from(await lineDigests([real])).toString('hex')).toBe(
+      Array.from({ length: loaded!.size }, (_, i) => loaded!.hex(i)).join(''),
+    );
   });
 });

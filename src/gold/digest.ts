@@ -2,8 +2,8 @@ import { createHash, hash } from 'node:crypto';
 import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { grown } from '../io/grown.js';
-import { readJsonl } from '../io/jsonl.js';
-import { canonicalJson } from './canonical.js';
+import { isBlank, parseJsonLine, readJsonl, readLineBatches } from '../io/jsonl.js';
+import { canonicalJson, canonicalJsonOfBytes } from './canonical.js';
 
 /** Field names that identify a gold item, tried in order. */
 export const ID_FIELDS = ['qid', 'id', 'instance_id', 'inst_id', 'original_inst_id', 'query_id'] as const;
@@ -50,9 +50,14 @@ class DigestList {
   private count = 0;
 
   add(value: unknown): void {
+    this.addCanonical(canonicalJson(value));
+  }
+
+  /** Adds a value by its canonical JSON. */
+  addCanonical(text: string): void {
     const at = this.count++ * 32;
     if (at === this.bytes.length) this.bytes = grown(this.bytes, 2 * at);
-    this.bytes.set(hash('sha256', canonicalJson(value), 'buffer'), at);
+    this.bytes.set(hash('sha256', text, 'buffer'), at);
   }
 
   done(): Uint8Array {
@@ -87,7 +92,20 @@ export function digestOf(ids: readonly string[], digests: Uint8Array): GoldDiges
  */
 export async function lineDigests(files: readonly string[]): Promise<Uint8Array> {
   const list = new DigestList();
-  for (const file of files) for await (const { value } of readJsonl(file)) list.add(value);
+  for (const file of files) {
+    for await (const batch of readLineBatches(file)) {
+      for (let i = 0; i < batch.length; i++) {
+        if (batch.blank(i)) continue;
+        const canonical = canonicalJsonOfBytes(batch.buf, batch.start(i), batch.end(i));
+        if (canonical !== undefined) {
+          list.addCanonical(canonical);
+          continue;
+        }
+        const text = batch.text(i);
+        if (!isBlank(text)) list.add(parseJsonLine(file, batch.line(i), text));
+      }
+    }
+  }
   return list.done();
 }
 

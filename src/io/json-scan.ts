@@ -6,7 +6,7 @@
 // few lines refused only for being unusual, such as very deep nesting, then load the slow way).
 
 /** Deeper values are refused here (JSON.parse takes them). */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
 export function skipSpace(b: Uint8Array, i: number, e: number): number {
   while (i < e) {
@@ -134,13 +134,13 @@ export function scanMembers<B extends Uint8Array, S>(
   }
 }
 
-/** An array at b[i] (which must be `[`) whose elements `element` skips. */
-function skipArray(
-  b: Uint8Array,
+/** An array at b[i] (which must be `[`) whose elements `element` skips (or reads), each at depth + 1. */
+export function skipArray<B extends Uint8Array>(
+  b: B,
   i: number,
   e: number,
   depth: number,
-  element: (b: Uint8Array, i: number, e: number, depth: number) => number,
+  element: (b: B, i: number, e: number, depth: number) => number,
 ): number {
   if (depth >= MAX_DEPTH) return -1;
   i = skipSpace(b, i + 1, e);
