@@ -260,6 +260,16 @@ describe('judgeRuns: the last run wins', () => {
   });
 });
 
+/** Gold lines a byte scan must read as JSON.parse does, or leave to it. */
+const UNUSUAL_GOLD = [
+  '\ufeff{"qid":"q1","question":"?","answerable":true,"gold_claim_substr":["alpha wave"],"gold_citations":["d1#2"],"extra":{"k":[1,2],"n":[1e2,-0]}}\r',
+  '   ',
+  '',
+  '{"qid":"q\\u00e92","question":"\\"x\\"","answerable":false,"gold_claim_substr":[],"gold_citations":[],"constraints":["never \\n log"]}',
+  // A key written with escapes: the scans leave it to JSON.parse.
+  '{"q\\u0069d":"q3","question":"?","answerable":true,"gold_claim_substr":["a b c d e"],"gold_citations":["d"]}',
+];
+
 describe('loadGold without a digest', () => {
   it('builds from the bytes the items JSON.parse builds, and words errors the same way', async () => {
     const view = (g: GoldItem) => [
@@ -270,14 +280,7 @@ describe('loadGold without a digest', () => {
       g.constraints,
       g.source,
     ];
-    const lines = [
-      '\ufeff{"qid":"q1","question":"?","answerable":true,"gold_claim_substr":["alpha wave"],"gold_citations":["d1#2"],"extra":{"k":[1,2]}}',
-      '   ',
-      '{"qid":"q\\u00e92","question":"\\"x\\"","answerable":false,"gold_claim_substr":[],"gold_citations":[],"constraints":["never \\n log"]}',
-      // Not sure from its bytes (a key with an escape): JSON.parse takes it.
-      '{"q\\u0069d":"q3","question":"?","answerable":true,"gold_claim_substr":["a b c d e"],"gold_citations":["d"]}',
-    ];
-    const dir = tmpTree({ 'gold.jsonl': lines.join('\n') + '\n' });
+    const dir = tmpTree({ 'gold.jsonl': UNUSUAL_GOLD.join('\n') + '\n' });
     const file = path.join(dir, 'gold.jsonl');
     const parsed = await loadGold([file]);
     const scanned = await loadGold([file], { digest: false });
@@ -304,15 +307,7 @@ describe('loadGold without a digest', () => {
 
 describe('lineDigests (the digest worker)', () => {
   it('gives each line the digest of its canonical JSON, from bytes or, for an unusual line, by parsing', async () => {
-    const lines = [
-      '\ufeff{"qid":"a","question":"?","answerable":true,"gold_claim_substr":["alpha wave"],"gold_citations":["d1"]}\r',
-      '',
-      '  \t ',
-      '{"question":"é \\u00e9","qid":"b","x":{"b":[1e2,-0],"a":null},"answerable":false,"gold_claim_substr":[],"gold_citations":[]}',
-      // A key written with escapes: left to JSON.parse.
-      '{"q\\u0069d":"c","question":"?","answerable":false,"gold_claim_substr":[],"gold_citations":[]}',
-    ];
-    const dir = tmpTree({ 'gold.jsonl': lines.join('\n') + '\n' });
+    const dir = tmpTree({ 'gold.jsonl': UNUSUAL_GOLD.join('\n') + '\n' });
     const file = path.join(dir, 'gold.jsonl');
     const raw = await lineDigests([file]);
     const hex = Buffer.from(raw).toString('hex').match(/.{64}/g);
@@ -320,7 +315,7 @@ describe('lineDigests (the digest worker)', () => {
       createHash('sha256')
         .update(canonicalJson(JSON.parse(line.replace(/^\ufeff/, ''))))
         .digest('hex');
-    expect(hex).toEqual([sha(lines[0]!), sha(lines[3]!), sha(lines[4]!)]);
+    expect(hex).toEqual([0, 3, 4].map((i) => sha(UNUSUAL_GOLD[i]!)));
     // The same digests the loader makes as it reads.
     const { digest } = await loadGold([file]);
     expect(hex).toEqual([0, 1, 2].map((i) => digest!.hex(i)));
