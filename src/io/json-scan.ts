@@ -1,9 +1,10 @@
 // JSON syntax checked on UTF-8 bytes, building only the values asked for: a loader that needs two fields
 // of a million lines checks each line here and builds those two, at about four times the speed of decoding
-// and JSON.parse-ing it, and without JSON.parse interning every short string it meets. Every function takes the bytes `b` and an end `e` it never reads at or past, and
-// returns the position after what it matched, or -1 where the text is not JSON. It is never more lenient
-// than JSON.parse; the callers hand any line it refuses to JSON.parse, which says what is wrong (and the
-// few lines refused only for being unusual, such as very deep nesting, then load the slow way).
+// and JSON.parse-ing it, and without JSON.parse interning every short string it meets. Every function takes
+// the bytes `b` and an end `e` it never reads at or past, and returns the position after what it matched,
+// or -1 where the text is not JSON. It is never more lenient than JSON.parse; the callers hand any line it
+// refuses to JSON.parse, which says what is wrong (and the few lines refused only for being unusual, such
+// as very deep nesting, then load the slow way).
 
 /** Deeper values are refused here (JSON.parse takes them). */
 export const MAX_DEPTH = 64;
@@ -134,6 +135,21 @@ export function scanMembers<B extends Uint8Array, S>(
   }
 }
 
+/**
+ * The object at b[start, end) when it is all there is (space aside), walked as scanMembers does: true when
+ * it is one JSON object and no member was refused. A JSON Lines line is read this way.
+ */
+export function scanLineObject<B extends Uint8Array, S>(
+  b: B,
+  start: number,
+  end: number,
+  state: S,
+  member: (b: B, k: number, v: number, e: number, state: S) => number,
+): boolean {
+  const close = scanMembers(b, skipSpace(b, start, end), end, state, member);
+  return close > 0 && skipSpace(b, close, end) === end;
+}
+
 /** An array at b[i] (which must be `[`) whose elements `element` skips (or reads), each at depth + 1. */
 export function skipArray<B extends Uint8Array>(
   b: B,
@@ -190,13 +206,11 @@ export function stringValue(b: Buffer, i: number, e: number): string {
 /** The strings of the array at b[i] that skipStringArray accepted. */
 export function stringArrayValue(b: Buffer, i: number, e: number): string[] {
   const out: string[] = [];
-  i = skipSpace(b, i + 1, e);
-  while (b[i] === 0x22) {
-    const end = skipString(b, i, e);
-    out.push(stringValue(b, i, end));
-    i = skipSpace(b, end, e);
-    if (b[i] === 0x2c) i = skipSpace(b, i + 1, e);
-  }
+  skipArray(b, i, e, 0, (b, k, e) => {
+    const end = skipString(b, k, e);
+    out.push(stringValue(b, k, end));
+    return end;
+  });
   return out;
 }
 

@@ -1,10 +1,9 @@
 import {
   ascii,
   keyIs,
-  scanMembers,
+  scanLineObject,
   skipNonEmptyString,
   skipLiteral,
-  skipSpace,
   skipString,
   skipStringArray,
   skipValue,
@@ -52,8 +51,7 @@ const NOTES = ascii('notes');
 export function scanGoldLine(b: Buffer, start: number, end: number, out: GoldFields): boolean {
   out.seen = 0;
   out.constraints = -1;
-  const close = scanMembers(b, skipSpace(b, start, end), end, out, goldMember);
-  return close > 0 && out.seen === 31 && skipSpace(b, close, end) === end;
+  return scanLineObject(b, start, end, out, goldMember) && out.seen === 31;
 }
 
 function goldMember(b: Buffer, k: number, v: number, end: number, out: GoldFields): number {

@@ -13,6 +13,7 @@ import { splitLines, type Segment } from '../../io/split.js';
 import { validateLine } from '../../io/validate.js';
 import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
 import { GoldStore } from './gold-item.js';
+import { goldFields, loadedGold, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
@@ -20,7 +21,6 @@ import { scanRuns, type Scan } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
 import { judgeRows } from './verdicts.js';
-import { goldFields, loadedGold, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';

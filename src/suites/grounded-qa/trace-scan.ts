@@ -2,9 +2,9 @@ import type { TraceLine } from './contract.js';
 import {
   ascii,
   keyIs,
+  scanLineObject,
   scanMembers,
   skipNonEmptyString,
-  skipSpace,
   skipString,
   skipStringArray,
   skipNumber,
@@ -80,8 +80,7 @@ const CONSTRAINTS_ECHO = ascii('constraints_echo');
 export function scanTraceLine(b: Buffer, start: number, end: number, out: TraceFields): boolean {
   out.seen = 0;
   out.tsKind = 'none';
-  const close = scanMembers(b, skipSpace(b, start, end), end, out, traceMember);
-  return close > 0 && out.seen === 7 && skipSpace(b, close, end) === end;
+  return scanLineObject(b, start, end, out, traceMember) && out.seen === 7;
 }
 
 function traceMember(b: Buffer, k: number, v: number, end: number, out: TraceFields): number {
