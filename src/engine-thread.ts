@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { isMainThread, Worker, workerData, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
 import { UsageError } from './errors.js';
 
 /**
@@ -72,6 +72,8 @@ interface EngineData {
 
 /** On an engine thread: what it was started with. */
 export function engineStart(): EngineStart | undefined {
+  // Loaded when asked for: a run on small inputs starts no thread, and the module costs start-up time.
+  const { isMainThread, workerData } = process.getBuiltinModule('node:worker_threads');
   return isMainThread ? undefined : (workerData as Partial<EngineData> | null)?.groundgateEngine;
 }
 
@@ -96,6 +98,7 @@ export function runOnEngineThread(
   limits: ResourceLimits,
 ): Promise<number | undefined> {
   const data: EngineData = { groundgateEngine: { argv: [...argv], isTty: Boolean(process.stdout.isTTY) } };
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const worker = new Worker(entry, {
     workerData: data,
     resourceLimits: limits,

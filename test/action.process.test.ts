@@ -185,6 +185,22 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     expect(r.stdout).toContain('groundgate: no pull-request comment (comment: never)');
   });
 
+  it('loads no Node module at start-up that a small run does not use (each costs start-up time)', async () => {
+    const ws = workspace();
+    const hook = path.join(ws, 'modules.mjs');
+    writeFileSync(
+      hook,
+      `import { writeFileSync } from 'node:fs';
+process.on('exit', () => writeFileSync(${JSON.stringify(path.join(ws, 'modules.txt'))}, process.moduleLoadList.join('\\n')));`,
+    );
+    const r = await runAction(ws, gh.url, { comment: 'never' }, { NODE_OPTIONS: `--import ${hook}` });
+    expect(r.code).toBe(0);
+    const loaded = readFileSync(path.join(ws, 'modules.txt'), 'utf8').split('\n');
+    expect(loaded).toContain('NativeModule crypto'); // the gold digest: the hook did see the run
+    for (const unused of ['child_process', 'worker_threads', 'v8'])
+      expect(loaded).not.toContain(`NativeModule ${unused}`);
+  });
+
   it('creates a comment on-failure only when a gate fails', async () => {
     const ws = workspace();
     const pass = await runAction(ws, gh.url, { comment: 'on-failure' });

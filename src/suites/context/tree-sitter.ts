@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import TreeSitter from './tree-sitter-shim.cjs';
 
 /** The languages groundgate extracts definitions from, each with its grammar's wasm file and package. */
@@ -64,6 +63,7 @@ function initRuntime(): Promise<void> {
   // of bytes executed, which this puts out of reach): without it, TurboFan compiling the grammars was 27%
   // of the Action's instructions on Node 24.
   if (!runtime) {
+    const { setFlagsFromString } = process.getBuiltinModule('node:v8');
     setFlagsFromString('--liftoff-only');
     setFlagsFromString('--wasm-tiering-budget=2000000000');
   }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { candidatePaths } from './paths.js';
@@ -96,6 +95,9 @@ export class GitWorkspace implements Workspace {
 }
 
 function git(repo: string, args: readonly string[]): Buffer {
+  // Loaded on first use: node:child_process brings net and dgram with it, which a run without git does not
+  // need at start-up.
+  const { execFileSync } = process.getBuiltinModule('node:child_process');
   return execFileSync('git', ['-C', repo, '-c', 'protocol.allow=never', ...args], {
     env: { ...process.env, GIT_NO_LAZY_FETCH: '1', GIT_TERMINAL_PROMPT: '0' },
     maxBuffer: 1 << 30,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { InputError, preview } from '../../errors.js';
 import { HELPER_LIMITS } from '../../engine-thread.js';
 import { digestGold, digestOf, GoldDigester, type GoldDigest } from '../../gold/digest.js';
@@ -388,6 +388,7 @@ interface Helper {
 }
 
 function spawn(file: string, input: WorkerInput): Helper {
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const worker = new Worker(file, { workerData: input, resourceLimits: HELPER_LIMITS });
   let answer!: (scan: Scan) => void;
   let fail!: (err: unknown) => void;
