@@ -14,7 +14,8 @@
 //
 // Every command runs as a child process, groundgate and floors alike, so both pay process start. Each
 // workload prints one JSON line on stdout; progress goes to stderr. Ratios are ours ÷ theirs: below 1 is
-// faster. See BENCHMARKS.md for the figures and the machine they came from.
+// faster. The cold-start lines also give the main thread's CPU time (median of BENCH_RUNS runs of their
+// own; Node 23.9 and later, null before). See BENCHMARKS.md for the figures and the machine they came from.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -346,15 +347,45 @@ async function coldStart() {
   writeFileSync(env.GITHUB_STEP_SUMMARY, '');
   const floor = { args: ['-e', '0'] };
   const lines = [];
+  const cpu = async (spec) => round(await mainThreadCpu(spec, path.join(dir, 'thread-cpu.txt')), 3);
   if (existsSync(ACTION)) {
-    const r = await race({ ours: { args: [ACTION], cwd: REPO, env }, floor });
-    lines.push(result('cold_start_action', r, { items: suites }));
+    const action = { args: [ACTION], cwd: REPO, env };
+    const r = await race({ ours: action, floor });
+    lines.push(
+      result('cold_start_action', r, {
+        items: suites,
+        main_thread_cpu_s: await cpu(action),
+        floor_main_thread_cpu_s: await cpu(floor),
+      }),
+    );
   } else {
     log('cold start: dist/index.js not found (npm run bundle builds it)');
   }
   const cli = { args: [CLI, '--report', path.join(dir, 'cli-report.json')], cwd: REPO };
-  lines.push(result('cold_start_cli', await race({ ours: cli, floor }), { items: suites }));
+  lines.push(
+    result('cold_start_cli', await race({ ours: cli, floor }), {
+      items: suites,
+      main_thread_cpu_s: await cpu(cli),
+      floor_main_thread_cpu_s: await cpu(floor),
+    }),
+  );
   return lines;
+}
+
+/**
+ * The median CPU time of the main thread over RUNS more runs of `spec` (bench/thread-cpu.mjs), in runs of
+ * their own so that the hook costs the timed runs nothing; null on a Node without process.threadCpuUsage.
+ */
+async function mainThreadCpu(spec, file) {
+  rmSync(file, { force: true });
+  const env = { ...(spec.env ?? process.env), GROUNDGATE_BENCH_THREAD_CPU: file };
+  for (let i = 0; i < RUNS; i++)
+    await measure(NODE, ['--import', path.join(REPO, 'bench', 'thread-cpu.mjs'), ...spec.args], {
+      cwd: spec.cwd,
+      env,
+    });
+  const seconds = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map(Number) : [];
+  return seconds.length === RUNS ? median(seconds) : null;
 }
 
 function distSize() {
