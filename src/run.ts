@@ -68,13 +68,8 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   const base = options.baseline ? loadBaseline(options.baseline) : undefined;
   if (base && 'warning' in base) warnings.push(base.warning);
   const baseReport = base && 'report' in base ? base.report : undefined;
-  const resolved = await Promise.allSettled(
-    selected.map((suite) => suiteInputs(suite, config, options.inputs ?? [])),
-  );
-
-  const scoreSuite = async (suite: LoadedSuite, index: number) => {
-    const suiteGates: GateResult[] = [];
-    const inputs = fulfilled(resolved[index]!); // a suite's input error is thrown in its turn
+  for (const suite of selected) {
+    const inputs = await suiteInputs(suite, config, options.inputs ?? []);
     const metrics = metricsToCompute(suite);
     const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
     const result = await suite.kind.score(suite.config, {
@@ -120,7 +115,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
         comparable?.metrics[metric],
         noBaseline,
       )) {
-        suiteGates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
+        gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
       }
     }
 
@@ -139,7 +134,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       .map((o) => offenderJson(o, o.fields ?? described.get(o.id) ?? {}))
       .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
 
-    const suiteReport: SuiteReport = {
+    suites[suite.name] = {
       kind: suite.kind.kind,
       inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
       ...(gold ? { gold: gold.report } : {}),
@@ -152,28 +147,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       warnings: result.warnings,
       ...(items ? { items } : {}),
     };
-    return {
-      report: suiteReport,
-      gates: suiteGates,
-      warnings: result.warnings.map((w) => `${suite.name}: ${w}`),
-    };
-  };
-
-  // Small suites run together: their time goes mostly to running code for the first time and to waiting
-  // for file reads, and one suite's waits are another's working time (measured on the example's eight
-  // suites under Node 24: 379 -> 332 ms). Large inputs run one suite at a time, so that the peak memory is the largest suite's, not the
-  // sum. Either way the report lists suites in config order, and an error is the first suite's in that
-  // order, whichever failed first.
-  const scored: Awaited<ReturnType<typeof scoreSuite>>[] = [];
-  if (inputBytes(resolved) < TOGETHER_BYTES) {
-    for (const outcome of await Promise.allSettled(selected.map(scoreSuite))) scored.push(fulfilled(outcome));
-  } else {
-    for (const [i, suite] of selected.entries()) scored.push(await scoreSuite(suite, i));
-  }
-  for (const [i, s] of scored.entries()) {
-    suites[selected[i]!.name] = s.report;
-    gates.push(...s.gates);
-    warnings.push(...s.warnings);
+    warnings.push(...result.warnings.map((w) => `${suite.name}: ${w}`));
   }
 
   const report: Report = {
@@ -187,34 +161,6 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   return { report, config, warnings };
 }
 
-/** Inputs under this many bytes in all run their suites together (see run()). */
-const TOGETHER_BYTES = 32 * 1024 * 1024;
-
-/** The bytes of every input file the suites resolved (each file once); as good as infinite if one failed. */
-function inputBytes(resolved: readonly PromiseSettledResult<Record<string, string[]>>[]): number {
-  const files = new Set<string>();
-  for (const r of resolved) {
-    if (r.status === 'rejected') return Infinity;
-    for (const list of Object.values(r.value)) for (const file of list) files.add(file);
-  }
-  return fileBytes(files, TOGETHER_BYTES);
-}
-
-/** The files' sizes added up, stopping once the sum reaches `enough`. */
-function fileBytes(files: Iterable<string>, enough = Infinity): number {
-  let bytes = 0;
-  for (const file of files) {
-    bytes += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-    if (bytes >= enough) break;
-  }
-  return bytes;
-}
-
-function fulfilled<T>(result: PromiseSettledResult<T>): T {
-  if (result.status === 'rejected') throw result.reason;
-  return result.value;
-}
-
 /**
  * How many bytes the selected suites whose kind holds its input as objects (SuiteKind.objectHeap) would
  * read: what decides whether a run goes to an engine thread.
@@ -226,7 +172,9 @@ export async function objectHeapBytes(options: RunOptions, config: LoadedConfig)
   for (const suite of selected.filter((s) => s.kind.objectHeap))
     for (const list of Object.values(await suiteInputs(suite, config, options.inputs ?? [])))
       for (const file of list) files.add(file);
-  return fileBytes(files);
+  let bytes = 0;
+  for (const file of files) bytes += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  return bytes;
 }
 
 /** A suite's input files: overrides (relative to the working directory) over its config (relative to the config). */
