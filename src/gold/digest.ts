@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
-import { grown } from '../io/grown.js';
+import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readJsonl, readLineBatches } from '../io/jsonl.js';
 import { canonicalJson, canonicalJsonOfBytes } from './canonical.js';
 
@@ -56,7 +56,7 @@ class DigestList {
   /** Adds a value by its canonical JSON. */
   addCanonical(text: string): void {
     const at = this.count++ * 32;
-    if (at === this.bytes.length) this.bytes = grown(this.bytes, 2 * at);
+    if (at === this.bytes.length) this.bytes = resized(this.bytes, 2 * at);
     this.bytes.set(hash('sha256', text, 'buffer'), at);
   }
 

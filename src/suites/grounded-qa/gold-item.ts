@@ -1,4 +1,4 @@
-import { grown } from '../../io/grown.js';
+import { resized } from '../../io/resized.js';
 import type { LineRef } from '../../io/jsonl.js';
 import type { GoldItem } from './contract.js';
 
@@ -36,7 +36,7 @@ export class GoldStore {
     source: LineRef,
   ): GoldItem {
     const row = this.rows++;
-    if (row === this.answerable.length) this.grow(2 * row);
+    if (row === this.answerable.length) this.resize(2 * row);
     // A UTF-16 unit is at most 3 bytes of UTF-8: room for that, and for each string's length.
     let room = 0;
     for (const list of lists) for (const s of list) room += 4 + 3 * s.length;
@@ -63,15 +63,7 @@ export class GoldStore {
 
   /** Done adding: the columns and the last slab are cut to what they hold (they grew by doubling). */
   seal(): void {
-    const n = this.rows;
-    this.slab = this.slab.slice(0, n);
-    this.start = this.start.slice(0, n);
-    this.counts = this.counts.slice(0, 3 * n);
-    this.answerable = this.answerable.slice(0, n);
-    this.fileIndex = this.fileIndex.slice(0, n);
-    this.line = this.line.slice(0, n);
-    this.offset = this.offset.slice(0, n);
-    this.length = this.length.slice(0, n);
+    this.resize(this.rows);
     if (this.slabs.length > 0)
       this.slabs[this.slabs.length - 1] = Buffer.from(this.bytes.subarray(0, this.used));
     this.bytes = Buffer.alloc(0);
@@ -115,15 +107,16 @@ export class GoldStore {
     this.used += 4 + len;
   }
 
-  private grow(rows: number): void {
-    this.slab = grown(this.slab, rows);
-    this.start = grown(this.start, rows);
-    this.counts = grown(this.counts, 3 * rows);
-    this.answerable = grown(this.answerable, rows);
-    this.fileIndex = grown(this.fileIndex, rows);
-    this.line = grown(this.line, rows);
-    this.offset = grown(this.offset, rows);
-    this.length = grown(this.length, rows);
+  /** Every column made `rows` long: grown as rows are added, cut to the rows held when sealed. */
+  private resize(rows: number): void {
+    this.slab = resized(this.slab, rows);
+    this.start = resized(this.start, rows);
+    this.counts = resized(this.counts, 3 * rows);
+    this.answerable = resized(this.answerable, rows);
+    this.fileIndex = resized(this.fileIndex, rows);
+    this.line = resized(this.line, rows);
+    this.offset = resized(this.offset, rows);
+    this.length = resized(this.length, rows);
   }
 }
 

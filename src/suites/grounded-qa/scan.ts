@@ -1,6 +1,6 @@
 import { InputError, preview, type Where } from '../../errors.js';
 import type { ChunkQueue } from '../../io/chunk-queue.js';
-import { grown } from '../../io/grown.js';
+import { resized } from '../../io/resized.js';
 import { stringValue } from '../../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
 import type { Segment } from '../../io/split.js';
@@ -99,12 +99,12 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
             slot = qids.length;
             if (slot === cap) {
               cap *= 2;
-              ts = grown(ts, cap);
-              chunks = grown(chunks, cap);
-              lineAt = grown(lineAt, cap);
-              offsets = grown(offsets, cap);
-              lengths = grown(lengths, cap);
-              counts = grown(counts, cap);
+              ts = resized(ts, cap);
+              chunks = resized(chunks, cap);
+              lineAt = resized(lineAt, cap);
+              offsets = resized(offsets, cap);
+              lengths = resized(lengths, cap);
+              counts = resized(counts, cap);
             }
             slots.set(qid, slot);
             qids.push(qid);
