@@ -61,6 +61,11 @@ export function skipNonEmptyString(b: Uint8Array, i: number, e: number): number 
   return end - i > 2 ? end : -1;
 }
 
+/** `true` or `false` at b[i], as a boolean field must be (`null` gets -1). */
+export function skipBoolean(b: Uint8Array, i: number, e: number): number {
+  return b[i] === 0x74 || b[i] === 0x66 ? skipLiteral(b, i, e) : -1;
+}
+
 /** A number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 export function skipNumber(b: Uint8Array, i: number, e: number): number {
   if (i < e && b[i] === 0x2d) i++;

@@ -2,8 +2,8 @@ import {
   ascii,
   keyIs,
   scanLineObject,
+  skipBoolean,
   skipNonEmptyString,
-  skipLiteral,
   skipString,
   skipStringArray,
   skipValue,
@@ -55,7 +55,6 @@ export function scanGoldLine(b: Buffer, start: number, end: number, out: GoldFie
 }
 
 function goldMember(b: Buffer, k: number, v: number, end: number, out: GoldFields): number {
-  const c = b[v]!;
   if (keyIs(b, k, QID)) {
     const i = skipNonEmptyString(b, v, end);
     if (i < 0) return -1;
@@ -69,9 +68,9 @@ function goldMember(b: Buffer, k: number, v: number, end: number, out: GoldField
     return skipString(b, v, end);
   }
   if (keyIs(b, k, ANSWERABLE)) {
-    out.answerable = c === 0x74;
+    out.answerable = b[v] === 0x74;
     out.seen |= 4;
-    return c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
+    return skipBoolean(b, v, end);
   }
   if (keyIs(b, k, GOLD_CLAIM_SUBSTR)) {
     out.substrings = v;

@@ -4,6 +4,7 @@ import {
   keyIs,
   scanLineObject,
   scanMembers,
+  skipBoolean,
   skipNonEmptyString,
   skipString,
   skipStringArray,
@@ -119,7 +120,7 @@ function traceMember(b: Buffer, k: number, v: number, end: number, out: TraceFie
     return Number.isFinite(out.ts) ? i : -1;
   }
   if (keyIs(b, k, Q) || keyIs(b, k, REASON)) return skipString(b, v, end);
-  if (keyIs(b, k, OK)) return c === 0x74 || c === 0x66 ? skipLiteral(b, v, end) : -1;
+  if (keyIs(b, k, OK)) return skipBoolean(b, v, end);
   if (keyIs(b, k, LATENCY_MS)) {
     const i = skipNumber(b, v, end);
     if (i < 0) return -1;
