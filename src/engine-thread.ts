@@ -72,7 +72,8 @@ interface EngineData {
 
 /** On an engine thread: what it was started with. */
 export function engineStart(): EngineStart | undefined {
-  // Loaded when asked for: a run on small inputs starts no thread, and the module costs start-up time.
+  // Loaded here, not on import: the Action and the suites import this module and never need it (the CLI
+  // calls this at every start, so it loads the module there).
   const { isMainThread, workerData } = process.getBuiltinModule('node:worker_threads');
   return isMainThread ? undefined : (workerData as Partial<EngineData> | null)?.groundgateEngine;
 }

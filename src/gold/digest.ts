@@ -102,6 +102,7 @@ export async function lineDigests(files: readonly string[]): Promise<Uint8Array>
           continue;
         }
         const text = batch.text(i);
+        // A first line holding only a BOM is blank once text() drops it.
         if (!isBlank(text)) list.add(parseJsonLine(file, batch.line(i), text));
       }
     }

@@ -35,8 +35,8 @@ const spare: Buffer[] = [];
  * reader): every window ends with a `\n` except the last, which holds whatever follows the file's last
  * newline. A window is valid until the next is asked for, or the reading ends. One await per read, none
  * per line; a large file costs no allocation per read, whose garbage would otherwise linger in the
- * process's memory. A BOM is left in place: it is part of the first
- * line's bytes, and each caller decides what to do with it.
+ * process's memory. A BOM is left in place: it is part of the first line's bytes, and each caller decides
+ * what to do with it.
  */
 export async function* readWindows(file: string, options: WindowOptions): AsyncGenerator<LineWindow> {
   const start = options.start ?? 0;

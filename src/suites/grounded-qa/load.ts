@@ -50,7 +50,7 @@ export async function loadGold(
           g = loadedGold(batch.buf, batch.end(i), fields);
         } else {
           const text = batch.text(i);
-          if (isBlank(text)) continue;
+          if (isBlank(text)) continue; // a first line holding only a BOM: blank once text() drops it
           value = parseJsonLine(file, line, text);
           g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
         }
