@@ -11,6 +11,7 @@ import { renderText } from '../report/text.js';
 import { buildTrends } from '../report/trend.js';
 import { run, type RunOutcome } from '../run.js';
 import { annotationsFor } from './annotations.js';
+import { apiLimitsFrom, limitRequests } from './api-limits.js';
 import { explainCommentFailure, upsertStickyComment } from './comment.js';
 import { decideComment, type EventInfo } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
@@ -70,8 +71,6 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   });
 
   if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
-  await comment(inputs, env, markdown, passed);
-
   workflow.setOutput('passed', String(passed));
   workflow.setOutput(
     'failed-gates',
@@ -101,11 +100,13 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     ),
   );
 
-  if (!passed && inputs.failOnGate) {
+  const failing = !passed && inputs.failOnGate;
+  if (failing)
     workflow.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
-    return 1;
-  }
-  return 0;
+
+  // Everything above is written before the first network call: the API cannot hide or change the verdict.
+  await comment(inputs, env, markdown, passed);
+  return failing ? 1 : 0;
 }
 
 async function comment(
@@ -125,20 +126,41 @@ async function comment(
     return;
   }
   const marker = body.slice(0, body.indexOf('\n'));
-  try {
+  const limits = apiLimitsFrom(env);
+  const work = (async () => {
     // Loaded only when a comment is written: Octokit is most of the Action's start-up time.
     const { getOctokit } = await import('@actions/github');
     const octokit = getOctokit(inputs.token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
-    const result = await upsertStickyComment(octokit, decision.pr, marker, body, {
+    limitRequests(octokit, limits);
+    return upsertStickyComment(octokit, decision.pr, marker, body, {
       createIfAbsent: decision.createIfAbsent,
     });
+  })();
+  // limitRequests bounds every request; this bounds whatever else could wait (it never should).
+  let timer: NodeJS.Timeout | undefined;
+  const overtime = new Promise<'overtime'>((resolve) => {
+    timer = setTimeout(() => resolve('overtime'), limits.budgetMs + OVERTIME_GRACE_MS);
+  });
+  try {
+    const result = await Promise.race([work, overtime]);
+    if (result === 'overtime') {
+      workflow.warning(
+        `groundgate: could not write the pull-request comment: the GitHub API took longer than ${limits.budgetMs / 1000} s; the job summary, outputs and the gate verdict are unaffected.`,
+      );
+      return;
+    }
+    const deleted = result.deleted?.length ? `; deleted ${result.deleted.length} newer duplicate(s)` : '';
     workflow.info(
-      `groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}`,
+      `groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}${deleted}`,
     );
   } catch (err) {
     workflow.warning(`groundgate: ${explainCommentFailure(err)}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+const OVERTIME_GRACE_MS = 5_000;
 
 function readEvent(env: NodeJS.ProcessEnv): EventInfo {
   let payload: Record<string, unknown> = {};

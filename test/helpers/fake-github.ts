@@ -14,23 +14,41 @@ export interface RecordedRequest {
   authorization?: string;
 }
 
+export interface FakeAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
 /**
  * A stand-in for the GitHub REST API on 127.0.0.1: the issue-comments endpoints of one pull request,
  * paginated with Link headers like the real one, and GET /user answering 403 as it does for the Actions
- * token. `failWrites` makes comment writes answer with that status (a fork's read-only token).
+ * token. `failWrites` makes comment writes answer with that status (a fork's read-only token); `hang`
+ * accepts requests and never answers; `delayMs` answers slowly; `failures` are answered, one per request,
+ * before any real answer (a 502, a rate limit); `listBarrier` holds comment listings until that many have
+ * arrived, so concurrent runs all see the same (empty) list; `onRequest` runs as each request arrives.
  */
 export class FakeGitHub {
   comments: FakeComment[] = [];
   requests: RecordedRequest[] = [];
   failWrites?: number;
+  hang = false;
+  delayMs = 0;
+  failures: FakeAnswer[] = [];
+  listBarrier = 0;
+  onRequest?: (request: RecordedRequest) => void;
   pageSize = 2;
   private nextId = 1000;
   private server?: Server;
+  private listsWaiting: (() => void)[] = [];
+  private listsSeen = 0;
   url = '';
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      void this.handle(req).then(({ status, body, headers }) => {
+      void this.handle(req).then((answer) => {
+        if (!answer) return; // hang: the connection stays open, unanswered
+        const { status, body, headers } = answer;
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(body === undefined ? '' : JSON.stringify(body));
       });
@@ -41,29 +59,50 @@ export class FakeGitHub {
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve));
   }
 
-  private async handle(
-    req: IncomingMessage,
-  ): Promise<{ status: number; body?: unknown; headers?: Record<string, string> }> {
+  private async handle(req: IncomingMessage): Promise<FakeAnswer | undefined> {
+    const request = await this.record(req);
+    this.onRequest?.(request);
+    if (this.hang) return undefined;
+    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    const failure = this.failures.shift();
+    if (failure) return failure;
+    if (this.listBarrier && request.method === 'GET' && /\/issues\/\d+\/comments/.test(request.path)) {
+      this.listsSeen++;
+      if (this.listsSeen < this.listBarrier)
+        await new Promise<void>((resolve) => this.listsWaiting.push(resolve));
+      else for (const release of this.listsWaiting.splice(0)) release();
+    }
+    return this.answer(request);
+  }
+
+  private async record(req: IncomingMessage): Promise<RecordedRequest> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const body = text ? JSON.parse(text) : undefined;
     const url = new URL(req.url ?? '/', this.url);
-    this.requests.push({
+    const request = {
       method: req.method ?? '',
       path: url.pathname + url.search,
-      body,
+      body: text ? (JSON.parse(text) as unknown) : undefined,
       authorization: req.headers.authorization,
-    });
+    };
+    this.requests.push(request);
+    return request;
+  }
 
-    if (req.method === 'GET' && url.pathname === '/user') {
+  private answer(request: RecordedRequest): FakeAnswer {
+    const url = new URL(request.path, this.url);
+    const body = request.body as { body: string };
+
+    if (request.method === 'GET' && url.pathname === '/user') {
       return { status: 403, body: { message: 'Resource not accessible by integration' } };
     }
     let m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
-    if (m && req.method === 'GET') {
+    if (m && request.method === 'GET') {
       const page = Number(url.searchParams.get('page') ?? '1');
       const per = Math.min(Number(url.searchParams.get('per_page') ?? '30'), this.pageSize);
       const slice = this.comments.slice((page - 1) * per, page * per);
@@ -75,7 +114,7 @@ export class FakeGitHub {
       }
       return { status: 200, body: slice, headers };
     }
-    if (m && req.method === 'POST') {
+    if (m && request.method === 'POST') {
       if (this.failWrites)
         return { status: this.failWrites, body: { message: 'Resource not accessible by integration' } };
       const comment = {
@@ -87,7 +126,13 @@ export class FakeGitHub {
       return { status: 201, body: comment };
     }
     m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
-    if (m && req.method === 'PATCH') {
+    if (m && request.method === 'DELETE') {
+      const at = this.comments.findIndex((c) => c.id === Number(m![3]));
+      if (at === -1) return { status: 404, body: { message: 'Not Found' } };
+      this.comments.splice(at, 1);
+      return { status: 204 };
+    }
+    if (m && request.method === 'PATCH') {
       if (this.failWrites)
         return { status: this.failWrites, body: { message: 'Resource not accessible by integration' } };
       const comment = this.comments.find((c) => c.id === Number(m![3]));
@@ -95,10 +140,10 @@ export class FakeGitHub {
       comment.body = body.body;
       return { status: 200, body: comment };
     }
-    return { status: 404, body: { message: `fake GitHub has no ${req.method} ${url.pathname}` } };
+    return { status: 404, body: { message: `fake GitHub has no ${request.method} ${url.pathname}` } };
   }
 
   writes(): RecordedRequest[] {
-    return this.requests.filter((r) => r.method === 'POST' || r.method === 'PATCH');
+    return this.requests.filter((r) => ['POST', 'PATCH', 'DELETE'].includes(r.method));
   }
 }
