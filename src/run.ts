@@ -7,6 +7,7 @@ import { loadBaseline } from './baseline/load.js';
 import { UsageError } from './errors.js';
 import { digestGold, type GoldDigest } from './gold/digest.js';
 import { goldStatus, lockPathFor } from './gold/status.js';
+import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
 import { evaluateGate } from './gates/evaluate.js';
 import {
@@ -40,6 +41,8 @@ export interface RunOptions {
   release?: boolean;
   /** The config, when the caller has loaded it already. */
   loaded?: LoadedConfig;
+  /** Where the config and the paths it names may lead (default: the CLI's workspace, see cliScope). */
+  scope?: PathScope;
 }
 
 export interface RunOutcome {
@@ -51,7 +54,7 @@ export interface RunOutcome {
 
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
 export async function run(options: RunOptions): Promise<RunOutcome> {
-  const config = options.loaded ?? loadConfig(options.config);
+  const config = options.loaded ?? loadConfig(options.config, options.scope);
   const selected = selectSuites(config, options.suites ?? []);
   // Called once per offender by some suites: 50k offenders share a handful of files.
   const relatives = new Map<string, string>();
@@ -78,12 +81,13 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       metrics,
       relative,
       baseDir: config.dir,
+      resolvePath: (key, how) => suitePath(suite, config, key, how?.tree ?? false),
     });
     const gold = goldFiles
       ? await goldStatus(
           result.goldDigest ?? (await digestGold(goldFiles)),
           goldFiles,
-          lockPathFor(suite.config, config.dir, goldFiles),
+          lockPathFor(suite, config, goldFiles),
           relative,
           options.release ?? false,
         )
@@ -190,14 +194,34 @@ export async function suiteInputs(
       .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
     const value = (suite.config as unknown as Record<string, unknown>)[key];
     if (override) {
-      inputs[key] = await resolveInput(override.path, process.cwd(), {
-        file: `--input ${override.suite ? `${override.suite}.` : ''}${key}`,
-      });
+      inputs[key] = await resolveInput(
+        override.path,
+        process.cwd(),
+        { file: `--input ${override.suite ? `${override.suite}.` : ''}${key}` },
+        config.scope,
+      );
     } else if (typeof value === 'string') {
-      inputs[key] = await resolveInput(value, config.dir, suite.inputWhere[key]!);
+      inputs[key] = await resolveInput(
+        value,
+        config.dir,
+        suite.keyWhere[key]!,
+        config.scope,
+        `suites.${suite.name}.${key}`,
+      );
     }
   }
   return inputs;
+}
+
+/** A path-valued key of a suite's config that is not an input (see ScoreContext.resolvePath). */
+function suitePath(suite: LoadedSuite, config: LoadedConfig, key: string, tree: boolean): string {
+  const value = (suite.config as unknown as Record<string, unknown>)[key];
+  if (typeof value !== 'string') throw new Error(`suite ${suite.name}: ${key} is not a path`);
+  const where = suite.keyWhere[key] ?? suite.where;
+  const label = `suites.${suite.name}.${key}`;
+  const file = confine(path.resolve(config.dir, value), config.scope, value, where, label);
+  if (tree) confineTree(file, config.scope, value, where, label);
+  return file;
 }
 
 export function selectSuites(config: LoadedConfig, names: readonly string[]): LoadedSuite[] {

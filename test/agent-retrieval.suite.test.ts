@@ -1,6 +1,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UNCONFINED } from '../src/io/confine.js';
 import { run } from '../src/run.js';
 import { normalizeRun } from '../src/suites/agent-retrieval/normalize/run.js';
 import { FIXTURES, REPO, tmpTree } from './helpers/tmp.js';
@@ -21,7 +22,7 @@ function gates(lines: string, files: Record<string, string> = {}): string {
 
 async function error(config: string): Promise<string> {
   try {
-    await run({ config });
+    await run({ scope: UNCONFINED, config });
   } catch (err) {
     return (err as Error).message;
   }
@@ -30,7 +31,11 @@ async function error(config: string): Promise<string> {
 
 describe('the repository example (gates.yaml, examples/agent-retrieval)', () => {
   it('passes its gates with the numbers derived by hand', async () => {
-    const { report } = await run({ config: path.join(REPO, 'gates.yaml'), suites: ['agent-retrieval'] });
+    const { report } = await run({
+      scope: UNCONFINED,
+      config: path.join(REPO, 'gates.yaml'),
+      suites: ['agent-retrieval'],
+    });
     const s = report.suites['agent-retrieval']!;
     expect(report.verdict).toBe('pass');
     expect(report.gates.map((g) => [g.metric, g.passed])).toEqual([
@@ -120,7 +125,7 @@ describe('the repository example (gates.yaml, examples/agent-retrieval)', () => 
 
   it('scopes the metrics to one config with config_name', async () => {
     const config = gates(`    events: ${EVENTS}\n    config_name: mcp-remote-direct\n    k: [10]\n`);
-    const s = (await run({ config })).report.suites.ar!;
+    const s = (await run({ scope: UNCONFINED, config })).report.suites.ar!;
     // mcp file recall 1, ⅔, 1, 1, 1 over its five scored tasks
     expect(s.metrics.file_recall!.value).toBeCloseTo(14 / 15, 12);
     expect(s.counts).toMatchObject({ documents: 14, in_config: 7, scored: 5 });
@@ -135,13 +140,13 @@ describe('the repository example (gates.yaml, examples/agent-retrieval)', () => 
 describe('stage 5 artifacts', () => {
   it('are written only when the suite names a folder', async () => {
     const quiet = gates(`    events: ${EVENTS}\n`);
-    await run({ config: quiet });
+    await run({ scope: UNCONFINED, config: quiet });
     expect(readdirSync(path.dirname(quiet))).toEqual(['gates.yaml']);
 
     const config = gates(
       `    events: ${EVENTS}\n    outcomes: ${OUTCOMES}\n    artifacts: out\n    compare: { baseline: baseline-local-direct, candidate: mcp-remote-direct }\n`,
     );
-    await run({ config });
+    await run({ scope: UNCONFINED, config });
     const out = path.join(path.dirname(config), 'out');
     expect(readdirSync(out).sort()).toEqual([
       'baseline-local-direct',
@@ -256,7 +261,7 @@ describe('raw runs (runs: a run folder, normalized in memory)', () => {
     const config = gates(
       `    runs: ${runDir}\n    tasks: ${path.join(CSB, 'tasks')}\n    k: [1, 3]\n    gates:\n      file_recall: '>= 0.6'\n`,
     );
-    const { report } = await run({ config });
+    const { report } = await run({ scope: UNCONFINED, config });
     const s = report.suites.ar!;
     expect(report.verdict).toBe('pass');
     expect([s.metrics['P@3']!.value, s.metrics.file_recall!.value, s.metrics.ttfr_seconds!.value]).toEqual([
@@ -320,7 +325,7 @@ describe('configuration and input errors', () => {
     const real = gates(
       `    runs: ${path.join(CSB, 'runs', 'staging', 'fix_haiku_20260223_171232')}\n    gates:\n      chunk_recall: '>= 0.5'\n`,
     );
-    const { report } = await run({ config: real });
+    const { report } = await run({ scope: UNCONFINED, config: real });
     expect(report.gates[0]).toMatchObject({
       metric: 'chunk_recall',
       passed: false,

@@ -197,6 +197,7 @@ describe('determinism', () => {
       'json',
       '--input',
       `qa.traces=${path.join(dir, 'shuffled.jsonl')}`,
+      '--allow-outside-workspace',
     ]);
     expect(a.status).toBe(1);
     expect(b.stdout).toBe(a.stdout);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MetricValue } from '../src/metrics/spec.js';
+import { UNCONFINED } from '../src/io/confine.js';
 import { run } from '../src/run.js';
 import { evaluate, type InstanceOutcome } from '../src/suites/context/evaluate.js';
 import { loadGold } from '../src/suites/context/gold.js';
@@ -92,7 +93,7 @@ ${extra}    gates:
       line.f1: '>= 0.4'
 `,
   });
-  return (await run({ config: path.join(dir, 'gates.yaml') })).report.suites.ctx!;
+  return (await run({ scope: UNCONFINED, config: path.join(dir, 'gates.yaml') })).report.suites.ctx!;
 }
 
 const close = (value: MetricValue | undefined, expected: number) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UNCONFINED } from '../src/io/confine.js';
 import { run } from '../src/run.js';
 import { FIXTURES, tmpTree } from './helpers/tmp.js';
 
@@ -23,7 +24,7 @@ suites:
     agent: sweagent
 `,
   });
-  return (await run({ config: path.join(dir, 'gates.yaml') })).report;
+  return (await run({ scope: UNCONFINED, config: path.join(dir, 'gates.yaml') })).report;
 }
 
 /*

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
+import { UNCONFINED } from '../src/io/confine.js';
 import { run } from '../src/run.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
@@ -29,7 +30,7 @@ async function score(files: Record<string, string>, suite = '') {
     ...files,
     'gates.yaml': `version: 1\nsuites:\n  ctx:\n    kind: context\n    gold: gold.jsonl\n    predictions: pred.jsonl\n${suite}`,
   });
-  const outcome = await run({ config: path.join(dir, 'gates.yaml') });
+  const outcome = await run({ scope: UNCONFINED, config: path.join(dir, 'gates.yaml') });
   return { dir, suite: outcome.report.suites.ctx!, report: outcome.report };
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { printf4 } from '../src/metrics/ir.js';
+import { UNCONFINED } from '../src/io/confine.js';
 import { run } from '../src/run.js';
 import { evaluateRanking } from '../src/suites/ranking/evaluate.js';
 import { measureRequest } from '../src/suites/ranking/index.js';
@@ -82,7 +83,7 @@ describe('trec_eval parity on the committed fixture (no binary needed)', () => {
         '',
       ].join('\n'),
     });
-    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    const { report } = await run({ scope: UNCONFINED, config: path.join(dir, 'gates.yaml') });
     const metrics = report.suites.r!.metrics;
     const want = expected();
     const printed = Object.fromEntries(

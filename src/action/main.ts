@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as workflow from './workflow.js';
-import type { LoadedConfig } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
+import { scopeAt } from '../io/confine.js';
 import { readHistory } from '../history/history.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { writeReport, type Report } from '../report/schema.js';
@@ -25,6 +25,8 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     inputs = readInputs();
     outcome = await run({
       config: path.resolve(workspace, inputs.config),
+      // gates.yaml may come from a fork: what it names must stay in the checkout. No input lifts this.
+      scope: scopeAt(workspace, 'GITHUB_WORKSPACE'),
       suites: inputs.suites,
       baseline: inputs.baseline ? path.resolve(workspace, inputs.baseline) : undefined,
       release: inputs.release,
@@ -63,7 +65,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   const markdown = renderMarkdown(report, {
     offenders,
     marker: `<!-- groundgate:${configKey.replace(/--/g, '-')} -->`,
-    footer: footer(env, report, config),
+    footer: footer(env, report),
     fullReportHint: `the report.json artifact (${path.basename(reportPath)})`,
     trends: inputs.history
       ? buildTrends(await readHistory(path.resolve(workspace, inputs.history)), report)
@@ -174,8 +176,8 @@ function readEvent(env: NodeJS.ProcessEnv): EventInfo {
   return { name: env.GITHUB_EVENT_NAME ?? '', payload, repository: env.GITHUB_REPOSITORY };
 }
 
-/** Run link and gold lock digests: trusted values from the environment and our own files. */
-function footer(env: NodeJS.ProcessEnv, report: Report, config: LoadedConfig): string[] {
+/** Run link and gold lock digests: trusted values from the environment and the report. */
+function footer(env: NodeJS.ProcessEnv, report: Report): string[] {
   const parts: string[] = [];
   if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
     const attempt =
@@ -184,27 +186,12 @@ function footer(env: NodeJS.ProcessEnv, report: Report, config: LoadedConfig): s
       `[workflow run](${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}${attempt})`,
     );
   }
-  for (const [name, digest] of lockDigests(config))
-    parts.push(`gold lock \`${name}\`: \`sha256:${digest.slice(0, 12)}\``);
+  // A gold set that matches its lock has the lock's digest; one that does not is announced at the top.
+  for (const [name, suite] of Object.entries(report.suites))
+    if (suite.gold?.lock?.status === 'match')
+      parts.push(`gold lock \`${name}\`: \`sha256:${suite.gold.sha256.slice(0, 12)}\``);
   parts.push(`groundgate ${report.tool.version}`);
   return [`<sub>${parts.join(' · ')}</sub>`];
-}
-
-function lockDigests(config: LoadedConfig): [string, string][] {
-  const out: [string, string][] = [];
-  for (const suite of config.suites) {
-    const lock = (suite.config as { lock?: unknown }).lock;
-    if (typeof lock !== 'string') continue;
-    try {
-      const digest = (
-        JSON.parse(readFileSync(path.resolve(config.dir, lock), 'utf8')) as { sha256?: unknown }
-      ).sha256;
-      if (typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest)) out.push([suite.name, digest]);
-    } catch {
-      // A missing or malformed lock is release mode's business; the footer just leaves it out.
-    }
-  }
-  return out;
 }
 
 /** Trace text goes to the log between stop-commands markers, so it cannot issue workflow commands. */

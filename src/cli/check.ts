@@ -7,6 +7,7 @@ import { serializeReport, writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
+import { UNCONFINED } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeapBytes, run, type InputOverride, type RunOptions } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
@@ -28,6 +29,7 @@ export interface CheckArgs {
   offenders?: number;
   quiet: boolean;
   color?: boolean;
+  allowOutsideWorkspace: boolean;
 }
 
 export const CHECK_USAGE = `Usage: groundgate [check] [options]
@@ -51,6 +53,9 @@ Options:
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
+      --allow-outside-workspace
+                           let paths in gates.yaml and --input lead outside the workspace (the git
+                           repository of gates.yaml); for local use, never for untrusted configs
   -h, --help               show this help
 
 Exit status: 0 every gate passed, 1 a gate failed, 2 usage, configuration or input error.
@@ -71,6 +76,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     offenders: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     color: { type: 'boolean' },
+    'allow-outside-workspace': { type: 'boolean' },
   });
   const { values, positionals } = parsed;
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
@@ -94,6 +100,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     offenders,
     quiet: values.quiet ?? false,
     color: values.color,
+    allowOutsideWorkspace: values['allow-outside-workspace'] ?? false,
   };
 }
 
@@ -125,12 +132,13 @@ export const checkCommand: Command = {
       inputs: args.inputs,
       baseline: args.baseline,
       release: args.release,
+      ...(args.allowOutsideWorkspace ? { scope: UNCONFINED } : {}),
     };
     const entry = engineEntry(import.meta.url);
     const plan =
       entry &&
       (await enginePlan(io.env, () => {
-        options.loaded = loadConfig(args.config);
+        options.loaded = loadConfig(args.config, options.scope);
         return objectHeapBytes(options, options.loaded);
       }));
     if (entry && plan) {

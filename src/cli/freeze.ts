@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { displayPath, UsageError } from '../errors.js';
+import { UNCONFINED } from '../io/confine.js';
 import { digestGold } from '../gold/digest.js';
 import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '../gold/lock.js';
 import { lockPathFor } from '../gold/status.js';
@@ -11,17 +12,22 @@ import { parseCommandArgs, type CliIo, type Command } from './command.js';
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
   suite: { type: 'string', short: 's', multiple: true },
+  'allow-outside-workspace': { type: 'boolean' },
 } as const;
 
 function parse(argv: readonly string[], usage: string) {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS, usage);
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  return { config: values.config ?? 'gates.yaml', suites: values.suite ?? [] };
+  return {
+    config: values.config ?? 'gates.yaml',
+    suites: values.suite ?? [],
+    scope: values['allow-outside-workspace'] ? UNCONFINED : undefined,
+  };
 }
 
 /** The suites whose kind has a lockable gold set, with their gold files and lock path. */
-async function goldSuites(configPath: string, names: readonly string[]) {
-  const config = loadConfig(configPath);
+async function goldSuites({ config: configPath, suites: names, scope }: ReturnType<typeof parse>) {
+  const config = loadConfig(configPath, scope);
   const suites = selectSuites(config, names).filter((s): s is LoadedSuite & { kind: { goldKey: string } } =>
     Boolean(s.kind.goldKey),
   );
@@ -29,12 +35,12 @@ async function goldSuites(configPath: string, names: readonly string[]) {
   const out = [];
   for (const suite of suites) {
     const gold = (await suiteInputs(suite, config, []))[suite.kind.goldKey]!;
-    out.push({ suite, gold, lock: lockPathFor(suite.config, config.dir, gold) });
+    out.push({ suite, gold, lock: lockPathFor(suite, config, gold) });
   }
   return out;
 }
 
-const FREEZE_USAGE = `Usage: groundgate freeze [--config gates.yaml] [--suite NAME]...
+const FREEZE_USAGE = `Usage: groundgate freeze [--config gates.yaml] [--suite NAME]... [--allow-outside-workspace]
 
 Writes a lock for each suite's gold set: sha256 of the canonical content (items sorted by id, keys sorted),
 the item count, each item's digest (so changes can be named), the day (UTC; SOURCE_DATE_EPOCH overrides)
@@ -48,7 +54,7 @@ export const freezeCommand: Command = {
   usage: FREEZE_USAGE,
   async run(argv, io: CliIo) {
     const args = parse(argv, FREEZE_USAGE);
-    for (const { suite, gold, lock } of await goldSuites(args.config, args.suites)) {
+    for (const { suite, gold, lock } of await goldSuites(args)) {
       const digest = await digestGold(gold);
       const previous = readLock(lock.file);
       writeLock(lock.file, buildLock(digest, gold, lock.file, today(io.env)));
@@ -61,7 +67,7 @@ export const freezeCommand: Command = {
   },
 };
 
-const VERIFY_USAGE = `Usage: groundgate verify [--config gates.yaml] [--suite NAME]...
+const VERIFY_USAGE = `Usage: groundgate verify [--config gates.yaml] [--suite NAME]... [--allow-outside-workspace]
 
 Checks that each suite's gold set matches its lock. Exit 0 when all match, 2 otherwise, naming the
 added, removed and changed item ids.
@@ -74,7 +80,7 @@ export const verifyCommand: Command = {
   async run(argv, io: CliIo) {
     const args = parse(argv, VERIFY_USAGE);
     let ok = true;
-    for (const { suite, gold, lock } of await goldSuites(args.config, args.suites)) {
+    for (const { suite, gold, lock } of await goldSuites(args)) {
       const goldName = displayPath(gold[0]!);
       const locked = readLock(lock.file);
       if (!locked) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
 import { InputError, type Where } from '../errors.js';
+import { cliScope, confine, type PathScope } from '../io/confine.js';
 import { metricNames, resolveMetric } from '../metrics/spec.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import type { LoadedSuite } from '../suites/types.js';
@@ -29,14 +30,20 @@ const topLevelSchema = z.strictObject({
 export interface LoadedConfig {
   file: string;
   dir: string;
+  /** Where the paths it names may lead (see confine). */
+  scope: PathScope;
   offenders: number;
   /** How many offenders per suite report.json lists in full (the renderers show `offenders` of them). */
   reportOffenders: number;
   suites: LoadedSuite[];
 }
 
-/** Reads and validates gates.yaml. Every problem is an InputError naming file:line:column. */
-export function loadConfig(file: string): LoadedConfig {
+/**
+ * Reads and validates gates.yaml. Every problem is an InputError naming file:line:column. Without a scope,
+ * the paths it names must stay in the CLI's workspace (cliScope); the config itself must too.
+ */
+export function loadConfig(file: string, scope: PathScope = cliScope(file)): LoadedConfig {
+  confine(path.resolve(file), scope, file, { file }, 'config');
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
@@ -49,10 +56,10 @@ export function loadConfig(file: string): LoadedConfig {
         : `cannot read config (${code})`,
     );
   }
-  return parseConfig(source, file);
+  return parseConfig(source, file, scope);
 }
 
-export function parseConfig(source: string, file: string): LoadedConfig {
+export function parseConfig(source: string, file: string, scope: PathScope = cliScope(file)): LoadedConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined): Where => {
@@ -114,15 +121,16 @@ export function parseConfig(source: string, file: string): LoadedConfig {
       }
       gateWhere[metric] = where;
     }
-    const inputWhere: Record<string, Where> = {};
-    for (const key of kind.inputKeys) inputWhere[key] = locate([...base, key]);
-    suites.push({ name, kind, config, where: locate(base, undefined), gateWhere, inputWhere });
+    const keyWhere: Record<string, Where> = Object.create(null);
+    for (const key of Object.keys(raw)) keyWhere[key] = locate([...base, key]);
+    suites.push({ name, kind, config, where: locate(base, undefined), gateWhere, keyWhere });
   }
   if (suites.length === 0)
     throw new InputError(locate(['suites']), 'expected at least one suite under suites:');
   return {
     file: path.resolve(file),
     dir,
+    scope,
     offenders: top.data.offenders ?? DEFAULT_OFFENDERS,
     reportOffenders: top.data.report_offenders ?? DEFAULT_REPORT_OFFENDERS,
     suites,

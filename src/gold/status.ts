@@ -1,5 +1,8 @@
 import path from 'node:path';
+import type { LoadedConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
+import { confine } from '../io/confine.js';
+import type { LoadedSuite } from '../suites/types.js';
 import type { GoldReport } from '../report/schema.js';
 import type { GoldDigest } from './digest.js';
 import { defaultLockPath, describeDiff, diffLock, readLock } from './lock.js';
@@ -9,11 +12,24 @@ export interface GoldStatus {
   digest: GoldDigest;
 }
 
-/** The lock a suite's gold set is checked against: its `lock:` key, else the default beside the gold. */
-export function lockPathFor(config: unknown, configDir: string, goldFiles: readonly string[]): { file: string; explicit: boolean } {
-  const lock = (config as { lock?: unknown }).lock;
-  if (typeof lock === 'string') return { file: path.resolve(configDir, lock), explicit: true };
-  return { file: defaultLockPath(goldFiles[0]!), explicit: false };
+/**
+ * The lock a suite's gold set is checked against: its `lock:` key, else the default beside the gold. Either
+ * must stay in the workspace: freeze writes it, and a symbolic link could send the write anywhere.
+ */
+export function lockPathFor(
+  suite: LoadedSuite,
+  config: LoadedConfig,
+  goldFiles: readonly string[],
+): { file: string; explicit: boolean } {
+  const lock = (suite.config as { lock?: unknown }).lock;
+  const label = `suites.${suite.name}.lock`;
+  if (typeof lock === 'string') {
+    const file = path.resolve(config.dir, lock);
+    return { file: confine(file, config.scope, lock, suite.keyWhere.lock ?? suite.where, label), explicit: true };
+  }
+  const file = defaultLockPath(goldFiles[0]!);
+  const where = suite.keyWhere[suite.kind.goldKey ?? ''] ?? suite.where;
+  return { file: confine(file, config.scope, path.relative(config.dir, file), where, label), explicit: false };
 }
 
 /**

@@ -21,6 +21,11 @@ export interface ScoreContext {
   relative(file: string): string;
   /** The config's folder, against which the suite resolves paths that are not inputs (e.g. a repos folder). */
   baseDir: string;
+  /**
+   * The absolute path a key of the suite's config names (a folder such as repos:), relative to the config,
+   * checked to stay in the workspace; with `tree`, no symbolic link under it may lead out either.
+   */
+  resolvePath(key: string, options?: { tree?: boolean }): string;
 }
 
 /** A failing item: what a reviewer needs to triage it. `fields` are shown in order. */
@@ -94,6 +99,6 @@ export interface LoadedSuite {
   where: Where;
   /** Location of each gate's key, for messages and annotations. */
   gateWhere: Record<string, Where>;
-  /** Location of each input key's value. */
-  inputWhere: Record<string, Where>;
+  /** Location of each key of the suite's block (its value's, for a scalar), for messages. */
+  keyWhere: Record<string, Where>;
 }

@@ -1,5 +1,4 @@
 import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
@@ -124,7 +123,7 @@ export const agentRetrieval: SuiteKind<AgentRetrievalConfig> = {
       );
     }
     if (config.artifacts) {
-      const dir = path.resolve(ctx.baseDir, config.artifacts);
+      const dir = ctx.resolvePath('artifacts');
       writeArtifacts(
         dir,
         records,
@@ -175,16 +174,16 @@ async function load(
       `suite "${ctx.suite}": outcomes come from the run's own result.json files with runs:; expected no outcomes:`,
     );
   }
-  const base = ctx.baseDir;
-  const folder = (value: string, key: string) => {
-    const dir = path.resolve(base, value);
+  // Normalizing walks these folders and reads what it finds: no link in them may lead out of the workspace.
+  const folder = (key: 'runs' | 'tasks') => {
+    const dir = ctx.resolvePath(key, { tree: true });
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       throw new InputError({ file: dir }, `suite "${ctx.suite}": ${key}: folder not found`);
     }
     return dir;
   };
-  const run = await normalizeRun(folder(config.runs!, 'runs'), {
-    ...(config.tasks ? { tasksDir: folder(config.tasks, 'tasks') } : {}),
+  const run = await normalizeRun(folder('runs'), {
+    ...(config.tasks ? { tasksDir: folder('tasks') } : {}),
     ...(registry ? { registry: loadRegistry(registry[0]!) } : {}),
     // Never written: the documents live in memory only.
     generatedAt: '1970-01-01T00:00:00Z',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../../io/confine.js';
 import { addInterval, mergeByFile, type Interval } from '../../metrics/intervals.js';
 import { lineRangeToBytes, lineStarts } from './bytes.js';
 import type { InstanceError, StepJson } from './contract.js';
@@ -146,10 +147,15 @@ function openWorkspace(
     }
     case 'per-instance': {
       for (const id of [prediction.id, ...gold.ids]) {
+        // Ids come from the data: one must name a folder of repos, not repos itself, its parent or a link out.
         const dir = path.join(repos.dir, id);
-        if (id !== '' && !id.includes('/') && existsSync(dir) && statSync(dir).isDirectory()) {
+        if (id === '' || id === '.' || id === '..' || id.includes('/') || id.includes('\\')) continue;
+        if (
+          existsSync(dir) &&
+          statSync(dir).isDirectory() &&
+          isInside(realpathSync(repos.dir), realpathSync(dir))
+        )
           return new DirectoryWorkspace(dir);
-        }
       }
       return undefined;
     }

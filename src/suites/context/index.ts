@@ -1,5 +1,4 @@
 import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
@@ -97,9 +96,7 @@ export const context: SuiteKind<ContextConfig> = {
   async score(config, ctx) {
     const gold = await loadGold(ctx.inputs.gold!);
     const predictions = await loadPredictions(ctx.inputs.predictions!, config.agent);
-    const repos = config.repos
-      ? { dir: reposDir(config.repos, ctx), layout: config.repos_layout }
-      : undefined;
+    const repos = config.repos ? { dir: reposDir(ctx), layout: config.repos_layout } : undefined;
     const { outcomes, unsupported } = await evaluate(gold, predictions, {
       repos,
       patchFallback: config.patch_fallback,
@@ -154,9 +151,12 @@ export const context: SuiteKind<ContextConfig> = {
   },
 };
 
-/** The folder `repos` names, relative to gates.yaml. */
-function reposDir(repos: string, ctx: ScoreContext): string {
-  const dir = path.resolve(ctx.baseDir, repos);
+/**
+ * The folder `repos` names, relative to gates.yaml. Files under it are read only when they resolve inside
+ * it (DirectoryWorkspace), so the folder alone is checked against the workspace, not each of its files.
+ */
+function reposDir(ctx: ScoreContext): string {
+  const dir = ctx.resolvePath('repos');
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new InputError(
       { file: dir },

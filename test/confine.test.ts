@@ -1,0 +1,285 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliScope, confine, confineTree, isInside, scopeAt } from '../src/io/confine.js';
+import { runAction, workspace } from './helpers/action.js';
+import { FakeGitHub } from './helpers/fake-github.js';
+import { runCli } from './helpers/process.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+/** A file outside every workspace below, whose text must never reach an output. */
+const SECRET = 'RUNNER-SECRET-7f3a';
+const outsideDir = () =>
+  tmpTree({
+    'secret.jsonl': jsonl([
+      {
+        qid: 'S1',
+        question: SECRET,
+        answerable: true,
+        gold_claim_substr: [SECRET],
+        gold_citations: ['d1'],
+      },
+    ]),
+    'traces.jsonl': jsonl([
+      { qid: 'S1', retrieved_ids: ['d9'], answer_json: { claim: SECRET, citations: ['d9'] } },
+    ]),
+  });
+
+/** A git repository (a .git folder is enough) with a grounded-qa suite whose gold and traces are given. */
+function repo(gold: string, traces = 'traces.jsonl', extra = ''): string {
+  const dir = tmpTree({
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    'traces.jsonl': jsonl([
+      { qid: 'A', retrieved_ids: ['d1'], answer_json: { claim: 'alpha beta', citations: ['d1'] } },
+    ]),
+    'gold.jsonl': jsonl([
+      {
+        qid: 'A',
+        question: 'q',
+        answerable: true,
+        gold_claim_substr: ['alpha beta'],
+        gold_citations: ['d1'],
+      },
+    ]),
+  });
+  writeFileSync(
+    path.join(dir, 'gates.yaml'),
+    `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: ${gold}\n    traces: ${traces}\n${extra}    gates:\n      precision: ">= 0.5"\n`,
+  );
+  return dir;
+}
+
+const noSecret = (r: { stdout: string; stderr: string }) => {
+  expect(r.stdout + r.stderr).not.toContain(SECRET);
+};
+
+describe('paths in gates.yaml never leave the workspace (CLI, dist/cli/index.js)', () => {
+  it('refuses a relative path that climbs out, naming gates.yaml:line and the path as written', () => {
+    const out = outsideDir();
+    const dir = repo('gold.jsonl');
+    const written = path.relative(dir, path.join(out, 'secret.jsonl'));
+    expect(written).toMatch(/^\.\.\//);
+    const config = readFileSync(path.join(dir, 'gates.yaml'), 'utf8').replace('gold.jsonl', written);
+    writeFileSync(path.join(dir, 'gates.yaml'), config);
+    const r = runCli(['--config', path.join(dir, 'gates.yaml')], dir);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `groundgate: gates.yaml:5:11: suites.qa.gold: path ${JSON.stringify(written)} resolves outside the workspace ${dir} (the git repository of the config); expected a path inside it; --allow-outside-workspace allows it\n`,
+    );
+    noSecret(r);
+  });
+
+  it('refuses an absolute path, /etc/passwd included, and never reads it', () => {
+    const dir = repo('/etc/passwd');
+    const r = runCli([], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^groundgate: gates\.yaml:5:11: suites\.qa\.gold: path "\/etc\/passwd" resolves outside/,
+    );
+    expect(r.stderr).not.toMatch(/root:/);
+    expect(r.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('refuses a symbolic link that points out; a glob follows no link', () => {
+    const out = outsideDir();
+    const link = repo('gold.jsonl', 'traces.jsonl');
+    symlinkSync(path.join(out, 'secret.jsonl'), path.join(link, 'leak.jsonl'));
+    writeFileSync(
+      path.join(link, 'gates.yaml'),
+      readFileSync(path.join(link, 'gates.yaml'), 'utf8').replace('gold: gold.jsonl', 'gold: leak.jsonl'),
+    );
+    const a = runCli([], link);
+    expect(a.status).toBe(2);
+    expect(a.stderr).toMatch(
+      /^groundgate: gates\.yaml:5:11: suites\.qa\.gold: path "leak\.jsonl" resolves outside the workspace/,
+    );
+    noSecret(a);
+
+    // A glob follows no link, to a file or a folder: what a link names is not an input of the glob.
+    const glob = repo('gold.jsonl', 'runs/**/*.jsonl');
+    mkdirSync(path.join(glob, 'runs'));
+    writeFileSync(path.join(glob, 'runs', 'a.jsonl'), readFileSync(path.join(glob, 'traces.jsonl')));
+    symlinkSync(path.join(out, 'traces.jsonl'), path.join(glob, 'runs', 'b.jsonl'));
+    symlinkSync(out, path.join(glob, 'runs', 'evil'));
+    const b = runCli(['--format', 'json'], glob);
+    expect(b.status).toBe(0);
+    expect(JSON.parse(b.stdout).suites.qa.inputs.traces).toEqual(['runs/a.jsonl']);
+    noSecret(b);
+
+    // A link named directly that stays inside is read as before.
+    symlinkSync(path.join(glob, 'runs', 'a.jsonl'), path.join(glob, 'latest.jsonl'));
+    writeFileSync(
+      path.join(glob, 'gates.yaml'),
+      readFileSync(path.join(glob, 'gates.yaml'), 'utf8').replace('runs/**/*.jsonl', 'latest.jsonl'),
+    );
+    const c = runCli(['--format', 'json'], glob);
+    expect(c.status).toBe(0);
+    expect(JSON.parse(c.stdout).suites.qa.inputs.traces).toEqual(['latest.jsonl']);
+  });
+
+  it('refuses a glob whose fixed part lies outside before listing anything', () => {
+    const r = runCli([], repo('gold.jsonl', '/etc/**/*.jsonl'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /suites\.qa\.traces: path "\/etc\/\*\*\/\*\.jsonl" resolves outside the workspace/,
+    );
+  });
+
+  it('refuses --input outside the workspace; --allow-outside-workspace allows both', () => {
+    const out = outsideDir();
+    const dir = repo('gold.jsonl');
+    const r = runCli(['--input', `qa.traces=${path.join(out, 'traces.jsonl')}`], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^groundgate: --input qa\.traces: path ".*traces\.jsonl" resolves outside the workspace/,
+    );
+    const allowed = runCli(
+      [
+        '--input',
+        `qa.traces=${path.join(out, 'traces.jsonl')}`,
+        '--allow-outside-workspace',
+        '--offenders',
+        '1',
+      ],
+      dir,
+    );
+    expect(allowed.status).toBe(1);
+    expect(allowed.stdout).toContain('not in gold');
+  });
+
+  it('refuses a lock outside, and freeze writes nothing through a link that points out', () => {
+    const out = tmpTree({});
+    const dir = repo('gold.jsonl', 'traces.jsonl', `    lock: ${path.join(out, 'qa.lock.json')}\n`);
+    const check = runCli([], dir);
+    expect(check.status).toBe(2);
+    expect(check.stderr).toMatch(
+      /^groundgate: gates\.yaml:7:11: suites\.qa\.lock: path ".*qa\.lock\.json" resolves outside/,
+    );
+    const freeze = runCli(['freeze'], dir);
+    expect(freeze.status).toBe(2);
+    expect(existsSync(path.join(out, 'qa.lock.json'))).toBe(false);
+
+    // The default lock beside the gold, made a dangling link to a file outside.
+    const linked = repo('gold.jsonl');
+    symlinkSync(path.join(out, 'planted.json'), path.join(linked, 'gold.lock.json'));
+    const again = runCli(['freeze'], linked);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/suites\.qa\.lock: path "gold\.lock\.json" resolves outside the workspace/);
+    expect(existsSync(path.join(out, 'planted.json'))).toBe(false);
+  });
+
+  it('refuses a gates.yaml that is itself a link out of the workspace', () => {
+    const out = tmpTree({ 'gates.yaml': `version: 1\nsuites:\n  ${SECRET}: [\n` });
+    const dir = tmpTree({ '.git/HEAD': '' });
+    symlinkSync(path.join(out, 'gates.yaml'), path.join(dir, 'gates.yaml'));
+    // The workspace is the repository the link is in, not the folder it points to.
+    const r = runCli(['--config', path.join(dir, 'gates.yaml')], dir);
+    expect(r.status).toBe(2);
+    noSecret(r);
+  });
+});
+
+describe('paths that suites walk by themselves', () => {
+  it('agent-retrieval runs: a link under the run folder that points out is an error', () => {
+    const out = outsideDir();
+    const dir = tmpTree({
+      '.git/HEAD': '',
+      'gates.yaml':
+        'version: 1\nsuites:\n  ar:\n    kind: agent-retrieval\n    runs: runs/r1\n    gates:\n      file_recall: ">= 0"\n',
+      'runs/r1/cfg/2026-01-01__00-00-00/t__x/result.json': '{}',
+    });
+    symlinkSync(out, path.join(dir, 'runs/r1/cfg/2026-01-01__00-00-00/t__x/agent'));
+    const r = runCli([], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      `groundgate: gates.yaml:5:11: suites.ar.runs: path "runs/r1/cfg/2026-01-01__00-00-00/t__x/agent" is a symbolic link that resolves outside the workspace ${dir} (the git repository of the config); expected a path inside it; --allow-outside-workspace allows it\n`,
+    );
+  });
+
+  it('context repos: an instance id of ".." does not reach the folder above repos', async () => {
+    const { run } = await import('../src/run.js');
+    const dir = tmpTree({
+      '.git/HEAD': '',
+      'repos/secret.py': `${SECRET} = 1\n`,
+      'repos/x/README.md': 'x\n',
+      'gold.jsonl': jsonl([
+        {
+          instance_id: '..',
+          repo_url: 'r',
+          commit: 'c',
+          gold_ctx: [{ file: 'repos/secret.py', start_line: 1, end_line: 1 }],
+        },
+      ]),
+      'pred.jsonl': jsonl([
+        { instance_id: '..', traj_data: { pred_steps: [], pred_files: ['repos/secret.py'], pred_spans: {} } },
+      ]),
+      'gates.yaml':
+        'version: 1\nsuites:\n  ctx:\n    kind: context\n    gold: gold.jsonl\n    predictions: pred.jsonl\n    repos: repos\n',
+    });
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    // Read through the folder above, repos/secret.py made the symbol level computable (coverage 1).
+    expect(report.suites.ctx!.metrics['symbol.coverage']!.value).toBeNull();
+    expect(JSON.stringify(report)).not.toContain(SECRET);
+  });
+});
+
+describe('the Action: gates.yaml from a fork cannot read the runner', () => {
+  let gh: FakeGitHub;
+  beforeEach(async () => {
+    gh = await new FakeGitHub().start();
+  });
+  afterEach(() => gh.stop());
+
+  it('a gold path out of GITHUB_WORKSPACE is exit 2 with an annotation on gates.yaml, no comment, nothing leaked', async () => {
+    const out = outsideDir();
+    const ws = workspace();
+    writeFileSync(
+      path.join(ws, 'gates.yaml'),
+      readFileSync(path.join(ws, 'gates.yaml'), 'utf8').replace(
+        'gold/qa.gold.jsonl',
+        path.join(out, 'secret.jsonl'),
+      ),
+    );
+    const r = await runAction(ws, gh.url);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(
+      /::error file=gates\.yaml,line=9,col=11::suites\.qa\.gold: path ".*secret\.jsonl" resolves outside the workspace .* \(GITHUB_WORKSPACE\); expected a path inside it\n/,
+    );
+    expect(r.stdout).not.toContain('--allow-outside-workspace');
+    expect(gh.requests).toEqual([]);
+    expect(r.summary).toBe('');
+    noSecret(r);
+  });
+});
+
+describe('confine (unit)', () => {
+  it('follows links, allows files not yet written, and refuses NUL characters', () => {
+    const dir = tmpTree({ 'a/b.txt': 'x' });
+    const scope = scopeAt(dir, 'test');
+    const where = { file: 'gates.yaml', line: 3 };
+    expect(confine(path.join(dir, 'a/b.txt'), scope, 'a/b.txt', where)).toBe(path.join(dir, 'a/b.txt'));
+    expect(confine(path.join(dir, 'a/new/c.json'), scope, 'a/new/c.json', where)).toBe(
+      path.join(dir, 'a/new/c.json'),
+    );
+    expect(() => confine(path.join(dir, '..'), scope, '..', where, 'k')).toThrow(
+      /^gates\.yaml:3: k: path "\.\." resolves outside/,
+    );
+    expect(() => confine(path.join(dir, 'a\0b'), scope, 'a\0b', where, 'k')).toThrow(
+      'gates.yaml:3: k: path "a\\u0000b" holds a NUL character; expected a file path',
+    );
+    symlinkSync(dir, path.join(dir, 'a', 'loop'));
+    expect(() => confineTree(dir, scope, '.', where)).not.toThrow();
+    expect(isInside('/w', '/w')).toBe(true);
+    expect(isInside('/w', '/w/..x')).toBe(true);
+    expect(isInside('/w', '/wx')).toBe(false);
+  });
+
+  it('takes the git repository of the config as the workspace, else the working directory, else the config folder', () => {
+    const gitRepo = tmpTree({ '.git/HEAD': '', 'eval/gates.yaml': '' });
+    expect(cliScope(path.join(gitRepo, 'eval/gates.yaml')).root).toBe(gitRepo);
+    const plain = tmpTree({ 'eval/gates.yaml': '' });
+    expect(cliScope(path.join(plain, 'eval/gates.yaml'), plain).root).toBe(plain);
+    expect(cliScope(path.join(plain, 'eval/gates.yaml'), tmpTree({})).root).toBe(path.join(plain, 'eval'));
+  });
+});
