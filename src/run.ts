@@ -37,6 +37,8 @@ export interface RunOptions {
   inputs?: readonly InputOverride[];
   /** A report.json to compare with (e.g. the base branch's): deltas, flips and max_drop gates. */
   baseline?: string;
+  /** A baseline that does not exist is a warning, not an error (the Action's documented behaviour). */
+  baselineMissingOk?: boolean;
   /** Release sign-off: every gold set must match its lock, or the run stops with exit 2. */
   release?: boolean;
   /** The config, when the caller has loaded it already. */
@@ -68,7 +70,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   const suites: Record<string, SuiteReport> = {};
   const gates: GateResult[] = [];
   const warnings: string[] = [];
-  const base = options.baseline ? loadBaseline(options.baseline) : undefined;
+  const base = options.baseline ? loadBaseline(options.baseline, options.baselineMissingOk) : undefined;
   if (base && 'warning' in base) warnings.push(base.warning);
   const baseReport = base && 'report' in base ? base.report : undefined;
   for (const suite of selected) {
@@ -105,7 +107,9 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       }),
     );
     const noBaseline = !baseReport
-      ? 'no baseline report given'
+      ? base
+        ? 'baseline report not found'
+        : 'no baseline report given'
       : comparable
         ? 'metric not in the baseline report'
         : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;

@@ -27,13 +27,23 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     ]);
     const created = gh.comments.at(-1)!;
     expect(created.body).toMatch(
-      /^<!-- groundgate:gates\.yaml -->\n### ✅ groundgate: PASS — 8 of 8 gates passed\n/,
+      /^<!-- groundgate:gates\.yaml -->\n### ✅ groundgate: PASS — 7 of 8 gates passed, 1 skipped\n/,
     );
     expect(created.body).toContain('| precision | 0.9091 | 30/33 | &gt;= 0.8 | ✅ |');
     expect(created.body).toContain('[workflow run](https://github.example/acme/rag/actions/runs/42)');
     expect(first.outputs).toMatchObject({
       passed: 'true',
-      'failed-gates': '[]',
+      'failed-gates': JSON.stringify([
+        {
+          suite: 'qa',
+          metric: 'recall@5',
+          op: 'max_drop',
+          threshold: 0.02,
+          value: 32 / 35,
+          reason: 'no baseline report given',
+          skipped: true,
+        },
+      ]),
       report: path.join(ws, 'groundgate-report.json'),
     });
     expect(JSON.parse(first.outputs.metrics!).qa.precision).toBe(30 / 33);
@@ -48,7 +58,7 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     ]);
     expect(gh.comments).toHaveLength(4);
     expect(created.body).toMatch(
-      /^<!-- groundgate:gates\.yaml -->\n### ❌ groundgate: FAIL — 7 of 8 gates failed\n/,
+      /^<!-- groundgate:gates\.yaml -->\n### ❌ groundgate: FAIL — 7 of 8 gates failed, 1 skipped\n/,
     );
     expect(created.body).toContain('<summary>Top offenders (10 of 22)</summary>');
     expect(second.outputs.passed).toBe('false');
@@ -59,8 +69,10 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
       'over_refusal',
       'scu_violations',
       'recall@5',
+      'recall@5',
       'coverage',
     ]);
+    expect(JSON.parse(second.outputs['failed-gates']!)[6]).toMatchObject({ op: 'max_drop', skipped: true });
     // Failed gates annotate gates.yaml; offenders annotate their gold lines.
     expect(second.stdout).toContain(
       '::error title=gate failed%3A qa.precision,file=gates.yaml,line=16::groundgate: qa.precision = 0.5000, wanted >= 0.8',
@@ -91,7 +103,7 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     expect(pass.stdout).toMatch(
       /::warning::groundgate: could not write the pull-request comment \(HTTP 403\): the token needs the "pull-requests: write" permission/,
     );
-    expect(pass.summary).toMatch(/PASS — 8 of 8 gates passed/);
+    expect(pass.summary).toMatch(/PASS — 7 of 8 gates passed, 1 skipped/);
     regress(ws);
     const fail = await runAction(ws, gh.url);
     expect(fail.code).toBe(1);
@@ -157,6 +169,24 @@ process.on('exit', () => writeFileSync(${JSON.stringify(path.join(ws, 'modules.t
     expect(stack).toMatch(new RegExp(`at .*appendSummary \\(\\S+/src/action/workflow\\.ts:${write}:\\d+\\)`));
     expect(stack).toMatch(new RegExp(`at .*runAction \\(\\S+/src/action/main\\.ts:${call}:\\d+\\)`));
     expect(stack).not.toMatch(/dist\/index\.js:\d+/);
+  });
+
+  it('a missing baseline input is a warning (max_drop skipped); an invalid one is exit 2', async () => {
+    const ws = workspace();
+    const missing = await runAction(ws, gh.url, {
+      baseline: 'base/groundgate-report.json',
+      comment: 'never',
+    });
+    expect(missing.code).toBe(0);
+    expect(missing.stdout).toContain(
+      '::warning::baseline base/groundgate-report.json not found; no deltas, max_drop gates skipped',
+    );
+    expect(missing.summary).toContain('| drop ≤ 0.02 | ⏭️ baseline report not found |');
+    writeFileSync(path.join(ws, 'bad.json'), '{"verdict": "pass"}');
+    const bad = await runAction(ws, gh.url, { baseline: 'bad.json', comment: 'never' });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toMatch(/::error::groundgate: .*bad\.json: baseline is not a groundgate report: /);
+    expect(bad.outputs).toEqual({});
   });
 
   it('exits 2 with an annotation on a config error', async () => {

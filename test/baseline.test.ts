@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
 import { canonicalJson } from '../src/gold/canonical.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { serializeReport } from '../src/report/schema.js';
@@ -53,22 +54,56 @@ describe('--baseline', () => {
     ).toBe(true);
   });
 
-  it('turns a missing or malformed baseline into a warning, not a crash', async () => {
-    const dir = tmpTree({ 'bad.json': '{"schema_version": "9"}', 'text.json': 'not json' });
+  it('refuses a baseline that is missing, not JSON or not a groundgate report of this schema version', async () => {
+    const dir = tmpTree({
+      'bad.json': '{"schema_version": "9"}',
+      'text.json': 'not json',
+      'other.json': '{"results": []}',
+    });
     for (const [file, why] of [
-      ['missing.json', 'not read (ENOENT)'],
-      ['bad.json', 'is not a groundgate report (schema_version: '],
-      ['text.json', 'is not JSON'],
+      ['missing.json', 'baseline not found; expected a report.json written by groundgate'],
+      [
+        'bad.json',
+        'baseline is not a groundgate report: schema_version: expected "1" (found "9"); expected a report.json',
+      ],
+      ['text.json', 'baseline is not JSON (unexpected token'],
+      ['other.json', 'baseline is not a groundgate report: '],
+      ['', 'baseline cannot be read (EISDIR)'],
     ] as const) {
-      const outcome = await run({ config, suites: ['qa'], baseline: path.join(dir, file) });
-      expect(outcome.warnings[0]).toContain(why);
-      expect(outcome.warnings[0]).toMatch(/no deltas, max_drop skipped$/);
-      expect(outcome.report.gates.find((g) => g.op === 'max_drop')).toMatchObject({
-        skipped: true,
-        reason: 'no baseline report given',
-      });
-      expect(outcome.report.verdict).toBe('pass');
+      const err = await run({ config, suites: ['qa'], baseline: path.join(dir, file) }).catch(
+        (e: Error) => e,
+      );
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).detail).toContain(why);
     }
+  });
+
+  it('with baselineMissingOk (the Action), a missing baseline is a warning and max_drop gates show as skipped', async () => {
+    const dir = tmpTree({ 'bad.json': '{"schema_version": "9"}' });
+    const outcome = await run({
+      config,
+      suites: ['qa'],
+      baseline: path.join(dir, 'missing.json'),
+      baselineMissingOk: true,
+    });
+    expect(outcome.warnings[0]).toMatch(
+      /^baseline .*missing\.json not found; no deltas, max_drop gates skipped$/,
+    );
+    expect(outcome.report.gates.find((g) => g.op === 'max_drop')).toMatchObject({
+      passed: true,
+      skipped: true,
+      reason: 'baseline report not found',
+    });
+    expect(renderMarkdown(outcome.report, { offenders: 0 })).toContain(
+      '### ✅ groundgate: PASS — 7 of 8 gates passed, 1 skipped',
+    );
+    expect(renderMarkdown(outcome.report, { offenders: 0 })).toContain(
+      '|  |  |  | drop ≤ 0.02 | ⏭️ baseline report not found |',
+    );
+    // An invalid one is still an error.
+    await expect(
+      run({ config, suites: ['qa'], baseline: path.join(dir, 'bad.json'), baselineMissingOk: true }),
+    ).rejects.toThrow(/baseline is not a groundgate report/);
   });
 });
 

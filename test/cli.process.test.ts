@@ -28,7 +28,7 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^qa \(grounded-qa\) — gold 47, answerable 35, unanswerable 12, traced 47/);
     expect(r.stdout).toMatch(/precision\s+0\.9091\s+30\/33\s+>= 0\.8\s+pass/);
-    expect(r.stdout).toMatch(/PASS — 8 of 8 gates passed\n$/);
+    expect(r.stdout).toMatch(/PASS — 7 of 8 gates passed, 1 skipped\n$/);
   });
 
   it('prints nothing with --quiet when the gates pass', () => {
@@ -52,7 +52,7 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
       '  FM028  under_refusal',
       '  FM044  under_refusal',
     ]);
-    expect(r.stdout).toMatch(/FAIL — 7 of 8 gates failed\n/);
+    expect(r.stdout).toMatch(/FAIL — 7 of 8 gates failed, 1 skipped\n/);
     expect(r.stdout).toContain('✗ qa.scu_violations = 2, wanted == 0');
   });
 
@@ -205,5 +205,28 @@ describe('determinism', () => {
     const normalize = (s: string) =>
       s.replaceAll(/"[^"]*(?:qa-regressed\.trace|shuffled)\.jsonl(:\d+)?"/g, '"TRACE"');
     expect(normalize(c.stdout)).toBe(normalize(a.stdout));
+  });
+});
+
+describe('--baseline (dist/cli/index.js)', () => {
+  it('exits 2 with one line for a baseline that is missing, not JSON, or not a report; never drops max_drop silently', () => {
+    const dir = tmpTree({ 'text.json': '{"schema_version": "1", ', 'old.json': '{"schema_version": "0"}' });
+    for (const [file, message] of [
+      ['missing.json', 'baseline not found; expected a report.json written by groundgate'],
+      ['text.json', 'baseline is not JSON ('],
+      ['old.json', 'baseline is not a groundgate report: schema_version: expected "1" (found "0")'],
+    ]) {
+      const r = runCli(['--suite', 'qa', '--baseline', path.join(dir, file!)]);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^groundgate: [^\\n]*${file!.replace('.', '\\.')}: ${message!.replace(/[()."]/g, '\\$&')}[^\\n]*\\n$`,
+        ),
+      );
+    }
+    // Without --baseline, the max_drop gate is there, marked skipped.
+    const none = runCli(['--suite', 'qa']);
+    expect(none.stdout).toMatch(/\n {39}drop ≤ 0\.02  skip \(no baseline report given\)\n/);
   });
 });

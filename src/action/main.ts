@@ -29,6 +29,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       scope: scopeAt(workspace, 'GITHUB_WORKSPACE'),
       suites: inputs.suites,
       baseline: inputs.baseline ? path.resolve(workspace, inputs.baseline) : undefined,
+      baselineMissingOk: true,
       release: inputs.release,
     });
   } catch (err) {
@@ -74,18 +75,20 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
 
   if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
   workflow.setOutput('passed', String(passed));
+  // Skipped gates (max_drop without a baseline) are listed too, marked, so none vanishes unseen.
   workflow.setOutput(
     'failed-gates',
     JSON.stringify(
       report.gates
-        .filter((g) => !g.passed)
-        .map(({ suite, metric, op, threshold, value, reason }) => ({
+        .filter((g) => !g.passed || g.skipped)
+        .map(({ suite, metric, op, threshold, value, reason, skipped }) => ({
           suite,
           metric,
           op,
           threshold,
           value,
           reason,
+          ...(skipped ? { skipped } : {}),
         })),
     ),
   );

@@ -1,29 +1,58 @@
 import { readFileSync } from 'node:fs';
-import { displayPath } from '../errors.js';
+import { displayPath, InputError, preview } from '../errors.js';
+import { describeJsonError } from '../io/jsonl.js';
 import { reportSchema, type Report } from '../report/schema.js';
 import { safeParse } from '../io/validate.js';
 
-/** A baseline that cannot be read is a warning: the check still runs, without deltas. */
-export function loadBaseline(file: string): { report: Report } | { warning: string } {
-  const fail = (why: string) => ({
-    warning: `baseline ${displayPath(file)} ${why}; no deltas, max_drop skipped`,
-  });
+const EXPECTED =
+  "expected a report.json written by groundgate (check --report, or the Action's report output)";
+
+/**
+ * A baseline report (often an artifact of another run: data, checked against its schema). One that is
+ * there but is not a groundgate report of this schema version is an input error: its max_drop gates must
+ * not vanish. A missing one is an error too, unless `missingOk` (the Action's documented behaviour, for a
+ * base branch that has no report yet): then a warning, and max_drop gates show as skipped.
+ */
+export function loadBaseline(file: string, missingOk = false): { report: Report } | { warning: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return fail(`not read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ENOENT' && missingOk) {
+      return { warning: `baseline ${displayPath(file)} not found; no deltas, max_drop gates skipped` };
+    }
+    throw new InputError(
+      { file },
+      code === 'ENOENT'
+        ? `baseline not found; ${EXPECTED}`
+        : `baseline cannot be read (${code}); ${EXPECTED}`,
+    );
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
-  } catch {
-    return fail('is not JSON');
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new InputError(
+      { file },
+      `baseline is not JSON (${describeJsonError(err, text).reason}); ${EXPECTED}`,
+    );
   }
   const parsed = safeParse(reportSchema, data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return fail(`is not a groundgate report (${issue.path.join('.') || 'root'}: ${issue.message})`);
+    const at = issue.path.map(String).join('.') || 'root';
+    const found = issue.path.reduce<unknown>(
+      (v, k) =>
+        v !== null && typeof v === 'object' && Object.hasOwn(v, k)
+          ? (v as Record<PropertyKey, unknown>)[k]
+          : undefined,
+      data,
+    );
+    throw new InputError(
+      { file },
+      `baseline is not a groundgate report: ${at}: ${issue.message.replace(/^Invalid input: /, '')}${found === undefined ? '' : ` (found ${preview(found)})`}; ${EXPECTED}`,
+    );
   }
   return { report: parsed.data };
 }

@@ -29,12 +29,17 @@ export function fraction(m: { numerator?: number; denominator?: number }): strin
   return m.numerator !== undefined && m.denominator !== undefined ? `${m.numerator}/${m.denominator}` : '';
 }
 
-/** "2 of 7 gates failed: qa.precision 0.5000 (>= 0.8), ..." */
+/**
+ * "FAIL — 2 of 7 gates failed", "PASS — 7 of 8 gates passed, 1 skipped": a skipped gate (max_drop without
+ * a baseline) is counted apart, so a gate that was never checked never reads as passed.
+ */
 export function verdictLine(gates: readonly GateResult[]): string {
-  const failed = gates.filter((g) => !g.passed);
   if (gates.length === 0) return 'PASS — no gates configured';
-  if (failed.length === 0) return `PASS — ${gates.length} of ${gates.length} gates passed`;
-  return `FAIL — ${failed.length} of ${gates.length} gates failed`;
+  const failed = gates.filter((g) => !g.passed).length;
+  const skipped = gates.filter((g) => g.skipped).length;
+  const tail = skipped ? `, ${skipped} skipped` : '';
+  if (failed === 0) return `PASS — ${gates.length - skipped} of ${gates.length} gates passed${tail}`;
+  return `FAIL — ${failed} of ${gates.length} gates failed${tail}`;
 }
 
 /** Signed change against the baseline, in the metric's unit: "+0.0200", "−3", "n/a". */
