@@ -227,6 +227,6 @@ describe('--baseline (dist/cli/index.js)', () => {
     }
     // Without --baseline, the max_drop gate is there, marked skipped.
     const none = runCli(['--suite', 'qa']);
-    expect(none.stdout).toMatch(/\n {39}drop ≤ 0\.02  skip \(no baseline report given\)\n/);
+    expect(none.stdout).toMatch(/\n {39}drop ≤ 0\.02 {2}skip \(no baseline report given\)\n/);
   });
 });
