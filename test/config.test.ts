@@ -108,6 +108,56 @@ describe('gates.yaml loader', () => {
     ).toMatch(/^gates\.yaml:9:\d+: suite "qa": scu\.rules\.0\.lock: invalid regular expression/);
   });
 
+  it('refuses an alias bomb at the first alias, with file:line, as an input error', () => {
+    const levels = ['version: 1', 'a0: &a0 [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i <= 9; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(9)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    expect(error([...levels, 'suites: {}'].join('\n'))).toBe(
+      'gates.yaml:3:10: invalid YAML: aliases expand to too many nodes (more than 50 aliased nodes); expected a config without such repetition',
+    );
+    // An anchor shared by eight suites stays fine.
+    const suites = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map(
+      (n, i) =>
+        `  ${n}:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    gates: ${i === 0 ? '&g\n      precision: ">= 0.5"\n      chr: ">= 0.5"' : '*g'}\n`,
+    );
+    const shared = parseConfig(
+      `version: 1\nsuites:\n${suites.join('')}`,
+      path.join(process.cwd(), 'gates.yaml'),
+    );
+    expect(shared.suites.map((s) => Object.keys(s.config.gates))).toEqual(
+      Array(8).fill(['precision', 'chr']),
+    );
+  });
+
+  it('refuses names that are properties of every object (__proto__, constructor) wherever they are keys', () => {
+    expect(error(base('      precision: ">= 0.8"\n').replace('  qa:', '  __proto__:'))).toBe(
+      'gates.yaml:3:3: reserved name "__proto__"; expected a name that is not a property of every JavaScript object',
+    );
+    expect(error(base('      __proto__: ">= 0.8"\n'))).toBe(
+      'gates.yaml:8:7: reserved name "__proto__"; expected a name that is not a property of every JavaScript object',
+    );
+    expect(error(base().replace('  qa:', '  constructor:'))).toMatch(
+      /^gates\.yaml:3:3: reserved name "constructor"/,
+    );
+    expect(error(base('      precision: ">= 0.8"\n', '    toString: 1\n'))).toMatch(
+      /^gates\.yaml:7:5: reserved name "toString"/,
+    );
+  });
+
+  it('refuses thresholds that are not finite, in either form', () => {
+    expect(error(base('      precision: "<= 1e400"\n'))).toBe(
+      'gates.yaml:8:18: suite "qa": gates.precision: expected a finite threshold, found "<= 1e400"',
+    );
+    expect(error(base('      precision: { min: 1e400 }\n'))).toMatch(
+      /^gates\.yaml:8:\d+: suite "qa": gates\.precision\.min: expected a finite number/,
+    );
+    expect(error(base('      precision: { max: .inf }\n'))).toMatch(/expected a finite number/);
+  });
+
   it('requires at least one suite and a mapping', () => {
     expect(error('version: 1\nsuites: {}\n')).toBe(
       'gates.yaml:2:1: expected at least one suite under suites:',

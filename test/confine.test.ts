@@ -126,6 +126,28 @@ describe('paths in gates.yaml never leave the workspace (CLI, dist/cli/index.js)
     );
   });
 
+  it('refuses a glob whose wildcard part climbs out or names an absolute path, before listing', () => {
+    for (const glob of ['runs/*/../../../x/*.jsonl', 'runs/{/,x}/**/*.jsonl', 'runs/@(..|x)/*.jsonl']) {
+      const r = runCli([], repo('gold.jsonl', JSON.stringify(glob)));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(
+        `groundgate: gates.yaml:6:13: suites.qa.traces: glob ${JSON.stringify(glob)} climbs out of its fixed folder after a wildcard; expected ".." and absolute paths only before the first wildcard\n`,
+      );
+    }
+    // ".." before the first wildcard is a path like any other: inside, it is fine.
+    const dir = repo('gold.jsonl', 'sub/../tr*.jsonl');
+    mkdirSync(path.join(dir, 'sub'));
+    expect(runCli(['--format', 'json'], dir).status).toBe(0);
+  });
+
+  it('refuses a path or glob holding a NUL character with a one-line error', () => {
+    const r = runCli([], repo('gold.jsonl', '"t\\0*.jsonl"'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      'groundgate: gates.yaml:6:13: suites.qa.traces: path "t\\u0000*.jsonl" holds a NUL character; expected a file path\n',
+    );
+  });
+
   it('refuses --input outside the workspace; --allow-outside-workspace allows both', () => {
     const out = outsideDir();
     const dir = repo('gold.jsonl');

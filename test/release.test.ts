@@ -21,19 +21,24 @@ describe('gold locks', () => {
   it('freeze → edit one item → verify and check --release exit 2 naming that qid', () => {
     const dir = example();
     const env = { SOURCE_DATE_EPOCH: '1767225600' };
-    // The copy carries the committed lock, which must already match the committed gold.
-    expect(runCli(['freeze'], dir, env)).toMatchObject({
-      status: 0,
-      stdout: 'qa: wrote gold/qa.gold.lock.json (47 items, sha256:0aa1d6ccfc3b); unchanged\n',
-    });
+    // The copy carries the committed lock, which must already match the committed gold: freezing again,
+    // on another day, keeps it byte for byte.
+    const committed = readFileSync(path.join(REPO, 'gold/qa.gold.lock.json'), 'utf8');
+    for (const day of [env, { SOURCE_DATE_EPOCH: '1798761600' }]) {
+      expect(runCli(['freeze'], dir, day)).toMatchObject({
+        status: 0,
+        stdout: 'qa: kept gold/qa.gold.lock.json (47 items, sha256:0aa1d6ccfc3b); unchanged\n',
+      });
+      expect(readFileSync(path.join(dir, 'gold/qa.gold.lock.json'), 'utf8')).toBe(committed);
+    }
     expect(JSON.parse(readFileSync(path.join(dir, 'gold/qa.gold.lock.json'), 'utf8'))).toMatchObject({
-      frozen: '2026-01-01',
+      frozen: '2026-11-21',
       items: 47,
       gold: ['qa.gold.jsonl'],
     });
     expect(runCli(['verify'], dir)).toMatchObject({
       status: 0,
-      stdout: 'qa: gold/qa.gold.jsonl matches qa.gold.lock.json (47 items, frozen 2026-01-01)\n',
+      stdout: 'qa: gold/qa.gold.jsonl matches qa.gold.lock.json (47 items, frozen 2026-11-21)\n',
     });
     expect(runCli(['--release', '-q'], dir).status).toBe(0);
 
@@ -62,6 +67,32 @@ describe('gold locks', () => {
     expect(check.status).toBe(0);
     expect(check.stdout).toContain(
       '> **qa**: the gold set does not match its lock `gold/qa.gold.lock.json`: 1 changed (FM007). Re-freeze',
+    );
+  });
+
+  it('keeps item ids that are names of object properties (__proto__, constructor) as plain ids in the lock', () => {
+    const item = (qid: string) => ({
+      qid,
+      question: `${qid}?`,
+      answerable: false,
+      gold_claim_substr: [],
+      gold_citations: [],
+    });
+    const dir = tmpTree({
+      'gates.yaml':
+        'version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n',
+      'g.jsonl': jsonl([item('__proto__'), item('constructor')]),
+      't.jsonl': '',
+    });
+    expect(runCli(['freeze'], dir).status).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(path.join(dir, 'g.lock.json'), 'utf8')).item_sha256)).toEqual([
+      '__proto__',
+      'constructor',
+    ]);
+    expect(runCli(['verify'], dir).status).toBe(0);
+    writeFileSync(path.join(dir, 'g.jsonl'), jsonl([item('constructor'), item('toString')]));
+    expect(runCli(['verify'], dir).stderr).toBe(
+      'groundgate: g.jsonl: does not match its lock g.lock.json: 1 added (toString), 1 removed (__proto__)\n',
     );
   });
 

@@ -57,10 +57,12 @@ export const freezeCommand: Command = {
     for (const { suite, gold, lock } of await goldSuites(args)) {
       const digest = await digestGold(gold);
       const previous = readLock(lock.file);
-      writeLock(lock.file, buildLock(digest, gold, lock.file, today(io.env)));
+      // An unchanged gold set keeps its lock as it is, date included: freezing again is not a new sign-off.
+      const day = previous?.sha256 === digest.sha256 ? previous.frozen : today(io.env);
+      const written = writeLock(lock.file, buildLock(digest, gold, lock.file, day));
       const change = previous ? describeDiff(diffLock(previous, digest)) : '';
       io.stdout(
-        `${suite.name}: wrote ${displayPath(lock.file)} (${digest.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
+        `${suite.name}: ${written ? 'wrote' : 'kept'} ${displayPath(lock.file)} (${digest.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
       );
     }
     return 0;

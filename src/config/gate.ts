@@ -27,7 +27,8 @@ export function parseComparison(text: string): Check | undefined {
   return { op: m[1] as Comparison, threshold: Number(m[2]) };
 }
 
-const finite = z.number().refine(Number.isFinite, 'expected a finite number');
+// zod's numbers are finite already; the message says so (YAML's .inf and 1e400 are numbers, and infinite).
+const finite = z.number({ error: 'expected a finite number' });
 
 const gateObject = z
   .strictObject({
@@ -55,6 +56,10 @@ const gateObject = z
 
 const gateString = z.string().transform((text, ctx): GateRule => {
   const check = parseComparison(text);
+  if (check && !Number.isFinite(check.threshold)) {
+    ctx.addIssue({ code: 'custom', message: `expected a finite threshold, found ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
   if (!check) {
     ctx.addIssue({
       code: 'custom',

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Document,
+  type Node as YamlNode,
+} from 'yaml';
 import { z } from 'zod';
 import { InputError, type Where } from '../errors.js';
 import { cliScope, confine, type PathScope } from '../io/confine.js';
@@ -72,7 +80,18 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
     const message = firstError.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw new InputError(at(firstError.pos[0]), `invalid YAML: ${message}`);
   }
-  const data: unknown = doc.toJS();
+  checkKeys(doc, at);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    // yaml refuses alias expansion past the limit (a "billion laughs" document) with a ReferenceError.
+    if (!(err instanceof ReferenceError)) throw err;
+    throw new InputError(
+      at(firstAlias(doc)),
+      `invalid YAML: aliases expand to too many nodes (more than ${MAX_ALIAS_COUNT} aliased nodes); expected a config without such repetition`,
+    );
+  }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InputError(at(0), 'expected a mapping with version: 1 and suites:');
   }
@@ -135,6 +154,42 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
     reportOffenders: top.data.report_offenders ?? DEFAULT_REPORT_OFFENDERS,
     suites,
   };
+}
+
+/**
+ * Aliases may expand to this many nodes: enough for anchors shared by a few suites (a gates block each),
+ * far below what makes a small file a large object.
+ */
+const MAX_ALIAS_COUNT = 50;
+
+/**
+ * Names of Object.prototype's properties, as keys anywhere in the config: `__proto__` would set a prototype
+ * and vanish, the others would shadow a property that code reading the config may rely on.
+ */
+const RESERVED = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+function checkKeys(doc: Document, at: (offset: number | undefined) => Where): void {
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && RESERVED.has(String(pair.key.value))) {
+        throw new InputError(
+          at(pair.key.range?.[0]),
+          `reserved name ${JSON.stringify(String(pair.key.value))}; expected a name that is not a property of every JavaScript object`,
+        );
+      }
+    },
+  });
+}
+
+function firstAlias(doc: Document): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function kindList(): string {

@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { TOOL_NAME, VERSION } from '../version.js';
 import type { GoldDigest } from './digest.js';
+import { ownRecord } from '../io/own-record.js';
 import { safeParse } from '../io/validate.js';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest');
@@ -18,7 +19,7 @@ export const lockSchema = z.strictObject({
   items: z.int().min(0),
   /** The day of freezing (UTC), YYYY-MM-DD. */
   frozen: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  item_sha256: z.record(z.string(), hex64),
+  item_sha256: ownRecord(hex64),
 });
 export type GoldLock = z.infer<typeof lockSchema>;
 
@@ -48,8 +49,12 @@ export function buildLock(digest: GoldDigest, goldFiles: readonly string[], lock
   };
 }
 
-export function writeLock(file: string, lock: GoldLock): void {
-  writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
+/** Writes the lock unless the file already holds exactly its bytes; says whether it wrote. */
+export function writeLock(file: string, lock: GoldLock): boolean {
+  const text = `${JSON.stringify(lock, null, 2)}\n`;
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return false;
+  writeFileSync(file, text);
+  return true;
 }
 
 export function readLock(file: string): GoldLock | undefined {
@@ -73,7 +78,7 @@ export function diffLock(lock: GoldLock, digest: GoldDigest): LockDiff {
   const changed: string[] = [];
   const items = digest.items();
   for (const [id, sha] of items) {
-    const locked = lock.item_sha256[id];
+    const locked = Object.hasOwn(lock.item_sha256, id) ? lock.item_sha256[id] : undefined;
     if (locked === undefined) added.push(id);
     else if (locked !== sha) changed.push(id);
   }

@@ -48,16 +48,21 @@ export function cliScope(configFile: string, cwd = process.cwd()): PathScope {
  * never reads it.
  */
 export function confine(file: string, scope: PathScope, written: string, where: Where, label = ''): string {
+  refuseNul(file, written, where, label);
+  if (scope.root === undefined) return file;
+  const real = realOrAbsolute(file);
+  if (real === undefined || !isInside(scope.root, real)) throw outside(scope, written, where, label);
+  return file;
+}
+
+/** A NUL character ends a path in the system's calls: Node refuses it with a TypeError, here it is the user's. */
+export function refuseNul(file: string, written: string, where: Where, label = ''): void {
   if (file.includes('\0')) {
     throw new InputError(
       where,
       `${label ? `${label}: ` : ''}path ${JSON.stringify(written)} holds a NUL character; expected a file path`,
     );
   }
-  if (scope.root === undefined) return file;
-  const real = realOrAbsolute(file);
-  if (real === undefined || !isInside(scope.root, real)) throw outside(scope, written, where, label);
-  return file;
 }
 
 /**

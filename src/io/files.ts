@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { InputError, type Where } from '../errors.js';
-import { confine, type PathScope } from './confine.js';
+import { confine, refuseNul, type PathScope } from './confine.js';
 
 /**
  * Resolves one input path of a suite: a plain path or a glob (`runs/shard-*\/trace.jsonl`), relative to
@@ -17,16 +17,21 @@ export async function resolveInput(
   scope: PathScope,
   label = '',
 ): Promise<string[]> {
+  refuseNul(spec, spec, where, label);
   const normalized = spec.split(path.sep).join('/');
   if (isDynamicPattern(normalized)) {
-    const segments = normalized.split('/');
-    const fixed = segments
-      .slice(
-        0,
-        segments.findIndex((s) => isDynamicPattern(s)),
-      )
-      .join('/');
-    confine(path.resolve(baseDir, fixed || '.'), scope, spec, where, label);
+    // The fixed part: whole folders before the first character that can be a wildcard.
+    const cut = normalized.lastIndexOf('/', normalized.search(/[*?[\]{}()!+@]/)) + 1;
+    confine(path.resolve(baseDir, normalized.slice(0, cut) || '.'), scope, spec, where, label);
+    // The fixed part is inside; a ".." or an absolute path among the pattern's alternatives would send the
+    // listing itself elsewhere (`{/,x}/**` walks the whole disk), so they are refused before it starts.
+    const rest = normalized.slice(cut);
+    if (/(^|[/{,(|])\.\.($|[/},)|])|[{,(|]\//.test(rest)) {
+      throw new InputError(
+        where,
+        `${label ? `${label}: ` : ''}glob ${JSON.stringify(spec)} climbs out of its fixed folder after a wildcard; expected ".." and absolute paths only before the first wildcard`,
+      );
+    }
     const files = await glob(normalized, {
       cwd: baseDir,
       absolute: true,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownRecordAsRecord } from '../io/own-record.js';
 import { reportSchema } from './schema.js';
 
 /**
@@ -6,6 +7,10 @@ import { reportSchema } from './schema.js';
  * input side, the JSON, not the objects parsing makes of it.
  */
 export function reportJsonSchema(): string {
-  const schema = z.toJSONSchema(reportSchema, { target: 'draft-2020-12', io: 'input' });
+  const schema = z.toJSONSchema(reportSchema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    override: ownRecordAsRecord,
+  });
   return `${JSON.stringify({ ...schema, title: 'groundgate report.json, schema_version 1' }, null, 2)}\n`;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { metricValueSchema } from '../metrics/spec.js';
 import { ItemRecord } from './item-record.js';
 import { holdsMoreThan, stringifyInPieces } from './json-pieces.js';
+import { ownRecord } from '../io/own-record.js';
 
 /**
  * report.json, the public contract (docs/report-schema.md). The JSON Schema in docs/ is generated from
@@ -70,8 +71,7 @@ export const suiteReportSchema = z.strictObject({
   offenders: z.array(offenderSchema),
   warnings: z.array(z.string()),
   /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
-  items: z
-    .record(z.string(), z.strictObject({ pass: z.boolean(), gold: z.string().optional() }))
+  items: ownRecord(z.strictObject({ pass: z.boolean(), gold: z.string().optional() }))
     .transform((record) => ItemRecord.fromRecord(record))
     .optional(),
 });
