@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeList, escapeMarkdown, escapeTerminal } from '../src/report/escape.js';
+import { escapeList, escapeMarkdown, escapeTerminal, escapeXml } from '../src/report/escape.js';
 
 const ZWJ = '\u200d';
 
@@ -30,10 +30,29 @@ describe('escapeMarkdown (text from gold and traces)', () => {
   });
 
   it('truncates long text and says how much was cut', () => {
-    const s = escapeMarkdown('x'.repeat(200_000), { maxLength: 300 });
+    const s = escapeMarkdown('x'.repeat(200_000), { maxLength: 300, wrap: false });
     expect(s).toBe(`${'x'.repeat(300)} … (199700 more characters)`);
     expect(escapeList(['a', 'b', 'c'], 2)).toBe('a, b, … (1 more)');
     expect(escapeList([])).toBe('∅');
+  });
+});
+
+describe('escapeMarkdown: layout and direction', () => {
+  it('breaks runs of more than 40 characters with a zero-width space, before the entities', () => {
+    const token = `${'a'.repeat(39)}|${'b'.repeat(45)}`;
+    expect(escapeMarkdown(token)).toBe(
+      `${'a'.repeat(39)}&#124;\u200b${'b'.repeat(40)}\u200b${'b'.repeat(5)}`,
+    );
+    expect(escapeMarkdown('short words stay whole')).toBe('short words stay whole');
+    // Ids are copied and searched for: lists and ids are not broken.
+    expect(escapeList(['i'.repeat(60)])).toBe('i'.repeat(60));
+  });
+
+  it('shows every bidirectional control as U+FFFD, in Markdown, the terminal and XML/HTML', () => {
+    const trojan = 'ok\u202eevil\u2066x\u2069\u200fy\u200ez\u061c';
+    expect(escapeMarkdown(trojan)).toBe('ok�evil�x��y�z�');
+    expect(escapeTerminal(trojan)).toBe('ok�evil�x��y�z�');
+    expect(escapeXml(trojan)).toBe('ok�evil�x��y�z�');
   });
 });
 

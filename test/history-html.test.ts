@@ -91,6 +91,27 @@ describe('history and trends', () => {
   });
 });
 
+describe('trend charts', () => {
+  it('leave values and thresholds that are not finite off the chart instead of printing Infinity', async () => {
+    const { report } = await run({ config, suites: ['qa'] });
+    report.suites.qa!.metrics.precision!.value = Infinity;
+    report.gates.find((g) => g.metric === 'chr')!.threshold = -Infinity;
+    const history = [
+      {
+        recorded: 't',
+        label: 'r1',
+        verdict: 'pass' as const,
+        metrics: { 'qa.precision': 0.9, 'qa.chr': 0.8 },
+        gates: {},
+      },
+    ];
+    const charts = buildTrends(history, report).map(mermaidTrend).join('\n');
+    expect(charts).not.toMatch(/Infinity|NaN/);
+    expect(charts).toContain('x-axis ["r1"]'); // precision: only the finite point
+    expect(charts).toMatch(/title "qa\.chr"\n/); // no gate line for a threshold of -Infinity
+  });
+});
+
 describe.skipIf(!CHROMIUM && !process.env.CI)('HTML report in headless Chromium', () => {
   it('renders the gates, the charts and every offender, with hostile text inert', async () => {
     const gold = [
@@ -146,5 +167,52 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('HTML report in headless Chromium'
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');
     expect(bytes.readUInt32BE(16)).toBe(1000); // IHDR width
     expect(bytes.length).toBeGreaterThan(20_000);
+  }, 120_000);
+
+  it('keeps a 5,000-character token from widening the page, shows bidi controls as U+FFFD, and says how many offenders it lists', () => {
+    const item = (qid: string) => ({
+      qid,
+      question: 'q',
+      answerable: true,
+      gold_claim_substr: ['right words'],
+      gold_citations: ['d'],
+    });
+    const trace = (qid: string, claim: string) => ({
+      qid,
+      retrieved_ids: ['d'],
+      answer_json: { claim, citations: ['d'] },
+    });
+    const dir = tmpTree({
+      'gates.yaml':
+        'version: 1\nreport_offenders: 2\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    gates:\n      precision: ">= 0.8"\n',
+      'g.jsonl': jsonl([item('L1'), item('L2'), item('L3')]),
+      't.jsonl': jsonl([
+        trace('L1', 'z'.repeat(5000)),
+        trace('L2', 'abc\u202edcba\u2066x\u2069'),
+        trace('L3', 'wrong'),
+      ]),
+    });
+    const html = path.join(dir, 'report.html');
+    expect(runCli(['--format', 'html', '--out', html], dir).status).toBe(1);
+    const text = readFileSync(html, 'utf8');
+    expect(text).toContain(
+      '<h3>Offenders (2 of 3; report.json lists the first 2, report_offenders in gates.yaml sets how many)</h3>',
+    );
+    expect(text).toContain('abc�dcba�x�');
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+
+    // The layout, measured in the browser: the same page with a script (which its CSP forbids) that
+    // records whether anything is wider than the window.
+    const probe = path.join(dir, 'probe.html');
+    writeFileSync(
+      probe,
+      text
+        .replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '')
+        .replace(
+          '</body>',
+          '<script>document.body.dataset.overflow = String(document.documentElement.scrollWidth > innerWidth)</script></body>',
+        ),
+    );
+    expect(dumpDom(probe)).toMatch(/<body data-overflow="false">/);
   }, 120_000);
 });

@@ -30,7 +30,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
 .pass{background:#1a7f37}.fail{background:#cf222e}.skip{background:#9a6700}
 section{background:#fff;border:1px solid #d1d9e0;border-radius:8px;padding:16px 20px;margin-bottom:20px}
 table{border-collapse:collapse;width:100%;margin:8px 0}
-th,td{border-bottom:1px solid #d1d9e0;padding:5px 8px;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid #d1d9e0;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.meta,.note,h2,h3{overflow-wrap:anywhere}
 th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.st-fail{color:#cf222e;font-weight:600}td.st-pass{color:#1a7f37}td.st-skip{color:#9a6700}
 .note{border-left:4px solid #9a6700;background:#fff8c5;padding:8px 12px;margin:8px 0}
@@ -137,7 +138,12 @@ function suiteHtml(report: Report, name: string, suite: SuiteReport, options: Ht
   if (trends.length) out.push(`<div class="charts">${trends.map(svgTrend).join('')}</div>`);
 
   if (suite.offenders.length) {
-    out.push(`<h3>Offenders (${suite.offenders_total})</h3>`);
+    // report.json lists the first report_offenders; the heading says when that is fewer than there are.
+    const listed = suite.offenders.length;
+    const total = suite.offenders_total;
+    out.push(
+      `<h3>Offenders (${listed === total ? total : `${listed} of ${total}; report.json lists the first ${listed}, report_offenders in gates.yaml sets how many`})</h3>`,
+    );
     const keys = [...new Set(suite.offenders.flatMap((o) => Object.keys(o)))].filter(
       (k) => !['id', 'labels', 'source'].includes(k),
     );

@@ -169,7 +169,7 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
     .map(([k, v]) => `${k}: ${cell(v)}`)
     .join('<br>');
   const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
-  return `| ${escapeMarkdown(o.id, { maxLength: 80 })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
+  return `| ${escapeMarkdown(o.id, { maxLength: 80, wrap: false })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
 }
 
 /** A gold set that differs from its lock or from the baseline needs a human's sign-off: say so first. */

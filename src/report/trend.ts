@@ -12,7 +12,8 @@ export interface Trend {
 
 /**
  * One trend per gated metric: the last `last` history entries, then the current run (labelled "now").
- * Entries where the metric was not computable are left out of that metric's line rather than drawn as 0.
+ * Entries where the metric was not computable (or not finite) are left out of that metric's line rather
+ * than drawn as 0.
  */
 export function buildTrends(history: readonly HistoryEntry[], report: Report, last = 20): Trend[] {
   const recent = history.slice(-Math.max(0, last - 1));
@@ -24,12 +25,14 @@ export function buildTrends(history: readonly HistoryEntry[], report: Report, la
     seen.add(key);
     const points = recent.flatMap((e) => {
       const v = e.metrics[key];
-      return typeof v === 'number' ? [{ label: e.label, value: v }] : [];
+      return typeof v === 'number' && Number.isFinite(v) ? [{ label: e.label, value: v }] : [];
     });
     const now = report.suites[g.suite]?.metrics[g.metric]?.value;
-    if (typeof now === 'number') points.push({ label: 'now', value: now });
+    if (typeof now === 'number' && Number.isFinite(now)) points.push({ label: 'now', value: now });
+    // A value or threshold that is not finite (an overflowing sum) has no place on an axis: left out.
     const thresholds = report.gates.filter(
-      (x) => x.suite === g.suite && x.metric === g.metric && x.op !== 'max_drop',
+      (x) =>
+        x.suite === g.suite && x.metric === g.metric && x.op !== 'max_drop' && Number.isFinite(x.threshold),
     );
     trends.push({
       key,
