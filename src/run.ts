@@ -4,11 +4,12 @@ import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
 import { compareItems, withBaseline } from './baseline/compare.js';
 import { loadBaseline } from './baseline/load.js';
-import { UsageError } from './errors.js';
+import { displayPath, UsageError } from './errors.js';
 import { digestGold, type GoldDigest } from './gold/digest.js';
 import { goldStatus, lockPathFor } from './gold/status.js';
 import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
+import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
 import {
   notComputable,
@@ -50,8 +51,10 @@ export interface RunOptions {
 export interface RunOutcome {
   report: Report;
   config: LoadedConfig;
-  /** Suite warnings prefixed with the suite name, for stderr and logs. */
+  /** Every warning, a suite's prefixed with its name, for stderr and logs. */
   warnings: string[];
+  /** Those of them that belong to no suite (the config, the baseline), so no suite's table shows them. */
+  runWarnings: string[];
 }
 
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
@@ -71,7 +74,9 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   const gates: GateResult[] = [];
   const warnings: string[] = [];
   const base = options.baseline ? loadBaseline(options.baseline, options.baselineMissingOk) : undefined;
-  if (base && 'warning' in base) warnings.push(base.warning);
+  const runWarnings = await utf8Warnings(takeUtf8Notes(), displayPath);
+  if (base && 'warning' in base) runWarnings.push(base.warning);
+  warnings.push(...runWarnings);
   const baseReport = base && 'report' in base ? base.report : undefined;
   for (const suite of selected) {
     const inputs = await suiteInputs(suite, config, options.inputs ?? []);
@@ -142,6 +147,8 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       .map((o) => offenderJson(o, o.fields ?? described.get(o.id) ?? {}))
       .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
 
+    // Whatever this suite read (inputs, lock) that was not UTF-8.
+    result.warnings.push(...(await utf8Warnings(takeUtf8Notes(), relative)));
     suites[suite.name] = {
       kind: suite.kind.kind,
       inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
@@ -166,7 +173,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     suites,
     gates,
   };
-  return { report, config, warnings };
+  return { report, config, warnings, runWarnings };
 }
 
 /**

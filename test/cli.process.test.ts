@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportSchema } from '../src/report/schema.js';
@@ -228,5 +228,45 @@ describe('--baseline (dist/cli/index.js)', () => {
     // Without --baseline, the max_drop gate is there, marked skipped.
     const none = runCli(['--suite', 'qa']);
     expect(none.stdout).toMatch(/\n {39}drop ≤ 0\.02 {2}skip \(no baseline report given\)\n/);
+  });
+});
+
+describe('input that is not UTF-8', () => {
+  it('is read with U+FFFD and said once per file, with its first such line: gold in the report, gates.yaml on stderr', () => {
+    const dir = tmpTree({ 'traces.jsonl': jsonl([trace('A'), trace('B')]) });
+    writeFileSync(
+      path.join(dir, 'gold.jsonl'),
+      Buffer.concat([
+        Buffer.from(`${JSON.stringify(gold('A'))}\n`),
+        Buffer.from([0xfe, 0x0a]),
+        Buffer.from(`${JSON.stringify(gold('B'))}\n`),
+      ]),
+    );
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      Buffer.concat([Buffer.from('# \xe9\n', 'latin1'), Buffer.from(config())]),
+    );
+    const r = runCli(['--report', 'r.json'], dir);
+    expect(r.status).toBe(2); // the line with the bad byte is not JSON either
+    expect(r.stderr).toMatch(/^groundgate: gold\.jsonl:2:1: invalid JSON/);
+
+    writeFileSync(
+      path.join(dir, 'gold.jsonl'),
+      Buffer.concat([
+        Buffer.from(`${JSON.stringify(gold('A'))}\n`),
+        Buffer.from(
+          `${JSON.stringify({ ...gold('B'), question: 'caf\u00e9' })}\n`.replace('é', '\u0000'),
+        ).map((b) => (b === 0 ? 0xe9 : b)),
+      ]),
+    );
+    const ok = runCli(['--report', 'r.json'], dir);
+    expect(ok.status).toBe(0);
+    expect(ok.stderr).toBe(
+      'groundgate: warning: gates.yaml:1: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)\n',
+    );
+    const warning =
+      'gold.jsonl:2: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)';
+    expect(ok.stdout).toContain(`  warning: ${warning}\n`);
+    expect(JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')).suites.qa.warnings).toEqual([warning]);
   });
 });

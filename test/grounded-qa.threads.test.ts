@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/process.js';
@@ -93,6 +93,30 @@ describe('grounded-qa on several threads (dist)', () => {
     const text = readFileSync(path.join(bad, 'traces/b.jsonl'), 'utf8').split('\n');
     const line = Number(expected.exec(one.stderr)![1]);
     expect(text[line - 1]).toBe('{"qid": "Q1", "retrieved_ids": "d1"}');
+  }, 60_000);
+
+  it('says once, with its line, that a file is not UTF-8, whichever thread read the line', () => {
+    const dir = tmpTree({ 'gates.yaml': gates, 'gold.jsonl': jsonl(gold), 'traces/a.jsonl': lines(1500) });
+    const before = Buffer.from(lines(1400));
+    const bad = Buffer.from(
+      '{"qid": "Q3", "retrieved_ids": ["d3"], "answer_json": {"claim": "caf\u00e9 X", "citations": ["d3"]}}\n',
+    );
+    bad[bad.indexOf(0xc3)] = 0xff; // a byte that is never UTF-8, where é began
+    writeFileSync(path.join(dir, 'traces/b.jsonl'), Buffer.concat([before, bad, Buffer.from(lines(300))]));
+    const line = before.toString('utf8').split('\n').length;
+    const expected = `traces/b.jsonl:${line}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)`;
+    for (const threads of ['1', '5', '5', '5']) {
+      const r = runCli(['-c', 'gates.yaml', '--report', `r${threads}.json`], dir, {
+        GROUNDGATE_THREADS: threads,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toContain(`  warning: ${expected}\n`);
+      const report = JSON.parse(readFileSync(path.join(dir, `r${threads}.json`), 'utf8'));
+      expect(report.suites.qa.warnings).toContain(expected);
+    }
+    expect(readFileSync(path.join(dir, 'r5.json'), 'utf8')).toBe(
+      readFileSync(path.join(dir, 'r1.json'), 'utf8'),
+    );
   }, 60_000);
 
   it('rejects a GROUNDGATE_THREADS that is not a count', () => {

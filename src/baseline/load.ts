@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { displayPath, InputError, preview } from '../errors.js';
 import { describeJsonError } from '../io/jsonl.js';
 import { reportSchema, type Report } from '../report/schema.js';
 import { safeParse } from '../io/validate.js';
+import { readText } from '../io/utf8.js';
 
 const EXPECTED =
   "expected a report.json written by groundgate (check --report, or the Action's report output)";
@@ -16,7 +16,7 @@ const EXPECTED =
 export function loadBaseline(file: string, missingOk = false): { report: Report } | { warning: string } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readText(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'ENOENT' && missingOk) {

@@ -160,10 +160,12 @@ async function check(args: CheckArgs, options: RunOptions, io: CliIo): Promise<n
   const passed = report.verdict === 'pass';
 
   if (args.report) writeOutput(args.report, (file) => writeReport(file, report));
-  // The text view shows warnings in its tables; other formats and files get them on stderr.
+  // The text view shows suite warnings in its tables; other formats and files get them on stderr, and
+  // warnings of no suite always go there.
   const warningsShown = args.format === 'text' && !args.out && !(args.quiet && passed);
-  if (!args.quiet && !warningsShown)
-    for (const w of outcome.warnings) io.stderr(`groundgate: warning: ${w}\n`);
+  if (!args.quiet)
+    for (const w of warningsShown ? outcome.runWarnings : outcome.warnings)
+      io.stderr(`groundgate: warning: ${w}\n`);
 
   const trends = args.history ? buildTrends(await readHistory(args.history), report, args.trend) : [];
   const text = format(report, args, offenders, io, trends);

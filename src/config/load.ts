@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   isMap,
@@ -17,6 +16,7 @@ import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import type { LoadedSuite } from '../suites/types.js';
 import { didYouMean } from './suggest.js';
 import { safeParse } from '../io/validate.js';
+import { readText } from '../io/utf8.js';
 
 export const DEFAULT_OFFENDERS = 10;
 export const DEFAULT_REPORT_OFFENDERS = 1000;
@@ -54,7 +54,7 @@ export function loadConfig(file: string, scope: PathScope = cliScope(file)): Loa
   confine(path.resolve(file), scope, file, { file }, 'config');
   let source: string;
   try {
-    source = readFileSync(file, 'utf8');
+    source = readText(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new InputError(

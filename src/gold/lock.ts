@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
@@ -7,6 +7,7 @@ import { TOOL_NAME, VERSION } from '../version.js';
 import type { GoldDigest } from './digest.js';
 import { ownRecord } from '../io/own-record.js';
 import { safeParse } from '../io/validate.js';
+import { readText } from '../io/utf8.js';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest');
 
@@ -52,7 +53,7 @@ export function buildLock(digest: GoldDigest, goldFiles: readonly string[], lock
 /** Writes the lock unless the file already holds exactly its bytes; says whether it wrote. */
 export function writeLock(file: string, lock: GoldLock): boolean {
   const text = `${JSON.stringify(lock, null, 2)}\n`;
-  if (existsSync(file) && readFileSync(file, 'utf8') === text) return false;
+  if (existsSync(file) && readText(file) === text) return false;
   writeFileSync(file, text);
   return true;
 }
@@ -61,7 +62,7 @@ export function readLock(file: string): GoldLock | undefined {
   if (!existsSync(file)) return undefined;
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = JSON.parse(readText(file));
   } catch {
     throw new InputError({ file }, 'lock file is not JSON; expected a lock written by groundgate freeze');
   }

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { ioError } from '../errors.js';
+import { checkUtf8 } from './utf8.js';
 
 /** Whole lines in a read buffer: bytes [0, length) of `buf`, which starts at byte `offset` of the file. */
 export interface LineWindow {
@@ -61,13 +62,19 @@ export async function* readWindows(file: string, options: WindowOptions): AsyncG
       if (read === 0) break;
       const filled = have + read;
       const cut = buf.lastIndexOf(NEWLINE, filled - 1) + 1;
-      if (cut > 0) yield { buf, length: cut, offset };
+      if (cut > 0) {
+        checkUtf8(file, buf, 0, cut, offset);
+        yield { buf, length: cut, offset };
+      }
       have = filled - cut;
       if (have > options.maxLineBytes) throw options.longLine();
       buf.copy(buf, 0, cut, filled);
       offset += cut;
     }
-    if (have > 0) yield { buf, length: have, offset };
+    if (have > 0) {
+      checkUtf8(file, buf, 0, have, offset);
+      yield { buf, length: have, offset };
+    }
   } catch (err) {
     throw ioError(file, err, options.what);
   } finally {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { describeJsonError } from '../../io/jsonl.js';
 import { describeIssue, formatPath, safeParse } from '../../io/validate.js';
+import { readText } from '../../io/utf8.js';
 
 /**
  * Whole-file JSON documents (event documents, trajectories, task metadata) read with positions: a syntax
@@ -19,7 +19,7 @@ export interface JsonText {
 export function readJsonFile(file: string, what: string): JsonText {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    text = readText(file).replace(/^\uFEFF/, '');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new InputError({ file }, code === 'ENOENT' ? 'file not found' : `cannot read (${code ?? 'error'})`);

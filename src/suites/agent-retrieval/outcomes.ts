@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { parseJson } from './json-document.js';
 import { isRecord, num } from './normalize/trace.js';
 import { epochMicros, secondsBetween } from './time.js';
+import { readText } from '../../io/utf8.js';
 
 /** What a trial achieved and cost, from Harbor's result.json: the outcomes retrieval is correlated with. */
 export interface Outcome {
@@ -85,7 +85,7 @@ export function loadOutcomes(files: readonly string[]): Map<string, Outcome> {
   const trials = new Map<string, Outcome>();
   const fromJobs = new Map<string, number>();
   for (const file of files) {
-    const value = parseJson(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''), file, 'a Harbor result.json');
+    const value = parseJson(readText(file).replace(/^\uFEFF/, ''), file, 'a Harbor result.json');
     if (!isRecord(value))
       throw new InputError({ file, line: 1 }, 'expected a JSON object (a Harbor result.json)');
     if (typeof value.trial_name === 'string') {

@@ -22,6 +22,7 @@ import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
 import { judgeRows } from './verdicts.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
+import { noteInvalidUtf8 } from '../../io/utf8.js';
 
 const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
 
@@ -402,8 +403,10 @@ function spawn(file: string, input: WorkerInput): Helper {
     digested(null);
   };
   worker.on('message', (m: WorkerMessage) => {
-    if ('scan' in m) answer(m.scan);
-    else if ('digests' in m) digested(m.digests);
+    if ('scan' in m) {
+      for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
+      answer(m.scan);
+    } else if ('digests' in m) digested(m.digests);
     else failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
   worker.once('error', failed);

@@ -27,6 +27,8 @@ export interface Scan {
   lines: number;
   /** [chunk, lines in it (blank ones too)] for each chunk read to its end. */
   chunkLines: [number, number][];
+  /** Where this thread met bytes that are not UTF-8 (see utf8.ts), for the main thread to report. */
+  utf8?: [string, number][];
   /**
    * The input error that stopped this thread, its line counting from the chunk's first line (the caller,
    * who knows how many lines came before, makes it absolute).

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests } from '../../gold/digest.js';
 import { ChunkQueue } from '../../io/chunk-queue.js';
 import type { Segment } from '../../io/split.js';
+import { takeUtf8Notes } from '../../io/utf8.js';
 import { scanBuffers, scanRuns, type Scan } from './scan.js';
 
 export interface WorkerInput {
@@ -27,7 +28,7 @@ const input = workerData as WorkerInput;
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
 
 async function main(): Promise<void> {
-  const scan = await scanRuns(new ChunkQueue(input.chunks, input.shared));
+  const scan = { ...(await scanRuns(new ChunkQueue(input.chunks, input.shared))), utf8: takeUtf8Notes() };
   post({ scan }, scanBuffers(scan));
   if (!input.gold) return;
   const digests = await lineDigests(input.gold).catch(() => null);

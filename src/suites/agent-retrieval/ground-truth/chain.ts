@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../../errors.js';
@@ -7,6 +7,7 @@ import { readJsonFile, validateJson } from '../json-document.js';
 import { groundTruthJson } from './ground-truth-json.js';
 import { filesFromPatch, pathsFromText } from './text-paths.js';
 import { unique, type GroundTruthLookup } from './types.js';
+import { readText } from '../../../io/utf8.js';
 
 const defectsSchema = z.array(
   z.looseObject({
@@ -95,7 +96,7 @@ export function groundTruthFromTask(taskDir: string): GroundTruthLookup {
   }
   for (const rel of ['tests/reference_fix.patch', 'tests/expected.diff', 'tests/expected.patch']) {
     if (!exists(rel)) continue;
-    const files = filesFromPatch(readFileSync(at(rel), 'utf8'));
+    const files = filesFromPatch(readText(at(rel)));
     if (files.length > 0) {
       return {
         truth: {
@@ -110,7 +111,7 @@ export function groundTruthFromTask(taskDir: string): GroundTruthLookup {
     reasons.push(`${rel} has no diff header`);
   }
   if (exists('solution/solve.sh')) {
-    const files = filesFromPatch(readFileSync(at('solution/solve.sh'), 'utf8'));
+    const files = filesFromPatch(readText(at('solution/solve.sh')));
     if (files.length > 0) {
       return {
         truth: {
@@ -129,7 +130,7 @@ export function groundTruthFromTask(taskDir: string): GroundTruthLookup {
     ['instruction.md', 'instruction', 'low'],
   ] as const) {
     if (!exists(rel)) continue;
-    const files = pathsFromText(readFileSync(at(rel), 'utf8'));
+    const files = pathsFromText(readText(at(rel)));
     if (files.length > 0) return { truth: { files, source, confidence, file: at(rel) } };
     reasons.push(`${rel} mentions no file path`);
   }

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../../../errors.js';
 import { compareCodeUnits } from '../../../io/files.js';
 import { isRecord } from './trace.js';
+import { readText } from '../../../io/utf8.js';
 
 /**
  * CodeScaleBench run directories: `runs/{staging|official}/{run_id}/{config_name}/{batch}/{trial}/`, where
@@ -127,7 +128,7 @@ export function normalizeTaskName(name: string): string {
 function readResult(file: string, warnings: string[]): Record<string, unknown> | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    const value: unknown = JSON.parse(readText(file).replace(/^\uFEFF/, ''));
     if (isRecord(value)) return value;
     warnings.push(`${file}: not a JSON object; ignored`);
   } catch {

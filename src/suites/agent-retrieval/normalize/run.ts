@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EventDocument } from '../contract.js';
 import { EMPTY_OUTCOME, jobRewards, outcomeOf, type Outcome } from '../outcomes.js';
 import { discoverTrials, eventsPath } from './layout.js';
 import { normalizeTrial, type NormalizeOptions } from './document.js';
+import { readText } from '../../../io/utf8.js';
 
 export interface NormalizedTask {
   doc: EventDocument;
@@ -57,7 +57,7 @@ export async function normalizeRun(
 
 function readJobRewards(file: string, warnings: string[]): Map<string, number> {
   try {
-    return jobRewards(JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')));
+    return jobRewards(JSON.parse(readText(file).replace(/^\uFEFF/, '')));
   } catch {
     warnings.push(`${file}: not valid JSON; its rewards are not used`);
     return new Map();

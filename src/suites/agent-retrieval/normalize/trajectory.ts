@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { epochMicros, secondsBetween } from '../time.js';
 import { readsResults } from '../tools.js';
 import {
@@ -10,13 +10,14 @@ import {
   type ToolCall,
   type TraceFile,
 } from './trace.js';
+import { readText } from '../../../io/utf8.js';
 
 /** Reads `agent/trajectory.json` (ATIF: `steps[].tool_calls[]`, `observation.results[]`, `metrics`). */
 export function readTrajectory(file: string): TraceFile {
   if (!existsSync(file)) return { status: 'missing' };
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    value = JSON.parse(readText(file).replace(/^\uFEFF/, ''));
   } catch (err) {
     return { status: 'unparseable', reason: `agent/trajectory.json is not JSON (${(err as Error).message})` };
   }
