@@ -12,11 +12,16 @@ export interface Where {
  * exits 2; nothing else about it (stack, cause) is shown, because the fix is in the user's file, not here.
  */
 export class InputError extends Error {
+  readonly detail: string;
+
   constructor(
     readonly where: Where | undefined,
-    readonly detail: string,
+    detail: string,
   ) {
-    super(where ? `${formatWhere(where)}: ${detail}` : detail);
+    // One line, whatever a library's message or the user's data put into it.
+    const line = detail.replace(/\r\n|\r|\n/g, ' ↵ ');
+    super(where ? `${formatWhere(where)}: ${line}` : line);
+    this.detail = line;
     this.name = 'InputError';
   }
 }

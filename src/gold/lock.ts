@@ -69,7 +69,7 @@ export function readLock(file: string): GoldLock | undefined {
   const parsed = safeParse(lockSchema, data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InputError({ file }, `${issue.path.join('.') || 'lock'}: ${issue.message}; expected a lock written by groundgate freeze`);
+    throw new InputError({ file }, `${issue.path.join('.') || 'lock'}: ${issue.message.replace(/^Invalid input: /, '')}; expected a lock written by groundgate freeze`);
   }
   return parsed.data;
 }

@@ -199,7 +199,7 @@ export function describeJsonError(err: unknown, text: string): { reason: string;
   const message = err instanceof Error ? err.message : String(err);
   const pos = /at position (\d+)/.exec(message);
   let reason = message
-    .replace(/,? ?(?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '')
+    .replace(/,? ?(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '')
     .replace(/ in JSON at position \d+.*$/s, '')
     .trim();
   if (/^Unexpected end of JSON input/.test(message)) reason = 'unexpected end of line';

@@ -7,16 +7,25 @@ const RECORDS = new WeakMap<z.core.$ZodType, z.ZodType>();
  * A JSON object of ids → values, every own key kept. `z.record` assigns keys to a plain object, where
  * `__proto__` sets the prototype and vanishes; ids are data (an item may be called `__proto__`), so this
  * reads the object's own entries into an object without a prototype, where every name is a plain key.
+ * Issues are placed at the id, as z.record places them.
  */
 export function ownRecord<V extends z.ZodType>(value: V) {
-  const schema = z.preprocess(
-    (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : v),
-    z.array(z.tuple([z.string(), value]), { error: 'expected an object' }).transform((entries) => {
-      const out = Object.create(null) as Record<string, z.output<V>>;
-      for (const [k, v] of entries as [string, z.output<V>][]) out[k] = v;
-      return out;
-    }),
-  );
+  const schema = z.unknown().transform((input, ctx) => {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      ctx.addIssue({ code: 'invalid_type', expected: 'object', input, message: 'expected an object' });
+      return z.NEVER;
+    }
+    const out = Object.create(null) as Record<string, z.output<V>>;
+    for (const [key, v] of Object.entries(input)) {
+      const parsed = value.safeParse(v);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] });
+        return z.NEVER;
+      }
+      out[key] = parsed.data;
+    }
+    return out;
+  });
   RECORDS.set(schema, z.record(z.string(), value));
   return schema;
 }

@@ -1,0 +1,359 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { entryFor } from '../src/history/history.js';
+import { serializeReport } from '../src/report/schema.js';
+import { run } from '../src/run.js';
+import { runCli } from './helpers/process.js';
+import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
+
+/**
+ * Property-based fuzzing of every loader a pull request can feed: gates.yaml, gold, traces, retrieval-event
+ * documents, TREC qrels and runs, gold locks, history files and baseline reports. Each generated input is
+ * a valid example with edits applied (bytes, lines, JSON values, YAML syntax), and the property is the
+ * CLI's contract: exit 0, 1 or 2; on 2 one line naming what is wrong; never an internal error, a stack trace
+ * or a hang. FUZZ_RUNS sets the inputs per loader: a sample in CI, 10,000 in the nightly run
+ * (.github/workflows/fuzz.yml).
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
+// fast-check takes a 32-bit seed; a workflow run id is larger.
+const SEED = Number(process.env.FUZZ_SEED ?? 20261125) % 2 ** 31;
+const HANG_MS = 10_000;
+
+/** Stands for a byte that is never UTF-8 (0xFF) until the file is written. */
+const BAD_BYTE = '\ue000';
+
+const JUNK = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  'null',
+  'true',
+  '1e400',
+  '-1',
+  '-',
+  '\\',
+  '\u0000',
+  '\ufeff',
+  '\r',
+  '\n',
+  '\t',
+  ' ',
+  '💥',
+  'é',
+  '\u202e',
+  '__proto__',
+  'constructor',
+  BAD_BYTE,
+  '\ud800',
+];
+const YAML_JUNK = [
+  '&a ',
+  '*a',
+  '!!binary ',
+  '<<: *a',
+  '---',
+  '%YAML 1.1',
+  '? ',
+  '|',
+  '>',
+  '#',
+  '!',
+  '@',
+  '`',
+];
+const VALUES: unknown[] = [
+  null,
+  0,
+  -1,
+  0.5,
+  1e308,
+  -1e-300,
+  '',
+  'x',
+  'not in context',
+  '__proto__',
+  'constructor',
+  '\u0000',
+  '\u202e',
+  '../../etc/passwd',
+  'y'.repeat(5000),
+  [],
+  [null],
+  [''],
+  [1],
+  {},
+  { __proto__: 1 },
+  true,
+  false,
+];
+
+type Edit =
+  | { kind: 'insert'; at: number; text: string }
+  | { kind: 'delete'; at: number; length: number }
+  | { kind: 'truncate'; at: number }
+  | { kind: 'duplicate-line'; at: number }
+  | { kind: 'swap-lines'; a: number; b: number }
+  | { kind: 'value'; at: number; pick: number; value: unknown };
+
+function editArb(junk: readonly string[]): fc.Arbitrary<Edit> {
+  const at = fc.nat();
+  return fc.oneof(
+    fc.record({ kind: fc.constant('insert' as const), at, text: fc.constantFrom(...junk) }),
+    fc.record({
+      kind: fc.constant('insert' as const),
+      at,
+      text: fc.string({ unit: 'binary', maxLength: 8 }),
+    }),
+    fc.record({ kind: fc.constant('delete' as const), at, length: fc.integer({ min: 1, max: 40 }) }),
+    fc.record({ kind: fc.constant('truncate' as const), at }),
+    fc.record({ kind: fc.constant('duplicate-line' as const), at }),
+    fc.record({ kind: fc.constant('swap-lines' as const), a: fc.nat(), b: fc.nat() }),
+    fc.record({
+      kind: fc.constant('value' as const),
+      at,
+      pick: fc.nat(),
+      value: fc.oneof(fc.constantFrom(...VALUES), fc.jsonValue({ maxDepth: 2 })),
+    }),
+  );
+}
+
+function apply(text: string, edit: Edit, wholeJson: boolean): string {
+  const pos = (n: number) => n % (text.length + 1);
+  switch (edit.kind) {
+    case 'insert':
+      return text.slice(0, pos(edit.at)) + edit.text + text.slice(pos(edit.at));
+    case 'delete':
+      return text.slice(0, pos(edit.at)) + text.slice(pos(edit.at) + edit.length);
+    case 'truncate':
+      return text.slice(0, pos(edit.at));
+    case 'duplicate-line': {
+      const lines = text.split('\n');
+      const i = edit.at % lines.length;
+      lines.splice(i, 0, lines[i]!);
+      return lines.join('\n');
+    }
+    case 'swap-lines': {
+      const lines = text.split('\n');
+      const [a, b] = [edit.a % lines.length, edit.b % lines.length];
+      [lines[a], lines[b]] = [lines[b]!, lines[a]!];
+      return lines.join('\n');
+    }
+    case 'value': {
+      // A JSON value somewhere in the document (or in one line of JSON Lines) gets another value or type.
+      const lines = wholeJson ? [text] : text.split('\n');
+      const i = edit.at % lines.length;
+      let doc: unknown;
+      try {
+        doc = JSON.parse(lines[i]!);
+      } catch {
+        return text;
+      }
+      const slots: [Record<string, unknown> | unknown[], string | number][] = [];
+      const walk = (v: unknown) => {
+        if (Array.isArray(v)) v.forEach((x, k) => (slots.push([v, k]), walk(x)));
+        else if (v !== null && typeof v === 'object')
+          for (const [k, x] of Object.entries(v)) (slots.push([v as Record<string, unknown>, k]), walk(x));
+      };
+      walk(doc);
+      if (slots.length === 0) return text;
+      const [holder, key] = slots[edit.pick % slots.length]!;
+      (holder as Record<string | number, unknown>)[key] = edit.value;
+      lines[i] = JSON.stringify(doc, null, wholeJson ? 2 : undefined);
+      return lines.join('\n');
+    }
+  }
+}
+
+interface Target {
+  name: string;
+  /** Files of the harness folder; `fuzzed` is among them and is replaced by each input. */
+  files: Record<string, string>;
+  fuzzed: string;
+  args: string[];
+  wholeJson?: boolean;
+  junk?: readonly string[];
+}
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: readonly string[], cwd: string): Promise<Outcome> {
+  const out: Outcome = { code: -1, stdout: '', stderr: '' };
+  const io = {
+    stdout: (t: string) => void (out.stdout += t),
+    stderr: (t: string) => void (out.stderr += t),
+    isTty: false,
+    env: { NO_COLOR: '1' },
+  };
+  const previous = process.cwd();
+  process.chdir(cwd);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    out.code = await Promise.race([
+      main(args, io),
+      new Promise<number>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms: a hang`)), HANG_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    process.chdir(previous);
+  }
+  return out;
+}
+
+/** The CLI's contract for any input. */
+function expectClean(o: Outcome, input: string): void {
+  const context = `input:\n${input.slice(0, 2000)}\nstderr:\n${o.stderr}`;
+  expect([0, 1, 2], context).toContain(o.code);
+  expect(o.stderr, context).not.toContain('internal error');
+  expect(o.stderr, context).not.toMatch(/\n\s+at /);
+  for (const line of o.stderr.split('\n').filter(Boolean)) expect(line, context).toMatch(/^groundgate: /);
+  if (o.code === 2) {
+    const lines = o.stderr.split('\n').filter(Boolean);
+    const errors = lines.filter((l) => !l.startsWith('groundgate: warning: '));
+    expect(errors, context).toHaveLength(1);
+  }
+}
+
+function write(dir: string, name: string, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  // BAD_BYTE is U+E000: EE 80 80 in UTF-8, written as the lone byte FF.
+  const out: number[] = [];
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0xee && bytes[i + 1] === 0x80 && bytes[i + 2] === 0x80) {
+      out.push(0xff);
+      i += 2;
+    } else out.push(bytes[i]!);
+  }
+  writeFileSync(path.join(dir, name), Buffer.from(out));
+}
+
+const read = (p: string) => readFileSync(path.join(REPO, p), 'utf8');
+const qaGates = qaOnlyGates()
+  .replace('gold/qa.gold.jsonl', 'gold.jsonl')
+  .replace('runs/qa.trace.jsonl', 'traces.jsonl')
+  .replace('gold/qa.gold.lock.json', 'gold.lock.json');
+const qaFiles = {
+  'gates.yaml': qaGates,
+  'gold.jsonl': read('gold/qa.gold.jsonl'),
+  'traces.jsonl': read('runs/qa.trace.jsonl'),
+  'gold.lock.json': read('gold/qa.gold.lock.json'),
+};
+
+async function targets(): Promise<Target[]> {
+  const eventsDir =
+    'examples/agent-retrieval/runs/staging/fix_sonnet_20260301_090000/retrieval_events/baseline-local-direct';
+  const events = readdirSync(path.join(REPO, eventsDir)).sort().slice(0, 3);
+  const report = (await run({ config: path.join(REPO, 'gates.yaml'), suites: ['qa'] })).report;
+  const entry = JSON.stringify(entryFor(report, 'abc1234', '2026-11-01T00:00:00.000Z'));
+  const rankingGates =
+    'version: 1\nsuites:\n  r:\n    kind: ranking\n    qrels: q.qrels\n    run: r.run\n    k: 10\n    gates:\n      ndcg@10: ">= 0.5"\n      mrr: ">= 0.5"\n';
+  return [
+    { name: 'gates.yaml', files: qaFiles, fuzzed: 'gates.yaml', args: [], junk: [...JUNK, ...YAML_JUNK] },
+    { name: 'gold (grounded-qa)', files: qaFiles, fuzzed: 'gold.jsonl', args: [] },
+    { name: 'traces (grounded-qa)', files: qaFiles, fuzzed: 'traces.jsonl', args: [] },
+    {
+      name: 'retrieval-event documents',
+      files: {
+        'gates.yaml':
+          'version: 1\nsuites:\n  ar:\n    kind: agent-retrieval\n    events: ev/*.json\n    k: [5]\n    gates:\n      file_recall: ">= 0.5"\n',
+        ...Object.fromEntries(events.map((f) => [`ev/${f}`, read(`${eventsDir}/${f}`)])),
+      },
+      fuzzed: `ev/${events[0]}`,
+      args: [],
+      wholeJson: true,
+    },
+    {
+      name: 'TREC qrels',
+      files: {
+        'gates.yaml': rankingGates,
+        'q.qrels': read('examples/ranking/ferrymark.qrels'),
+        'r.run': read('examples/ranking/bm25.run'),
+      },
+      fuzzed: 'q.qrels',
+      args: [],
+    },
+    {
+      name: 'TREC run',
+      files: {
+        'gates.yaml': rankingGates,
+        'q.qrels': read('examples/ranking/ferrymark.qrels'),
+        'r.run': read('examples/ranking/bm25.run'),
+      },
+      fuzzed: 'r.run',
+      args: [],
+    },
+    { name: 'gold lock', files: qaFiles, fuzzed: 'gold.lock.json', args: ['--release'], wholeJson: true },
+    {
+      name: 'history',
+      files: { ...qaFiles, 'history.jsonl': `${entry}\n${entry.replace('abc1234', 'def5678')}\n` },
+      fuzzed: 'history.jsonl',
+      args: ['--history', 'history.jsonl', '--format', 'markdown'],
+    },
+    {
+      name: 'baseline report',
+      files: { ...qaFiles, 'base.json': serializeReport(report) },
+      fuzzed: 'base.json',
+      args: ['--baseline', 'base.json', '--format', 'markdown'],
+      wholeJson: true,
+    },
+  ];
+}
+
+describe(`loader fuzzing with fast-check (${RUNS} inputs per loader; FUZZ_RUNS sets it)`, async () => {
+  for (const target of await targets()) {
+    it(
+      `${target.name}: exit 0, 1 or 2 with a one-line message; never a stack trace or a hang`,
+      async () => {
+        const dir = tmpTree(target.files);
+        const seed = target.files[target.fuzzed]!;
+        const codes = new Map<number, number>();
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(editArb(target.junk ?? JUNK), { minLength: 1, maxLength: 4 }),
+            async (edits) => {
+              const input = edits.reduce((text, e) => apply(text, e, target.wholeJson ?? false), seed);
+              write(dir, target.fuzzed, input);
+              const o = await cli(target.args, dir);
+              expectClean(o, input);
+              codes.set(o.code, (codes.get(o.code) ?? 0) + 1);
+            },
+          ),
+          { numRuns: RUNS, seed: SEED, endOnFailure: true },
+        );
+        // The edits reach past the first check: some inputs still load, and some are refused.
+        expect(codes.get(2) ?? 0).toBeGreaterThan(0);
+        expect((codes.get(0) ?? 0) + (codes.get(1) ?? 0)).toBeGreaterThan(0);
+      },
+      600_000 + RUNS * 200,
+    );
+  }
+
+  it('the bundled CLI keeps the same contract on a sample of the same inputs (dist/cli/index.js)', async () => {
+    for (const target of await targets()) {
+      const dir = tmpTree(target.files);
+      const seed = target.files[target.fuzzed]!;
+      const samples = fc.sample(fc.array(editArb(target.junk ?? JUNK), { minLength: 1, maxLength: 4 }), {
+        numRuns: 4,
+        seed: SEED,
+      });
+      for (const edits of samples) {
+        const input = edits.reduce((text, e) => apply(text, e, target.wholeJson ?? false), seed);
+        write(dir, target.fuzzed, input);
+        const r = runCli(target.args, dir);
+        expectClean({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, input);
+      }
+    }
+  }, 120_000);
+});
