@@ -157,9 +157,11 @@ function apply(text: string, edit: Edit, wholeJson: boolean): string {
       }
       const slots: [Record<string, unknown> | unknown[], string | number][] = [];
       const walk = (v: unknown) => {
-        if (Array.isArray(v)) v.forEach((x, k) => (slots.push([v, k]), walk(x)));
-        else if (v !== null && typeof v === 'object')
-          for (const [k, x] of Object.entries(v)) (slots.push([v as Record<string, unknown>, k]), walk(x));
+        if (v === null || typeof v !== 'object') return;
+        for (const [k, x] of Object.entries(v)) {
+          slots.push([v as Record<string, unknown>, Array.isArray(v) ? Number(k) : k]);
+          walk(x);
+        }
       };
       walk(doc);
       if (slots.length === 0) return text;
