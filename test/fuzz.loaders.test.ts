@@ -6,6 +6,7 @@ import { main } from '../src/cli/main.js';
 import { entryFor } from '../src/history/history.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
+import { JUNK } from './helpers/junk.js';
 import { runCli } from './helpers/process.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -25,34 +26,8 @@ const HANG_MS = 10_000;
 /** Stands for a byte that is never UTF-8 (0xFF) until the file is written. */
 const BAD_BYTE = '\ue000';
 
-const JUNK = [
-  '{',
-  '}',
-  '[',
-  ']',
-  '"',
-  ',',
-  ':',
-  'null',
-  'true',
-  '1e400',
-  '-1',
-  '-',
-  '\\',
-  '\u0000',
-  '\ufeff',
-  '\r',
-  '\n',
-  '\t',
-  ' ',
-  '💥',
-  'é',
-  '\u202e',
-  '__proto__',
-  'constructor',
-  BAD_BYTE,
-  '\ud800',
-];
+const EXTRA_JUNK = ['-1', '\n', '\t', '\u202e', '__proto__', 'constructor', BAD_BYTE, '\ud800'];
+const LOADER_JUNK = [...JUNK, ...EXTRA_JUNK];
 const YAML_JUNK = [
   '&a ',
   '*a',
@@ -262,7 +237,13 @@ async function targets(): Promise<Target[]> {
   const rankingGates =
     'version: 1\nsuites:\n  r:\n    kind: ranking\n    qrels: q.qrels\n    run: r.run\n    k: 10\n    gates:\n      ndcg@10: ">= 0.5"\n      mrr: ">= 0.5"\n';
   return [
-    { name: 'gates.yaml', files: qaFiles, fuzzed: 'gates.yaml', args: [], junk: [...JUNK, ...YAML_JUNK] },
+    {
+      name: 'gates.yaml',
+      files: qaFiles,
+      fuzzed: 'gates.yaml',
+      args: [],
+      junk: [...LOADER_JUNK, ...YAML_JUNK],
+    },
     { name: 'gold (grounded-qa)', files: qaFiles, fuzzed: 'gold.jsonl', args: [] },
     { name: 'traces (grounded-qa)', files: qaFiles, fuzzed: 'traces.jsonl', args: [] },
     {
@@ -323,7 +304,7 @@ describe(`loader fuzzing with fast-check (${RUNS} inputs per loader; FUZZ_RUNS s
         const codes = new Map<number, number>();
         await fc.assert(
           fc.asyncProperty(
-            fc.array(editArb(target.junk ?? JUNK), { minLength: 1, maxLength: 4 }),
+            fc.array(editArb(target.junk ?? LOADER_JUNK), { minLength: 1, maxLength: 4 }),
             async (edits) => {
               const input = edits.reduce((text, e) => apply(text, e, target.wholeJson ?? false), seed);
               write(dir, target.fuzzed, input);
@@ -346,10 +327,13 @@ describe(`loader fuzzing with fast-check (${RUNS} inputs per loader; FUZZ_RUNS s
     for (const target of await targets()) {
       const dir = tmpTree(target.files);
       const seed = target.files[target.fuzzed]!;
-      const samples = fc.sample(fc.array(editArb(target.junk ?? JUNK), { minLength: 1, maxLength: 4 }), {
-        numRuns: 4,
-        seed: SEED,
-      });
+      const samples = fc.sample(
+        fc.array(editArb(target.junk ?? LOADER_JUNK), { minLength: 1, maxLength: 4 }),
+        {
+          numRuns: 4,
+          seed: SEED,
+        },
+      );
       for (const edits of samples) {
         const input = edits.reduce((text, e) => apply(text, e, target.wholeJson ?? false), seed);
         write(dir, target.fuzzed, input);

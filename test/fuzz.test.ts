@@ -15,32 +15,13 @@ import {
 } from '../src/suites/grounded-qa/contract.js';
 import { goldFields, loadedGold, scanGoldLine } from '../src/suites/grounded-qa/gold-scan.js';
 import { judgedTrace, scanTraceLine, traceFields } from '../src/suites/grounded-qa/trace-scan.js';
+import { JUNK } from './helpers/junk.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readFileSync(path.join(REPO, 'gold/qa.gold.jsonl'), 'utf8').trimEnd().split('\n');
 const TRACES = readFileSync(path.join(REPO, 'runs/qa.trace.jsonl'), 'utf8').trimEnd().split('\n');
 const CONFIG = qaOnlyGates();
-const JUNK = [
-  '{',
-  '}',
-  '[',
-  ']',
-  '"',
-  ',',
-  ':',
-  'null',
-  'true',
-  '1e999',
-  '-',
-  '\\',
-  '\u0000',
-  '\ufeff',
-  '\r',
-  ' ',
-  '💥',
-  'é',
-];
 const VALUES = [null, 0, -1, 1.5, '', 'x', [], {}, [1], ['a'], { claim: 1 }, true, 'not in context'];
 
 /** One random edit: bytes (delete, insert, swap) or structure (drop a key, change a value's type). */

@@ -1,0 +1,21 @@
+/** Characters and tokens that break JSON, JSON Lines and their readers: what fuzz edits insert. */
+export const JUNK: readonly string[] = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  'null',
+  'true',
+  '1e999',
+  '-',
+  '\\',
+  '\u0000',
+  '\ufeff',
+  '\r',
+  ' ',
+  '💥',
+  'é',
+];
