@@ -275,6 +275,54 @@ describe('the Action: gates.yaml from a fork cannot read the runner', () => {
   });
 });
 
+describe('files the workflow or the command line names: anywhere, but not out through a planted link', () => {
+  let gh: FakeGitHub;
+  beforeEach(async () => {
+    gh = await new FakeGitHub().start();
+  });
+  afterEach(() => gh.stop());
+
+  it('the Action does not write its report through a link in the checkout, nor read history through one', async () => {
+    const out = tmpTree({ 'victim.txt': 'keep me\n', 'h.jsonl': '{"x": 1}\n' });
+    const ws = workspace();
+    symlinkSync(path.join(out, 'victim.txt'), path.join(ws, 'groundgate-report.json'));
+    const r = await runAction(ws, gh.url, { comment: 'never' });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(
+      /::error::groundgate: input "report": path "groundgate-report\.json" resolves outside the workspace .* \(GITHUB_WORKSPACE\)/,
+    );
+    expect(readFileSync(path.join(out, 'victim.txt'), 'utf8')).toBe('keep me\n');
+
+    const ws2 = workspace();
+    symlinkSync(path.join(out, 'h.jsonl'), path.join(ws2, 'history.jsonl'));
+    const h = await runAction(ws2, gh.url, { comment: 'never', history: 'history.jsonl' });
+    expect(h.code).toBe(2);
+    expect(h.stdout).toMatch(/input "history": path "history\.jsonl" resolves outside the workspace/);
+    // A path the workflow names outside the checkout (e.g. under runner.temp) is the workflow's choice.
+    const elsewhere = await runAction(workspace(), gh.url, {
+      comment: 'never',
+      report: path.join(out, 'r.json'),
+    });
+    expect(elsewhere.code).toBe(0);
+    expect(existsSync(path.join(out, 'r.json'))).toBe(true);
+  });
+
+  it('the CLI does not write --report or --out through a link in the workspace', () => {
+    const out = tmpTree({ 'victim.txt': 'keep me\n' });
+    const dir = repo('gold.jsonl');
+    symlinkSync(path.join(out, 'victim.txt'), path.join(dir, 'report.json'));
+    for (const flag of ['--report', '--out']) {
+      const r = runCli([flag, 'report.json'], dir);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(
+        new RegExp(`^groundgate: ${flag}: path "report\\.json" resolves outside the workspace`),
+      );
+    }
+    expect(readFileSync(path.join(out, 'victim.txt'), 'utf8')).toBe('keep me\n');
+    expect(runCli(['--report', path.join(out, 'r.json')], dir).status).toBe(0);
+  });
+});
+
 describe('confine (unit)', () => {
   it('follows links, allows files not yet written, and refuses NUL characters', () => {
     const dir = tmpTree({ 'a/b.txt': 'x' });

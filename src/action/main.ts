@@ -3,8 +3,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as workflow from './workflow.js';
 import { InputError, UsageError } from '../errors.js';
-import { scopeAt } from '../io/confine.js';
+import { confineIfInside, scopeAt } from '../io/confine.js';
 import { readHistory } from '../history/history.js';
+import type { HistoryEntry } from '../history/schema.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
@@ -20,18 +21,30 @@ import { readInputs, type ActionInputs } from './inputs.js';
 export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let inputs: ActionInputs;
   let outcome: RunOutcome;
+  let files: { report: string; baseline?: string; history?: string };
+  let history: HistoryEntry[] = [];
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   try {
     inputs = readInputs();
+    // gates.yaml may come from a fork: what it names must stay in the checkout. No input lifts this.
+    const scope = scopeAt(workspace, 'GITHUB_WORKSPACE');
+    // The workflow's own paths may go anywhere, but not out through a link planted in the checkout.
+    const own = (input: string, value: string) =>
+      confineIfInside(path.resolve(workspace, value), scope, value, { file: `input "${input}"` });
+    files = {
+      report: own('report', inputs.report),
+      ...(inputs.baseline ? { baseline: own('baseline', inputs.baseline) } : {}),
+      ...(inputs.history ? { history: own('history', inputs.history) } : {}),
+    };
     outcome = await run({
       config: path.resolve(workspace, inputs.config),
-      // gates.yaml may come from a fork: what it names must stay in the checkout. No input lifts this.
-      scope: scopeAt(workspace, 'GITHUB_WORKSPACE'),
+      scope,
       suites: inputs.suites,
-      baseline: inputs.baseline ? path.resolve(workspace, inputs.baseline) : undefined,
+      baseline: files.baseline,
       baselineMissingOk: true,
       release: inputs.release,
     });
+    if (files.history) history = await readHistory(files.history);
   } catch (err) {
     if (err instanceof InputError) {
       const where = err.where;
@@ -54,9 +67,16 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   const passed = report.verdict === 'pass';
   const offenders = inputs.offenders ?? config.offenders;
 
-  const reportPath = path.resolve(workspace, inputs.report);
-  mkdirSync(path.dirname(reportPath), { recursive: true });
-  writeReport(reportPath, report);
+  const reportPath = files.report;
+  try {
+    mkdirSync(path.dirname(reportPath), { recursive: true });
+    writeReport(reportPath, report);
+  } catch (err) {
+    workflow.setFailed(
+      `groundgate: input "report": cannot write ${reportPath} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return 2;
+  }
 
   logText(renderText(report, { offenders, color: false }));
   for (const w of outcome.warnings) workflow.warning(w);
@@ -68,9 +88,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     marker: `<!-- groundgate:${configKey.replace(/--/g, '-')} -->`,
     footer: footer(env, report),
     fullReportHint: `the report.json artifact (${path.basename(reportPath)})`,
-    trends: inputs.history
-      ? buildTrends(await readHistory(path.resolve(workspace, inputs.history)), report)
-      : [],
+    trends: files.history ? buildTrends(history, report) : [],
   });
 
   if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { readHistory } from '../history/history.js';
 import { renderHtml } from '../report/html.js';
@@ -7,7 +8,7 @@ import { serializeReport, writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
-import { UNCONFINED } from '../io/confine.js';
+import { cliScope, confineIfInside, UNCONFINED } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeapBytes, run, type InputOverride, type RunOptions } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
@@ -126,13 +127,21 @@ export const checkCommand: Command = {
   usage: CHECK_USAGE,
   async run(argv, io) {
     const args = parseCheckArgs(argv);
+    const scope = args.allowOutsideWorkspace ? UNCONFINED : cliScope(args.config);
+    // Files named on the command line may be anywhere, but not out through a link in the workspace.
+    const own = (flag: string, file: string | undefined) =>
+      file !== undefined && confineIfInside(path.resolve(file), scope, file, { file: flag });
+    own('--report', args.report);
+    own('--out', args.out);
+    own('--history', args.history);
+    own('--baseline', args.baseline);
     const options: RunOptions = {
       config: args.config,
       suites: args.suites,
       inputs: args.inputs,
       baseline: args.baseline,
       release: args.release,
-      ...(args.allowOutsideWorkspace ? { scope: UNCONFINED } : {}),
+      scope,
     };
     const entry = engineEntry(import.meta.url);
     const plan =

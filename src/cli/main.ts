@@ -3,6 +3,7 @@ import { InputError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { HelpRequested, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
+import { takeUtf8Notes } from '../io/utf8.js';
 import { mappedStack } from '../mapped-stack.js';
 
 export type { CliIo };
@@ -23,6 +24,8 @@ Run "groundgate COMMAND --help" for a command's options; without a command, chec
 
 /** Runs the CLI and returns its exit status: 0 pass, 1 a gate failed, 2 usage or input error. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  // Notes of an earlier call in this process (one that stopped at an error) are not this call's.
+  takeUtf8Notes();
   try {
     const [first, ...rest] = argv;
     if (first === '--help' || first === '-h') {

@@ -55,6 +55,24 @@ export function confine(file: string, scope: PathScope, written: string, where: 
   return file;
 }
 
+/**
+ * For paths the trusted side names (the Action's inputs, the CLI's --report): they may point anywhere, but
+ * one whose folder is inside the workspace must not lead out through a link the pull request planted there
+ * (`groundgate-report.json -> ~/.bashrc` would turn writing the report into writing the runner's files).
+ */
+export function confineIfInside(
+  file: string,
+  scope: PathScope,
+  written: string,
+  where: Where,
+  label = '',
+): string {
+  refuseNul(file, written, where, label);
+  const folder = realOrAbsolute(path.dirname(path.resolve(file)));
+  if (scope.root === undefined || folder === undefined || !isInside(scope.root, folder)) return file;
+  return confine(file, scope, written, where, label);
+}
+
 /** A NUL character ends a path in the system's calls: Node refuses it with a TypeError, here it is the user's. */
 export function refuseNul(file: string, written: string, where: Where, label = ''): void {
   if (file.includes('\0')) {

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import path from 'node:path';
 
 /**
  * Input that is not UTF-8 is read with U+FFFD in place of the bad bytes, as every decoder here does; that is
@@ -31,11 +32,12 @@ export function checkUtf8(
 }
 
 export function noteInvalidUtf8(file: string, offset: number): void {
-  const known = notes.get(file);
-  if (known === undefined || offset < known) notes.set(file, offset);
+  const key = path.resolve(file);
+  const known = notes.get(key);
+  if (known === undefined || offset < known) notes.set(key, offset);
 }
 
-/** The notes since the last call, as [file, byte offset of the first bad line]; they are cleared. */
+/** The notes since the last call, as [absolute file, byte offset of its first bad line]; they are cleared. */
 export function takeUtf8Notes(): [string, number][] {
   const out = [...notes];
   notes.clear();
@@ -56,8 +58,10 @@ export async function utf8Warnings(
 ): Promise<string[]> {
   const out: string[] = [];
   for (const [file, offset] of [...taken].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    // The file was read a moment ago; should it be gone now, the warning goes without its line.
+    const line = await lineAt(file, offset).catch(() => undefined);
     out.push(
-      `${name(file)}:${await lineAt(file, offset)}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)`,
+      `${name(file)}${line === undefined ? '' : `:${line}`}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)`,
     );
   }
   return out;
