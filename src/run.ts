@@ -20,6 +20,7 @@ import {
 } from './metrics/spec.js';
 import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
+import type { Triage, TriageCounts } from './report/triage.js';
 import { type GateResult, type OffenderJson, type Report, type SuiteReport } from './report/schema.js';
 import type { ItemVerdicts, LoadedSuite, Offender } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
@@ -155,6 +156,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       ...(gold ? { gold: gold.report } : {}),
       metrics: values,
       counts: result.counts,
+      ...(result.triage ? { triage: withBaselineTriage(result.triage, comparable?.triage) } : {}),
       ...(comparison ? { comparison } : {}),
       ...(result.tables?.length ? { tables: result.tables } : {}),
       offenders_total: ordered.length,
@@ -302,7 +304,19 @@ function itemRecord({ ids, pass }: ItemVerdicts, digest: GoldDigest | undefined)
 }
 
 function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): OffenderJson {
-  return { id: o.id, labels: o.labels, ...fields, ...(o.source ? { source: o.source } : {}) };
+  return {
+    id: o.id,
+    labels: o.labels,
+    ...(o.stage ? { stage: o.stage } : {}),
+    ...fields,
+    ...(o.source ? { source: o.source } : {}),
+  };
+}
+
+/** The triage counts, with the baseline's beside them for deltas when it has them. */
+function withBaselineTriage(counts: TriageCounts, base: Triage | undefined): Triage {
+  if (!base) return counts;
+  return { ...counts, baseline: { answered_wrong: base.answered_wrong, over_refused: base.over_refused } };
 }
 
 function toPosix(p: string): string {

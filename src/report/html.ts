@@ -13,6 +13,7 @@ import {
 import type { OffenderJson, Report, SuiteReport } from './schema.js';
 import { specOf } from './specs.js';
 import { svgScatter, svgTrend } from './svg.js';
+import { countDelta, firstOffenders, stageRows, triageSummary } from './triage.js';
 import type { Trend } from './trend.js';
 
 export interface HtmlOptions {
@@ -43,6 +44,7 @@ svg .xl{font-size:10px;fill:#59636e}svg .end{text-anchor:end}svg .mid{text-ancho
 svg .axis{stroke:#d1d9e0}svg .gate{stroke:#cf222e;stroke-dasharray:4 3}
 svg .line{fill:none;stroke:#0969da;stroke-width:2}svg .pt{fill:#0969da}svg .off{fill:#fff;stroke:#59636e}
 code{font-size:12px;background:#eff2f5;padding:1px 4px;border-radius:4px}
+.bar{display:inline-block;height:10px;background:#cf222e;border-radius:2px;vertical-align:middle}
 .labels code{background:#ffebe9}
 `;
 
@@ -120,6 +122,22 @@ function suiteHtml(report: Report, name: string, suite: SuiteReport, options: Ht
     });
   }
   out.push('</tbody></table>');
+  const stages = suite.triage ? stageRows(suite.triage) : [];
+  if (stages.length) {
+    const withDelta = suite.triage!.baseline !== undefined;
+    const most = Math.max(...stages.map((r) => r.count), 1);
+    out.push(
+      `<h3>Where it fails <small>${esc(triageSummary(suite.triage!))}</small></h3>`,
+      `<table class="triage"><thead><tr><th>stage</th><th>items</th><th></th>${withDelta ? '<th>Δ base</th>' : ''}<th>what to do next</th><th>first offenders</th></tr></thead><tbody>`,
+    );
+    for (const r of stages) {
+      const first = firstOffenders(suite, r.key).map(esc).join(', ') || '—';
+      out.push(
+        `<tr><td>${esc(r.title)}</td><td class="num">${r.count}</td><td><span class="bar" style="width:${Math.round((100 * r.count) / most)}px"></span></td>${withDelta ? `<td class="num">${countDelta(r.delta ?? 0)}</td>` : ''}<td>${esc(r.advice)}</td><td>${first}</td></tr>`,
+      );
+    }
+    out.push('</tbody></table>');
+  }
   for (const w of suite.warnings) out.push(`<div class="note">${esc(w)}</div>`);
 
   for (const t of suite.tables ?? []) {

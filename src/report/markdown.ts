@@ -15,6 +15,7 @@ import type { OffenderJson, Report, SuiteReport } from './schema.js';
 import { mermaidTrend } from './mermaid.js';
 import { specOf } from './specs.js';
 import type { Trend } from './trend.js';
+import { countDelta, firstOffenders, stageRows, triageSummary } from './triage.js';
 
 /** GitHub rejects comment bodies over 65,536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -134,6 +135,7 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
     });
   }
   top.push('');
+  if (suite.triage) top.push(...triageSection(suite));
 
   for (const t of suite.tables ?? []) {
     top.push(
@@ -155,6 +157,36 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   const bottom = suite.warnings.map((w) => `> ⚠️ ${escapeMarkdown(w, { maxLength: 500 })}`);
   if (bottom.length) bottom.unshift('');
   return { suite, top, tableHead, offenders, bottom };
+}
+
+/** "Where it fails": the stages as a small table, the largest first, each with what to do and its first offenders. */
+function triageSection(suite: SuiteReport): string[] {
+  const rows = stageRows(suite.triage!);
+  if (rows.length === 0) return [];
+  const withDelta = suite.triage!.baseline !== undefined;
+  const out = [
+    `**Where it fails** (${triageSummary(suite.triage!)})`,
+    '',
+    withDelta
+      ? '| stage | items | Δ base | what to do next | first offenders |'
+      : '| stage | items | what to do next | first offenders |',
+    withDelta ? '|---|---:|---:|---|---|' : '|---|---:|---|---|',
+  ];
+  for (const r of rows) {
+    const first = firstOffenders(suite, r.key).map((id) =>
+      escapeMarkdown(id, { maxLength: 40, wrap: false }),
+    );
+    const cells = [
+      r.title,
+      String(r.count),
+      ...(withDelta ? [countDelta(r.delta ?? 0)] : []),
+      r.advice,
+      first.join(', ') || '—',
+    ];
+    out.push(`| ${cells.join(' | ')} |`);
+  }
+  out.push('');
+  return out;
 }
 
 function offenderRow(o: OffenderJson, columns: readonly string[]): string {

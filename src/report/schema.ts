@@ -4,6 +4,7 @@ import { metricValueSchema } from '../metrics/spec.js';
 import { ItemRecord } from './item-record.js';
 import { holdsMoreThan, stringifyInPieces } from './json-pieces.js';
 import { ownRecord } from '../io/own-record.js';
+import { triageSchema } from './triage.js';
 
 /**
  * report.json, the public contract (docs/report-schema.md). The JSON Schema in docs/ is generated from
@@ -65,6 +66,8 @@ export const suiteReportSchema = z.strictObject({
   gold: goldReportSchema.optional(),
   metrics: z.record(z.string(), metricValueSchema),
   counts: z.record(z.string(), z.number()),
+  /** Where grounded answers fail, by pipeline stage (grounded-qa; docs/report-schema.md). */
+  triage: triageSchema.optional(),
   comparison: comparisonSchema.optional(),
   tables: z.array(tableSchema).optional(),
   offenders_total: z.int(),

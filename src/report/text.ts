@@ -12,6 +12,7 @@ import {
 } from './format.js';
 import type { OffenderJson, Report } from './schema.js';
 import { specOf } from './specs.js';
+import { countDelta, firstOffenders, stageRows, triageSummary } from './triage.js';
 
 export interface TextOptions {
   offenders: number;
@@ -70,6 +71,17 @@ export function renderText(report: Report, options: TextOptions): string {
       });
     }
     out.push(...table(rows).map((l) => `  ${l}`));
+    const stages = suite.triage ? stageRows(suite.triage) : [];
+    if (stages.length) {
+      out.push('', `  where it fails (${triageSummary(suite.triage!)}):`);
+      for (const r of stages) {
+        const delta = r.delta === undefined ? '' : ` (${countDelta(r.delta)})`;
+        const first = firstOffenders(suite, r.key).map((id) => escapeTerminal(id, 40));
+        out.push(
+          `    ${r.title} ${r.count}${delta}: ${r.advice}${first.length ? `; first: ${first.join(', ')}` : ''}`,
+        );
+      }
+    }
     for (const t of suite.tables ?? []) {
       out.push('', `  ${escapeTerminal(t.title, 120)}:`);
       out.push(

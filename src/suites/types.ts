@@ -3,6 +3,7 @@ import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
 import type { GoldDigest } from '../gold/digest.js';
 import type { Table } from '../report/schema.js';
+import type { TriageCounts } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
 
 /** Keys every suite's config has, whatever its kind. */
@@ -36,6 +37,8 @@ export interface Offender {
   fields?: Record<string, string | number | boolean | string[] | null>;
   /** Where the item is defined (a gold line), for annotations. */
   source?: { file: string; line: number };
+  /** The pipeline stage its failure is attributed to (grounded answers: see report/triage.ts). */
+  stage?: string;
 }
 
 /** Item `ids[i]` passed when `pass[i]` is 1: two columns, where 200k objects held 8 MB more. */
@@ -66,6 +69,8 @@ export interface SuiteResult {
   tables?: Table[];
   /** The gold set's digest, when the loader computed it while reading (saves run() a second pass). */
   goldDigest?: GoldDigest;
+  /** Where grounded answers fail, by stage (suites that judge grounded answers). */
+  triage?: TriageCounts;
 }
 
 export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {

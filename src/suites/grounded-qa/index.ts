@@ -9,6 +9,7 @@ import type { Label } from './labels.js';
 import { loadGold, startJudging, type RunsLoad } from './load.js';
 import { compileRules, DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 import { aggregate, offendingItems } from './score.js';
+import { stageOf, triage } from './triage.js';
 
 export const metrics: readonly MetricSpec[] = [
   {
@@ -169,7 +170,15 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       },
       offenders: offendingItems(failing).map((v) => {
         const { file, line } = v.gold.source;
-        return { id: v.gold.qid, labels: v.labels, source: { file: ctx.relative(file), line } };
+        const stage = loaded.table.present[v.row]
+          ? stageOf(loaded.table.flags[v.row]!, v.gold.answerable)
+          : undefined;
+        return {
+          id: v.gold.qid,
+          labels: v.labels,
+          ...(stage ? { stage } : {}),
+          source: { file: ctx.relative(file), line },
+        };
       }),
       // Only the offenders a report shows are read again from disk, so memory does not grow with failures.
       describe: async (ids) => {
@@ -194,6 +203,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
         (_, row) => loaded.passed(row),
       ),
       goldDigest: digest,
+      triage: triage(gold, loaded.table),
     };
   },
 };

@@ -51,13 +51,15 @@ export function judgeOptions(
   };
 }
 
-// A run's verdict is one word of flags: five facts, then one bit per label in severity order.
+// A run's verdict is one word of flags: six facts, then one bit per label in severity order.
 export const REFUSED = 1;
 export const CORRECT = 2;
 export const HIT = 4;
 export const CONSTRAINED = 8;
 export const VIOLATION = 16;
-const LABEL_SHIFT = 5;
+/** A gold citation is anywhere in retrieved_ids (answerable items): the answer could have been grounded. */
+export const EVIDENCE = 32;
+const LABEL_SHIFT = 6;
 const LABELS: readonly Label[] = [...FAILURE_LABELS, ...PASS_LABELS];
 const bit = (label: Label) => 1 << (LABEL_SHIFT + LABELS.indexOf(label));
 const UNDER_REFUSAL = bit('under_refusal');
@@ -69,6 +71,9 @@ const OVER_REFUSAL = bit('over_refusal');
 const OK = bit('ok');
 const REFUSAL_OK = bit('refusal_ok');
 const FAILED = LABELS.slice(0, FAILURE_LABELS.length).reduce((m, l) => m | bit(l), 0);
+
+/** C was false: no gold substring in the claim of an answerable item. */
+export const claimMissed = (flags: number): boolean => (flags & CLAIM_MISS) !== 0;
 
 /** No failure label in a flags word: the run passed. */
 export const passed = (flags: number): boolean => (flags & FAILED) === 0;
@@ -102,12 +107,13 @@ export function judgeInto(
     table.upper[base + j] = 0;
   }
   table.rule[row] = -1;
+  const evidence = item.answerable && anyWithin(item.citations, retrieved, retrieved.length) ? EVIDENCE : 0;
   if (isRefusal(claim, options.refusal)) {
-    table.flags[row] = REFUSED | (item.answerable ? OVER_REFUSAL : REFUSAL_OK);
+    table.flags[row] = REFUSED | evidence | (item.answerable ? OVER_REFUSAL : REFUSAL_OK);
     return;
   }
 
-  let flags = 0;
+  let flags = evidence;
   let inScope = true;
   for (let i = 0; i < cited.length && inScope; i++) inScope = retrieved.includes(cited[i]!);
   let hitsGold = false;
