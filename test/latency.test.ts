@@ -225,10 +225,10 @@ describe('configuration points and slow requests', () => {
       sample('mid', 500),
     ];
     const accuracy = new Map([
-      ['quick', { precision: 0.6, chr: 0.7, coverage: 1 }],
-      ['mid', { precision: 0.9, chr: 0.9, coverage: 1 }],
-      ['slow', { precision: 0.8, chr: 0.95, coverage: 1 }],
-      ['empty', { precision: null, chr: null, coverage: 0 }],
+      ['quick', { precision: 0.6, chr: 0.7, coverage: 1, triage: 'none' }],
+      ['mid', { precision: 0.9, chr: 0.9, coverage: 1, triage: 'none' }],
+      ['slow', { precision: 0.8, chr: 0.95, coverage: 1, triage: 'none' }],
+      ['empty', { precision: null, chr: null, coverage: 0, triage: 'none' }],
     ]);
     const points = configurationPoints(samples, ['empty', 'mid', 'quick', 'slow'], accuracy);
     // quick: P95 h = 1.9 → 200 + 0.9·100 = 290; mid: one sample, 500; slow: 870; empty: no samples.
@@ -423,6 +423,8 @@ describe('latency suite', () => {
       ['runs/good.jsonl', true, 590, 1, 1, null],
       ['runs/bad.jsonl', false, 947.5, 0.5, 0.5, 'runs/cheap.jsonl'],
     ]);
+    // Each configuration's failures by stage: Q2 cites d1 where its gold is d2 (retrieved) in cheap and bad.
+    expect(points!.rows.map((r) => col(r, 'where it fails'))).toEqual(['citation 1', 'none', 'citation 1']);
     expect(lat.offenders.every((o) => o.labels[0] === 'above_p95')).toBe(true);
     expect(lat.warnings).toEqual([
       '1 of 7 trace lines have no latency_ms and are left out of the latency figures',

@@ -91,6 +91,15 @@ export function countDelta(delta: number): string {
   return delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : '±0';
 }
 
+/** The stages on one line, the largest first: "citation 5, retrieval 2, over-refused with the evidence 1". */
+export function stageLine(t: Triage): string {
+  return (
+    stageRows(t)
+      .map((r) => `${r.title} ${r.count}`)
+      .join(', ') || 'none'
+  );
+}
+
 /** "23 answered wrong, 5 over-refused" */
 export function triageSummary(t: Triage): string {
   const wrong = ANSWERED_STAGES.reduce((n, s) => n + t.answered_wrong[s], 0);

@@ -7,6 +7,8 @@ import { configSchema as qaConfigSchema, scuRules } from '../grounded-qa/index.j
 import { judgeRuns, loadGold } from '../grounded-qa/load.js';
 import { compileRules } from '../grounded-qa/scu.js';
 import { aggregate } from '../grounded-qa/score.js';
+import { triage } from '../grounded-qa/triage.js';
+import { stageLine } from '../../report/triage.js';
 import type { Table } from '../../report/schema.js';
 import type { Offender, SuiteKind } from '../types.js';
 import { STAGES, type LatencySample } from './contract.js';
@@ -202,6 +204,7 @@ async function scoreConfigurations(
       precision: m.precision!.value,
       chr: m.chr!.value,
       coverage: m.coverage!.value,
+      triage: stageLine(triage(gold, loaded.table)),
     });
   }
   return { byConfiguration, unknown };
@@ -210,7 +213,7 @@ async function scoreConfigurations(
 /** One row per configuration; with accuracy, the P95-vs-precision chart with the Pareto set highlighted. */
 function pointsTable(points: readonly ConfigurationPoint[], withAccuracy: boolean): Table {
   const columns = ['configuration', 'requests', 'p50_ms', 'p95_ms', 'p99_ms', 'tail_amplification'];
-  if (withAccuracy) columns.push('precision', 'chr', 'coverage', 'pareto', 'dominated_by');
+  if (withAccuracy) columns.push('precision', 'chr', 'coverage', 'pareto', 'dominated_by', 'where it fails');
   const rows = points.map((p) => {
     // An empty knobs cell is a configuration too; an empty name would vanish in tables.
     const row: Table['rows'][number] = [
@@ -228,6 +231,7 @@ function pointsTable(points: readonly ConfigurationPoint[], withAccuracy: boolea
         p.accuracy?.coverage ?? null,
         p.pareto === true,
         p.dominatedBy ?? null,
+        p.accuracy?.triage ?? null,
       );
     return row;
   });

@@ -63,6 +63,8 @@ export interface Accuracy {
   precision: number | null;
   chr: number | null;
   coverage: number | null;
+  /** Where its failures come from (report/triage.ts), as one line: "citation 5, retrieval 2; …". */
+  triage: string;
 }
 
 /** One configuration on the latency-vs-accuracy chart. */
