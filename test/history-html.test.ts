@@ -201,8 +201,9 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('HTML report in headless Chromium'
     expect(text).toContain('abc�dcba�x�');
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
 
-    // The layout, measured in the browser: the same page with a script (which its CSP forbids) that
-    // records whether anything is wider than the window.
+    // The layout, measured in the browser at 1280 pixels: the same page with a script (which its CSP
+    // forbids) that records whether the page, or the offenders table within its scrolling box, is wider
+    // than the room it has.
     const probe = path.join(dir, 'probe.html');
     writeFileSync(
       probe,
@@ -210,7 +211,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('HTML report in headless Chromium'
         .replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '')
         .replace(
           '</body>',
-          '<script>document.body.dataset.overflow = String(document.documentElement.scrollWidth > innerWidth)</script></body>',
+          '<script>const t = document.querySelector("table.offenders"); document.body.dataset.overflow = String(document.documentElement.scrollWidth > innerWidth || t.scrollWidth > t.parentElement.clientWidth)</script></body>',
         ),
     );
     expect(dumpDom(probe)).toMatch(/<body data-overflow="false">/);

@@ -31,7 +31,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
 .pass{background:#1a7f37}.fail{background:#cf222e}.skip{background:#9a6700}
 section{background:#fff;border:1px solid #d1d9e0;border-radius:8px;padding:16px 20px;margin-bottom:20px}
 table{border-collapse:collapse;width:100%;margin:8px 0}
-th,td{border-bottom:1px solid #d1d9e0;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border-bottom:1px solid #d1d9e0;padding:5px 8px;text-align:left;vertical-align:top}
+td{overflow-wrap:anywhere}td.num{white-space:nowrap}
 .meta,.note,h2,h3{overflow-wrap:anywhere}
 th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.st-fail{color:#cf222e;font-weight:600}td.st-pass{color:#1a7f37}td.st-skip{color:#9a6700}
@@ -165,11 +166,12 @@ function suiteHtml(report: Report, name: string, suite: SuiteReport, options: Ht
     const keys = [...new Set(suite.offenders.flatMap((o) => Object.keys(o)))].filter(
       (k) => !['id', 'labels', 'source'].includes(k),
     );
+    // Many columns: on a narrow window the table scrolls, not the page.
     out.push(
-      `<table class="offenders"><thead><tr><th>id</th><th>labels</th>${keys.map((k) => `<th>${esc(k)}</th>`).join('')}</tr></thead><tbody>`,
+      `<div class="scroll"><table class="offenders"><thead><tr><th>id</th><th>labels</th>${keys.map((k) => `<th>${esc(k)}</th>`).join('')}</tr></thead><tbody>`,
     );
     for (const o of suite.offenders) out.push(offenderRow(o, keys, options.maxField ?? 500));
-    out.push('</tbody></table>');
+    out.push('</tbody></table></div>');
   }
   out.push('</section>');
   return out.join('\n');

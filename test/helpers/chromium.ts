@@ -21,12 +21,16 @@ function flags(): string[] {
   ];
 }
 
-/** The DOM after the page loaded and rendered, as Chromium serialises it. */
-export function dumpDom(file: string): string {
-  const r = spawnSync(CHROMIUM!, [...flags(), '--dump-dom', `file://${file}`], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+/** The DOM after the page loaded and rendered, as Chromium serialises it; laid out `width` pixels wide. */
+export function dumpDom(file: string, width = 1280): string {
+  const r = spawnSync(
+    CHROMIUM!,
+    [...flags(), `--window-size=${width},1000`, '--dump-dom', `file://${file}`],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (r.status !== 0) throw new Error(`chromium exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
