@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliScope, confine, confineTree, isInside, scopeAt } from '../src/io/confine.js';
 import { runAction, workspace } from './helpers/action.js';
 import { FakeGitHub } from './helpers/fake-github.js';
 import { runCli } from './helpers/process.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 /** A file outside every workspace below, whose text must never reach an output. */
 const SECRET = 'RUNNER-SECRET-7f3a';
@@ -81,7 +81,7 @@ describe('paths in gates.yaml never leave the workspace (CLI, dist/cli/index.js)
     expect(r.stderr.split('\n')).toHaveLength(2);
   });
 
-  it('refuses a symbolic link that points out; a glob follows no link', () => {
+  it('refuses a symbolic link that points out; a glob follows only links that stay inside', () => {
     const out = outsideDir();
     const link = repo('gold.jsonl', 'traces.jsonl');
     symlinkSync(path.join(out, 'secret.jsonl'), path.join(link, 'leak.jsonl'));
@@ -96,16 +96,24 @@ describe('paths in gates.yaml never leave the workspace (CLI, dist/cli/index.js)
     );
     noSecret(a);
 
-    // A glob follows no link, to a file or a folder: what a link names is not an input of the glob.
+    // A glob follows links that stay inside; a file link out that the pattern matches is refused, and a
+    // folder link out is never walked.
     const glob = repo('gold.jsonl', 'runs/**/*.jsonl');
     mkdirSync(path.join(glob, 'runs'));
     writeFileSync(path.join(glob, 'runs', 'a.jsonl'), readFileSync(path.join(glob, 'traces.jsonl')));
-    symlinkSync(path.join(out, 'traces.jsonl'), path.join(glob, 'runs', 'b.jsonl'));
+    symlinkSync(path.join(glob, 'runs', 'a.jsonl'), path.join(glob, 'runs', 'c.jsonl'));
     symlinkSync(out, path.join(glob, 'runs', 'evil'));
     const b = runCli(['--format', 'json'], glob);
     expect(b.status).toBe(0);
-    expect(JSON.parse(b.stdout).suites.qa.inputs.traces).toEqual(['runs/a.jsonl']);
+    expect(JSON.parse(b.stdout).suites.qa.inputs.traces).toEqual(['runs/a.jsonl', 'runs/c.jsonl']);
     noSecret(b);
+    symlinkSync(path.join(out, 'traces.jsonl'), path.join(glob, 'runs', 'b.jsonl'));
+    const bad = runCli([], glob);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^groundgate: gates\.yaml:6:13: suites\.qa\.traces: path "runs\/b\.jsonl" resolves outside the workspace/,
+    );
+    noSecret(bad);
 
     // A link named directly that stays inside is read as before.
     symlinkSync(path.join(glob, 'runs', 'a.jsonl'), path.join(glob, 'latest.jsonl'));
@@ -116,6 +124,15 @@ describe('paths in gates.yaml never leave the workspace (CLI, dist/cli/index.js)
     const c = runCli(['--format', 'json'], glob);
     expect(c.status).toBe(0);
     expect(JSON.parse(c.stdout).suites.qa.inputs.traces).toEqual(['latest.jsonl']);
+  });
+
+  it('a path through a file, or a name too long, is "file not found", not an internal error', () => {
+    for (const gold of ['gold.jsonl/x', `${'n'.repeat(300)}.jsonl`]) {
+      const r = runCli([], repo(gold));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^groundgate: gates\.yaml:5:11: file not found: /);
+      expect(r.stderr).not.toContain('internal error');
+    }
   });
 
   it('refuses a glob whose fixed part lies outside before listing anything', () => {
@@ -219,6 +236,30 @@ describe('paths that suites walk by themselves', () => {
     );
   });
 
+  it('agent-retrieval artifacts: a planted link in the folder it writes is refused, nothing is written through it', () => {
+    const out = tmpTree({ 'victim.txt': 'keep me\n' });
+    const dir = tmpTree({
+      '.git/HEAD': '',
+      'gates.yaml':
+        'version: 1\nsuites:\n  ar:\n    kind: agent-retrieval\n    events: ev/*.json\n    artifacts: art\n    gates:\n      file_recall: ">= 0"\n',
+    });
+    const events =
+      'examples/agent-retrieval/runs/staging/fix_sonnet_20260301_090000/retrieval_events/baseline-local-direct';
+    mkdirSync(path.join(dir, 'ev'));
+    writeFileSync(
+      path.join(dir, 'ev', 'a.json'),
+      readFileSync(path.join(REPO, events, 'kv-docs-001.retrieval_events.json')),
+    );
+    mkdirSync(path.join(dir, 'art'));
+    symlinkSync(path.join(out, 'victim.txt'), path.join(dir, 'art', 'run_retrieval_summary.json'));
+    const r = runCli([], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /suites\.ar\.artifacts: path "art\/run_retrieval_summary\.json" is a symbolic link that resolves outside/,
+    );
+    expect(readFileSync(path.join(out, 'victim.txt'), 'utf8')).toBe('keep me\n');
+  });
+
   it('context repos: an instance id of ".." does not reach the folder above repos', async () => {
     const { run } = await import('../src/run.js');
     const dir = tmpTree({
@@ -305,6 +346,36 @@ describe('files the workflow or the command line names: anywhere, but not out th
     });
     expect(elsewhere.code).toBe(0);
     expect(existsSync(path.join(out, 'r.json'))).toBe(true);
+  });
+
+  it('nor through a folder link planted where the workflow writes, while its own paths outside still work', async () => {
+    const out = tmpTree({ 'victim.txt': 'keep me\n' });
+    const ws = workspace();
+    symlinkSync(out, path.join(ws, 'reports'));
+    const r = await runAction(ws, gh.url, { comment: 'never', report: 'reports/victim.txt' });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/input "report": path "reports\/victim\.txt" resolves outside the workspace/);
+    expect(readFileSync(path.join(out, 'victim.txt'), 'utf8')).toBe('keep me\n');
+
+    // A trusted config outside the checkout (the workflow's choice) loads; what it names must be inside.
+    const trusted = tmpTree({ 'gates.yaml': readFileSync(path.join(ws, 'gates.yaml'), 'utf8') });
+    const config = await runAction(ws, gh.url, {
+      comment: 'never',
+      config: path.join(trusted, 'gates.yaml'),
+    });
+    expect(config.code).toBe(2);
+    expect(config.stdout).toMatch(
+      /suites\.qa\.gold: path "gold\/qa\.gold\.jsonl" resolves outside the workspace/,
+    );
+    // A gates.yaml in the checkout that is a link out is refused before it is read.
+    const ws2 = workspace();
+    const secret = tmpTree({ 'gates.yaml': `version: 1\nsuites:\n  ${SECRET}: [\n` });
+    rmSync(path.join(ws2, 'gates.yaml'));
+    symlinkSync(path.join(secret, 'gates.yaml'), path.join(ws2, 'gates.yaml'));
+    const linked = await runAction(ws2, gh.url, { comment: 'never' });
+    expect(linked.code).toBe(2);
+    expect(linked.stdout).toMatch(/config: path ".*gates\.yaml" resolves outside the workspace/);
+    noSecret(linked);
   });
 
   it('the CLI does not write --report or --out through a link in the workspace', () => {

@@ -57,8 +57,9 @@ export async function upsertStickyComment(
     const { data } = await octokit.rest.issues.createComment({ ...repo, issue_number: pr.number, body });
     action = 'created';
     found = await mine();
-    // A list that does not show the new comment yet still has it, newest of all.
-    if (!found.some((c) => c.id === data.id)) found.push({ ...data, body });
+    // A list that does not show the new comment yet still has it, in id order like the others.
+    if (!found.some((c) => c.id === data.id))
+      found = [...found, { ...data, body }].sort((a, b) => a.id - b.id);
   }
   const [keep, ...newer] = found as [(typeof found)[number], ...typeof found];
   const deleted: number[] = [];

@@ -10,7 +10,7 @@ import {
 } from 'yaml';
 import { z } from 'zod';
 import { InputError, type Where } from '../errors.js';
-import { cliScope, confine, type PathScope } from '../io/confine.js';
+import { cliScope, confineIfInside, type PathScope } from '../io/confine.js';
 import { metricNames, resolveMetric } from '../metrics/spec.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import type { LoadedSuite } from '../suites/types.js';
@@ -48,10 +48,12 @@ export interface LoadedConfig {
 
 /**
  * Reads and validates gates.yaml. Every problem is an InputError naming file:line:column. Without a scope,
- * the paths it names must stay in the CLI's workspace (cliScope); the config itself must too.
+ * the paths it names must stay in the CLI's workspace (cliScope).
  */
 export function loadConfig(file: string, scope: PathScope = cliScope(file)): LoadedConfig {
-  confine(path.resolve(file), scope, file, { file }, 'config');
+  // The config's path is the workflow's or the user's: it may be anywhere, but not out through a link in
+  // the workspace (a fork's gates.yaml -> /etc/passwd).
+  confineIfInside(path.resolve(file), scope, file, { file }, 'config');
   let source: string;
   try {
     source = readText(file);

@@ -11,6 +11,8 @@ import { InputError, type Where } from '../errors.js';
 export interface PathScope {
   /** The real path every input must resolve inside; undefined lets paths go anywhere (CLI only). */
   root?: string;
+  /** The workspace as given, before links were resolved (for confineIfInside). */
+  given?: string;
   /** How the root was chosen, for the error (e.g. "GITHUB_WORKSPACE"). */
   origin: string;
   /** What lifts the restriction, appended to the error (the CLI's flag); none in the Action. */
@@ -21,7 +23,8 @@ export const UNCONFINED: PathScope = { origin: '--allow-outside-workspace' };
 
 /** A scope rooted at `dir` (made real, so that /tmp and /private/tmp are one place). */
 export function scopeAt(dir: string, origin: string, hint?: string): PathScope {
-  return { root: realOrAbsolute(dir) ?? path.resolve(dir), origin, ...(hint ? { hint } : {}) };
+  const given = path.resolve(dir);
+  return { root: realOrAbsolute(given) ?? given, given, origin, ...(hint ? { hint } : {}) };
 }
 
 /**
@@ -57,7 +60,7 @@ export function confine(file: string, scope: PathScope, written: string, where: 
 
 /**
  * For paths the trusted side names (the Action's inputs, the CLI's --report): they may point anywhere, but
- * one whose folder is inside the workspace must not lead out through a link the pull request planted there
+ * one that is inside the workspace as written must not lead out through a link the pull request planted
  * (`groundgate-report.json -> ~/.bashrc` would turn writing the report into writing the runner's files).
  */
 export function confineIfInside(
@@ -68,9 +71,12 @@ export function confineIfInside(
   label = '',
 ): string {
   refuseNul(file, written, where, label);
-  const folder = realOrAbsolute(path.dirname(path.resolve(file)));
-  if (scope.root === undefined || folder === undefined || !isInside(scope.root, folder)) return file;
-  return confine(file, scope, written, where, label);
+  if (scope.root === undefined) return file;
+  // Inside is decided on the path as written (a planted `reports -> /home` keeps `reports/x` inside), with
+  // the workspace as given or as resolved.
+  const abs = path.resolve(file);
+  const inside = isInside(scope.root, abs) || (scope.given !== undefined && isInside(scope.given, abs));
+  return inside ? confine(file, scope, written, where, label) : file;
 }
 
 /** A NUL character ends a path in the system's calls: Node refuses it with a TypeError, here it is the user's. */
@@ -132,10 +138,19 @@ function realOrAbsolute(file: string): string | undefined {
     try {
       return path.join(realpathSync(p), ...rest);
     } catch {
-      if (lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
+      if (isLink(p)) return undefined;
       if (path.dirname(p) === p) return abs;
       rest.unshift(path.basename(p));
     }
+  }
+}
+
+/** Whether `file` is a symbolic link; false for anything lstat cannot see (ENOENT, ENOTDIR, a name too long). */
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -1,14 +1,15 @@
-import { statSync } from 'node:fs';
+import { realpath, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
+import picomatch from 'picomatch';
+import { glob, isDynamicPattern, type FileSystemAdapter } from 'tinyglobby';
 import { InputError, type Where } from '../errors.js';
-import { confine, refuseNul, type PathScope } from './confine.js';
+import { confine, isInside, refuseNul, type PathScope } from './confine.js';
 
 /**
  * Resolves one input path of a suite: a plain path or a glob (`runs/shard-*\/trace.jsonl`), relative to
  * `baseDir`. Files come back absolute and in sorted order, so shards are always read the same way. Each
- * must resolve inside `scope` (see confine); a glob does not follow symbolic links, and its fixed part
- * must lie inside the scope before anything is listed.
+ * must resolve inside `scope` (see confine); a glob follows links only while they stay inside it, and its
+ * fixed part must lie inside the scope before anything is listed.
  */
 export async function resolveInput(
   spec: string,
@@ -32,13 +33,21 @@ export async function resolveInput(
         `${label ? `${label}: ` : ''}glob ${JSON.stringify(spec)} climbs out of its fixed folder after a wildcard; expected ".." and absolute paths only before the first wildcard`,
       );
     }
+    const outside: string[] = [];
     const files = await glob(normalized, {
       cwd: baseDir,
       absolute: true,
       onlyFiles: true,
       dot: false,
-      followSymbolicLinks: false,
+      // Links are followed, but one that leads out of the workspace is neither listed nor walked, so the
+      // listing never leaves it (`runs/x -> /` under `runs/**`); one the pattern names is refused below.
+      ...(scope.root === undefined ? {} : { fs: linksWithin(scope.root, outside) }),
     });
+    const matches = picomatch(normalized, { dot: false });
+    for (const link of outside) {
+      const rel = path.relative(baseDir, link).split(path.sep).join('/');
+      if (matches(rel)) confine(link, scope, rel, where, label);
+    }
     if (files.length === 0) throw new InputError(where, `no file matches ${JSON.stringify(spec)}`);
     return files
       .map((f) => confine(path.resolve(f), scope, path.relative(baseDir, f), where, label))
@@ -53,6 +62,25 @@ export async function resolveInput(
   }
   if (!stat.isFile()) throw new InputError(where, `${JSON.stringify(spec)} is not a file`);
   return [file];
+}
+
+/** The file system as the glob sees it: a link whose target is outside `root` fails to resolve (noted in `outside`). */
+function linksWithin(root: string, outside: string[]): FileSystemAdapter {
+  return {
+    realpath: ((file: string, done: (err: Error | null, real?: string) => void) =>
+      realpath(file, (err, real) => {
+        if (err) return done(err);
+        if (isInside(root, real)) return done(null, real);
+        outside.push(file);
+        done(Object.assign(new Error(`${file} leads out of the workspace`), { code: 'EACCES' }));
+      })) as FileSystemAdapter['realpath'],
+    realpathSync: ((file: string) => {
+      const real = realpathSync(file);
+      if (isInside(root, real)) return real;
+      outside.push(file);
+      throw Object.assign(new Error(`${file} leads out of the workspace`), { code: 'EACCES' });
+    }) as FileSystemAdapter['realpathSync'],
+  };
 }
 
 /** Locale-independent ordering: the same on every machine. */

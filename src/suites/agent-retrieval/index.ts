@@ -123,7 +123,8 @@ export const agentRetrieval: SuiteKind<AgentRetrievalConfig> = {
       );
     }
     if (config.artifacts) {
-      const dir = ctx.resolvePath('artifacts');
+      // Written into: no link under it may lead out (a planted one would turn a write into an overwrite).
+      const dir = ctx.resolvePath('artifacts', { tree: true });
       writeArtifacts(
         dir,
         records,
