@@ -1,7 +1,9 @@
 import path from 'node:path';
+import safeRegex from 'safe-regex2';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
+import { DEFAULT_SCU_RULES } from '../src/suites/grounded-qa/scu.js';
 import { SUITE_KINDS } from '../src/suites/registry.js';
 
 const base = (gates = '      precision: ">= 0.8"\n', extra = '') =>
@@ -156,6 +158,24 @@ describe('gates.yaml loader', () => {
       /^gates\.yaml:8:\d+: suite "qa": gates\.precision\.min: expected a finite number/,
     );
     expect(error(base('      precision: { max: .inf }\n'))).toMatch(/expected a finite number/);
+  });
+
+  it('refuses SCU patterns that could backtrack exponentially on a crafted claim', () => {
+    const rule = (contradiction: string) =>
+      base(
+        '      precision: ">= 0.8"\n',
+        `    scu:\n      rules:\n        - lock: "x"\n          contradiction: '${contradiction}'\n`,
+      );
+    expect(error(rule('(a+)+$'))).toBe(
+      'gates.yaml:10:26: suite "qa": scu.rules.0.contradiction: regular expression "(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition',
+    );
+    expect(error(rule('x'.repeat(501)))).toMatch(/scu\.rules\.0\.contradiction: .*at most 500 characters/);
+    expect(() =>
+      parseConfig(rule('\\ballow(ed)?\\b|\\bcan\\b'), path.join(process.cwd(), 'gates.yaml')),
+    ).not.toThrow();
+    // The seed's own rules pass the same test.
+    for (const r of DEFAULT_SCU_RULES)
+      expect([safeRegex(r.lock), safeRegex(r.contradiction)]).toEqual([true, true]);
   });
 
   it('requires at least one suite and a mapping', () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import {
   isMap,
   isScalar,
+  isSeq,
   LineCounter,
   parseDocument,
   visit,
@@ -274,6 +275,11 @@ function nodeOffset(doc: Document, p: readonly PropertyKey[], key?: string): num
   let node: unknown = doc.contents;
   let offset = (node as YamlNode | null)?.range?.[0];
   for (const segment of p) {
+    if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment];
+      offset = (node as YamlNode | undefined)?.range?.[0] ?? offset;
+      continue;
+    }
     if (!isMap(node)) break;
     const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(segment));
     if (!pair) break;

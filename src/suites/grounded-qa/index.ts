@@ -1,3 +1,4 @@
+import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
@@ -69,13 +70,27 @@ export const metrics: readonly MetricSpec[] = [
   },
 ];
 
-const regex = z.string().superRefine((source, ctx) => {
-  try {
-    new RegExp(source);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
-  }
-});
+/**
+ * An SCU pattern. gates.yaml may come from a fork, and a pattern that backtracks exponentially (`(a+)+$`)
+ * would hold the job on one crafted claim: nested quantifiers are refused (safe-regex2's star-height test, a
+ * heuristic that passes the seed's rules), and so is a pattern longer than anyone writes by hand.
+ */
+const regex = z
+  .string()
+  .max(500, 'expected a regular expression of at most 500 characters')
+  .superRefine((source, ctx) => {
+    try {
+      new RegExp(source);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
+      return;
+    }
+    if (!safeRegex(source))
+      ctx.addIssue({
+        code: 'custom',
+        message: `regular expression ${JSON.stringify(source)} may take exponential time (a quantifier inside a quantified group); expected one without nested repetition`,
+      });
+  });
 
 const scuSchema = z.union([
   z.boolean(),
