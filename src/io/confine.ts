@@ -84,7 +84,7 @@ export function refuseNul(file: string, written: string, where: Where, label = '
   if (file.includes('\0')) {
     throw new InputError(
       where,
-      `${label ? `${label}: ` : ''}path ${JSON.stringify(written)} holds a NUL character; expected a file path`,
+      `${labelled(label)}path ${JSON.stringify(written)} holds a NUL character; expected a file path`,
     );
   }
 }
@@ -122,6 +122,11 @@ export function confineTree(dir: string, scope: PathScope, written: string, wher
   walk(realOrAbsolute(dir)!, written.replace(/\/+$/, ''));
 }
 
+/** "suites.qa.gold: " before a message, or nothing without a label. */
+export function labelled(label: string): string {
+  return label ? `${label}: ` : '';
+}
+
 export function isInside(root: string, file: string): boolean {
   const rel = path.relative(root, file);
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
@@ -157,6 +162,6 @@ function isLink(file: string): boolean {
 function outside(scope: PathScope, written: string, where: Where, label: string, what = ''): InputError {
   return new InputError(
     where,
-    `${label ? `${label}: ` : ''}path ${JSON.stringify(written)} ${what}resolves outside the workspace ${scope.root} (${scope.origin}); expected a path inside it${scope.hint ?? ''}`,
+    `${labelled(label)}path ${JSON.stringify(written)} ${what}resolves outside the workspace ${scope.root} (${scope.origin}); expected a path inside it${scope.hint ?? ''}`,
   );
 }

@@ -1,9 +1,9 @@
-import { realpath, realpathSync, statSync } from 'node:fs';
+import { realpath, statSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { glob, isDynamicPattern, type FileSystemAdapter } from 'tinyglobby';
 import { InputError, type Where } from '../errors.js';
-import { confine, isInside, refuseNul, type PathScope } from './confine.js';
+import { confine, isInside, labelled, refuseNul, type PathScope } from './confine.js';
 
 /**
  * Resolves one input path of a suite: a plain path or a glob (`runs/shard-*\/trace.jsonl`), relative to
@@ -30,7 +30,7 @@ export async function resolveInput(
     if (/(^|[/{,(|])\.\.($|[/},)|])|[{,(|]\//.test(rest)) {
       throw new InputError(
         where,
-        `${label ? `${label}: ` : ''}glob ${JSON.stringify(spec)} climbs out of its fixed folder after a wildcard; expected ".." and absolute paths only before the first wildcard`,
+        `${labelled(label)}glob ${JSON.stringify(spec)} climbs out of its fixed folder after a wildcard; expected ".." and absolute paths only before the first wildcard`,
       );
     }
     const outside: string[] = [];
@@ -43,10 +43,10 @@ export async function resolveInput(
       // listing never leaves it (`runs/x -> /` under `runs/**`); one the pattern names is refused below.
       ...(scope.root === undefined ? {} : { fs: linksWithin(scope.root, outside) }),
     });
-    const matches = picomatch(normalized, { dot: false });
+    const matches = outside.length > 0 ? picomatch(normalized, { dot: false }) : undefined;
     for (const link of outside) {
       const rel = path.relative(baseDir, link).split(path.sep).join('/');
-      if (matches(rel)) confine(link, scope, rel, where, label);
+      if (matches!(rel)) confine(link, scope, rel, where, label);
     }
     if (files.length === 0) throw new InputError(where, `no file matches ${JSON.stringify(spec)}`);
     return files
@@ -66,6 +66,7 @@ export async function resolveInput(
 
 /** The file system as the glob sees it: a link whose target is outside `root` fails to resolve (noted in `outside`). */
 function linksWithin(root: string, outside: string[]): FileSystemAdapter {
+  // Only the asynchronous realpath: glob() crawls with it (globSync would use realpathSync).
   return {
     realpath: ((file: string, done: (err: Error | null, real?: string) => void) =>
       realpath(file, (err, real) => {
@@ -74,12 +75,6 @@ function linksWithin(root: string, outside: string[]): FileSystemAdapter {
         outside.push(file);
         done(Object.assign(new Error(`${file} leads out of the workspace`), { code: 'EACCES' }));
       })) as FileSystemAdapter['realpath'],
-    realpathSync: ((file: string) => {
-      const real = realpathSync(file);
-      if (isInside(root, real)) return real;
-      outside.push(file);
-      throw Object.assign(new Error(`${file} leads out of the workspace`), { code: 'EACCES' });
-    }) as FileSystemAdapter['realpathSync'],
   };
 }
 

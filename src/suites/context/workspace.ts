@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../../io/confine.js';
 import { candidatePaths } from './paths.js';
 
 /** The files of one instance's repository at its commit: a checkout on disk, or a commit of a git repository. */
@@ -42,10 +43,7 @@ export class DirectoryWorkspace implements Workspace {
     if (rel !== '' && !path.isAbsolute(rel)) {
       try {
         const real = realpathSync(path.join(this.root, rel));
-        const inside = path.relative(this.root, real);
-        if (inside && !inside.startsWith('..') && !path.isAbsolute(inside) && statSync(real).isFile()) {
-          found = real;
-        }
+        if (real !== this.root && isInside(this.root, real) && statSync(real).isFile()) found = real;
       } catch {
         found = undefined;
       }
