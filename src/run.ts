@@ -21,7 +21,7 @@ import {
 import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
 import type { Triage, TriageCounts } from './report/triage.js';
-import { type GateResult, type OffenderJson, type Report, type SuiteReport } from './report/schema.js';
+import type { BaselineSource, GateResult, OffenderJson, Report, SuiteReport } from './report/schema.js';
 import type { ItemVerdicts, LoadedSuite, Offender } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
 
@@ -41,6 +41,8 @@ export interface RunOptions {
   baseline?: string;
   /** A baseline that does not exist is a warning, not an error (the Action's documented behaviour). */
   baselineMissingOk?: boolean;
+  /** A baseline found elsewhere (a workflow artifact: baseline auto), or why none was; instead of `baseline`. */
+  baselineFound?: FoundBaseline;
   /** Release sign-off: every gold set must match its lock, or the run stops with exit 2. */
   release?: boolean;
   /** The config, when the caller has loaded it already. */
@@ -48,6 +50,8 @@ export interface RunOptions {
   /** Where the config and the paths it names may lead (default: the CLI's workspace, see cliScope). */
   scope?: PathScope;
 }
+
+export type FoundBaseline = { report: Report; source?: BaselineSource } | { warning: string };
 
 export interface RunOutcome {
   report: Report;
@@ -74,7 +78,9 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   const suites: Record<string, SuiteReport> = {};
   const gates: GateResult[] = [];
   const warnings: string[] = [];
-  const base = options.baseline ? loadBaseline(options.baseline, options.baselineMissingOk) : undefined;
+  const base: FoundBaseline | undefined =
+    options.baselineFound ??
+    (options.baseline ? loadBaseline(options.baseline, options.baselineMissingOk) : undefined);
   const runWarnings = await utf8Warnings(takeUtf8Notes(), displayPath);
   if (base && 'warning' in base) runWarnings.push(base.warning);
   warnings.push(...runWarnings);
@@ -172,6 +178,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     tool: { name: TOOL_NAME, version: VERSION },
     verdict: gates.every((g) => g.passed) ? 'pass' : 'fail',
     config: toPosix(path.relative(process.cwd(), config.file) || path.basename(config.file)),
+    ...(base && 'report' in base && base.source ? { baseline: base.source } : {}),
     suites,
     gates,
   };

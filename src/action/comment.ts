@@ -1,5 +1,5 @@
 import type { getOctokit } from '@actions/github';
-import type { PullRequestRef } from './event.js';
+import type { PullRequestRef, TriggeringRun } from './event.js';
 
 type Octokit = ReturnType<typeof getOctokit>;
 
@@ -93,4 +93,27 @@ export function explainCommentFailure(err: unknown): string {
     );
   }
   return `could not write the pull-request comment: ${(err as Error).message}; the job summary, outputs and the gate verdict are unaffected.`;
+}
+
+/**
+ * The open pull request a workflow run was for. GitHub fills workflow_run.pull_requests only for branches of
+ * the repository itself; a fork's is found by its head (owner:branch) and must point at the run's commit, so
+ * a report is never posted on a pull request that has moved on, or on another one.
+ */
+export async function pullRequestOfRun(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  run: TriggeringRun,
+): Promise<PullRequestRef | undefined> {
+  const listed = run.pullRequests.find((p) => p.headSha === undefined || p.headSha === run.headSha);
+  if (listed) return { ...repo, number: listed.number, headSha: run.headSha };
+  if (run.event !== 'pull_request' || !run.headOwner || !run.headBranch) return undefined;
+  const { data } = await octokit.rest.pulls.list({
+    ...repo,
+    state: 'open',
+    head: `${run.headOwner}:${run.headBranch}`,
+    per_page: 10,
+  });
+  const pr = data.find((p) => p.head.sha === run.headSha);
+  return pr ? { ...repo, number: pr.number, headSha: run.headSha } : undefined;
 }

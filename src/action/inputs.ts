@@ -4,12 +4,19 @@ import { UsageError } from '../errors.js';
 import { safeParse } from '../io/validate.js';
 
 export const COMMENT_MODES = ['auto', 'always', 'never', 'on-failure'] as const;
+/** check: score and gate; comment: post the report of the workflow run that triggered this one (forks). */
+export const MODES = ['check', 'comment'] as const;
 
 export const actionInputsSchema = z.object({
+  mode: z.enum(MODES),
   config: z.string().min(1),
   suites: z.array(z.string().min(1)),
+  /** A report.json path, or 'auto': the base commit's report artifact. */
   baseline: z.string().optional(),
+  /** A history file, or 'auto': the default branch's report artifacts. */
   history: z.string().optional(),
+  historyRuns: z.int().min(1).max(100),
+  artifactName: z.string().min(1).max(200),
   comment: z.enum(COMMENT_MODES),
   token: z.string(),
   offenders: z.int().min(0).optional(),
@@ -23,6 +30,23 @@ export type ActionInputs = z.infer<typeof actionInputsSchema>;
 export function readInputs(): ActionInputs {
   const text = (name: string) => workflow.getInput(name).trim();
   const comment = text('comment') || 'auto';
+  const mode = text('mode') || (process.env.GITHUB_EVENT_NAME === 'workflow_run' ? 'comment' : 'check');
+  if (!(MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(`input "mode": ${JSON.stringify(mode)}; expected one of ${MODES.join(', ')}`);
+  }
+  const historyRuns = text('history-runs') || '20';
+  if (!/^\d+$/.test(historyRuns) || Number(historyRuns) < 1 || Number(historyRuns) > 100) {
+    throw new UsageError(
+      `input "history-runs": ${JSON.stringify(historyRuns)}; expected a whole number from 1 to 100`,
+    );
+  }
+  // An artifact's name is one path segment for upload-artifact; the same rule keeps it a plain query value.
+  const artifactName = text('artifact-name') || 'groundgate-report';
+  if (/[\\/":<>|*?\r\n]/.test(artifactName)) {
+    throw new UsageError(
+      `input "artifact-name": ${JSON.stringify(artifactName)}; expected a name without / \\ " : < > | * ? (as actions/upload-artifact accepts)`,
+    );
+  }
   if (!(COMMENT_MODES as readonly string[]).includes(comment)) {
     throw new UsageError(
       `input "comment": ${JSON.stringify(comment)}; expected one of ${COMMENT_MODES.join(', ')}`,
@@ -42,12 +66,15 @@ export function readInputs(): ActionInputs {
   // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
   const token = workflow.getInput('github-token');
   const parsed = safeParse(actionInputsSchema, {
+    mode,
+    historyRuns: Number(historyRuns),
+    artifactName,
     config: text('config') || 'gates.yaml',
     suites: text('suites')
       .split(/[\s,]+/)
       .filter(Boolean),
-    baseline: text('baseline') || undefined,
-    history: text('history') || undefined,
+    baseline: autoOr(text('baseline')),
+    history: autoOr(text('history')),
     comment,
     token,
     offenders: offenders ? Number(offenders) : undefined,
@@ -60,4 +87,10 @@ export function readInputs(): ActionInputs {
     throw new UsageError(`input "${issue.path.join('.')}": ${issue.message}`);
   }
   return parsed.data;
+}
+
+/** 'auto' (or gh:auto, as the CLI spells it) means the workflow artifacts; anything else is a path. */
+function autoOr(value: string): string | undefined {
+  if (!value) return undefined;
+  return value === 'auto' || value === 'gh:auto' ? 'auto' : value;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as workflow from './workflow.js';
+import { SUITE_NAME } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { confineIfInside, scopeAt } from '../io/confine.js';
 import { readHistory } from '../history/history.js';
@@ -12,10 +13,21 @@ import { renderText } from '../report/text.js';
 import { buildTrends } from '../report/trend.js';
 import { run, type RunOutcome } from '../run.js';
 import { annotationsFor } from './annotations.js';
-import { apiLimitsFrom, limitRequests } from './api-limits.js';
-import { explainCommentFailure, upsertStickyComment } from './comment.js';
-import { decideComment, type EventInfo } from './event.js';
+import { seconds } from '../github/api-limits.js';
+import { parseRepo, withApi } from '../github/client.js';
+import { shortSha } from '../report/baseline-source.js';
+import { escapeMarkdown } from '../report/escape.js';
+import { explainCommentFailure, pullRequestOfRun, upsertStickyComment } from './comment.js';
+import {
+  decideComment,
+  isForkPullRequest,
+  triggeringRun,
+  type CommentDecision,
+  type EventInfo,
+} from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
+// Loaded when a step reads other runs' artifacts: their unzip library starts a worker module at load.
+const remote = () => import('./remote.js');
 
 /** The Action: the CLI's engine, then a sticky PR comment, job summary, annotations and outputs. Returns the exit code. */
 export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -24,6 +36,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   let files: { report: string; baseline?: string; history?: string };
   let history: HistoryEntry[] = [];
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const event = readEvent(env);
   try {
     inputs = readInputs();
     // gates.yaml may come from a fork: what it names must stay in the checkout. No input lifts this.
@@ -33,65 +46,101 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       confineIfInside(path.resolve(workspace, value), scope, value, { file: `input "${input}"` });
     files = {
       report: own('report', inputs.report),
-      ...(inputs.baseline ? { baseline: own('baseline', inputs.baseline) } : {}),
-      ...(inputs.history ? { history: own('history', inputs.history) } : {}),
+      ...(inputs.baseline && inputs.baseline !== 'auto'
+        ? { baseline: own('baseline', inputs.baseline) }
+        : {}),
+      ...(inputs.history && inputs.history !== 'auto' ? { history: own('history', inputs.history) } : {}),
     };
+    if (inputs.mode === 'comment') return await relayComment(inputs, env, event, files.report);
     outcome = await run({
       config: path.resolve(workspace, inputs.config),
       scope,
       suites: inputs.suites,
       baseline: files.baseline,
       baselineMissingOk: true,
+      // Found before the run, in its own time budget: an API that fails leaves the max_drop gates skipped.
+      baselineFound:
+        inputs.baseline === 'auto' ? await (await remote()).autoBaseline(inputs, env, event) : undefined,
       release: inputs.release,
     });
     if (files.history) history = await readHistory(files.history);
   } catch (err) {
-    if (err instanceof InputError) {
-      const where = err.where;
-      workflow.error(
-        err.detail,
-        where?.line
-          ? { file: path.relative(workspace, where.file), startLine: where.line, startColumn: where.column }
-          : {},
-      );
-      workflow.setFailed(`groundgate: ${err.message}`);
-      return 2;
-    }
-    if (err instanceof UsageError) {
-      workflow.setFailed(`groundgate: ${err.message}`);
-      return 2;
-    }
-    throw err;
+    return failedOnInput(err, workspace);
   }
   const { report, config } = outcome;
-  const passed = report.verdict === 'pass';
   const offenders = inputs.offenders ?? config.offenders;
-
-  const reportPath = files.report;
-  try {
-    mkdirSync(path.dirname(reportPath), { recursive: true });
-    writeReport(reportPath, report);
-  } catch (err) {
-    workflow.setFailed(
-      `groundgate: input "report": cannot write ${reportPath} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-    return 2;
-  }
-
-  logText(renderText(report, { offenders, color: false }));
+  if (!writeReportFile(files.report, report)) return 2;
+  logText(renderText(report, { offenders, color: false, now: Date.now() }));
   for (const w of outcome.warnings) workflow.warning(w);
   for (const a of annotationsFor(report, config.file, workspace)) workflow[a.level](a.message, a.properties);
+  const failing = publishVerdict(report, files.report, inputs.failOnGate);
 
-  const configKey = path.relative(workspace, config.file).split(path.sep).join('/');
+  // The verdict and outputs are written before any call for the trend or the comment: the API cannot hide or change them.
+  if (inputs.history === 'auto') {
+    const found = await (await remote()).autoHistory(inputs, env, event);
+    history = found.history;
+    for (const w of found.warnings) workflow.warning(`groundgate: ${w}`);
+  }
   const markdown = renderMarkdown(report, {
     offenders,
-    marker: `<!-- groundgate:${configKey.replace(/--/g, '-')} -->`,
-    footer: footer(env, report),
-    fullReportHint: `the report.json artifact (${path.basename(reportPath)})`,
-    trends: files.history ? buildTrends(history, report) : [],
+    marker: markerFor(path.relative(workspace, config.file)),
+    footer: footer(env, report, runUrl(env, env.GITHUB_RUN_ID, env.GITHUB_RUN_ATTEMPT)),
+    fullReportHint: `the report.json artifact (${path.basename(files.report)})`,
+    trends: inputs.history
+      ? buildTrends(history, report, inputs.history === 'auto' ? inputs.historyRuns + 1 : undefined)
+      : [],
+    repoUrl: repoUrl(env),
+    now: Date.now(),
   });
-
   if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
+
+  if (isForkPullRequest(event) && inputs.comment !== 'never') {
+    workflow.info(
+      'groundgate: no pull-request comment: a pull request from a fork runs with a read-only token; post it from a workflow_run workflow (README: "Pull requests from forks")',
+    );
+  } else {
+    await comment(inputs, env, decideComment(inputs.comment, event, report.verdict === 'pass'), markdown);
+  }
+  return failing ? 1 : 0;
+}
+
+/** An input or usage error: an annotation where it is, the step fails with exit 2; anything else is a bug. */
+function failedOnInput(err: unknown, workspace: string): number {
+  if (err instanceof InputError) {
+    const where = err.where;
+    workflow.error(
+      err.detail,
+      where?.line
+        ? { file: path.relative(workspace, where.file), startLine: where.line, startColumn: where.column }
+        : {},
+    );
+    workflow.setFailed(`groundgate: ${err.message}`);
+    return 2;
+  }
+  if (err instanceof UsageError) {
+    workflow.setFailed(`groundgate: ${err.message}`);
+    return 2;
+  }
+  throw err;
+}
+
+function writeReportFile(file: string, report: Report | string): boolean {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    if (typeof report === 'string') writeFileSync(file, report);
+    else writeReport(file, report);
+    return true;
+  } catch (err) {
+    workflow.setFailed(
+      `groundgate: input "report": cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return false;
+  }
+}
+
+/** The outputs, and the step's failure when a gate failed (and fail-on-gate). Returns whether it failed. */
+function publishVerdict(report: Report, reportPath: string, failOnGate: boolean): boolean {
+  const passed = report.verdict === 'pass';
   workflow.setOutput('passed', String(passed));
   // Skipped gates (max_drop without a baseline) are listed too, marked, so none vanishes unseen.
   workflow.setOutput(
@@ -122,24 +171,106 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       ),
     ),
   );
-
-  const failing = !passed && inputs.failOnGate;
+  const failing = !passed && failOnGate;
   if (failing)
     workflow.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
+  return failing;
+}
 
-  // Everything above is written before the first network call: the API cannot hide or change the verdict.
-  await comment(inputs, env, markdown, passed);
-  return failing ? 1 : 0;
+/** The sticky comment's hidden first line: one comment per config file, whichever workflow posts it. */
+function markerFor(configPath: string): string {
+  const key = path.posix.normalize(configPath.split(path.sep).join('/')).replace(/^(\.\/)+/, '');
+  return `<!-- groundgate:${key.replace(/--/g, '-')} -->`;
+}
+
+/**
+ * mode: comment, in a workflow_run workflow (trusted: the base repository's token, no checkout of the fork):
+ * the triggering run's report artifact, as data checked against its schema, becomes the summary, the outputs
+ * and the sticky comment on its pull request. The verdict is the pull request's own check; this step
+ * reports it and exits 0 unless its inputs are wrong.
+ */
+async function relayComment(
+  inputs: ActionInputs,
+  env: NodeJS.ProcessEnv,
+  event: EventInfo,
+  reportPath: string,
+): Promise<number> {
+  const triggering = triggeringRun(event);
+  if (!triggering)
+    throw new UsageError(
+      `input "mode": comment posts the report of the run that triggered this workflow; expected a workflow_run event (on: workflow_run), found ${event.name || 'no event'}`,
+    );
+  const repo = parseRepo(event.repository);
+  if (!repo) throw new UsageError('mode: comment needs GITHUB_REPOSITORY (owner/name)');
+  if (!inputs.token) {
+    workflow.warning('groundgate: mode: comment needs the github-token input to read the report artifact');
+    return 0;
+  }
+  const { reportArtifact, autoHistory, runReport, explainApiFailure } = await remote();
+  const found = await withApi(
+    inputs.token,
+    env,
+    async (api) => {
+      try {
+        const { report, text } = await runReport(api, repo, triggering.id, reportArtifact(inputs, env));
+        return { report, text, pr: await pullRequestOfRun(api.octokit, repo, triggering) };
+      } catch (err) {
+        return { warning: explainApiFailure(err, `reading the report of run ${triggering.id}`) };
+      }
+    },
+    (ms) => ({
+      warning: `the GitHub API took longer than ${seconds(ms)} to give the report of run ${triggering.id}`,
+    }),
+  );
+  if ('warning' in found) {
+    workflow.warning(`groundgate: ${found.warning}; no comment`);
+    return 0;
+  }
+  const { report, text, pr } = found;
+  const offenders = inputs.offenders ?? 10;
+  // The artifact's own bytes (validated): the same report.json the pull request's run wrote.
+  if (!writeReportFile(reportPath, text)) return 2;
+  logText(renderText(report, { offenders, color: false, now: Date.now() }));
+  publishVerdict(report, reportPath, false);
+  let history: HistoryEntry[] = [];
+  if (inputs.history === 'auto') {
+    const auto = await autoHistory(inputs, env, event);
+    history = auto.history;
+    for (const w of auto.warnings) workflow.warning(`groundgate: ${w}`);
+  } else if (inputs.history) {
+    workflow.warning('groundgate: mode: comment draws trends from history: auto only (there is no checkout)');
+  }
+  const markdown = renderMarkdown(report, {
+    offenders,
+    marker: markerFor(inputs.config),
+    footer: footer(env, report, runUrl(env, String(triggering.id))),
+    fullReportHint: `the ${inputs.artifactName} artifact of the pull request's run`,
+    trends: inputs.history === 'auto' ? buildTrends(history, report, inputs.historyRuns + 1) : [],
+    repoUrl: repoUrl(env),
+    now: Date.now(),
+  });
+  if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
+  if (!pr) {
+    workflow.info(
+      `groundgate: no pull-request comment: run ${triggering.id} (${triggering.event ?? 'unknown event'}) belongs to no open pull request at commit ${shortSha(triggering.headSha)}`,
+    );
+    return 0;
+  }
+  const passed = report.verdict === 'pass';
+  const decision: CommentDecision =
+    inputs.comment === 'never'
+      ? { post: false, why: 'comment: never' }
+      : { post: true, pr, createIfAbsent: inputs.comment !== 'on-failure' || !passed };
+  await comment(inputs, env, decision, markdown);
+  return 0;
 }
 
 async function comment(
   inputs: ActionInputs,
   env: NodeJS.ProcessEnv,
+  decision: CommentDecision,
   body: string,
-  passed: boolean,
 ): Promise<void> {
-  const event = readEvent(env);
-  const decision = decideComment(inputs.comment, event, passed);
   if (!decision.post) {
     workflow.info(`groundgate: no pull-request comment (${decision.why})`);
     return;
@@ -149,41 +280,26 @@ async function comment(
     return;
   }
   const marker = body.slice(0, body.indexOf('\n'));
-  const limits = apiLimitsFrom(env);
-  const work = (async () => {
-    // Loaded only when a comment is written: Octokit is most of the Action's start-up time.
-    const { getOctokit } = await import('@actions/github');
-    const octokit = getOctokit(inputs.token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
-    limitRequests(octokit, limits);
-    return upsertStickyComment(octokit, decision.pr, marker, body, {
-      createIfAbsent: decision.createIfAbsent,
-    });
-  })();
-  // limitRequests bounds every request; this bounds whatever else could wait (it never should).
-  let timer: NodeJS.Timeout | undefined;
-  const overtime = new Promise<'overtime'>((resolve) => {
-    timer = setTimeout(() => resolve('overtime'), limits.budgetMs + OVERTIME_GRACE_MS);
-  });
-  try {
-    const result = await Promise.race([work, overtime]);
-    if (result === 'overtime') {
-      workflow.warning(
-        `groundgate: could not write the pull-request comment: the GitHub API took longer than ${limits.budgetMs / 1000} s; the job summary, outputs and the gate verdict are unaffected.`,
-      );
-      return;
-    }
-    const deleted = result.deleted?.length ? `; deleted ${result.deleted.length} newer duplicate(s)` : '';
-    workflow.info(
-      `groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}${deleted}`,
-    );
-  } catch (err) {
-    workflow.warning(`groundgate: ${explainCommentFailure(err)}`);
-  } finally {
-    clearTimeout(timer);
+  const result = await withApi(
+    inputs.token,
+    env,
+    (api) =>
+      upsertStickyComment(api.octokit, decision.pr, marker, body, {
+        createIfAbsent: decision.createIfAbsent,
+      }).catch((err: unknown) => ({ failed: explainCommentFailure(err) })),
+    (ms) => ({
+      failed: `could not write the pull-request comment: the GitHub API took longer than ${seconds(ms)}; the job summary, outputs and the gate verdict are unaffected.`,
+    }),
+  );
+  if ('failed' in result) {
+    workflow.warning(`groundgate: ${result.failed}`);
+    return;
   }
+  const deleted = result.deleted?.length ? `; deleted ${result.deleted.length} newer duplicate(s)` : '';
+  workflow.info(
+    `groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}${deleted}`,
+  );
 }
-
-const OVERTIME_GRACE_MS = 5_000;
 
 function readEvent(env: NodeJS.ProcessEnv): EventInfo {
   let payload: Record<string, unknown> = {};
@@ -197,21 +313,35 @@ function readEvent(env: NodeJS.ProcessEnv): EventInfo {
   return { name: env.GITHUB_EVENT_NAME ?? '', payload, repository: env.GITHUB_REPOSITORY };
 }
 
-/** Run link and gold lock digests: trusted values from the environment and the report. */
-function footer(env: NodeJS.ProcessEnv, report: Report): string[] {
+function repoUrl(env: NodeJS.ProcessEnv): string | undefined {
+  return env.GITHUB_SERVER_URL && parseRepo(env.GITHUB_REPOSITORY)
+    ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}`
+    : undefined;
+}
+
+function runUrl(env: NodeJS.ProcessEnv, runId: string | undefined, attempt?: string): string | undefined {
+  const repo = repoUrl(env);
+  if (!repo || !runId || !/^\d+$/.test(runId)) return undefined;
+  return `${repo}/actions/runs/${runId}${attempt && attempt !== '1' && /^\d+$/.test(attempt) ? `/attempts/${attempt}` : ''}`;
+}
+
+/**
+ * Run link and gold lock digests. The report may be a fork's artifact (mode: comment): only values that
+ * match their shape (hex digests) go into the Markdown unescaped.
+ */
+function footer(env: NodeJS.ProcessEnv, report: Report, run: string | undefined): string[] {
   const parts: string[] = [];
-  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
-    const attempt =
-      env.GITHUB_RUN_ATTEMPT && env.GITHUB_RUN_ATTEMPT !== '1' ? `/attempts/${env.GITHUB_RUN_ATTEMPT}` : '';
-    parts.push(
-      `[workflow run](${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}${attempt})`,
-    );
-  }
+  if (run) parts.push(`[workflow run](${run})`);
   // A gold set that matches its lock has the lock's digest; one that does not is announced at the top.
   for (const [name, suite] of Object.entries(report.suites))
-    if (suite.gold?.lock?.status === 'match')
+    if (
+      suite.gold?.lock?.status === 'match' &&
+      /^[0-9a-f]{64}$/.test(suite.gold.sha256) &&
+      SUITE_NAME.test(name)
+    )
+      // (a report that is an artifact may hold names gates.yaml would refuse: those are left out)
       parts.push(`gold lock \`${name}\`: \`sha256:${suite.gold.sha256.slice(0, 12)}\``);
-  parts.push(`groundgate ${report.tool.version}`);
+  parts.push(`groundgate ${escapeMarkdown(report.tool.version, { maxLength: 40, wrap: false })}`);
   return [`<sub>${parts.join(' · ')}</sub>`];
 }
 

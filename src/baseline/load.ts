@@ -29,6 +29,11 @@ export function loadBaseline(file: string, missingOk = false): { report: Report 
         : `baseline cannot be read (${code}); ${EXPECTED}`,
     );
   }
+  return { report: parseBaseline(text, file) };
+}
+
+/** A baseline's text as a report, or an input error naming `file` (a path, or an artifact's label). */
+export function parseBaseline(text: string, file: string): Report {
   let data: unknown;
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -54,5 +59,5 @@ export function loadBaseline(file: string, missingOk = false): { report: Report 
       `baseline is not a groundgate report: ${at}: ${issue.message.replace(/^Invalid input: /, '')}${found === undefined ? '' : ` (found ${preview(found)})`}; ${EXPECTED}`,
     );
   }
-  return { report: parsed.data };
+  return parsed.data;
 }

@@ -13,6 +13,9 @@ import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engin
 import { objectHeapBytes, run, type InputOverride, type RunOptions } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
+/** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
+const GH_AUTO = 'gh:auto';
+
 export const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
@@ -24,6 +27,7 @@ export interface CheckArgs {
   out?: string;
   report?: string;
   baseline?: string;
+  artifactName: string;
   release: boolean;
   history?: string;
   trend: number;
@@ -46,7 +50,10 @@ Options:
   -f, --format FORMAT      text (default), json, markdown, junit or html
   -o, --out FILE           write the formatted output to FILE instead of stdout
       --report FILE        also write report.json to FILE
-      --baseline FILE      compare with an earlier report.json: deltas, flips and max_drop gates
+      --baseline FILE      compare with an earlier report.json: deltas, flips and max_drop gates;
+                           gh:auto takes the report artifact of the merge base with origin's default
+                           branch from GitHub, as the pull request's comment will (GITHUB_TOKEN)
+      --artifact-name NAME the report artifact's name for gh:auto (default groundgate-report)
       --release            release sign-off: every gold set must match its lock (exit 2 otherwise)
       --history FILE       history of earlier runs (groundgate history append): trend charts in
                            markdown and html
@@ -71,6 +78,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     out: { type: 'string', short: 'o' },
     report: { type: 'string' },
     baseline: { type: 'string' },
+    'artifact-name': { type: 'string' },
     release: { type: 'boolean' },
     history: { type: 'string' },
     trend: { type: 'string' },
@@ -95,6 +103,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     out: values.out,
     report: values.report,
     baseline: values.baseline,
+    artifactName: values['artifact-name'] ?? 'groundgate-report',
     release: values.release ?? false,
     history: values.history,
     trend: wholeNumber('--trend', values.trend) ?? 20,
@@ -134,12 +143,13 @@ export const checkCommand: Command = {
     own('--report', args.report);
     own('--out', args.out);
     own('--history', args.history);
-    own('--baseline', args.baseline);
+    const ghAuto = args.baseline === GH_AUTO;
+    if (!ghAuto) own('--baseline', args.baseline);
     const options: RunOptions = {
       config: args.config,
       suites: args.suites,
       inputs: args.inputs,
-      baseline: args.baseline,
+      baseline: ghAuto ? undefined : args.baseline,
       release: args.release,
       scope,
     };
@@ -163,6 +173,14 @@ export const checkCommand: Command = {
 };
 
 async function check(args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
+  if (args.baseline === GH_AUTO)
+    // Loaded for gh:auto only: the GitHub client and the unzip library are most of the CLI's size.
+    options.baselineFound = await (
+      await import('../github/local.js')
+    ).localBaseline(path.dirname(path.resolve(args.config)), io.env, {
+      name: args.artifactName,
+      file: 'groundgate-report.json',
+    });
   const outcome = await run(options);
   const { report } = outcome;
   const offenders = args.offenders ?? outcome.config.offenders;
@@ -190,16 +208,22 @@ function format(report: Report, args: CheckArgs, offenders: number, io: CliIo, t
     case 'markdown':
       return renderMarkdown(report, {
         offenders,
+        now: Date.now(),
         fullReportHint: args.report ?? 'report.json (--report FILE)',
         trends,
       });
     case 'junit':
       return renderJunit(report);
     case 'html':
-      return renderHtml(report, { trends });
+      return renderHtml(report, { trends, now: Date.now() });
     case 'text': {
       const color = args.color ?? (io.isTty && !args.out && io.env.NO_COLOR === undefined);
-      return renderText(report, { offenders, color, showOffendersOnPass: args.offenders !== undefined });
+      return renderText(report, {
+        offenders,
+        color,
+        showOffendersOnPass: args.offenders !== undefined,
+        now: Date.now(),
+      });
     }
   }
 }

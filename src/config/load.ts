@@ -22,7 +22,7 @@ import { readText } from '../io/utf8.js';
 export const DEFAULT_OFFENDERS = 10;
 export const DEFAULT_REPORT_OFFENDERS = 1000;
 
-const SUITE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+export const SUITE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
 const topLevelSchema = z.strictObject({
   version: z.literal(1, { error: 'expected version: 1' }),

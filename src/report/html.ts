@@ -1,3 +1,4 @@
+import { describeBaselineSource, shortSha } from './baseline-source.js';
 import { escapeXml as esc } from './escape.js';
 import {
   cellText,
@@ -17,6 +18,8 @@ import { countDelta, firstOffenders, stageRows, triageSummary } from './triage.j
 import type { Trend } from './trend.js';
 
 export interface HtmlOptions {
+  /** Now, for the baseline's age. */
+  now?: number;
   trends?: Trend[];
   /** Text fields are cut to this many characters (the report.json keeps them whole). */
   maxField?: number;
@@ -64,6 +67,11 @@ export function renderHtml(report: Report, options: HtmlOptions = {}): string {
     `<style>${STYLE}</style></head><body><main>`,
     `<h1>groundgate <span class="badge ${verdict}" id="verdict">${verdict.toUpperCase()}</span></h1>`,
     `<div class="meta">${esc(verdictLine(report.gates))} · config <code>${esc(report.config)}</code> · groundgate ${esc(report.tool.version)}</div>`,
+    ...(report.baseline
+      ? [
+          `<div class="meta">${describeBaselineSource(report.baseline, { commit: (sha) => `<code>${shortSha(sha)}</code>`, escape: esc, now: options.now })}</div>`,
+        ]
+      : []),
   ];
   for (const [name, suite] of Object.entries(report.suites)) {
     out.push(suiteHtml(report, name, suite, options));

@@ -1,3 +1,4 @@
+import { describeBaselineSource, shortSha } from './baseline-source.js';
 import { suiteKind } from '../suites/registry.js';
 import { escapeList, escapeMarkdown } from './escape.js';
 import {
@@ -33,6 +34,10 @@ export interface MarkdownOptions {
   fullReportHint?: string;
   /** Gated metrics over the history, drawn as Mermaid charts. */
   trends?: Trend[];
+  /** The repository's web address (trusted, from the workflow): links the baseline's commit. */
+  repoUrl?: string;
+  /** Now, for the baseline's age. */
+  now?: number;
 }
 
 const STATUS_ICON = { pass: '✅', fail: '❌', skip: '⏭️' } as const;
@@ -47,7 +52,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions): string
   if (options.marker) head.push(options.marker);
   const icon = report.verdict === 'pass' ? '✅' : '❌';
   head.push(`### ${icon} groundgate: ${verdictLine(report.gates)}`, '');
-  const notices = [...(options.notices ?? []), ...goldNotices(report)];
+  const notices = [...(options.notices ?? []), ...baselineNotice(report, options), ...goldNotices(report)];
   if (notices.length) head.push(...notices, '');
 
   const suiteParts = Object.entries(report.suites).map(([name, suite]) => suiteSection(report, name, suite));
@@ -88,6 +93,18 @@ export function renderMarkdown(report: Report, options: MarkdownOptions): string
   if (text.length > maxChars)
     text = text.slice(0, maxChars - 80) + '\n\n… (truncated to fit GitHub’s size limit)\n';
   return text;
+}
+
+function baselineNotice(report: Report, options: MarkdownOptions): string[] {
+  if (!report.baseline) return [];
+  return [
+    describeBaselineSource(report.baseline, {
+      commit: (sha) =>
+        options.repoUrl ? `[\`${shortSha(sha)}\`](${options.repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``,
+      escape: (text) => escapeMarkdown(text, { maxLength: 100, wrap: false }),
+      now: options.now,
+    }),
+  ];
 }
 
 interface SuitePart {

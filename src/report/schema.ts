@@ -95,17 +95,32 @@ export const gateResultSchema = z.strictObject({
   line: z.int().optional(),
 });
 
+const sha = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-hex commit sha');
+
+/** With baseline: auto (or --baseline gh:auto): the workflow run whose report artifact was compared with. */
+export const baselineSourceSchema = z.strictObject({
+  commit: sha,
+  /** The commit's time, from the run (ISO-8601): the comment gives the baseline's age. */
+  committed_at: z.iso.datetime({ offset: true }).optional(),
+  run_id: z.int().positive(),
+  branch: z.string().optional(),
+  /** The base commit, when it had no report and the newest report of `branch` was used instead. */
+  fallback_from: sha.optional(),
+});
+
 export const reportSchema = z.strictObject({
   schema_version: z.literal('1'),
   tool: z.strictObject({ name: z.literal('groundgate'), version: z.string() }),
   verdict: z.enum(['pass', 'fail']),
   config: z.string(),
+  baseline: baselineSourceSchema.optional(),
   suites: z.record(z.string(), suiteReportSchema),
   gates: z.array(gateResultSchema),
 });
 
 export type Report = z.infer<typeof reportSchema>;
 export type SuiteReport = z.infer<typeof suiteReportSchema>;
+export type BaselineSource = z.infer<typeof baselineSourceSchema>;
 export type GateResult = z.infer<typeof gateResultSchema>;
 export type OffenderJson = z.infer<typeof offenderSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;

@@ -1,3 +1,4 @@
+import { describeBaselineSource, shortSha } from './baseline-source.js';
 import { escapeTerminal } from './escape.js';
 import {
   cellText,
@@ -19,6 +20,8 @@ export interface TextOptions {
   /** List offenders even when every gate passed. */
   showOffendersOnPass?: boolean;
   color?: boolean;
+  /** Now, for the baseline's age. */
+  now?: number;
 }
 
 /** The terminal view: a table per suite, the top offenders, the verdict. */
@@ -106,6 +109,14 @@ export function renderText(report: Report, options: TextOptions): string {
     }
     out.push('');
   }
+  if (report.baseline)
+    out.push(
+      describeBaselineSource(report.baseline, {
+        commit: shortSha,
+        escape: (text) => escapeTerminal(text, 100),
+        now: options.now,
+      }),
+    );
   const line = verdictLine(report.gates);
   out.push(failed ? paint('31;1', line) : paint('32;1', line));
   for (const g of report.gates.filter((g) => !g.passed)) {

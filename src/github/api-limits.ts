@@ -51,7 +51,11 @@ interface HttpError {
  * network errors, timeouts and rate limits are retried with backoff while the budget allows, and once the
  * budget is spent every further request fails at once. Errors say what could not be done and why.
  */
-export function limitRequests(octokit: Octokit, limits: ApiLimits, now: () => number = Date.now): void {
+export function limitRequests(
+  octokit: Octokit,
+  limits: ApiLimits,
+  now: () => number = Date.now,
+): { left: () => number } {
   const deadline = now() + limits.budgetMs;
   octokit.hook.wrap('request', async (request, options) => {
     const what = `${options.method} ${String(options.url)}`;
@@ -84,6 +88,8 @@ export function limitRequests(octokit: Octokit, limits: ApiLimits, now: () => nu
       }
     }
   });
+  // What is left of the budget, for work outside Octokit (an artifact's download from its storage host).
+  return { left: () => deadline - now() };
 }
 
 /** How long to wait before retrying, or undefined when the error is not worth a retry. */
@@ -130,6 +136,6 @@ function describe(err: HttpError): string {
   return err.response && err.status !== undefined ? `HTTP ${err.status}: ${message}` : message;
 }
 
-function seconds(ms: number): string {
+export function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
