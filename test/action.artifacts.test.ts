@@ -123,6 +123,31 @@ describe('baseline: auto and history: auto (node dist/index.js against a local A
     expect(run.outputs['failed-gates']).toBe('[]');
   }, 60_000);
 
+  it("asks this workflow's run of the base commit first, however many other workflows ran on it", async () => {
+    const gh = await api();
+    addRun(gh, { id: 100, commit: BASE, zip: reportZip(good) });
+    for (let id = 101; id <= 115; id++)
+      addRun(gh, { id, commit: BASE, workflow: `.github/workflows/ci-${id}.yml` });
+    const ws = workspace();
+    pullRequestEvent(ws, BASE);
+    const run = await runAction(
+      ws,
+      gh.url,
+      { baseline: 'auto' },
+      { GITHUB_WORKFLOW_REF: 'acme/rag/.github/workflows/groundgate.yml@refs/pull/7/merge' },
+    );
+    expect(run.code).toBe(0);
+    expect(readJson(path.join(ws, 'groundgate-report.json')).baseline).toMatchObject({
+      commit: BASE,
+      run_id: 100,
+    });
+    // One listing of the commit's runs, one of run 100's artifacts: the other workflows' runs are not asked.
+    expect(gh.requests.filter((r) => r.path.includes('/artifacts')).map((r) => r.path)).toEqual([
+      '/repos/acme/rag/actions/runs/100/artifacts?name=groundgate-report&per_page=10',
+      '/repos/acme/rag/actions/artifacts/1000/zip',
+    ]);
+  }, 60_000);
+
   it('no report anywhere: a warning that says how to fix it, max_drop skipped, the verdict of the other gates', async () => {
     const gh = await api();
     addRun(gh, { id: 30, commit: BASE });

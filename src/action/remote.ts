@@ -26,6 +26,11 @@ export function reportArtifact(inputs: ActionInputs, env: NodeJS.ProcessEnv): Re
   return { name: inputs.artifactName, file: path.basename(inputs.report), maxBytes: artifactMaxBytes(env) };
 }
 
+/** This run's workflow file (GITHUB_WORKFLOW_REF is owner/repo/.github/workflows/x.yml@ref). */
+export function workflowPath(env: NodeJS.ProcessEnv): string | undefined {
+  return /^[^/]+\/[^/]+\/(.+?)@/.exec(env.GITHUB_WORKFLOW_REF ?? '')?.[1];
+}
+
 function repoOf(event: EventInfo): RepoRef | undefined {
   return parseRepo(event.repository);
 }
@@ -44,7 +49,7 @@ export async function autoBaseline(
   return withApi(
     inputs.token,
     env,
-    (api) => findBaseReport(api, repo, base, reportArtifact(inputs, env)),
+    (api) => findBaseReport(api, repo, { ...base, workflow: workflowPath(env) }, reportArtifact(inputs, env)),
     (ms) => ({ warning: `baseline: auto: the GitHub API took longer than ${seconds(ms)}; ${skipped}` }),
   );
 }

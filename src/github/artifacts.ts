@@ -41,6 +41,8 @@ const runSchema = z.looseObject({
   head_sha: z.string(),
   head_branch: z.string().nullish(),
   status: z.string().nullish(),
+  /** The workflow file, e.g. .github/workflows/groundgate.yml. */
+  path: z.string().nullish(),
   head_commit: z.looseObject({ timestamp: z.string().nullish() }).nullish(),
   head_repository: z.looseObject({ full_name: z.string() }).nullish(),
 });
@@ -230,9 +232,14 @@ export type BaseReport = { report: Report; source: BaselineSource } | { warning:
 export async function findBaseReport(
   api: GitHubApi,
   repo: RepoRef,
-  base: { sha?: string; branch?: string },
+  base: { sha?: string; branch?: string; workflow?: string },
   want: ReportArtifact,
 ): Promise<BaseReport> {
+  // A commit has a run per workflow: this workflow's runs are asked first, the others after.
+  const ours = (runs: Run[]) =>
+    base.workflow
+      ? [...runs.filter((r) => r.path === base.workflow), ...runs.filter((r) => r.path !== base.workflow)]
+      : runs;
   const sha = base.sha && SHA.test(base.sha) ? base.sha : undefined;
   const notes: string[] = [];
   const label = (run: Run) => `artifact "${want.name}" of run ${run.id} (commit ${shortSha(run.head_sha)})`;
@@ -261,10 +268,12 @@ export async function findBaseReport(
       };
     };
     if (sha) {
-      const runs = (await listRuns(api, repo, { head_sha: sha, per_page: 20 })).filter(
-        (r) => r.head_sha === sha && r.status === 'completed',
+      const runs = ours(
+        (await listRuns(api, repo, { head_sha: sha, per_page: 20 })).filter(
+          (r) => r.head_sha === sha && r.status === 'completed',
+        ),
       );
-      for (const run of runs.slice(0, 5)) {
+      for (const run of runs.slice(0, 10)) {
         const found = await take(run, false);
         if (found) return found;
       }

@@ -26,6 +26,7 @@ export function addRun(
     zip?: Uint8Array;
     artifactName?: string;
     expired?: boolean;
+    workflow?: string;
   },
 ): void {
   const repo = run.fork ?? 'acme/rag';
@@ -37,6 +38,7 @@ export function addRun(
     status: 'completed',
     conclusion: run.conclusion ?? 'success',
     head_commit: { id: run.commit, timestamp: run.committedAt ?? '2026-11-20T08:00:00Z' },
+    path: run.workflow ?? '.github/workflows/groundgate.yml',
     head_repository: { full_name: repo, owner: { login: repo.split('/')[0]! } },
   });
   if (run.zip)

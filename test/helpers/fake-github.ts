@@ -31,6 +31,7 @@ export interface FakeRun {
   status: string;
   conclusion: string | null;
   head_commit: { id: string; timestamp: string };
+  path: string;
   head_repository: { full_name: string; owner: { login: string } };
 }
 
