@@ -45,8 +45,9 @@ describe('baseline: auto and history: auto (node dist/index.js against a local A
   it("compares with the base commit's report artifact: deltas, flips and max_drop, the commit named; three main commits draw the trend", async () => {
     const gh = await api();
     addRun(gh, { id: 11, commit: BASE, zip: reportZip(good), committedAt: '2026-11-20T08:00:00Z' });
-    addRun(gh, { id: 9, commit: sha('9'), zip: reportZip(regressed), committedAt: '2026-11-18T08:00:00Z' });
-    addRun(gh, { id: 10, commit: sha('1'), zip: reportZip(good), committedAt: '2026-11-19T08:00:00Z' });
+    // Listed newest first by the API (by id); the trend orders by time, which here is not id order.
+    addRun(gh, { id: 10, commit: sha('9'), zip: reportZip(regressed), committedAt: '2026-11-18T08:00:00Z' });
+    addRun(gh, { id: 9, commit: sha('1'), zip: reportZip(good), committedAt: '2026-11-19T08:00:00Z' });
     // A fork's pull request run whose branch is also called main: never a baseline nor a trend point.
     addRun(gh, {
       id: 12,
@@ -278,9 +279,11 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
           pull_requests: [],
           ...run,
         },
-        repository: { full_name: 'acme/rag', default_branch: 'main' },
+        repository: { id: 1, full_name: 'acme/rag', default_branch: 'main' },
       }),
     );
+  const comment = { mode: 'comment' };
+  const onWorkflowRun = { GITHUB_EVENT_NAME: 'workflow_run' };
 
   it("the fork's own run skips the comment (its token is read-only) and says where it will come from", async () => {
     const gh = await api();
@@ -311,7 +314,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
     // An empty folder: the workflow_run job checks nothing out.
     const ws = tmpTree({});
     workflowRunEvent(ws);
-    const run = await runAction(ws, gh.url, {}, { GITHUB_EVENT_NAME: 'workflow_run', GITHUB_RUN_ID: '99' });
+    const run = await runAction(ws, gh.url, comment, { ...onWorkflowRun, GITHUB_RUN_ID: '99' });
     expect(run.code).toBe(0);
     expect(gh.writes().map((r) => `${r.method} ${r.path}`)).toEqual([
       'POST /repos/acme/rag/issues/13/comments',
@@ -327,7 +330,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
     expect(readFileSync(path.join(ws, 'groundgate-report.json'), 'utf8')).toBe(regressed);
 
     // The same report again: the comment is found and left as it is.
-    await runAction(ws, gh.url, {}, { GITHUB_EVENT_NAME: 'workflow_run' });
+    await runAction(ws, gh.url, comment, onWorkflowRun);
     expect(gh.writes()).toHaveLength(1);
   }, 60_000);
 
@@ -348,7 +351,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
     });
     const ws = tmpTree({});
     workflowRunEvent(ws);
-    const run = await runAction(ws, gh.url, {}, { GITHUB_EVENT_NAME: 'workflow_run' });
+    const run = await runAction(ws, gh.url, comment, onWorkflowRun);
     expect(run.code).toBe(0);
     expect(gh.writes()).toEqual([]);
     expect(run.stdout).toContain('belongs to no open pull request at commit ccccccc');
@@ -372,12 +375,69 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
     });
     const ws = tmpTree({});
     workflowRunEvent(ws);
-    const run = await runAction(ws, gh.url, {}, { GITHUB_EVENT_NAME: 'workflow_run' });
+    const run = await runAction(ws, gh.url, comment, onWorkflowRun);
     expect(run.code).toBe(0);
     expect(gh.writes()).toEqual([]);
     expect(run.stdout).toMatch(
       /::warning::groundgate: reading the report of run 77: artifact "groundgate-report" of run 77: baseline is not a groundgate report: root: Unrecognized key: "extra"/,
     );
+  }, 60_000);
+
+  it('a report naming metrics groundgate does not have is not rendered (its names would reach the comment unescaped)', async () => {
+    const gh = await api();
+    const report = JSON.parse(good) as { suites: { qa: { metrics: Record<string, unknown> } } };
+    report.suites.qa.metrics['x | [click](https://evil.example) @acme/team'] = { value: 1 };
+    addRun(gh, {
+      id: 77,
+      commit: HEAD,
+      branch: 'feature',
+      event: 'pull_request',
+      fork: 'forker/rag',
+      zip: reportZip(JSON.stringify(report)),
+    });
+    gh.pulls.push({
+      number: 13,
+      state: 'open',
+      head: { sha: HEAD, ref: 'feature', label: 'forker:feature' },
+    });
+    const ws = tmpTree({});
+    workflowRunEvent(ws);
+    const run = await runAction(ws, gh.url, comment, onWorkflowRun);
+    expect(run.code).toBe(0);
+    expect(gh.writes()).toEqual([]);
+    expect(run.stdout).toContain(
+      'not a report groundgate wrote: suite "qa": unknown metric "x | [click](https://evil.example) @acm… for kind grounded-qa; no comment',
+    );
+  }, 60_000);
+
+  it("a pull request the event lists is used only when it is this repository's, at the run's commit", async () => {
+    const gh = await api();
+    addRun(gh, { id: 77, commit: HEAD, branch: 'feature', event: 'pull_request', zip: reportZip(good) });
+    const ws = tmpTree({});
+    // Number 5 belongs to another repository (the fork's own pull request), number 6 to an older commit.
+    workflowRunEvent(ws, {
+      head_repository: { full_name: 'acme/rag', owner: { login: 'acme' } },
+      pull_requests: [
+        { number: 5, head: { sha: HEAD }, base: { repo: { id: 999 } } },
+        { number: 6, head: { sha: sha('d') }, base: { repo: { id: 1 } } },
+        { number: 8, head: { sha: HEAD }, base: { repo: { id: 1 } } },
+      ],
+    });
+    const run = await runAction(ws, gh.url, comment, onWorkflowRun);
+    expect(run.code).toBe(0);
+    expect(gh.writes().map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /repos/acme/rag/issues/8/comments',
+    ]);
+  }, 60_000);
+
+  it('a workflow_run job without mode: comment still gates (comment: always on a workflow_run was always allowed)', async () => {
+    const gh = await api();
+    const ws = workspace();
+    regress(ws);
+    workflowRunEvent(ws);
+    const run = await runAction(ws, gh.url, {}, onWorkflowRun);
+    expect(run.code).toBe(1);
+    expect(run.outputs.passed).toBe('false');
   }, 60_000);
 
   it('mode: comment outside a workflow_run event is a usage error', async () => {
@@ -445,6 +505,16 @@ describe('groundgate check --baseline gh:auto (the CLI, from the local git state
     expect(r.stdout).toMatch(/Δ base/);
     expect(readJson(path.join(dir, 'out.json')).baseline).toMatchObject({ commit: base, run_id: 5 });
     expect(gh.requests[0]!.path).toBe(`/repos/acme/rag/actions/runs?head_sha=${base}&per_page=20`);
+  }, 60_000);
+
+  it('a remote on another host is not sent a github.com token', async () => {
+    const { dir } = clone();
+    execFileSync('git', ['remote', 'set-url', 'origin', 'git@gitlab.example:acme/rag.git'], { cwd: dir });
+    const r = await runCliAsync(['check', '--baseline', 'gh:auto'], dir, { GITHUB_TOKEN: TOKEN });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(
+      'groundgate: warning: --baseline gh:auto: origin is on gitlab.example, not github.com; for GitHub Enterprise set GITHUB_API_URL (https://gitlab.example/api/v3); no deltas, max_drop gates skipped',
+    );
   }, 60_000);
 
   it('without a token: a warning, and the run as without a baseline', async () => {

@@ -41,9 +41,34 @@ describe('unzipText', () => {
     const bomb = zipSync({ 'r.json': new Uint8Array(4 * 2 ** 20) });
     expect(bomb.length).toBeLessThan(10_000);
     expect(() => unzipText(bomb, first, 2 ** 20)).toThrow(
-      new ZipError('entry "r.json" inflates past 1 MiB; expected a report.json under that size'),
+      'entry "r.json" inflates past 1 MiB; expected a report.json under that size',
     );
     expect(unzipText(bomb, first, 4 * 2 ** 20).text).toHaveLength(4 * 2 ** 20);
+  });
+
+  it('stops a large bomb soon after the cap, not at its end (the zip is fed in slices)', () => {
+    const parts: Uint8Array[] = [];
+    const zip = new Zip((err, chunk) => {
+      if (err) throw err;
+      parts.push(chunk);
+    });
+    const file = new ZipDeflate('r.json', { level: 9 });
+    zip.add(file);
+    const mib = new Uint8Array(2 ** 20);
+    for (let i = 0; i < 256; i++) file.push(mib, i === 255);
+    zip.end();
+    const bomb = Buffer.concat(parts);
+    expect(bomb.length).toBeLessThan(400_000);
+    let error: ZipError | undefined;
+    try {
+      unzipText(bomb, first, 2 ** 20);
+    } catch (err) {
+      error = err as ZipError;
+    }
+    expect(error?.message).toBe('entry "r.json" inflates past 1 MiB; expected a report.json under that size');
+    // 256 MiB declared; stopped within one slice's worth (16 KiB of deflate, at most ~16 MiB) of the cap.
+    expect(error!.inflated).toBeGreaterThan(2 ** 20);
+    expect(error!.inflated).toBeLessThan(18 * 2 ** 20);
   });
 
   it('says what is wrong with a zip that is not one, is cut short, or lacks the report', () => {
@@ -112,10 +137,15 @@ describe('repositories and events', () => {
       'https://github.com/acme/rag.git',
       'https://github.com/acme/rag',
       'git@github.com:acme/rag.git',
-      'ssh://git@ghe.example.com/acme/rag.git',
       'https://github.com/acme/rag/',
+      'ssh://git@github.com/acme/rag.git',
     ])
-      expect(repoOfRemote(url)).toEqual({ owner: 'acme', repo: 'rag' });
+      expect(repoOfRemote(url)).toEqual({ owner: 'acme', repo: 'rag', host: 'github.com' });
+    expect(repoOfRemote('ssh://git@GHE.example.com:2222/acme/rag.git')).toEqual({
+      owner: 'acme',
+      repo: 'rag',
+      host: 'ghe.example.com',
+    });
     expect(repoOfRemote('/srv/git/rag')).toEqual({ owner: 'git', repo: 'rag' });
     expect(repoOfRemote(undefined)).toBeUndefined();
     expect(parseRepo('acme/rag/extra')).toBeUndefined();

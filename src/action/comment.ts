@@ -105,7 +105,10 @@ export async function pullRequestOfRun(
   repo: { owner: string; repo: string },
   run: TriggeringRun,
 ): Promise<PullRequestRef | undefined> {
-  const listed = run.pullRequests.find((p) => p.headSha === undefined || p.headSha === run.headSha);
+  // Only a pull request of this repository at the run's very commit: never another one's number.
+  const listed = run.pullRequests.find(
+    (p) => p.headSha === run.headSha && run.repositoryId !== undefined && p.baseRepoId === run.repositoryId,
+  );
   if (listed) return { ...repo, number: listed.number, headSha: run.headSha };
   if (run.event !== 'pull_request' || !run.headOwner || !run.headBranch) return undefined;
   const { data } = await octokit.rest.pulls.list({

@@ -107,7 +107,10 @@ export interface TriggeringRun {
   /** The owner of the head repository (a fork's owner for a fork's pull request). */
   headOwner?: string;
   event?: string;
-  pullRequests: { number: number; headSha?: string }[];
+  /** The run's pull requests as the event lists them, with the repository each one is in. */
+  pullRequests: { number: number; headSha?: string; baseRepoId?: number }[];
+  /** This repository's id: a listed pull request must be in it. */
+  repositoryId?: number;
 }
 
 export function triggeringRun(event: EventInfo): TriggeringRun | undefined {
@@ -116,8 +119,13 @@ export function triggeringRun(event: EventInfo): TriggeringRun | undefined {
   if (!run || typeof run.id !== 'number' || typeof run.head_sha !== 'string') return undefined;
   const headRepo = run.head_repository as { owner?: { login?: unknown } } | undefined;
   const prs = Array.isArray(run.pull_requests)
-    ? (run.pull_requests as { number?: unknown; head?: { sha?: unknown } }[])
+    ? (run.pull_requests as {
+        number?: unknown;
+        head?: { sha?: unknown };
+        base?: { repo?: { id?: unknown } };
+      }[])
     : [];
+  const repositoryId = (event.payload as { repository?: { id?: unknown } }).repository?.id;
   return {
     id: run.id,
     headSha: run.head_sha,
@@ -126,8 +134,15 @@ export function triggeringRun(event: EventInfo): TriggeringRun | undefined {
     event: typeof run.event === 'string' ? run.event : undefined,
     pullRequests: prs.flatMap((p) =>
       typeof p.number === 'number'
-        ? [{ number: p.number, headSha: typeof p.head?.sha === 'string' ? p.head.sha : undefined }]
+        ? [
+            {
+              number: p.number,
+              headSha: typeof p.head?.sha === 'string' ? p.head.sha : undefined,
+              baseRepoId: typeof p.base?.repo?.id === 'number' ? p.base.repo.id : undefined,
+            },
+          ]
         : [],
     ),
+    ...(typeof repositoryId === 'number' ? { repositoryId } : {}),
   };
 }

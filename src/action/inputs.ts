@@ -30,7 +30,8 @@ export type ActionInputs = z.infer<typeof actionInputsSchema>;
 export function readInputs(): ActionInputs {
   const text = (name: string) => workflow.getInput(name).trim();
   const comment = text('comment') || 'auto';
-  const mode = text('mode') || (process.env.GITHUB_EVENT_NAME === 'workflow_run' ? 'comment' : 'check');
+  // Never implied by the event: a workflow_run job that gates (comment: always) must keep gating.
+  const mode = text('mode') || 'check';
   if (!(MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`input "mode": ${JSON.stringify(mode)}; expected one of ${MODES.join(', ')}`);
   }

@@ -77,7 +77,9 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
 
   // The verdict and outputs are written before any call for the trend or the comment: the API cannot hide or change them.
   if (inputs.history === 'auto') {
-    const found = await (await remote()).autoHistory(inputs, env, event);
+    const found = await (
+      await remote()
+    ).autoHistory(inputs, env, event, event.name === 'push' ? env.GITHUB_SHA : undefined);
     history = found.history;
     for (const w of found.warnings) workflow.warning(`groundgate: ${w}`);
   }

@@ -49,7 +49,14 @@ export async function autoBaseline(
   return withApi(
     inputs.token,
     env,
-    (api) => findBaseReport(api, repo, { ...base, workflow: workflowPath(env) }, reportArtifact(inputs, env)),
+    (api) =>
+      findBaseReport(
+        api,
+        repo,
+        // A push's fallback must not be the commit being checked (a re-run finds its own report).
+        { ...base, workflow: workflowPath(env), exclude: event.name === 'push' ? env.GITHUB_SHA : undefined },
+        reportArtifact(inputs, env),
+      ),
     (ms) => ({ warning: `baseline: auto: the GitHub API took longer than ${seconds(ms)}; ${skipped}` }),
   );
 }
@@ -59,6 +66,8 @@ export async function autoHistory(
   inputs: ActionInputs,
   env: NodeJS.ProcessEnv,
   event: EventInfo,
+  /** This run's own commit, when it is on the default branch (a push): its point is "now". */
+  exclude?: string,
 ): Promise<{ history: HistoryEntry[]; warnings: string[] }> {
   const repo = repoOf(event);
   if (!repo)
@@ -84,7 +93,7 @@ export async function autoHistory(
         api,
         repo,
         // A re-run of a default-branch commit finds its own earlier report: that point is "now".
-        { branch, count: inputs.historyRuns, exclude: env.GITHUB_SHA },
+        { branch, count: inputs.historyRuns, exclude },
         reportArtifact(inputs, env),
       );
       return {

@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import type { BaselineSource, Report } from '../report/schema.js';
 import { safeParse } from '../io/validate.js';
 import { shortSha } from '../report/baseline-source.js';
+import { foreignReportProblem } from '../report/foreign.js';
 import { seconds } from './api-limits.js';
 import type { GitHubApi, RepoRef } from './client.js';
 import { megabytes, unzipText, ZipError } from './unzip.js';
@@ -84,7 +85,7 @@ async function listRuns(
   ).workflow_runs;
   // A fork's run can have any head: only this repository's runs speak for its branches and commits.
   const own = `${repo.owner}/${repo.repo}`.toLowerCase();
-  return runs.filter((r) => !r.head_repository || r.head_repository.full_name.toLowerCase() === own);
+  return runs.filter((r) => r.head_repository?.full_name.toLowerCase() === own);
 }
 
 /** The run's artifact of that name, or why there is none. */
@@ -133,6 +134,8 @@ export async function readArtifactReport(
   );
   let body = response.data as unknown as ReadableStream<Uint8Array> | null;
   if (response.status >= 300 && response.status < 400) {
+    // The redirect's own body is not wanted: release its connection now.
+    await body?.cancel().catch(() => undefined);
     const location = response.headers.location;
     if (!location || !/^https?:\/\//.test(location))
       throw new ArtifactError(`download answered ${response.status} without a usable location`);
@@ -232,7 +235,7 @@ export type BaseReport = { report: Report; source: BaselineSource } | { warning:
 export async function findBaseReport(
   api: GitHubApi,
   repo: RepoRef,
-  base: { sha?: string; branch?: string; workflow?: string },
+  base: { sha?: string; branch?: string; workflow?: string; exclude?: string },
   want: ReportArtifact,
 ): Promise<BaseReport> {
   // A commit has a run per workflow: this workflow's runs are asked first, the others after.
@@ -285,9 +288,12 @@ export async function findBaseReport(
     }
     if (base.branch) {
       looking = 'listing workflow runs';
-      const runs = (
-        await listRuns(api, repo, { branch: base.branch, status: 'success', per_page: 10 })
-      ).filter((r) => SHA.test(r.head_sha) && r.head_sha !== sha);
+      // Pushes only: a pull request's run may have a branch of the same name.
+      const runs = ours(
+        (
+          await listRuns(api, repo, { branch: base.branch, event: 'push', status: 'success', per_page: 10 })
+        ).filter((r) => SHA.test(r.head_sha) && r.head_sha !== sha && r.head_sha !== base.exclude),
+      );
       for (const run of runs) {
         const found = await take(run, true);
         if (found) return found;
@@ -328,7 +334,10 @@ export async function runReport(
     );
   try {
     const text = await readArtifactReport(api, repo, artifact, want);
-    return { report: parsed(text, label), text, label };
+    const report = parsed(text, label);
+    const problem = foreignReportProblem(report);
+    if (problem) throw new ArtifactError(`not a report groundgate wrote: ${problem}`);
+    return { report, text, label };
   } catch (err) {
     if (err instanceof ArtifactError) throw new ArtifactError(`${label}: ${err.message}`);
     throw err;
@@ -375,12 +384,7 @@ export async function branchReports(
         if (a.name !== want.name || a.expired || !run || !commit || !SHA.test(commit)) continue;
         if (run.head_branch !== options.branch || commit === options.exclude || seen.has(commit)) continue;
         // A fork's pull request can name its branch like ours: only runs of this repository count.
-        if (
-          run.repository_id != null &&
-          run.head_repository_id != null &&
-          run.repository_id !== run.head_repository_id
-        )
-          continue;
+        if (run.repository_id == null || run.repository_id !== run.head_repository_id) continue;
         seen.add(commit);
         picked.push(a);
         if (picked.length === options.count) break;

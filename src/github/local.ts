@@ -20,10 +20,17 @@ export async function localBaseline(
     return {
       warning: `--baseline gh:auto needs a token in GITHUB_TOKEN (or GH_TOKEN) that can read the repository's actions (e.g. GITHUB_TOKEN=$(gh auth token)); ${skipped}`,
     };
-  const repo = parseRepo(env.GITHUB_REPOSITORY) ?? repoOfRemote(git(dir, ['remote', 'get-url', 'origin']));
+  const remote = repoOfRemote(git(dir, ['remote', 'get-url', 'origin']));
+  // (without the host: the repository's fields become the request's parameters)
+  const repo = parseRepo(env.GITHUB_REPOSITORY) ?? (remote && { owner: remote.owner, repo: remote.repo });
   if (!repo)
     return {
       warning: `--baseline gh:auto could not tell the GitHub repository: no GITHUB_REPOSITORY and origin is not a GitHub remote; ${skipped}`,
+    };
+  // The token goes to GITHUB_API_URL, else api.github.com: only for a repository that lives there.
+  if (!env.GITHUB_REPOSITORY && !env.GITHUB_API_URL && remote?.host !== 'github.com')
+    return {
+      warning: `--baseline gh:auto: origin is on ${remote?.host ?? 'an unknown host'}, not github.com; for GitHub Enterprise set GITHUB_API_URL (https://${remote?.host ?? 'HOST'}/api/v3); ${skipped}`,
     };
   const limits = apiLimitsFrom(env);
   const api = await connect(token, env, limits);
@@ -56,10 +63,13 @@ export async function localBaseline(
     : found;
 }
 
-/** owner/name of a GitHub remote URL (https, ssh or scp-like), any host: GitHub Enterprise too. */
-export function repoOfRemote(url: string | undefined): RepoRef | undefined {
+/** owner/name and host of a remote URL (https, ssh or scp-like; the host is undefined for a local path). */
+export function repoOfRemote(url: string | undefined): (RepoRef & { host?: string }) | undefined {
   const m = /[/:]([^/:]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url ?? '');
-  return m ? parseRepo(`${m[1]}/${m[2]}`) : undefined;
+  const repo = m ? parseRepo(`${m[1]}/${m[2]}`) : undefined;
+  if (!repo) return undefined;
+  const host = /^(?:[a-z+]+:\/\/)?(?:[^@/]+@)?([^/:]+)[:/]/i.exec(url ?? '')?.[1];
+  return host && !url!.startsWith('/') ? { ...repo, host: host.toLowerCase() } : repo;
 }
 
 /** One line of git's output, or undefined when git fails, is missing or takes more than 5 s. */

@@ -118,9 +118,9 @@ interface SuitePart {
 function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePart {
   const counts = Object.entries(suite.counts)
     .filter(([, v]) => v !== 0)
-    .map(([k, v]) => `${v} ${k.replace(/_/g, ' ')}`)
+    .map(([k, v]) => `${v} ${safeName(k).replace(/_/g, ' ')}`)
     .join(' · ');
-  const top = [`**${escapeMarkdown(name)}** · ${suite.kind} · ${counts}`, ''];
+  const top = [`**${escapeMarkdown(name)}** · ${safeName(suite.kind)} · ${counts}`, ''];
   const c = suite.comparison;
   if (c) {
     const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
@@ -136,7 +136,7 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   const gates = report.gates.filter((g) => g.suite === name);
   for (const [metric, m] of Object.entries(suite.metrics)) {
     const unit = specOf(suite.kind, metric)?.unit;
-    const first = [metric, formatNumber(m.value, unit), fraction(m)];
+    const first = [safeName(metric), formatNumber(m.value, unit), fraction(m)];
     if (withDelta) first.push(formatDelta(m.delta, unit));
     const mine = gates.filter((g) => g.metric === metric);
     if (mine.length === 0) {
@@ -215,10 +215,18 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
   };
   const details = Object.entries(o)
     .filter(([k]) => !['id', 'labels', 'source', ...columns].includes(k))
-    .map(([k, v]) => `${k}: ${cell(v)}`)
+    .map(([k, v]) => `${safeName(k)}: ${cell(v)}`)
     .join('<br>');
   const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
   return `| ${escapeMarkdown(o.id, { maxLength: 80, wrap: false })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
+}
+
+/**
+ * Kinds, metric names, count and field keys: groundgate's own names, left as they are. A report that is an
+ * artifact (mode: comment) could hold any string there, and those are escaped like trace text.
+ */
+function safeName(s: string): string {
+  return /^[A-Za-z0-9_.@-]{1,80}$/.test(s) ? s : escapeMarkdown(s, { maxLength: 80, wrap: false });
 }
 
 /** A gold set that differs from its lock or from the baseline needs a human's sign-off: say so first. */

@@ -210,6 +210,7 @@ export class FakeGitHub {
       const runs = this.runs
         .filter((r) => !q.get('head_sha') || r.head_sha === q.get('head_sha'))
         .filter((r) => !q.get('branch') || r.head_branch === q.get('branch'))
+        .filter((r) => !q.get('event') || r.event === q.get('event'))
         .filter((r) => !q.get('status') || r.conclusion === q.get('status') || r.status === q.get('status'))
         .sort((a, b) => b.id - a.id);
       return { status: 200, body: { total_count: runs.length, workflow_runs: paged(runs) } };
