@@ -22,7 +22,7 @@ import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
 import type { Triage, TriageCounts } from './report/triage.js';
 import type { BaselineSource, GateResult, OffenderJson, Report, SuiteReport } from './report/schema.js';
-import type { ItemVerdicts, LoadedSuite, Offender } from './suites/types.js';
+import type { ItemVerdicts, LoadedSuite, Offender, Resampler } from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
 
 /** `--input [SUITE.]KEY=PATH`: replaces one input path of a suite; PATH is relative to the working directory. */
@@ -49,6 +49,8 @@ export interface RunOptions {
   loaded?: LoadedConfig;
   /** Where the config and the paths it names may lead (default: the CLI's workspace, see cliScope). */
   scope?: PathScope;
+  /** Keep each suite's resampler (groundgate init's bootstrap). */
+  resample?: boolean;
 }
 
 export type FoundBaseline = { report: Report; source?: BaselineSource } | { warning: string };
@@ -60,6 +62,8 @@ export interface RunOutcome {
   warnings: string[];
   /** Those of them that belong to no suite (the config, the baseline), so no suite's table shows them. */
   runWarnings: string[];
+  /** With options.resample: the suites that can recompute metrics over a resample of their items. */
+  resamplers: Record<string, Resampler>;
 }
 
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
@@ -76,6 +80,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   checkOverrides(selected, options.inputs ?? []);
 
   const suites: Record<string, SuiteReport> = {};
+  const resamplers: Record<string, Resampler> = {};
   const gates: GateResult[] = [];
   const warnings: string[] = [];
   const base: FoundBaseline | undefined =
@@ -107,6 +112,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
         )
       : undefined;
 
+    if (options.resample && result.resample) resamplers[suite.name] = result.resample;
     const baseSuite = baseReport?.suites[suite.name];
     const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
     const values = Object.fromEntries(
@@ -182,7 +188,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     suites,
     gates,
   };
-  return { report, config, warnings, runWarnings };
+  return { report, config, warnings, runWarnings, resamplers };
 }
 
 /**

@@ -3,11 +3,13 @@ import type { Command } from './command.js';
 import { extractCommand } from './extract.js';
 import { freezeCommand, verifyCommand } from './freeze.js';
 import { historyCommand } from './history.js';
+import { initCommand } from './init.js';
 import { normalizeCommand } from './normalize.js';
 
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
 export const COMMANDS: readonly Command[] = [
   checkCommand,
+  initCommand,
   freezeCommand,
   verifyCommand,
   historyCommand,

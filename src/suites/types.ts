@@ -71,6 +71,18 @@ export interface SuiteResult {
   goldDigest?: GoldDigest;
   /** Where grounded answers fail, by stage (suites that judge grounded answers). */
   triage?: TriageCounts;
+  /** Metrics that are no proportion, recomputed over a resample of the items: what a bootstrap needs. */
+  resample?: Resampler;
+}
+
+/**
+ * A suite's metrics over a resample of its items (queries, requests): `pick` holds item indices, repeats
+ * allowed. `groundgate init` bootstraps the interval of a mean or a percentile with it.
+ */
+export interface Resampler {
+  items: number;
+  /** The metric over the picked items; undefined when the suite cannot recompute that metric. */
+  metric(name: string, pick: Uint32Array): number | null | undefined;
 }
 
 export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {

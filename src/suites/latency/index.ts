@@ -166,6 +166,18 @@ export const latency: SuiteKind<LatencyConfig> = {
     );
 
     return {
+      resample: {
+        items: scoped.length,
+        metric(name, pick) {
+          const m = ctx.metrics.find((x) => x.name === name);
+          if (!m) return undefined;
+          return latencyMetrics(
+            Array.from(pick, (i) => scoped[i]!),
+            [m],
+            hasStages,
+          )[name]!.value;
+        },
+      },
       metrics: latencyMetrics(scoped, ctx.metrics, hasStages),
       counts: {
         samples: samples.length,

@@ -136,6 +136,16 @@ export const ranking: SuiteKind<RankingConfig> = {
       },
       offenders,
       warnings,
+      resample: {
+        items: result.queries.length,
+        metric(name, pick) {
+          const i = measures.findIndex((m) => m.name === name);
+          if (i === -1 || pick.length === 0) return i === -1 ? undefined : null;
+          let sum = 0;
+          for (const q of pick) sum += result.queries[q]!.values[i]!;
+          return sum / pick.length;
+        },
+      },
     };
   },
 };

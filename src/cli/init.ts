@@ -1,0 +1,324 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseConfig } from '../config/load.js';
+import { InputError, UsageError } from '../errors.js';
+import { digestGold } from '../gold/digest.js';
+import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
+import { scopeAt } from '../io/confine.js';
+import { resolveMetric } from '../metrics/spec.js';
+import { calibrate } from '../init/calibrate.js';
+import { detect, ROLES } from '../init/detect.js';
+import { HEADLINE, NAMES, plan, type Proposal } from '../init/plan.js';
+import { renderCommentWorkflow, renderGates, renderWorkflow, type SuiteGates } from '../init/render.js';
+import { run } from '../run.js';
+import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
+import { parseCommandArgs, writeOutput, type Command } from './command.js';
+
+const USAGE = `Usage: groundgate init [options]
+
+Finds the gold sets, traces, qrels, runs, latency CSVs, verdict pairs and retrieval-event documents in a
+repository, says which suite kind each fits and why, runs the suites once, and writes a commented
+gates.yaml whose gates are calibrated from the data: each at its interval bound at the stated confidence
+(Wilson for proportions, a bootstrap for means and percentiles), so today's pipeline passes and a change
+within noise does not fail. Also writes .github/workflows/groundgate.yml (pull-request check with
+baseline: auto and history: auto, and the report artifact upload). Never overwrites without --force.
+
+Options:
+  -C, --dir DIR          the repository (default: the working directory)
+  -c, --config FILE      the gates file to write, relative to DIR (default: gates.yaml)
+      --suite KIND       write one suite of this kind from the inputs given, instead of looking
+      --gold FILE        with --suite: the gold set
+      --traces FILE      with --suite: the traces
+  -i, --input KEY=VALUE  with --suite: any other key of the suite (run=, qrels=, csv=, pairs=, repos=, ...)
+      --name NAME        with --suite: the suite's name (default: from its kind)
+      --confidence C     the interval's confidence, 0.5-0.999 (default 0.95)
+      --max-drop D       how far a headline metric may drop against the base branch (default 0.02)
+      --branch NAME      the default branch the workflow runs on (default: origin's, else main)
+      --fork-comments    also write the workflow_run workflow that comments on pull requests from forks
+      --release          freeze each gold set (groundgate freeze) and check locks in the workflow
+      --no-workflow      write gates.yaml only
+      --dry-run          print what would be written; write nothing
+      --force            overwrite files that exist
+  -h, --help             show this help
+
+Exit status: 0 written (or shown), 2 nothing to calibrate from, ambiguous data, or an input error.
+`;
+
+const WORKFLOW = '.github/workflows/groundgate.yml';
+const COMMENT_WORKFLOW = '.github/workflows/groundgate-comment.yml';
+
+interface InitArgs {
+  dir: string;
+  config: string;
+  suite?: string;
+  inputs: Record<string, string>;
+  name?: string;
+  confidence: number;
+  maxDrop: number;
+  branch?: string;
+  forkComments: boolean;
+  release: boolean;
+  workflow: boolean;
+  dryRun: boolean;
+  force: boolean;
+}
+
+function parseInitArgs(argv: readonly string[]): InitArgs {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
+      dir: { type: 'string', short: 'C' },
+      config: { type: 'string', short: 'c' },
+      suite: { type: 'string' },
+      gold: { type: 'string' },
+      traces: { type: 'string' },
+      input: { type: 'string', short: 'i', multiple: true },
+      name: { type: 'string' },
+      confidence: { type: 'string' },
+      'max-drop': { type: 'string' },
+      branch: { type: 'string' },
+      'fork-comments': { type: 'boolean' },
+      release: { type: 'boolean' },
+      workflow: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      force: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const number = (flag: string, text: string | undefined, fallback: number, lo: number, hi: number) => {
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!/^\d*\.?\d+$/.test(text) || !(n >= lo && n <= hi))
+      throw new UsageError(`--${flag} ${JSON.stringify(text)}: expected a number from ${lo} to ${hi}`);
+    return n;
+  };
+  const inputs: Record<string, string> = {};
+  for (const text of values.input ?? []) {
+    const m = /^([a-z_]+)=(.+)$/.exec(text);
+    if (!m)
+      throw new UsageError(`--input ${JSON.stringify(text)}: expected KEY=VALUE, e.g. run=runs/bm25.run`);
+    inputs[m[1]!] = m[2]!;
+  }
+  if (values.gold) inputs.gold = values.gold;
+  if (values.traces) inputs.traces = values.traces;
+  if (!values.suite && Object.keys(inputs).length)
+    throw new UsageError('--gold, --traces and --input go with --suite KIND (the kind they are for)');
+  if (values.suite && !suiteKind(values.suite))
+    throw new UsageError(
+      `--suite ${JSON.stringify(values.suite)}: expected one of ${SUITE_KINDS.map((k) => k.kind).join(', ')}`,
+    );
+  return {
+    dir: path.resolve(values.dir ?? '.'),
+    config: values.config ?? 'gates.yaml',
+    suite: values.suite,
+    inputs,
+    name: values.name,
+    confidence: number('confidence', values.confidence, 0.95, 0.5, 0.999),
+    maxDrop: number('max-drop', values['max-drop'], 0.02, 0, 1),
+    branch: values.branch,
+    forkComments: values['fork-comments'] ?? false,
+    release: values.release ?? false,
+    workflow: values.workflow ?? true,
+    dryRun: values['dry-run'] ?? false,
+    force: values.force ?? false,
+  };
+}
+
+export const initCommand: Command = {
+  name: 'init',
+  summary: 'write a gates.yaml calibrated from the data in the repository, and the workflows',
+  usage: USAGE,
+  async run(argv, io) {
+    const args = parseInitArgs(argv);
+    const configFile = path.resolve(args.dir, args.config);
+    const scope = scopeAt(args.dir, 'the repository (--dir)');
+    const say = (line = '') => io.stdout(`${line}\n`);
+
+    const targets = [
+      configFile,
+      ...(args.workflow ? [path.join(args.dir, WORKFLOW)] : []),
+      ...(args.workflow && args.forkComments ? [path.join(args.dir, COMMENT_WORKFLOW)] : []),
+    ];
+    const rel = (file: string) => path.relative(args.dir, file).split(path.sep).join('/');
+    const refuseExisting = (files: string[]) => {
+      const existing = files.filter((f) => existsSync(f));
+      if (existing.length && !args.force && !args.dryRun)
+        throw new UsageError(
+          `${existing.map(rel).join(', ')} already exist${existing.length === 1 ? 's' : ''}; --force overwrites, --dry-run shows what would be written`,
+        );
+    };
+    // Before any work: a file the user has is never touched without --force.
+    refuseExisting(targets);
+    const found = args.suite ? given(args) : discovered(args.dir, say);
+    const planned: SuiteGates[] = found.map((proposal) => ({
+      proposal,
+      gates: [],
+      maxDrop: {},
+      skipped: [],
+    }));
+    const day = today(io.env);
+    const draft = renderGates(planned, { confidence: args.confidence, day });
+    const loaded = parseConfig(draft, configFile, scope);
+    const outcome = await run({ config: configFile, loaded, scope, resample: true });
+
+    for (const s of planned) {
+      const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
+      const report = outcome.report.suites[s.proposal.name]!;
+      const k = suite.kind.defaultCutoffs(suite.config)[0];
+      const headline = HEADLINE[s.proposal.kind] ?? { gates: [], maxDrop: [] };
+      const named = (m: string) => m.replace('{k}', String(k));
+      for (const metric of headline.gates.map(named)) {
+        const resolved = resolveMetric(metric, suite.kind.metrics);
+        const value = report.metrics[metric];
+        if (!resolved || !value) continue;
+        const c = calibrate(
+          metric,
+          value,
+          resolved.spec,
+          args.confidence,
+          outcome.resamplers[s.proposal.name],
+        );
+        if ('skipped' in c) s.skipped.push(c.skipped);
+        else {
+          s.gates.push(c);
+          if (headline.maxDrop.map(named).includes(metric) && resolved.spec.direction === 'higher')
+            s.maxDrop[metric] = args.maxDrop;
+        }
+      }
+    }
+
+    // A suite with nothing to gate today (no samples, nothing computable) is left out, and said so.
+    for (const s of planned.filter((x) => x.gates.length === 0))
+      say(
+        `  not written: ${s.proposal.name} (${s.proposal.kind}): no metric to gate today (${s.skipped.join('; ') || 'none computable'})`,
+      );
+    const kept = planned.filter((x) => x.gates.length > 0);
+    if (kept.length === 0)
+      throw new InputError(
+        { file: args.dir },
+        'none of the suites found has a metric to gate today; see the notes above',
+      );
+    const writes: { file: string; text: string }[] = [];
+    const locks = args.release ? await freezeGold(kept, args.dir) : [];
+    writes.push({ file: configFile, text: renderGates(kept, { confidence: args.confidence, day }) });
+    if (args.workflow) {
+      const options = {
+        branch: args.branch ?? defaultBranch(args.dir),
+        release: args.release,
+        config: args.config,
+      };
+      writes.push({
+        file: path.join(args.dir, '.github/workflows/groundgate.yml'),
+        text: renderWorkflow(options),
+      });
+      if (args.forkComments)
+        writes.push({
+          file: path.join(args.dir, '.github/workflows/groundgate-comment.yml'),
+          text: renderCommentWorkflow(options),
+        });
+    }
+
+    // The result must be what check accepts and passes on the same data: run it as check would.
+    const final = parseConfig(writes[0]!.text, configFile, scope);
+    const checked = await run({ config: configFile, loaded: final, scope });
+    const gates = checked.report.gates.length;
+    if (checked.report.verdict !== 'pass')
+      throw new Error(
+        `init: the calibrated gates fail on the data they came from: ${JSON.stringify(checked.report.gates.filter((g) => !g.passed))}`,
+      );
+
+    if (args.dryRun) {
+      for (const w of writes) {
+        say(`--- ${rel(w.file)} (dry run: not written)`);
+        io.stdout(w.text);
+      }
+      for (const lock of locks)
+        say(`--- ${rel(lock.file)} (dry run: not written): gold lock, ${lock.items} items`);
+      return 0;
+    }
+    refuseExisting(locks.map((l) => l.file));
+    for (const w of writes) {
+      mkdirSync(path.dirname(w.file), { recursive: true });
+      writeOutput(w.file, w.text);
+    }
+    for (const lock of locks) lock.write();
+    say(
+      `wrote ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(', ')}: ${gates} gates, calibrated at ${Number((args.confidence * 100).toFixed(2))}%; check passes on today's data`,
+    );
+    say(
+      `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(' ')} && git commit`,
+    );
+    return 0;
+  },
+};
+
+function given(args: InitArgs): Proposal[] {
+  const kind = suiteKind(args.suite!)!;
+  return [
+    {
+      name: args.name ?? NAMES[kind.kind] ?? kind.kind,
+      kind: kind.kind,
+      inputs: args.inputs,
+      why: ['given on the command line'],
+    },
+  ];
+}
+
+function discovered(dir: string, say: (line?: string) => void): Proposal[] {
+  const { candidates, looked } = detect(dir);
+  const planned = plan(candidates, dir);
+  if (planned.ambiguous.length)
+    throw new InputError(
+      { file: dir },
+      `more than one way to read the data: ${planned.ambiguous.join('; ')}`,
+    );
+  if (planned.proposals.length === 0) {
+    const what = ROLES.map((r) => r.what).join(', ');
+    throw new InputError(
+      { file: dir },
+      `no inputs found to calibrate gates from (looked at ${looked} files: .jsonl, .json, .csv, .qrels, .run, .txt, .tsv; for ${what})${planned.notes.length ? `; ${planned.notes.join('; ')}` : ''}; name them with --suite KIND --gold FILE --traces FILE`,
+    );
+  }
+  say(`groundgate init: looked at ${looked} files in ${dir}`);
+  for (const p of planned.proposals) {
+    say(`  ${p.name} (${p.kind}): ${Object.values(p.inputs).join(' + ')}`);
+    for (const why of p.why) say(`    ${why}`);
+  }
+  for (const note of planned.notes) say(`  not used: ${note}`);
+  return planned.proposals;
+}
+
+/** Locks beside each gold set (groundgate freeze), written after the gates. */
+async function freezeGold(suites: readonly SuiteGates[], dir: string) {
+  const out: { file: string; items: number; write: () => void }[] = [];
+  for (const s of suites) {
+    const goldKey = suiteKind(s.proposal.kind)?.goldKey;
+    const gold = goldKey && s.proposal.inputs[goldKey];
+    if (!gold) continue;
+    const goldFile = path.resolve(dir, gold);
+    const digest = await digestGold([goldFile]);
+    const file = defaultLockPath(goldFile);
+    const lock = buildLock(digest, [goldFile], file, today());
+    out.push({ file, items: lock.items, write: () => void writeLock(file, lock) });
+  }
+  return out;
+}
+
+function defaultBranch(dir: string): string {
+  try {
+    const ref = execFileSync(
+      'git',
+      ['-C', dir, 'symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD'],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 5_000,
+      },
+    ).trim();
+    return ref.replace(/^origin\//, '') || 'main';
+  } catch {
+    return 'main';
+  }
+}

@@ -1,0 +1,125 @@
+import { normalQuantile } from '../metrics/normal-quantile.js';
+import { percentile } from '../metrics/percentile.js';
+import type { MetricSpec, MetricValue } from '../metrics/spec.js';
+import { wilson } from '../metrics/wilson.js';
+import type { Resampler } from '../suites/types.js';
+
+/**
+ * A gate set from today's data so that today's pipeline passes and a change within noise does not fail:
+ * the bound of the metric's interval on the side that matters (lower for higher-is-better), at the stated
+ * confidence. Proportions use Wilson's interval; means and percentiles a bootstrap over the suite's items;
+ * counts keep today's value (a count of violations has no interval worth allowing).
+ */
+export interface Calibrated {
+  metric: string;
+  op: '>=' | '<=';
+  threshold: number;
+  /** Beside the gate in gates.yaml: the measured value, n, and the rule. */
+  note: string;
+}
+
+export const BOOTSTRAP_RESAMPLES = 2_000;
+const DECIMALS = 1e4;
+
+/** z of a two-sided interval at `confidence` (0.95 → 1.96). */
+export function zFor(confidence: number): number {
+  return normalQuantile(1 - (1 - confidence) / 2);
+}
+
+export function calibrate(
+  metric: string,
+  value: MetricValue,
+  spec: MetricSpec,
+  confidence: number,
+  resampler?: Resampler,
+): Calibrated | { skipped: string } {
+  const v = value.value;
+  if (v === null || !Number.isFinite(v))
+    return { skipped: `${metric}: not computable today (${value.reason ?? 'no value'})` };
+  const higher = spec.direction === 'higher';
+  const op = higher ? '>=' : '<=';
+  const pct = `${Number((confidence * 100).toFixed(2))}%`;
+  const measured = `measured ${format(v)}`;
+  const { numerator: k, denominator: n } = value;
+  if (spec.unit === 'ratio' && k !== undefined && n !== undefined && n > 0) {
+    const [lo, hi] = wilson(k, n, zFor(confidence));
+    return {
+      metric,
+      op,
+      threshold: round(higher ? lo : hi, higher),
+      note: `${measured} (${k}/${n}); Wilson ${pct} ${higher ? 'lower' : 'upper'} bound`,
+    };
+  }
+  if (spec.unit === 'count')
+    return { metric, op, threshold: v, note: `${measured}; a count: today's value, no slack` };
+  const boot = resampler && bootstrap(metric, resampler, confidence);
+  if (boot) {
+    const [lo, hi] = boot;
+    // A skewed bootstrap can put the bound past today's value: never gate today's pipeline out.
+    const bound = higher ? Math.min(lo, v) : Math.max(hi, v);
+    return {
+      metric,
+      op,
+      threshold: round(bound, higher),
+      note: `${measured} (n ${resampler.items}); bootstrap ${pct} ${higher ? 'lower' : 'upper'} bound, ${BOOTSTRAP_RESAMPLES} resamples`,
+    };
+  }
+  return {
+    metric,
+    op,
+    threshold: round(v, higher),
+    note: `${measured}; no interval for this metric: today's value`,
+  };
+}
+
+/**
+ * The percentile interval of the metric over `BOOTSTRAP_RESAMPLES` resamples of the items (with
+ * replacement, a fixed seed: the same data gives the same gates), or undefined when the suite cannot
+ * recompute the metric.
+ */
+export function bootstrap(
+  metric: string,
+  resampler: Resampler,
+  confidence: number,
+): [number, number] | undefined {
+  const n = resampler.items;
+  if (n < 2) return undefined;
+  const random = mulberry32(0x67617465);
+  const pick = new Uint32Array(n);
+  const stats: number[] = [];
+  for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++) {
+    for (let i = 0; i < n; i++) pick[i] = Math.floor(random() * n);
+    const s = resampler.metric(metric, pick);
+    if (s === undefined) return undefined;
+    if (s !== null && Number.isFinite(s)) stats.push(s);
+  }
+  if (stats.length < BOOTSTRAP_RESAMPLES / 2) return undefined;
+  const sorted = Float64Array.from(stats).sort();
+  const tail = ((1 - confidence) / 2) * 100;
+  return [percentile(sorted, tail)!, percentile(sorted, 100 - tail)!];
+}
+
+/** A small seeded generator (Tommy Ettinger's mulberry32): reproducible resamples, no dependency. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Four decimals, rounded away from failing today: down for a minimum, up for a maximum. */
+export function round(x: number, down: boolean): number {
+  const scaled = x * DECIMALS;
+  // A bound that is a clean 4-decimal number must stay itself (0.75 * 1e4 = 7499.999…).
+  const near = Math.round(scaled);
+  const r = Math.abs(scaled - near) < 1e-6 ? near : down ? Math.floor(scaled) : Math.ceil(scaled);
+  return r / DECIMALS;
+}
+
+function format(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(4);
+}

@@ -1,0 +1,302 @@
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import { documentSchemaV1_x } from '../suites/agent-retrieval/contract.js';
+import { pairLineSchema } from '../suites/consistency/contract.js';
+import { goldRowSchema, predictionSchema } from '../suites/context/contract.js';
+import { goldLineSchema, traceLineSchema } from '../suites/grounded-qa/contract.js';
+import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
+import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
+import { runLineSchema } from '../suites/stability/contract.js';
+
+/**
+ * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
+ * candidate for a role when its first records pass that role's schema. One table, in the order roles are
+ * tried (a stability run also passes the trace schema, so stability comes first).
+ */
+export type Role =
+  | 'qa-gold'
+  | 'stability-runs'
+  | 'qa-traces'
+  | 'pairs'
+  | 'qrels'
+  | 'run'
+  | 'latency-csv'
+  | 'context-gold'
+  | 'context-predictions'
+  | 'events';
+
+interface RoleSpec {
+  role: Role;
+  /** What it is, for the listing. */
+  what: string;
+  /** Why a file fits, given the sample that did. */
+  test(sample: Sample): string | undefined;
+}
+
+export interface Sample {
+  file: string;
+  /** The first lines of the file (up to 64 KiB), the last one dropped when cut. */
+  lines: string[];
+  /** The whole file parsed as JSON, when it is small enough and is one JSON value. */
+  json?: unknown;
+}
+
+export interface Candidate {
+  file: string;
+  role: Role;
+  what: string;
+  why: string;
+  /** The qids (or instance ids) of the first records: pairs a gold set with its traces. */
+  ids: string[];
+  /** Some sampled record has locked constraints (grounded-answer gold): SCU is worth turning on. */
+  constraints: boolean;
+}
+
+const FIRST = 20;
+
+/** The first non-empty lines as JSON values, or undefined when one is not JSON or none is there. */
+function jsonLines(sample: Sample): unknown[] | undefined {
+  const values: unknown[] = [];
+  for (const line of sample.lines) {
+    if (!line.trim()) continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch {
+      return undefined;
+    }
+    if (values.length === FIRST) break;
+  }
+  return values.length ? values : undefined;
+}
+
+/** Every sampled record passes the schema (and `also`): the fields that made it fit, for the listing. */
+function linesOf<S extends z.ZodType>(
+  schema: S,
+  fields: string,
+  also: (v: z.infer<S>) => boolean = () => true,
+): (sample: Sample) => string | undefined {
+  return (sample) => {
+    const values = jsonLines(sample);
+    if (!values) return undefined;
+    for (const v of values) {
+      const parsed = schema.safeParse(v);
+      if (!parsed.success || !also(parsed.data)) return undefined;
+    }
+    return `${values.length === FIRST ? `the first ${FIRST} records have` : `${values.length} record${values.length === 1 ? ' has' : 's have'}`} ${fields}`;
+  };
+}
+
+const has = (v: unknown, key: string) => typeof v === 'object' && v !== null && key in v;
+
+/** Whitespace-separated text lines: every one with `columns` fields that pass `ok`. */
+function columnsOf(columns: number, ok: (cells: string[]) => boolean, fields: string) {
+  return (sample: Sample): string | undefined => {
+    const lines = sample.lines.filter((l) => l.trim()).slice(0, FIRST);
+    if (!lines.length) return undefined;
+    for (const line of lines) {
+      const cells = line.trim().split(/\s+/);
+      if (cells.length !== columns || !ok(cells)) return undefined;
+    }
+    return `${lines.length} line${lines.length === 1 ? '' : 's'} of ${fields}`;
+  };
+}
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+export const ROLES: readonly RoleSpec[] = [
+  {
+    role: 'qa-gold',
+    what: 'grounded-answer gold set',
+    test: linesOf(goldLineSchema, 'qid, question, answerable, gold_claim_substr, gold_citations'),
+  },
+  {
+    role: 'stability-runs',
+    what: 'repeated runs (seeds, prompt jitters)',
+    test: linesOf(
+      runLineSchema,
+      'qid, seed or jitter, answer_json, retrieved_ids',
+      (v) => v.seed !== undefined || v.jitter !== undefined || v.run_id !== undefined,
+    ),
+  },
+  {
+    role: 'pairs',
+    what: 'Scholar/Auditor verdict pairs',
+    test: linesOf(pairLineSchema, 'qid, scholar, auditor'),
+  },
+  {
+    role: 'qa-traces',
+    what: 'grounded-answer traces',
+    test: linesOf(traceLineSchema, 'qid, retrieved_ids, answer_json'),
+  },
+  {
+    role: 'qrels',
+    what: 'relevance judgments (qrels)',
+    test: (s) =>
+      columnsOf(4, (c) => INTEGER.test(c[3]!), 'TREC qrels (qid iter docid rel)')(s) ??
+      linesOf(qrelsLineSchema, 'qid, docid, rel', (v) => !has(v, 'score') && !has(v, 'rank'))(s),
+  },
+  {
+    role: 'run',
+    what: 'ranked run',
+    test: (s) =>
+      columnsOf(
+        6,
+        (c) => INTEGER.test(c[3]!) && NUMBER.test(c[4]!),
+        'a TREC run (qid Q0 docid rank score tag)',
+      )(s) ??
+      linesOf(scoredLineSchema, 'qid, docid, score')(s) ??
+      linesOf(rankedLineSchema, 'qid, ranked')(s),
+  },
+  {
+    role: 'latency-csv',
+    what: 'latency samples (CSV)',
+    test: (s) => {
+      const header = s.lines[0]
+        ?.replace(/^\uFEFF/, '')
+        .trim()
+        .split(',')
+        .map((c) => c.trim());
+      const rows = s.lines.slice(1).filter((l) => l.trim()).length;
+      return header && rows > 0 && REQUIRED_COLUMNS.every((c) => header.includes(c))
+        ? `a CSV with ${header.filter((c) => c.endsWith('_ms') || c === 'qid').join(', ')}`
+        : undefined;
+    },
+  },
+  {
+    role: 'context-gold',
+    what: 'ContextBench gold rows',
+    test: linesOf(
+      goldRowSchema,
+      'an instance id and gold context',
+      (v) =>
+        (v.instance_id ?? v.inst_id ?? v.original_inst_id) !== undefined &&
+        (v.gold_context ?? v.gold_ctx ?? v.init_ctx) != null,
+    ),
+  },
+  {
+    role: 'context-predictions',
+    what: 'ContextBench predictions',
+    test: linesOf(predictionSchema, 'instance_id, traj_data'),
+  },
+  {
+    role: 'events',
+    what: 'retrieval-event documents',
+    test: (s) =>
+      s.json !== undefined && documentSchemaV1_x.safeParse(s.json).success
+        ? 'a retrieval-event document (schema 1.x)'
+        : undefined,
+  },
+];
+
+/** Folders never worth a look: dependencies, build output, VCS. */
+const SKIP = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  'build',
+  'lib',
+  'coverage',
+  'target',
+  'vendor',
+  '__pycache__',
+]);
+const EXTENSIONS = /\.(jsonl|ndjson|json|csv|qrels|run|txt|tsv|trec)$/i;
+const SAMPLE_BYTES = 64 * 1024;
+
+/**
+ * Files under `dir` that fit a role, in path order. At most `maxFiles` files are opened, each read up to its
+ * first 64 KiB: a large repository costs a bounded look.
+ */
+export function detect(dir: string, maxFiles = 5_000): { candidates: Candidate[]; looked: number } {
+  const candidates: Candidate[] = [];
+  let looked = 0;
+  const walk = (folder: string) => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (looked >= maxFiles) return;
+      const full = path.join(folder, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP.has(e.name) && !e.name.startsWith('.')) walk(full);
+      } else if (e.isFile() && EXTENSIONS.test(e.name)) {
+        looked++;
+        const sample = sampleOf(full);
+        if (!sample) continue;
+        for (const spec of ROLES) {
+          const why = spec.test(sample);
+          if (why) {
+            candidates.push({
+              file: full,
+              role: spec.role,
+              what: spec.what,
+              why,
+              ids: idsOf(sample),
+              constraints: (jsonLines(sample) ?? []).some(
+                (v) =>
+                  Array.isArray((v as { constraints?: unknown }).constraints) &&
+                  (v as { constraints: unknown[] }).constraints.length > 0,
+              ),
+            });
+            break;
+          }
+        }
+      }
+    }
+  };
+  walk(dir);
+  return { candidates, looked };
+}
+
+function sampleOf(file: string): Sample | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buffer = Buffer.alloc(SAMPLE_BYTES);
+    const size = readSync(fd, buffer, 0, SAMPLE_BYTES, 0);
+    const text = buffer.subarray(0, size).toString('utf8');
+    const whole = size < SAMPLE_BYTES;
+    const lines = text.split(/\r?\n/);
+    if (!whole) lines.pop();
+    let json: unknown;
+    if (whole && /\.json$/i.test(file)) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    return { file, lines, json };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Item ids of the first records (qid, or a ContextBench instance id), to pair gold sets with their traces. */
+function idsOf(sample: Sample): string[] {
+  const values = jsonLines(sample);
+  if (values) {
+    return values.flatMap((v) => {
+      const r = v as Record<string, unknown>;
+      const id = r.qid ?? r.instance_id ?? r.inst_id ?? r.original_inst_id;
+      return typeof id === 'string' ? [id] : [];
+    });
+  }
+  // TREC text: the first column.
+  return [
+    ...new Set(
+      sample.lines
+        .filter((l) => l.trim())
+        .slice(0, FIRST)
+        .map((l) => l.trim().split(/\s+/)[0]!),
+    ),
+  ];
+}

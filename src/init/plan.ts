@@ -1,0 +1,160 @@
+import path from 'node:path';
+import type { Candidate, Role } from './detect.js';
+
+/** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
+export interface Proposal {
+  name: string;
+  kind: string;
+  inputs: Record<string, string>;
+  /** Settings beyond the inputs (scu: true), written after them. */
+  settings?: Record<string, string | number | boolean>;
+  why: string[];
+}
+
+/** Candidates that cannot become a suite on their own, with the flags that would settle them. */
+export interface Plan {
+  proposals: Proposal[];
+  /** Several ways to read the data: init stops and lists them (exit 2). */
+  ambiguous: string[];
+  /** Found but not written (a kind that needs more than files, inputs without a partner). */
+  notes: string[];
+}
+
+/**
+ * The headline metrics each kind gets a gate for (families at the kind's default cutoff), and those of them
+ * that also get a max_drop against the base branch.
+ */
+export const HEADLINE: Record<string, { gates: string[]; maxDrop: string[] }> = {
+  'grounded-qa': {
+    gates: ['precision', 'chr', 'under_refusal', 'over_refusal', 'recall@{k}', 'scu_violations', 'coverage'],
+    maxDrop: ['precision', 'recall@{k}'],
+  },
+  stability: { gates: ['unstable_questions', 'coverage'], maxDrop: [] },
+  ranking: { gates: ['ndcg@{k}', 'recall@{k}', 'mrr'], maxDrop: ['ndcg@{k}'] },
+  latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [] },
+  consistency: { gates: ['agreement', 'kappa', 'abstain_rate'], maxDrop: ['agreement'] },
+  'agent-retrieval': { gates: ['file_recall', 'mrr', 'ndcg@{k}'], maxDrop: ['file_recall'] },
+};
+
+/** A suite's name in gates.yaml, from its kind. */
+export const NAMES: Record<string, string> = {
+  'grounded-qa': 'qa',
+  stability: 'stability',
+  ranking: 'retrieval',
+  latency: 'latency',
+  consistency: 'consistency',
+  'agent-retrieval': 'agent-retrieval',
+};
+
+/** Pairs gold sets with the traces that answer their items (shared ids), and lone inputs with their kind. */
+export function plan(candidates: readonly Candidate[], root: string): Plan {
+  const rel = (file: string) => path.relative(root, file).split(path.sep).join('/');
+  const of = (role: Role) => candidates.filter((c) => c.role === role);
+  const out: Plan = { proposals: [], ambiguous: [], notes: [] };
+  const used = new Set<string>();
+  const propose = (
+    kind: string,
+    inputs: Record<string, string>,
+    why: string[],
+    settings?: Proposal['settings'],
+  ) => {
+    let name = NAMES[kind]!;
+    for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
+    out.proposals.push({ name, kind, inputs, why, ...(settings ? { settings } : {}) });
+  };
+  const shares = (a: Candidate, b: Candidate) => {
+    const ids = new Set(a.ids);
+    return b.ids.some((id) => ids.has(id));
+  };
+  const describe = (c: Candidate) => `${rel(c.file)} (${c.what}: ${c.why})`;
+
+  // A gold set with the files that answer it: traces make grounded-qa, repeated runs make stability.
+  const golds = of('qa-gold');
+  for (const [role, kind, key] of [
+    ['qa-traces', 'grounded-qa', 'traces'],
+    ['stability-runs', 'stability', 'runs'],
+  ] as const) {
+    const answers = of(role);
+    for (const gold of golds) {
+      const mine = answers.filter((a) => shares(gold, a) || (golds.length === 1 && answers.length === 1));
+      if (mine.length === 1) {
+        // Locked constraints in the gold: the seed's symbolic constraint checks (SCU) apply.
+        const scu = kind === 'grounded-qa' && gold.constraints ? { scu: true } : undefined;
+        propose(
+          kind,
+          { gold: rel(gold.file), [key]: rel(mine[0]!.file) },
+          [describe(gold), describe(mine[0]!)],
+          scu,
+        );
+        used.add(gold.file).add(mine[0]!.file);
+      } else if (mine.length > 1) {
+        out.ambiguous.push(
+          `${rel(gold.file)} is answered by ${mine.length} ${key} files (${mine.map((m) => rel(m.file)).join(', ')}): pick one with --suite ${kind} ${flag('gold', rel(gold.file))} ${flag(key, rel(mine[0]!.file))}`,
+        );
+        used.add(gold.file);
+        for (const m of mine) used.add(m.file);
+      }
+    }
+  }
+  for (const c of of('qa-traces').concat(of('stability-runs')))
+    if (!used.has(c.file)) out.notes.push(`${describe(c)}: no gold set shares its qids`);
+  for (const g of golds)
+    if (!used.has(g.file)) out.notes.push(`${describe(g)}: no traces or runs share its qids`);
+
+  // Qrels with the run(s) over their queries.
+  const runs = of('run');
+  for (const qrels of of('qrels')) {
+    const mine = runs.filter((r) => shares(qrels, r));
+    if (mine.length === 1) {
+      propose('ranking', { qrels: rel(qrels.file), run: rel(mine[0]!.file) }, [
+        describe(qrels),
+        describe(mine[0]!),
+      ]);
+    } else if (mine.length > 1) {
+      out.ambiguous.push(
+        `${rel(qrels.file)} has ${mine.length} runs over its queries (${mine.map((m) => rel(m.file)).join(', ')}): pick one with --suite ranking ${flag('qrels', rel(qrels.file))} ${flag('run', rel(mine[0]!.file))}`,
+      );
+    } else out.notes.push(`${describe(qrels)}: no run shares its qids`);
+  }
+
+  for (const [role, kind, key] of [
+    ['latency-csv', 'latency', 'csv'],
+    ['pairs', 'consistency', 'pairs'],
+  ] as const) {
+    const found = of(role);
+    if (found.length === 1) propose(kind, { [key]: rel(found[0]!.file) }, [describe(found[0]!)]);
+    else if (found.length > 1)
+      out.ambiguous.push(
+        `${found.length} files fit ${kind} (${found.map((f) => rel(f.file)).join(', ')}): pick one with --suite ${kind} ${flag(key, rel(found[0]!.file))}`,
+      );
+  }
+
+  // Event documents: one glob over the folder they share.
+  const events = of('events');
+  if (events.length) {
+    const dirs = events.map((e) => path.dirname(rel(e.file)).split('/'));
+    const common: string[] = [];
+    for (let i = 0; dirs.every((d) => d[i] !== undefined && d[i] === dirs[0]![i]); i++)
+      common.push(dirs[0]![i]!);
+    const suffix = events.every((e) => e.file.endsWith('.retrieval_events.json'))
+      ? '*.retrieval_events.json'
+      : '*.json';
+    const glob = [...common.filter((c) => c !== '.'), '**', suffix].join('/');
+    propose('agent-retrieval', { events: glob }, [
+      `${events.length} ${events[0]!.what}, e.g. ${describe(events[0]!)}`,
+    ]);
+  }
+
+  const contextGold = of('context-gold');
+  const predictions = of('context-predictions');
+  if (contextGold.length || predictions.length)
+    out.notes.push(
+      `ContextBench data (${[...contextGold, ...predictions].map((c) => rel(c.file)).join(', ')}) fits kind context, which also needs repos: (one checkout per instance); add it with --suite context --gold FILE --input predictions=FILE --input repos=DIR`,
+    );
+  return out;
+}
+
+/** The init flag that sets an input: --gold and --traces have their own, the rest go through --input. */
+export function flag(key: string, value: string): string {
+  return key === 'gold' || key === 'traces' ? `--${key} ${value}` : `--input ${key}=${value}`;
+}

@@ -1,0 +1,254 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { bootstrap, calibrate, round, zFor } from '../src/init/calibrate.js';
+import { PINNED } from '../src/init/render.js';
+import { normalQuantile } from '../src/metrics/normal-quantile.js';
+import { wilson, Z95 } from '../src/metrics/wilson.js';
+import { ACTION_REPOSITORY, VERSION } from '../src/version.js';
+import { runCli } from './helpers/process.js';
+import { FIXTURES, REPO, tmpTree } from './helpers/tmp.js';
+
+/** A repository with the example's gold set and today's traces, and the regressed traces kept aside. */
+function qaRepo(): string {
+  const dir = tmpTree({});
+  mkdirSync(path.join(dir, 'gold'));
+  mkdirSync(path.join(dir, 'runs'));
+  cpSync(path.join(REPO, 'gold/qa.gold.jsonl'), path.join(dir, 'gold/qa.gold.jsonl'));
+  cpSync(path.join(REPO, 'runs/qa.trace.jsonl'), path.join(dir, 'runs/qa.trace.jsonl'));
+  return dir;
+}
+const REGRESSED = path.join(REPO, 'runs/qa-regressed.trace.jsonl');
+
+const listing = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+const gatesOf = (dir: string) =>
+  parse(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')) as {
+    suites: Record<string, { kind: string; gates: Record<string, unknown> } & Record<string, unknown>>;
+  };
+
+describe('groundgate init (dist/cli as a process)', () => {
+  it('writes a gates.yaml that check accepts and passes, that fails the regressed traces, at the Wilson bounds', () => {
+    const dir = qaRepo();
+    const r = runCli(['init'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('qa (grounded-qa): gold/qa.gold.jsonl + runs/qa.trace.jsonl');
+    expect(r.stdout).toContain(
+      'wrote gates.yaml, .github/workflows/groundgate.yml: 9 gates, calibrated at 95%',
+    );
+
+    const config = gatesOf(dir);
+    expect(config.suites.qa).toMatchObject({
+      kind: 'grounded-qa',
+      gold: 'gold/qa.gold.jsonl',
+      traces: 'runs/qa.trace.jsonl',
+    });
+    // The example's counts (report.json of the same data): precision 30/33, chr 32/33, under 0/12, over 2/35,
+    // recall@5 32/35, coverage 47/47. Wilson 95% bounds, hand-computed, to 4 decimals away from failing:
+    // 30/33: centre (30/33 + z²/66)/(1 + z²/33) = 0.86643, half-width 0.10216 → 0.76427 → 0.7642.
+    expect(config.suites.qa!.gates).toEqual({
+      precision: { min: 0.7642, max_drop: 0.02 },
+      chr: '>= 0.8468',
+      under_refusal: '<= 0.2425',
+      over_refusal: '<= 0.1861',
+      'recall@5': { min: 0.7762, max_drop: 0.02 },
+      scu_violations: '<= 0',
+      coverage: '>= 0.9244',
+    });
+    // The same from the formula, so a change to either shows.
+    expect(round(wilson(30, 33)[0], true)).toBe(0.7642);
+    expect(round(wilson(2, 35)[1], false)).toBe(0.1861);
+    expect(round(wilson(47, 47)[0], true)).toBe(0.9244);
+    const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(text).toContain("      chr: '>= 0.8468' # measured 0.9697 (32/33); Wilson 95% lower bound\n");
+
+    const ok = runCli(['check'], dir);
+    expect(ok.status).toBe(0);
+    // The two max_drop gates wait for a baseline.
+    expect(ok.stdout).toContain('PASS — 7 of 9 gates passed, 2 skipped');
+    const bad = runCli(['check', '--input', `qa.traces=${REGRESSED}`, '--allow-outside-workspace'], dir);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/✗ qa\.precision = 0\.5000, wanted >= 0\.7642/);
+  });
+
+  it('writes the workflows with pinned actions and least permissions, and --release freezes the gold', () => {
+    const dir = qaRepo();
+    expect(runCli(['init', '--fork-comments', '--release', '--branch', 'trunk'], dir).status).toBe(0);
+    const check = parse(readFileSync(path.join(dir, '.github/workflows/groundgate.yml'), 'utf8'));
+    const comment = parse(readFileSync(path.join(dir, '.github/workflows/groundgate-comment.yml'), 'utf8'));
+    const uses = (w: { jobs: Record<string, { steps: { uses?: string }[] }> }) =>
+      Object.values(w.jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
+    const action = `${ACTION_REPOSITORY}@v${VERSION}`;
+    expect(uses(check)).toEqual([PINNED.checkout.split(' ')[0], action, PINNED.uploadArtifact.split(' ')[0]]);
+    expect(uses(comment)).toEqual([action]);
+    for (const u of uses(check).filter((x) => x.startsWith('actions/'))) expect(u).toMatch(/@[0-9a-f]{40}$/);
+    expect(check.permissions).toEqual({ contents: 'read', actions: 'read', 'pull-requests': 'write' });
+    expect(comment.permissions).toEqual({ actions: 'read', 'pull-requests': 'write' });
+    expect(check.on).toEqual({ pull_request: null, push: { branches: ['trunk'] } });
+    expect(check.jobs.gate.steps[1].with).toEqual({
+      config: 'gates.yaml',
+      baseline: 'auto',
+      history: 'auto',
+      release: true,
+    });
+    expect(comment.jobs.comment.steps[0].with).toMatchObject({ mode: 'comment' });
+    // The lock is written, and check --release accepts the gold set it locks.
+    expect(existsSync(path.join(dir, 'gold/qa.gold.lock.json'))).toBe(true);
+    expect(runCli(['check', '--release'], dir).status).toBe(0);
+  });
+
+  it('--dry-run prints and writes nothing; an existing file is kept unless --force', () => {
+    const dir = qaRepo();
+    const before = listing(dir);
+    const dry = runCli(['init', '--dry-run'], dir);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain('--- gates.yaml (dry run: not written)');
+    expect(dry.stdout).toContain('--- .github/workflows/groundgate.yml (dry run: not written)');
+    expect(listing(dir)).toEqual(before);
+
+    writeFileSync(path.join(dir, 'gates.yaml'), '# mine\n');
+    const kept = runCli(['init'], dir);
+    expect(kept.status).toBe(2);
+    expect(kept.stdout).toBe('');
+    expect(kept.stderr).toMatch(
+      /^groundgate: gates\.yaml already exists; --force overwrites, --dry-run shows what would be written/,
+    );
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toBe('# mine\n');
+    expect(existsSync(path.join(dir, '.github'))).toBe(false);
+    expect(runCli(['init', '--force'], dir).status).toBe(0);
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toMatch(
+      /^# groundgate gates, written by groundgate init/,
+    );
+  });
+
+  it('is deterministic: the same data gives the same files', () => {
+    const [a, b] = [qaRepo(), qaRepo()];
+    for (const dir of [a, b])
+      expect(runCli(['init'], dir, { SOURCE_DATE_EPOCH: '1767225600' }).status).toBe(0);
+    for (const file of ['gates.yaml', '.github/workflows/groundgate.yml'])
+      expect(readFileSync(path.join(a, file), 'utf8')).toBe(readFileSync(path.join(b, file), 'utf8'));
+  });
+
+  it('ranking: bootstrap bounds of the means, below today, and check passes', () => {
+    const dir = tmpTree({});
+    for (const f of ['ferrymark.qrels', 'bm25.run'])
+      cpSync(path.join(REPO, 'examples/ranking', f), path.join(dir, f));
+    const r = runCli(['init', '--no-workflow'], dir);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('retrieval (ranking): ferrymark.qrels + bm25.run');
+    const gates = gatesOf(dir).suites.retrieval!.gates as Record<string, unknown>;
+    expect(Object.keys(gates)).toEqual(['ndcg@10', 'recall@10', 'mrr']);
+    const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    // trec_eval's values for this run (test/ranking.suite.test.ts): ndcg_cut_10 0.9181, recip_rank 0.8969.
+    expect(text).toMatch(
+      /ndcg@10: \{ min: 0\.8\d{1,3}, max_drop: 0\.02 \} # measured 0\.9181 \(n 35\); bootstrap 95% lower bound, 2000 resamples/,
+    );
+    expect(text).toMatch(/mrr: '>= 0\.\d{1,4}' # measured 0\.8969 \(n 35\); bootstrap 95% lower bound/);
+    expect(runCli(['check'], dir).status).toBe(0);
+  });
+
+  it('the shared fixtures: the WFGY worked example', () => {
+    const dir = tmpTree({});
+    for (const f of ['gold.jsonl', 'trace.jsonl']) cpSync(path.join(FIXTURES, 'wfgy', f), path.join(dir, f));
+    const r = runCli(['init', '--no-workflow'], dir);
+    expect(r.status).toBe(0);
+    // Three items. The gold locks a constraint, so init turns SCU on, and one answer contradicts it:
+    // precision 1/2 (the project's own scorer, which has no SCU, prints 1.0 for 2/2). The interval is wide.
+    const gates = gatesOf(dir).suites.qa!.gates;
+    expect(gates.precision).toEqual({ min: round(wilson(1, 2)[0], true), max_drop: 0.02 });
+    expect(gates.precision).toEqual({ min: 0.0945, max_drop: 0.02 });
+    expect(gates.scu_violations).toBe('<= 1');
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
+      '# measured 0.5000 (1/2); Wilson 95% lower bound',
+    );
+    expect(runCli(['check'], dir).status).toBe(0);
+  });
+
+  it('no inputs: exit 2 naming what it looked for; several ways to read them: exit 2 with the flags to pick', () => {
+    const empty = tmpTree({ 'README.md': '# nothing here\n', 'notes.json': '{"a": 1}\n' });
+    const none = runCli(['init'], empty);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(
+      /^groundgate: .*: no inputs found to calibrate gates from \(looked at 1 files: .*; for grounded-answer gold set, repeated runs \(seeds, prompt jitters\), Scholar\/Auditor verdict pairs, grounded-answer traces, .*retrieval-event documents\); name them with --suite KIND --gold FILE --traces FILE\n$/,
+    );
+
+    const dir = qaRepo();
+    cpSync(REGRESSED, path.join(dir, 'runs/qa-regressed.trace.jsonl'));
+    const two = runCli(['init'], dir);
+    expect(two.status).toBe(2);
+    expect(two.stderr).toContain(
+      'gold/qa.gold.jsonl is answered by 2 traces files (runs/qa-regressed.trace.jsonl, runs/qa.trace.jsonl): pick one with --suite grounded-qa --gold gold/qa.gold.jsonl --traces runs/qa-regressed.trace.jsonl',
+    );
+    expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
+    const picked = runCli(
+      ['init', '--suite', 'grounded-qa', '--gold', 'gold/qa.gold.jsonl', '--traces', 'runs/qa.trace.jsonl'],
+      dir,
+    );
+    expect(picked.status).toBe(0);
+    expect(runCli(['check'], dir).status).toBe(0);
+  });
+
+  it('unreadable data is the loaders’ one-line error', () => {
+    const dir = qaRepo();
+    writeFileSync(path.join(dir, 'runs/bad.jsonl'), '{"qid": "FM001", "retrieved_ids": "x"}\n');
+    const r = runCli(
+      ['init', '--suite', 'grounded-qa', '--gold', 'gold/qa.gold.jsonl', '--traces', 'runs/bad.jsonl'],
+      dir,
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^groundgate: runs\/bad\.jsonl:1: /);
+    expect(r.stderr.split('\n')).toHaveLength(2);
+  });
+});
+
+describe('calibration', () => {
+  it('z of a confidence level', () => {
+    expect(zFor(0.95)).toBeCloseTo(Z95, 8);
+    expect(normalQuantile(0.995)).toBeCloseTo(2.5758293035489, 8);
+    expect(normalQuantile(0.5)).toBe(0);
+    expect(normalQuantile(0.001)).toBeCloseTo(-3.090232306167813, 8);
+  });
+
+  it('rounds away from failing today, and keeps clean values', () => {
+    expect(round(0.76427, true)).toBe(0.7642);
+    expect(round(0.18601, false)).toBe(0.1861);
+    expect(round(0.75, true)).toBe(0.75);
+    expect(round(0.1 + 0.2, false)).toBe(0.3);
+  });
+
+  it('a count keeps its value; a metric without counts or resampler keeps today’s value', () => {
+    const count = { name: 'scu_violations', direction: 'lower', unit: 'count', description: '' } as const;
+    expect(calibrate('scu_violations', { value: 2 }, count, 0.95)).toEqual({
+      metric: 'scu_violations',
+      op: '<=',
+      threshold: 2,
+      note: "measured 2; a count: today's value, no slack",
+    });
+    const kappa = { name: 'kappa', direction: 'higher', unit: 'ratio', description: '' } as const;
+    expect(calibrate('kappa', { value: 0.81234 }, kappa, 0.95)).toMatchObject({
+      op: '>=',
+      threshold: 0.8123,
+    });
+    expect(calibrate('kappa', { value: null, reason: 'no pairs' }, kappa, 0.95)).toEqual({
+      skipped: 'kappa: not computable today (no pairs)',
+    });
+  });
+
+  it('the bootstrap of a mean is reproducible and brackets it', () => {
+    const values = Array.from({ length: 50 }, (_, i) => (i % 7) / 6);
+    const resampler = {
+      items: values.length,
+      metric: (_: string, pick: Uint32Array) =>
+        Array.from(pick, (i) => values[i]!).reduce((a, b) => a + b, 0) / pick.length,
+    };
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const [lo, hi] = bootstrap('m', resampler, 0.95)!;
+    expect(bootstrap('m', resampler, 0.95)).toEqual([lo, hi]);
+    expect(lo).toBeLessThan(mean);
+    expect(hi).toBeGreaterThan(mean);
+    // Close to the normal interval of a mean: ± 1.96 · sd / √n.
+    const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length);
+    expect(mean - lo).toBeCloseTo((Z95 * sd) / Math.sqrt(values.length), 1);
+  });
+});
