@@ -217,7 +217,7 @@ describe('calibration', () => {
     expect(round(0.1 + 0.2, false)).toBe(0.3);
   });
 
-  it('a count keeps its value; a metric without counts or resampler keeps today’s value', () => {
+  it('a count keeps its value; a metric with neither counts nor resampler gets no gate', () => {
     const count = { name: 'scu_violations', direction: 'lower', unit: 'count', description: '' } as const;
     expect(calibrate('scu_violations', { value: 2 }, count, 0.95)).toEqual({
       metric: 'scu_violations',
@@ -226,9 +226,8 @@ describe('calibration', () => {
       note: "measured 2; a count: today's value, no slack",
     });
     const kappa = { name: 'kappa', direction: 'higher', unit: 'ratio', description: '' } as const;
-    expect(calibrate('kappa', { value: 0.81234 }, kappa, 0.95)).toMatchObject({
-      op: '>=',
-      threshold: 0.8123,
+    expect(calibrate('kappa', { value: 0.81234 }, kappa, 0.95)).toEqual({
+      skipped: 'kappa: measured 0.8123, and it has no interval to calibrate from; add a gate by hand',
     });
     expect(calibrate('kappa', { value: null, reason: 'no pairs' }, kappa, 0.95)).toEqual({
       skipped: 'kappa: not computable today (no pairs)',

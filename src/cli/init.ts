@@ -166,7 +166,8 @@ export const initCommand: Command = {
     for (const s of planned) {
       const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
       const report = outcome.report.suites[s.proposal.name]!;
-      const k = suite.kind.defaultCutoffs(suite.config)[0];
+      // The largest default cutoff: ndcg@10 says more about a ranking than ndcg@1.
+      const k = suite.kind.defaultCutoffs(suite.config).at(-1);
       const headline = HEADLINE[s.proposal.kind] ?? { gates: [], maxDrop: [] };
       const named = (m: string) => m.replace('{k}', String(k));
       for (const metric of headline.gates.map(named)) {

@@ -8,7 +8,8 @@ import type { Resampler } from '../suites/types.js';
  * A gate set from today's data so that today's pipeline passes and a change within noise does not fail:
  * the bound of the metric's interval on the side that matters (lower for higher-is-better), at the stated
  * confidence. Proportions use Wilson's interval; means and percentiles a bootstrap over the suite's items;
- * counts keep today's value (a count of violations has no interval worth allowing).
+ * counts keep today's value (a count of violations has no interval worth allowing); a metric with neither
+ * gets no gate (one at today's exact value would fail on noise).
  */
 export interface Calibrated {
   metric: string;
@@ -64,12 +65,8 @@ export function calibrate(
       note: `${measured} (n ${resampler.items}); bootstrap ${pct} ${higher ? 'lower' : 'upper'} bound, ${BOOTSTRAP_RESAMPLES} resamples`,
     };
   }
-  return {
-    metric,
-    op,
-    threshold: round(v, higher),
-    note: `${measured}; no interval for this metric: today's value`,
-  };
+  // A gate at today's exact value would fail on noise: better none, and say so.
+  return { skipped: `${metric}: ${measured}, and it has no interval to calibrate from; add a gate by hand` };
 }
 
 /**

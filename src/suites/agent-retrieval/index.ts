@@ -136,7 +136,23 @@ export const agentRetrieval: SuiteKind<AgentRetrievalConfig> = {
         cutoffs,
       );
     }
-    return { metrics: values, counts, offenders: offenders(scoped, ctx.relative), warnings };
+    return {
+      metrics: values,
+      counts,
+      offenders: offenders(scoped, ctx.relative),
+      warnings,
+      // Means over tasks; the matched comparisons (delta.*) pair configs and are not resampled.
+      resample: {
+        items: scoped.length,
+        metric: (name, pick) =>
+          name.startsWith('delta.') || !ctx.metrics.some((m) => m.name === name)
+            ? undefined
+            : mean(
+                Array.from(pick, (i) => scoped[i]!),
+                name,
+              ).value,
+      },
+    };
   },
 };
 

@@ -92,7 +92,12 @@ export const consistency: SuiteKind<ConsistencyConfig> = {
       }
     }
     const scored = scoreConsistency(pairs);
+    const all = pairs;
     return {
+      resample: {
+        items: all.length,
+        metric: (name, pick) => scoreConsistency(Array.from(pick, (i) => all[i]!)).metrics[name]?.value,
+      },
       metrics: scored.metrics,
       counts: { pairs: pairs.length, ...counts },
       offenders: scored.flagged.map((f) => toOffender(f, ctx.relative)),
