@@ -41,7 +41,7 @@ const { values: args } = parseArgs({
   },
 });
 
-/** mulberry32, as test/helpers/random.ts: the same data on every machine. */
+/** mulberry32, as src/metrics/seeded.ts (a script runs without the TypeScript build): the same data on every machine. */
 function seeded(seed) {
   let a = seed >>> 0;
   return () => {

@@ -25,23 +25,24 @@ beforeAll(() => {
 });
 
 const BASE = sha('b');
+
+/** A local API with its storage host, stopped after each test. */
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(stops.splice(0).map((stop) => stop()));
+});
+async function api(): Promise<FakeGitHub> {
+  const gh = await new FakeGitHub().start();
+  gh.storage = await new FakeStorage().start();
+  stops.push(
+    () => gh.stop(),
+    () => gh.storage!.stop(),
+  );
+  return gh;
+}
 const OLDER = sha('a');
 
 describe('baseline: auto and history: auto (node dist/index.js against a local API and storage host)', () => {
-  const stops: (() => Promise<void>)[] = [];
-  const api = async () => {
-    const gh = await new FakeGitHub().start();
-    gh.storage = await new FakeStorage().start();
-    stops.push(
-      () => gh.stop(),
-      () => gh.storage!.stop(),
-    );
-    return gh;
-  };
-  afterEach(async () => {
-    await Promise.all(stops.splice(0).map((stop) => stop()));
-  });
-
   it("compares with the base commit's report artifact: deltas, flips and max_drop, the commit named; three main commits draw the trend", async () => {
     const gh = await api();
     addRun(gh, { id: 11, commit: BASE, zip: reportZip(good), committedAt: '2026-11-20T08:00:00Z' });
@@ -252,19 +253,6 @@ describe('baseline: auto and history: auto (node dist/index.js against a local A
 });
 
 describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
-  const stops: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    await Promise.all(stops.splice(0).map((stop) => stop()));
-  });
-  const api = async () => {
-    const gh = await new FakeGitHub().start();
-    gh.storage = await new FakeStorage().start();
-    stops.push(
-      () => gh.stop(),
-      () => gh.storage!.stop(),
-    );
-    return gh;
-  };
   const HEAD = sha('c');
   const workflowRunEvent = (dir: string, run: Record<string, unknown> = {}) =>
     writeFileSync(
@@ -284,6 +272,9 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
       }),
     );
   const comment = { mode: 'comment' };
+  /** Run 77: a fork's pull-request run at HEAD that uploaded `zip`. */
+  const forkRun = (gh: FakeGitHub, zip: Uint8Array) =>
+    addRun(gh, { id: 77, commit: HEAD, branch: 'feature', event: 'pull_request', fork: 'forker/rag', zip });
   const onWorkflowRun = { GITHUB_EVENT_NAME: 'workflow_run' };
 
   it("the fork's own run skips the comment (its token is read-only) and says where it will come from", async () => {
@@ -300,14 +291,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
 
   it("posts the triggering run's report on its pull request without a checkout", async () => {
     const gh = await api();
-    addRun(gh, {
-      id: 77,
-      commit: HEAD,
-      branch: 'feature',
-      event: 'pull_request',
-      fork: 'forker/rag',
-      zip: reportZip(regressed),
-    });
+    forkRun(gh, reportZip(regressed));
     gh.pulls.push(
       { number: 12, state: 'open', head: { sha: sha('d'), ref: 'feature', label: 'someone:feature' } },
       { number: 13, state: 'open', head: { sha: HEAD, ref: 'feature', label: 'forker:feature' } },
@@ -337,14 +321,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
 
   it('a pull request that moved on to a newer commit gets no stale comment', async () => {
     const gh = await api();
-    addRun(gh, {
-      id: 77,
-      commit: HEAD,
-      branch: 'feature',
-      event: 'pull_request',
-      fork: 'forker/rag',
-      zip: reportZip(regressed),
-    });
+    forkRun(gh, reportZip(regressed));
     gh.pulls.push({
       number: 13,
       state: 'open',
@@ -361,14 +338,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
   it('a forged artifact is data: a report that fails its schema is a warning, and nothing is posted', async () => {
     const gh = await api();
     const forged = JSON.stringify({ ...JSON.parse(good), verdict: 'pass', extra: '<img src=x>' });
-    addRun(gh, {
-      id: 77,
-      commit: HEAD,
-      branch: 'feature',
-      event: 'pull_request',
-      fork: 'forker/rag',
-      zip: reportZip(forged),
-    });
+    forkRun(gh, reportZip(forged));
     gh.pulls.push({
       number: 13,
       state: 'open',
@@ -388,14 +358,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
     const gh = await api();
     const report = JSON.parse(good) as { suites: { qa: { metrics: Record<string, unknown> } } };
     report.suites.qa.metrics['x | [click](https://evil.example) @acme/team'] = { value: 1 };
-    addRun(gh, {
-      id: 77,
-      commit: HEAD,
-      branch: 'feature',
-      event: 'pull_request',
-      fork: 'forker/rag',
-      zip: reportZip(JSON.stringify(report)),
-    });
+    forkRun(gh, reportZip(JSON.stringify(report)));
     gh.pulls.push({
       number: 13,
       state: 'open',
@@ -453,11 +416,6 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
 });
 
 describe('groundgate check --baseline gh:auto (the CLI, from the local git state)', () => {
-  const stops: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    await Promise.all(stops.splice(0).map((stop) => stop()));
-  });
-
   /** A clone of acme/rag: origin/main at a commit, and a local branch one commit ahead of it. */
   function clone(): { dir: string; base: string } {
     const dir = workspace();
@@ -488,12 +446,7 @@ describe('groundgate check --baseline gh:auto (the CLI, from the local git state
   }
 
   it("shows the pull request comment's deltas before pushing", async () => {
-    const gh = await new FakeGitHub().start();
-    gh.storage = await new FakeStorage().start();
-    stops.push(
-      () => gh.stop(),
-      () => gh.storage!.stop(),
-    );
+    const gh = await api();
     const { dir, base } = clone();
     addRun(gh, { id: 5, commit: base, zip: reportZip(good) });
     const r = await runCliAsync(['check', '--baseline', 'gh:auto', '--report', 'out.json'], dir, {

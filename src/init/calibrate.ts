@@ -1,5 +1,6 @@
 import { normalQuantile } from '../metrics/normal-quantile.js';
 import { percentile } from '../metrics/percentile.js';
+import { seeded } from '../metrics/seeded.js';
 import type { MetricSpec, MetricValue } from '../metrics/spec.js';
 import { wilson } from '../metrics/wilson.js';
 import type { Resampler } from '../suites/types.js';
@@ -81,7 +82,7 @@ export function bootstrap(
 ): [number, number] | undefined {
   const n = resampler.items;
   if (n < 2) return undefined;
-  const random = mulberry32(0x67617465);
+  const random = seeded(0x67617465);
   const pick = new Uint32Array(n);
   const stats: number[] = [];
   for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++) {
@@ -94,18 +95,6 @@ export function bootstrap(
   const sorted = Float64Array.from(stats).sort();
   const tail = ((1 - confidence) / 2) * 100;
   return [percentile(sorted, tail)!, percentile(sorted, 100 - tail)!];
-}
-
-/** A small seeded generator (Tommy Ettinger's mulberry32): reproducible resamples, no dependency. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Four decimals, rounded away from failing today: down for a minimum, up for a maximum. */
