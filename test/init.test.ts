@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -7,25 +7,9 @@ import { PINNED } from '../src/init/render.js';
 import { normalQuantile } from '../src/metrics/normal-quantile.js';
 import { wilson, Z95 } from '../src/metrics/wilson.js';
 import { ACTION_REPOSITORY, VERSION } from '../src/version.js';
+import { gatesOf, listing, qaRepo, REGRESSED } from './helpers/init.js';
 import { runCli } from './helpers/process.js';
 import { FIXTURES, REPO, tmpTree } from './helpers/tmp.js';
-
-/** A repository with the example's gold set and today's traces, and the regressed traces kept aside. */
-function qaRepo(): string {
-  const dir = tmpTree({});
-  mkdirSync(path.join(dir, 'gold'));
-  mkdirSync(path.join(dir, 'runs'));
-  cpSync(path.join(REPO, 'gold/qa.gold.jsonl'), path.join(dir, 'gold/qa.gold.jsonl'));
-  cpSync(path.join(REPO, 'runs/qa.trace.jsonl'), path.join(dir, 'runs/qa.trace.jsonl'));
-  return dir;
-}
-const REGRESSED = path.join(REPO, 'runs/qa-regressed.trace.jsonl');
-
-const listing = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
-const gatesOf = (dir: string) =>
-  parse(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')) as {
-    suites: Record<string, { kind: string; gates: Record<string, unknown> } & Record<string, unknown>>;
-  };
 
 describe('groundgate init (dist/cli as a process)', () => {
   it('writes a gates.yaml that check accepts and passes, that fails the regressed traces, at the Wilson bounds', () => {
@@ -122,10 +106,17 @@ describe('groundgate init (dist/cli as a process)', () => {
     );
   });
 
-  it('is deterministic: the same data gives the same files', () => {
-    const [a, b] = [qaRepo(), qaRepo()];
+  it('is deterministic: the same data gives the same files, bootstrap bounds included', () => {
+    const repo = () => {
+      const dir = qaRepo();
+      for (const f of ['ferrymark.qrels', 'bm25.run'])
+        cpSync(path.join(REPO, 'examples/ranking', f), path.join(dir, f));
+      return dir;
+    };
+    const [a, b] = [repo(), repo()];
     for (const dir of [a, b])
       expect(runCli(['init'], dir, { SOURCE_DATE_EPOCH: '1767225600' }).status).toBe(0);
+    expect(readFileSync(path.join(a, 'gates.yaml'), 'utf8')).toContain('bootstrap 95% lower bound');
     for (const file of ['gates.yaml', '.github/workflows/groundgate.yml'])
       expect(readFileSync(path.join(a, file), 'utf8')).toBe(readFileSync(path.join(b, file), 'utf8'));
   });
@@ -248,6 +239,8 @@ describe('calibration', () => {
     expect(hi).toBeGreaterThan(mean);
     // Close to the normal interval of a mean: ± 1.96 · sd / √n.
     const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length);
-    expect(mean - lo).toBeCloseTo((Z95 * sd) / Math.sqrt(values.length), 1);
+    const normal = (Z95 * sd) / Math.sqrt(values.length);
+    expect(Math.abs(mean - lo - normal) / normal).toBeLessThan(0.15);
+    expect(Math.abs(hi - mean - normal) / normal).toBeLessThan(0.15);
   });
 });

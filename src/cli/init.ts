@@ -1,17 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseConfig } from '../config/load.js';
+import { parseConfig, SUITE_NAME } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { digestGold } from '../gold/digest.js';
 import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
-import { scopeAt } from '../io/confine.js';
+import { confine, scopeAt, type PathScope } from '../io/confine.js';
 import { resolveMetric } from '../metrics/spec.js';
 import { calibrate } from '../init/calibrate.js';
 import { detect, ROLES } from '../init/detect.js';
 import { HEADLINE, NAMES, plan, type Proposal } from '../init/plan.js';
-import { renderCommentWorkflow, renderGates, renderWorkflow, type SuiteGates } from '../init/render.js';
+import {
+  CONTROL,
+  renderCommentWorkflow,
+  renderGates,
+  renderWorkflow,
+  type SuiteGates,
+} from '../init/render.js';
 import { run } from '../run.js';
+import { ACTION_REPOSITORY, VERSION } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { parseCommandArgs, writeOutput, type Command } from './command.js';
 
@@ -105,13 +112,39 @@ function parseInitArgs(argv: readonly string[]): InitArgs {
   if (values.traces) inputs.traces = values.traces;
   if (!values.suite && Object.keys(inputs).length)
     throw new UsageError('--gold, --traces and --input go with --suite KIND (the kind they are for)');
-  if (values.suite && !suiteKind(values.suite))
+  const calibrated = SUITE_KINDS.map((k) => k.kind).filter((k) => HEADLINE[k]);
+  if (values.suite && !calibrated.includes(values.suite))
     throw new UsageError(
-      `--suite ${JSON.stringify(values.suite)}: expected one of ${SUITE_KINDS.map((k) => k.kind).join(', ')}`,
+      suiteKind(values.suite)
+        ? `--suite ${values.suite}: init cannot calibrate this kind yet (its metrics have no interval to set gates from); write its suite by hand (docs/metrics.md)`
+        : `--suite ${JSON.stringify(values.suite)}: expected one of ${calibrated.join(', ')}`,
+    );
+  const dir = path.resolve(values.dir ?? '.');
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--dir ${JSON.stringify(values.dir)}: not a folder`);
+  const config = values.config ?? 'gates.yaml';
+  const configRel = path.relative(dir, path.resolve(dir, config));
+  if (
+    !config ||
+    config.replace(CONTROL, '') !== config ||
+    !configRel ||
+    configRel.startsWith('..') ||
+    path.isAbsolute(configRel)
+  )
+    throw new UsageError(
+      `--config ${JSON.stringify(config)}: expected a file path inside the repository (${dir})`,
+    );
+  if (values.branch !== undefined && !/^[A-Za-z0-9._/-]{1,100}$/.test(values.branch))
+    throw new UsageError(
+      `--branch ${JSON.stringify(values.branch)}: expected a branch name (letters, digits, . _ / -)`,
+    );
+  if (values.name !== undefined && !(SUITE_NAME.test(values.name) && values.name.length <= 100))
+    throw new UsageError(
+      `--name ${JSON.stringify(values.name)}: expected a suite name of letters, digits, "_", "-", "." starting with a letter`,
     );
   return {
-    dir: path.resolve(values.dir ?? '.'),
-    config: values.config ?? 'gates.yaml',
+    dir,
+    config: configRel.split(path.sep).join('/'),
     suite: values.suite,
     inputs,
     name: values.name,
@@ -143,7 +176,15 @@ export const initCommand: Command = {
     ];
     const rel = (file: string) => path.relative(args.dir, file).split(path.sep).join('/');
     const refuseExisting = (files: string[]) => {
-      const existing = files.filter((f) => existsSync(f));
+      for (const f of files) {
+        // Never through a link (a dangling one included: it is "absent" to existsSync) nor out of DIR.
+        if (lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink())
+          throw new UsageError(
+            `${rel(f)} is a symbolic link; init writes regular files in the repository only`,
+          );
+        confine(f, scope, rel(f), { file: f });
+      }
+      const existing = files.filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
       if (existing.length && !args.force && !args.dryRun)
         throw new UsageError(
           `${existing.map(rel).join(', ')} already exist${existing.length === 1 ? 's' : ''}; --force overwrites, --dry-run shows what would be written`,
@@ -151,7 +192,17 @@ export const initCommand: Command = {
     };
     // Before any work: a file the user has is never touched without --force.
     refuseExisting(targets);
-    const found = args.suite ? given(args) : discovered(args.dir, say);
+    // Inputs are written relative to the gates file, as check reads them.
+    const fromConfig = (abs: string) => {
+      const r = path.relative(path.dirname(configFile), abs).split(path.sep).join('/');
+      return r || '.';
+    };
+    const found = (args.suite ? given(args, scope) : discovered(args.dir, say)).map((p) => ({
+      ...p,
+      inputs: Object.fromEntries(
+        Object.entries(p.inputs).map(([k, v]) => [k, fromConfig(path.resolve(args.dir, v))]),
+      ),
+    }));
     const planned: SuiteGates[] = found.map((proposal) => ({
       proposal,
       gates: [],
@@ -180,6 +231,8 @@ export const initCommand: Command = {
           resolved.spec,
           args.confidence,
           outcome.resamplers[s.proposal.name],
+          // p{k}_ms: k is a percentile (elsewhere, as in ndcg@{k}, a cutoff).
+          resolved.spec.unit === 'ms' || resolved.spec.unit === 's' ? resolved.k : undefined,
         );
         if ('skipped' in c) s.skipped.push(c.skipped);
         else {
@@ -248,6 +301,10 @@ export const initCommand: Command = {
     say(
       `wrote ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(', ')}: ${gates} gates, calibrated at ${Number((args.confidence * 100).toFixed(2))}%; check passes on today's data`,
     );
+    if (args.workflow)
+      say(
+        `note: the workflow uses ${ACTION_REPOSITORY}@v${VERSION}; pin it to that tag's commit sha, as it pins actions/checkout and actions/upload-artifact`,
+      );
     say(
       `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(' ')} && git commit`,
     );
@@ -255,13 +312,26 @@ export const initCommand: Command = {
   },
 };
 
-function given(args: InitArgs): Proposal[] {
+/** The suite given with --suite: inputs as typed (relative to the working directory), checked to exist inside DIR. */
+function given(args: InitArgs, scope: PathScope): Proposal[] {
   const kind = suiteKind(args.suite!)!;
+  const inputs: Record<string, string> = {};
+  for (const [key, value] of Object.entries(args.inputs)) {
+    const flagName = key === 'gold' || key === 'traces' ? `--${key}` : `--input ${key}=`;
+    const abs = path.resolve(value);
+    // A glob (events: runs/**/*.json) is checked by the suite when it runs; a plain path here.
+    if (!/[*?[{]/.test(value) && !existsSync(abs))
+      throw new UsageError(
+        `${flagName}${key === 'gold' || key === 'traces' ? ' ' : ''}${value}: file not found`,
+      );
+    confine(abs, scope, value, { file: abs }, flagName.replace(/^--/, ''));
+    inputs[key] = path.relative(args.dir, abs).split(path.sep).join('/');
+  }
   return [
     {
       name: args.name ?? NAMES[kind.kind] ?? kind.kind,
       kind: kind.kind,
-      inputs: args.inputs,
+      inputs,
       why: ['given on the command line'],
     },
   ];

@@ -21,6 +21,7 @@ export interface Calibrated {
 }
 
 export const BOOTSTRAP_RESAMPLES = 2_000;
+const MIN_ABOVE = 5;
 const DECIMALS = 1e4;
 
 /** z of a two-sided interval at `confidence` (0.95 → 1.96). */
@@ -34,6 +35,8 @@ export function calibrate(
   spec: MetricSpec,
   confidence: number,
   resampler?: Resampler,
+  /** For a percentile metric (p95_ms): its percentile. */
+  percentileOf?: number,
 ): Calibrated | { skipped: string } {
   const v = value.value;
   if (v === null || !Number.isFinite(v))
@@ -54,6 +57,15 @@ export function calibrate(
   }
   if (spec.unit === 'count')
     return { metric, op, threshold: v, note: `${measured}; a count: today's value, no slack` };
+  // A high percentile of few samples is their maximum, and so is every resample's: its bound has no
+  // slack, and an unchanged pipeline fails it about every other run. Fewer than 5 samples above it: no gate.
+  if (percentileOf !== undefined && resampler) {
+    const above = resampler.items * (1 - percentileOf / 100);
+    if (above < MIN_ABOVE)
+      return {
+        skipped: `${metric}: ${measured} (n ${resampler.items}), too few samples for a stable bound (${Number(above.toFixed(2))} above the ${percentileOf}th percentile; need ${MIN_ABOVE}, n ≥ ${Math.ceil(MIN_ABOVE / (1 - percentileOf / 100))})`,
+      };
+  }
   const boot = resampler && bootstrap(metric, resampler, confidence);
   if (boot) {
     const [lo, hi] = boot;

@@ -204,6 +204,8 @@ const SKIP = new Set([
 ]);
 const EXTENSIONS = /\.(jsonl|ndjson|json|csv|qrels|run|txt|tsv|trec)$/i;
 const SAMPLE_BYTES = 64 * 1024;
+/** A .json file is one document (an event document runs to a few hundred kB): read whole up to this. */
+const JSON_BYTES = 4 * 1024 * 1024;
 
 /**
  * Files under `dir` that fit a role, in path order. At most `maxFiles` files are opened, each read up to its
@@ -258,10 +260,11 @@ function sampleOf(file: string): Sample | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    const buffer = Buffer.alloc(SAMPLE_BYTES);
-    const size = readSync(fd, buffer, 0, SAMPLE_BYTES, 0);
+    const cap = /\.json$/i.test(file) ? JSON_BYTES : SAMPLE_BYTES;
+    const buffer = Buffer.alloc(cap);
+    const size = readSync(fd, buffer, 0, cap, 0);
     const text = buffer.subarray(0, size).toString('utf8');
-    const whole = size < SAMPLE_BYTES;
+    const whole = size < cap;
     const lines = text.split(/\r?\n/);
     if (!whole) lines.pop();
     let json: unknown;

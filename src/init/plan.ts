@@ -29,7 +29,7 @@ export const HEADLINE: Record<string, { gates: string[]; maxDrop: string[] }> = 
     gates: ['precision', 'chr', 'under_refusal', 'over_refusal', 'recall@{k}', 'scu_violations', 'coverage'],
     maxDrop: ['precision', 'recall@{k}'],
   },
-  stability: { gates: ['unstable_questions', 'coverage'], maxDrop: [] },
+  stability: { gates: ['stable_rate', 'coverage'], maxDrop: ['stable_rate'] },
   ranking: { gates: ['ndcg@{k}', 'recall@{k}', 'mrr'], maxDrop: ['ndcg@{k}'] },
   latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [] },
   consistency: { gates: ['agreement', 'kappa', 'abstain_rate'], maxDrop: ['agreement'] },
@@ -76,7 +76,8 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
   ] as const) {
     const answers = of(role);
     for (const gold of golds) {
-      const mine = answers.filter((a) => shares(gold, a) || (golds.length === 1 && answers.length === 1));
+      // Shared item ids only: traces of other questions would give vacuous gates (coverage >= 0).
+      const mine = answers.filter((a) => shares(gold, a));
       if (mine.length === 1) {
         // Locked constraints in the gold: the seed's symbolic constraint checks (SCU) apply.
         const scu = kind === 'grounded-qa' && gold.constraints ? { scu: true } : undefined;
@@ -136,13 +137,17 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     const common: string[] = [];
     for (let i = 0; dirs.every((d) => d[i] !== undefined && d[i] === dirs[0]![i]); i++)
       common.push(dirs[0]![i]!);
-    const suffix = events.every((e) => e.file.endsWith('.retrieval_events.json'))
-      ? '*.retrieval_events.json'
-      : '*.json';
-    const glob = [...common.filter((c) => c !== '.'), '**', suffix].join('/');
-    propose('agent-retrieval', { events: glob }, [
-      `${events.length} ${events[0]!.what}, e.g. ${describe(events[0]!)}`,
-    ]);
+    // The glob must match these documents only: `**/*.json` would also read package.json and fail.
+    const named = events.every((e) => e.file.endsWith('.retrieval_events.json'));
+    const glob = [...common.filter((c) => c !== '.'), '**', '*.retrieval_events.json'].join('/');
+    if (!named) {
+      out.notes.push(
+        `${events.length} ${events[0]!.what} (${events.map((e) => rel(e.file)).join(', ')}) are not named *.retrieval_events.json, so no glob picks them alone; use --suite agent-retrieval --input events=GLOB`,
+      );
+    } else
+      propose('agent-retrieval', { events: glob }, [
+        `${events.length} ${events[0]!.what}, e.g. ${describe(events[0]!)}`,
+      ]);
   }
 
   const contextGold = of('context-gold');

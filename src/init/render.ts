@@ -32,13 +32,22 @@ export function scalar(s: string): string {
     : JSON.stringify(s);
 }
 
+/** Line breaks and other controls: what init writes into YAML must not start a line of its own. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
+
+/** Text for a YAML comment: a file name with a line break must not end the comment and start YAML. */
+function comment(text: string): string {
+  return text.replace(CONTROL, ' ');
+}
+
 /** gates.yaml, commented: where each input came from, and beside each gate its measured value, n and rule. */
 export function renderGates(suites: readonly SuiteGates[], options: RenderOptions): string {
   const pct = `${Number((options.confidence * 100).toFixed(2))}%`;
   const out = [
     `# groundgate gates, written by groundgate init ${VERSION} on ${options.day} from the data in this repository.`,
     `# Each gate is the ${pct} interval bound of today's value on the side that matters (Wilson for proportions,`,
-    '# a bootstrap for means and percentiles), so today passes and a change within noise does not fail.',
+    '# a bootstrap for means and percentiles), so today passes and the gate allows for the noise of a sample that size.',
     '# Tighten them as the pipeline improves; the comment beside each says what it was measured at.',
     'version: 1',
     'offenders: 10',
@@ -47,7 +56,7 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
   for (const s of suites) {
     const { proposal: p } = s;
     out.push(`  ${p.name}:`, `    kind: ${p.kind}`);
-    for (const why of p.why) out.push(`    # found: ${why.replace(/\n/g, ' ')}`);
+    for (const why of p.why) out.push(`    # found: ${comment(why)}`);
     for (const [key, value] of Object.entries(p.inputs)) out.push(`    ${key}: ${scalar(value)}`);
     for (const [key, value] of Object.entries(p.settings ?? {}))
       out.push(
@@ -65,10 +74,10 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
             ? `'${g.op} ${g.threshold}'`
             : `{ ${g.op === '>=' ? 'min' : 'max'}: ${g.threshold}, max_drop: ${drop} }`;
         const dropNote = drop === undefined ? '' : `; may drop at most ${drop} against the base branch`;
-        out.push(`      ${scalar(g.metric)}: ${rule} # ${g.note}${dropNote}`);
+        out.push(`      ${scalar(g.metric)}: ${rule} # ${comment(g.note)}${dropNote}`);
       }
     }
-    for (const why of s.skipped) out.push(`    # not gated: ${why}`);
+    for (const why of s.skipped) out.push(`    # not gated: ${comment(why)}`);
   }
   return out.join('\n') + '\n';
 }
