@@ -38,7 +38,7 @@ describe('groundgate init: what it refuses (dist/cli as a process)', () => {
     expect(runCli(['check', '-c', 'ci/gates.yaml'], dir).status).toBe(0);
   });
 
-  it('flags are checked before any work: names, branches, folders, kinds init cannot calibrate, missing files', () => {
+  it('flags are checked before any work: names, branches, folders, missing inputs and files', () => {
     const dir = qaRepo();
     const qa = ['--suite', 'grounded-qa', '--gold', 'gold/qa.gold.jsonl', '--traces', 'runs/qa.trace.jsonl'];
     const cases: [string[], RegExp][] = [
@@ -47,7 +47,15 @@ describe('groundgate init: what it refuses (dist/cli as a process)', () => {
       [['-C', path.join(dir, 'nope')], /--dir .*: not a folder/],
       [
         ['--suite', 'context', '--gold', 'gold/qa.gold.jsonl'],
-        /--suite context: init cannot calibrate this kind yet/,
+        /^groundgate: --suite context needs --input predictions=FILE as well/,
+      ],
+      [
+        ['--suite', 'ranking', '--input', 'qrels=gold/qa.gold.jsonl'],
+        /^groundgate: --suite ranking needs --input run=FILE as well/,
+      ],
+      [
+        ['--suite', 'consistency', '--input', 'pairs=gold/qa.gold.jsonl', '--input', 'scholar=x'],
+        /^groundgate: --input scholar=x: file not found/,
       ],
       [
         ['--suite', 'grounded-qa', '--gold', 'gold/missing.jsonl', '--traces', 'runs/qa.trace.jsonl'],

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { bootstrap, calibrate, round, zFor } from '../src/init/calibrate.js';
+import { HEADLINE } from '../src/init/plan.js';
 import { PINNED } from '../src/init/render.js';
+import { resolveMetric } from '../src/metrics/spec.js';
+import { SUITE_KINDS } from '../src/suites/registry.js';
 import { normalQuantile } from '../src/metrics/normal-quantile.js';
 import { wilson, Z95 } from '../src/metrics/wilson.js';
 import { ACTION_REPOSITORY, VERSION } from '../src/version.js';
@@ -139,6 +142,24 @@ describe('groundgate init (dist/cli as a process)', () => {
     expect(runCli(['check'], dir).status).toBe(0);
   });
 
+  it('the shared fixtures: ContextBench mini-eval, without repos (file metrics by Wilson; what cannot be gated, said)', () => {
+    const dir = tmpTree({});
+    for (const f of ['gold.jsonl', 'pred.jsonl'])
+      cpSync(path.join(FIXTURES, 'contextbench/mini-eval', f), path.join(dir, f));
+    const r = runCli(['init', '--no-workflow'], dir);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('context (context): gold.jsonl + pred.jsonl');
+    // Files are the items: 5 of the 6 gold files found, 5 of the 8 predicted ones gold (test/context.mini-eval).
+    expect(gatesOf(dir).suites.context!.gates).toEqual({
+      'file.coverage': `>= ${round(wilson(5, 6)[0], true)}`,
+      'file.precision': `>= ${round(wilson(5, 8)[0], true)}`,
+    });
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
+      '# not gated: span.coverage: not computable today',
+    );
+    expect(runCli(['check'], dir).status).toBe(0);
+  });
+
   it('the shared fixtures: the WFGY worked example', () => {
     const dir = tmpTree({});
     for (const f of ['gold.jsonl', 'trace.jsonl']) cpSync(path.join(FIXTURES, 'wfgy', f), path.join(dir, f));
@@ -194,6 +215,15 @@ describe('groundgate init (dist/cli as a process)', () => {
 });
 
 describe('calibration', () => {
+  it('every suite kind has headline metrics, each a metric of its kind', () => {
+    for (const kind of SUITE_KINDS) {
+      const headline = HEADLINE[kind.kind];
+      expect(headline, kind.kind).toBeDefined();
+      for (const m of [...headline!.gates, ...headline!.maxDrop])
+        expect(resolveMetric(m.replace('{k}', '5'), kind.metrics), `${kind.kind}: ${m}`).toBeDefined();
+    }
+  });
+
   it('z of a confidence level', () => {
     expect(zFor(0.95)).toBeCloseTo(Z95, 8);
     expect(normalQuantile(0.995)).toBeCloseTo(2.5758293035489, 8);
@@ -222,6 +252,22 @@ describe('calibration', () => {
     });
     expect(calibrate('kappa', { value: null, reason: 'no pairs' }, kappa, 0.95)).toEqual({
       skipped: 'kappa: not computable today (no pairs)',
+    });
+  });
+
+  it('no gate where the data cannot set one: a bootstrap with no spread, a bound at the end of the scale', () => {
+    const ratio = { name: 'line.f1', direction: 'higher', unit: 'ratio', description: '' } as const;
+    const same = { items: 4, metric: () => 1 };
+    expect(calibrate('editloc.precision', { value: 1 }, ratio, 0.95, same)).toEqual({
+      skipped:
+        'editloc.precision: measured 1 (n 4), and every resample gives the same value: no spread to set a gate from',
+    });
+    const wide = { items: 4, metric: (_: string, pick: Uint32Array) => (pick.includes(0) ? 0 : 0.4) };
+    expect(calibrate('line.f1', { value: 0.3 }, ratio, 0.95, wide)).toEqual({
+      skipped: 'line.f1: measured 0.3000 (n 4), and its bound is 0: too few items for a gate',
+    });
+    expect(calibrate('precision', { value: 0, numerator: 0, denominator: 3 }, ratio, 0.95)).toEqual({
+      skipped: 'precision: measured 0 (0/3), and its bound is 0: too few items for a gate',
     });
   });
 

@@ -48,6 +48,10 @@ export function calibrate(
   const { numerator: k, denominator: n } = value;
   if (spec.unit === 'ratio' && k !== undefined && n !== undefined && n > 0) {
     const [lo, hi] = wilson(k, n, zFor(confidence));
+    if (higher ? round(lo, true) <= 0 : round(hi, false) >= 1)
+      return {
+        skipped: `${metric}: ${measured} (${k}/${n}), and its bound is ${higher ? 0 : 1}: too few items for a gate`,
+      };
     return {
       metric,
       op,
@@ -69,8 +73,17 @@ export function calibrate(
   const boot = resampler && bootstrap(metric, resampler, confidence);
   if (boot) {
     const [lo, hi] = boot;
+    // Every resample gave the same value (a few items that all agree): no spread to allow for.
+    if (lo === hi)
+      return {
+        skipped: `${metric}: ${measured} (n ${resampler.items}), and every resample gives the same value: no spread to set a gate from`,
+      };
     // A skewed bootstrap can put the bound past today's value: never gate today's pipeline out.
     const bound = higher ? Math.min(lo, v) : Math.max(hi, v);
+    if (spec.unit === 'ratio' && (higher ? bound <= 0 : bound >= 1))
+      return {
+        skipped: `${metric}: ${measured} (n ${resampler.items}), and its bound is ${higher ? 0 : 1}: too few items for a gate`,
+      };
     return {
       metric,
       op,

@@ -34,6 +34,11 @@ export const HEADLINE: Record<string, { gates: string[]; maxDrop: string[] }> = 
   latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [] },
   consistency: { gates: ['agreement', 'kappa', 'abstain_rate'], maxDrop: ['agreement'] },
   'agent-retrieval': { gates: ['file_recall', 'mrr', 'ndcg@{k}'], maxDrop: ['file_recall'] },
+  // Without repos: only file and line metrics are computable; span and EditLoc need the checkouts.
+  context: {
+    gates: ['file.coverage', 'file.precision', 'line.f1', 'span.coverage', 'editloc.precision'],
+    maxDrop: ['line.f1'],
+  },
 };
 
 /** A suite's name in gates.yaml, from its kind. */
@@ -44,6 +49,7 @@ export const NAMES: Record<string, string> = {
   latency: 'latency',
   consistency: 'consistency',
   'agent-retrieval': 'agent-retrieval',
+  context: 'context',
 };
 
 /** Pairs gold sets with the traces that answer their items (shared ids), and lone inputs with their kind. */
@@ -150,12 +156,22 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
       ]);
   }
 
-  const contextGold = of('context-gold');
+  // ContextBench gold rows with the predictions for their instances.
   const predictions = of('context-predictions');
-  if (contextGold.length || predictions.length)
-    out.notes.push(
-      `ContextBench data (${[...contextGold, ...predictions].map((c) => rel(c.file)).join(', ')}) fits kind context, which also needs repos: (one checkout per instance); add it with --suite context --gold FILE --input predictions=FILE --input repos=DIR`,
-    );
+  for (const gold of of('context-gold')) {
+    const mine = predictions.filter((p) => shares(gold, p));
+    if (mine.length === 1)
+      propose('context', { gold: rel(gold.file), predictions: rel(mine[0]!.file) }, [
+        describe(gold),
+        describe(mine[0]!),
+        'no repos: file and line metrics only; add repos: (one checkout per instance) for spans, symbols and EditLoc',
+      ]);
+    else if (mine.length > 1)
+      out.ambiguous.push(
+        `${rel(gold.file)} has ${mine.length} prediction files (${mine.map((m) => rel(m.file)).join(', ')}): pick one with --suite context ${flag('gold', rel(gold.file))} ${flag('predictions', rel(mine[0]!.file))}`,
+      );
+    else out.notes.push(`${describe(gold)}: no predictions share its instance ids`);
+  }
   return out;
 }
 

@@ -136,6 +136,17 @@ export const context: SuiteKind<ContextConfig> = {
 
     return {
       metrics: values,
+      // Instances are the items: a bootstrap over them keeps each instance's lines together.
+      resample: {
+        items: scored.length,
+        metric: (name, pick) =>
+          aggregate(
+            Array.from(pick, (i) => scored[i]!.score!),
+            levels,
+            errors,
+            NO_REPOS,
+          )[name]?.value,
+      },
       counts: {
         gold_rows: gold.length,
         predictions: outcomes.length,
