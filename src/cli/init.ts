@@ -225,7 +225,8 @@ export const initCommand: Command = {
       const report = outcome.report.suites[s.proposal.name]!;
       // The largest default cutoff: ndcg@10 says more about a ranking than ndcg@1.
       const k = suite.kind.defaultCutoffs(suite.config).at(-1);
-      const headline = HEADLINE[s.proposal.kind] ?? { gates: [], maxDrop: [] };
+      // Every kind has its headline (test/init.test.ts keeps the table in step with the registry).
+      const headline = HEADLINE[s.proposal.kind]!;
       const named = (m: string) => m.replace('{k}', String(k));
       for (const metric of headline.gates.map(named)) {
         const resolved = resolveMetric(metric, suite.kind.metrics);
@@ -269,15 +270,9 @@ export const initCommand: Command = {
         release: args.release,
         config: args.config,
       };
-      writes.push({
-        file: path.join(args.dir, '.github/workflows/groundgate.yml'),
-        text: renderWorkflow(options),
-      });
+      writes.push({ file: path.join(args.dir, WORKFLOW), text: renderWorkflow(options) });
       if (args.forkComments)
-        writes.push({
-          file: path.join(args.dir, '.github/workflows/groundgate-comment.yml'),
-          text: renderCommentWorkflow(options),
-        });
+        writes.push({ file: path.join(args.dir, COMMENT_WORKFLOW), text: renderCommentWorkflow(options) });
     }
 
     // The result must be what check accepts and passes on the same data: run it as check would.
