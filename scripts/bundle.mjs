@@ -41,7 +41,7 @@ const ncc = [
 ];
 if (existsSync('lib/action/index.js')) run(process.execPath, [...ncc, 'lib/action/index.js', '-o', 'dist']);
 run(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']);
-run(process.execPath, [...ncc, 'lib/suites/grounded-qa/worker.js', '-o', 'dist/qa-worker']);
+run(process.execPath, [...ncc, 'lib/grounded-answer/worker.js', '-o', 'dist/qa-worker']);
 
 // ncc minifies a bundle's main file but not the chunks split off by a dynamic import(): Octokit's (the
 // pull-request comment), with undici in it, came out at 1.2 MB of plain code. They get the same treatment.

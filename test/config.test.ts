@@ -3,7 +3,7 @@ import safeRegex from 'safe-regex2';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
-import { DEFAULT_SCU_RULES } from '../src/suites/grounded-qa/scu.js';
+import { DEFAULT_SCU_RULES } from '../src/grounded-answer/scu.js';
 import { SUITE_KINDS } from '../src/suites/registry.js';
 
 const base = (gates = '      precision: ">= 0.8"\n', extra = '') =>

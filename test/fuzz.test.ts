@@ -7,14 +7,9 @@ import { canonicalJson, canonicalJsonOfBytes } from '../src/gold/canonical.js';
 import { run } from '../src/run.js';
 import { stringValue } from '../src/io/json-scan.js';
 import { safeParse } from '../src/io/validate.js';
-import {
-  asGoldLine,
-  asTraceLine,
-  goldLineSchema,
-  traceLineSchema,
-} from '../src/suites/grounded-qa/contract.js';
-import { goldFields, loadedGold, scanGoldLine } from '../src/suites/grounded-qa/gold-scan.js';
-import { judgedTrace, scanTraceLine, traceFields } from '../src/suites/grounded-qa/trace-scan.js';
+import { asGoldLine, asTraceLine, goldLineSchema, traceLineSchema } from '../src/grounded-answer/contract.js';
+import { goldFields, loadedGold, scanGoldLine } from '../src/grounded-answer/gold-scan.js';
+import { judgedTrace, scanTraceLine, traceFields } from '../src/grounded-answer/trace-scan.js';
 import { JUNK } from './helpers/junk.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';

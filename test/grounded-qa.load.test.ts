@@ -5,8 +5,8 @@ import { InputError } from '../src/errors.js';
 import { canonicalJson } from '../src/gold/canonical.js';
 import { digestGold, lineDigests } from '../src/gold/digest.js';
 import { readRecord } from '../src/io/jsonl.js';
-import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
-import { judgeRuns, loadGold, startJudging } from '../src/suites/grounded-qa/load.js';
+import type { GoldItem } from '../src/grounded-answer/contract.js';
+import { judgeRuns, loadGold, startJudging } from '../src/grounded-answer/load.js';
 
 const options = { refusalToken: 'not in context', scuRules: null, cutoffs: [5] };
 const goldFor = (qids: string[]): GoldItem[] =>

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { GoldItem, TraceLine } from '../src/suites/grounded-qa/contract.js';
-import { judgeInto, judgeItem, judgeOptions, labelsOf } from '../src/suites/grounded-qa/judge.js';
-import { newRunTable } from '../src/suites/grounded-qa/runs.js';
-import { compileRules, DEFAULT_SCU_RULES, echoMatches } from '../src/suites/grounded-qa/scu.js';
-import { aggregate, isRefusal, offendingItems, type ScoreOptions } from '../src/suites/grounded-qa/score.js';
-import type { Label } from '../src/suites/grounded-qa/labels.js';
+import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
+import { judgeInto, judgeItem, judgeOptions, labelsOf } from '../src/grounded-answer/judge.js';
+import { newRunTable } from '../src/grounded-answer/runs.js';
+import { compileRules, DEFAULT_SCU_RULES, echoMatches } from '../src/grounded-answer/scu.js';
+import { aggregate, isRefusal, offendingItems, type ScoreOptions } from '../src/grounded-answer/score.js';
+import type { Label } from '../src/grounded-answer/labels.js';
 
 let line = 0;
 function gold(

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizedEditDistance } from '../src/metrics/edit-distance.js';
 import { intersectionOverUnion } from '../src/metrics/set-overlap.js';
 import { run } from '../src/run.js';
-import type { GoldItem } from '../src/suites/grounded-qa/contract.js';
+import type { GoldItem } from '../src/grounded-answer/contract.js';
 import { DEFAULT_THRESHOLDS, type StabilityRun } from '../src/suites/stability/contract.js';
 import {
   canonicalClaim,

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { documentSchemaV1_x } from '../suites/agent-retrieval/contract.js';
 import { pairLineSchema } from '../suites/consistency/contract.js';
 import { goldRowSchema, predictionSchema } from '../suites/context/contract.js';
-import { goldLineSchema, traceLineSchema } from '../suites/grounded-qa/contract.js';
+import { goldLineSchema, traceLineSchema } from '../grounded-answer/contract.js';
 import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';

@@ -1,16 +1,16 @@
-import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
 import type { LineRef } from '../../io/jsonl.js';
 import { readRecords } from '../../io/read-at.js';
-import { asTraceLine, type GoldItem, type TraceLine } from './contract.js';
-import type { Label } from './labels.js';
-import { loadGold, startJudging, type RunsLoad } from './load.js';
-import { compileRules, DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
-import { aggregate, offendingItems } from './score.js';
-import { stageOf, triage } from './triage.js';
+import { asTraceLine, type GoldItem, type TraceLine } from '../../grounded-answer/contract.js';
+import type { Label } from '../../grounded-answer/labels.js';
+import { loadGold, startJudging, type RunsLoad } from '../../grounded-answer/load.js';
+import { answerSettings, scuRules } from '../../grounded-answer/config.js';
+import { compileRules } from '../../grounded-answer/scu.js';
+import { aggregate, offendingItems } from '../../grounded-answer/score.js';
+import { stageOf, triage } from '../../grounded-answer/triage.js';
 
 export const metrics: readonly MetricSpec[] = [
   {
@@ -70,57 +70,17 @@ export const metrics: readonly MetricSpec[] = [
   },
 ];
 
-/**
- * An SCU pattern. gates.yaml may come from a fork, and a pattern that backtracks exponentially (`(a+)+$`)
- * would hold the job on one crafted claim: nested quantifiers are refused (safe-regex2's star-height test, a
- * heuristic that passes the seed's rules), and so is a pattern longer than anyone writes by hand.
- */
-const regex = z
-  .string()
-  .max(500, 'expected a regular expression of at most 500 characters')
-  .superRefine((source, ctx) => {
-    try {
-      new RegExp(source);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
-      return;
-    }
-    if (!safeRegex(source))
-      ctx.addIssue({
-        code: 'custom',
-        message: `regular expression ${JSON.stringify(source)} may take exponential time (a quantifier inside a quantified group); expected one without nested repetition`,
-      });
-  });
-
-const scuSchema = z.union([
-  z.boolean(),
-  z.strictObject({
-    enabled: z.boolean().default(true),
-    /** Added to the defaults, or replacing them with `default_rules: false`. */
-    rules: z.array(z.strictObject({ lock: regex, contradiction: regex })).default([]),
-    default_rules: z.boolean().default(true),
-  }),
-]);
-
 export const configSchema = z.strictObject({
   kind: z.literal('grounded-qa'),
   gold: z.string().min(1),
   traces: z.string().min(1),
   lock: z.string().min(1).optional(),
-  refusal_token: z.string().trim().min(1).default('not in context'),
+  refusal_token: answerSettings.refusal_token,
   k: z.int().min(1).max(100_000).default(5),
-  scu: scuSchema.default(false),
+  scu: answerSettings.scu,
   gates: gatesSchema.default({}),
 });
 export type GroundedQaConfig = z.infer<typeof configSchema>;
-
-/** The contradiction rules in force, or null when SCU is off. */
-export function scuRules(scu: GroundedQaConfig['scu']): ScuRule[] | null {
-  if (scu === false) return null;
-  if (scu === true) return [...DEFAULT_SCU_RULES];
-  if (!scu.enabled) return null;
-  return [...(scu.default_rules ? DEFAULT_SCU_RULES : []), ...scu.rules];
-}
 
 export const groundedQa: SuiteKind<GroundedQaConfig> = {
   kind: 'grounded-qa',

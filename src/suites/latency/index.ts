@@ -3,11 +3,11 @@ import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { resolveMetric, type MetricSpec } from '../../metrics/spec.js';
-import { configSchema as qaConfigSchema, scuRules } from '../grounded-qa/index.js';
-import { judgeRuns, loadGold } from '../grounded-qa/load.js';
-import { compileRules } from '../grounded-qa/scu.js';
-import { aggregate } from '../grounded-qa/score.js';
-import { triage } from '../grounded-qa/triage.js';
+import { answerSettings, scuRules } from '../../grounded-answer/config.js';
+import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
+import { compileRules } from '../../grounded-answer/scu.js';
+import { aggregate } from '../../grounded-answer/score.js';
+import { triage } from '../../grounded-answer/triage.js';
 import { stageLine } from '../../report/triage.js';
 import type { Table } from '../../report/schema.js';
 import type { Offender, SuiteKind } from '../types.js';
@@ -58,8 +58,8 @@ export const configSchema = z
     /** The configuration (knobs value or trace file) the metrics and gates describe; default all pooled. */
     configuration: z.string().optional(),
     percentiles: z.array(percentileK).min(1).default([50, 90, 95, 99]),
-    refusal_token: qaConfigSchema.shape.refusal_token,
-    scu: qaConfigSchema.shape.scu,
+    refusal_token: answerSettings.refusal_token,
+    scu: answerSettings.scu,
     gates: gatesSchema.default({}),
   })
   .superRefine((config, ctx) => {

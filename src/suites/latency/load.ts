@@ -1,7 +1,7 @@
 import { InputError, preview } from '../../errors.js';
 import { readJsonl, readLines } from '../../io/jsonl.js';
 import { validateLine } from '../../io/validate.js';
-import { traceLineSchema } from '../grounded-qa/contract.js';
+import { traceLineSchema } from '../../grounded-answer/contract.js';
 import { splitCsvLine } from './csv.js';
 import { CSV_HEADER, REQUIRED_COLUMNS, STAGES, type LatencySample, type Stage } from './contract.js';
 

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
-import { configSchema as qaConfigSchema } from '../grounded-qa/index.js';
+import { answerSettings } from '../../grounded-answer/config.js';
 import { readRecord } from '../../io/jsonl.js';
-import { loadGold } from '../grounded-qa/load.js';
+import { loadGold } from '../../grounded-answer/load.js';
 import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
 import { CHECKS, DEFAULT_THRESHOLDS, type Check } from './contract.js';
 import { loadStabilityRuns } from './load.js';
@@ -75,7 +75,7 @@ export const configSchema = z.strictObject({
   gold: z.string().min(1),
   runs: z.string().min(1),
   lock: z.string().min(1).optional(),
-  refusal_token: qaConfigSchema.shape.refusal_token,
+  refusal_token: answerSettings.refusal_token,
   min_runs: z.int().min(1).max(1_000_000).default(2),
   thresholds: z
     .strictObject({

@@ -3,9 +3,9 @@ import { normalizedEditDistance } from '../../metrics/edit-distance.js';
 import { percentile, sortedSamples } from '../../metrics/percentile.js';
 import { intersectionOverUnion } from '../../metrics/set-overlap.js';
 import { count, notComputable, proportion, type MetricValue } from '../../metrics/spec.js';
-import type { GoldItem } from '../grounded-qa/contract.js';
-import { containsClaim, isRefusal } from '../grounded-qa/score.js';
-import { echoMatches } from '../grounded-qa/scu.js';
+import type { GoldItem } from '../../grounded-answer/contract.js';
+import { containsClaim, isRefusal } from '../../grounded-answer/score.js';
+import { echoMatches } from '../../grounded-answer/scu.js';
 import { CHECKS, type Check, type StabilityRun, type Thresholds } from './contract.js';
 
 export interface StabilityOptions {

@@ -9,7 +9,7 @@ import {
   skipValue,
   stringArrayValue,
   stringValue,
-} from '../../io/json-scan.js';
+} from '../io/json-scan.js';
 import type { GoldLine } from './contract.js';
 
 /** Where scanGoldLine found the values loading reads; one object, reused from line to line. */

@@ -1,5 +1,5 @@
-import { parseJsonLine } from '../../io/jsonl.js';
-import { forEachSpan } from '../../io/read-at.js';
+import { parseJsonLine } from '../io/jsonl.js';
+import { forEachSpan } from '../io/read-at.js';
 import { checkTraceLine, type GoldItem } from './contract.js';
 import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
 import { judgedTrace, scanTraceLine, traceFields } from './trace-scan.js';

@@ -1,5 +1,5 @@
-import { compareCodeUnits } from '../../io/files.js';
-import { count, notComputable, proportion, type MetricValue } from '../../metrics/spec.js';
+import { compareCodeUnits } from '../io/files.js';
+import { count, notComputable, proportion, type MetricValue } from '../metrics/spec.js';
 import type { GoldItem } from './contract.js';
 import { CONSTRAINED, CORRECT, HIT, isRefusal as refusalMatches, REFUSED, VIOLATION } from './judge.js';
 import { severity, type Label } from './labels.js';

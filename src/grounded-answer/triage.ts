@@ -1,4 +1,4 @@
-import type { StageKey, TriageCounts } from '../../report/triage.js';
+import type { StageKey, TriageCounts } from '../report/triage.js';
 import { claimMissed, CORRECT, EVIDENCE, HIT, REFUSED, VIOLATION } from './judge.js';
 import type { GoldItem } from './contract.js';
 import type { RunTable } from './runs.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { LineRef } from '../../io/jsonl.js';
-import { validateLine } from '../../io/validate.js';
+import type { LineRef } from '../io/jsonl.js';
+import { validateLine } from '../io/validate.js';
 
 /** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
 export const goldLineSchema = z.looseObject({

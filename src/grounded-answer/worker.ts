@@ -4,10 +4,10 @@
 // files, it digests the gold set while the main thread judges, on the core that would otherwise idle: the
 // digest (canonical JSON and a sha256 per item) was half the time of loading gold.
 import { parentPort, workerData } from 'node:worker_threads';
-import { lineDigests } from '../../gold/digest.js';
-import { ChunkQueue } from '../../io/chunk-queue.js';
-import type { Segment } from '../../io/split.js';
-import { takeUtf8Notes } from '../../io/utf8.js';
+import { lineDigests } from '../gold/digest.js';
+import { ChunkQueue } from '../io/chunk-queue.js';
+import type { Segment } from '../io/split.js';
+import { takeUtf8Notes } from '../io/utf8.js';
 import { scanBuffers, scanRuns, type Scan } from './scan.js';
 
 export interface WorkerInput {

@@ -1,9 +1,9 @@
-import { InputError, preview, type Where } from '../../errors.js';
-import type { ChunkQueue } from '../../io/chunk-queue.js';
-import { resized } from '../../io/resized.js';
-import { stringValue } from '../../io/json-scan.js';
-import { isBlank, parseJsonLine, readLineBatches } from '../../io/jsonl.js';
-import type { Segment } from '../../io/split.js';
+import { InputError, preview, type Where } from '../errors.js';
+import type { ChunkQueue } from '../io/chunk-queue.js';
+import { resized } from '../io/resized.js';
+import { stringValue } from '../io/json-scan.js';
+import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
+import type { Segment } from '../io/split.js';
 import { checkTraceLine, type TraceLine } from './contract.js';
 import { scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';

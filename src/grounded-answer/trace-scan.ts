@@ -13,7 +13,7 @@ import {
   skipLiteral,
   stringArrayValue,
   stringValue,
-} from '../../io/json-scan.js';
+} from '../io/json-scan.js';
 
 /**
  * Where scanTraceLine found the values the scan and judging read (see judgedTrace), and its bookkeeping;

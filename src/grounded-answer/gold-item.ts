@@ -1,5 +1,5 @@
-import { resized } from '../../io/resized.js';
-import type { LineRef } from '../../io/jsonl.js';
+import { resized } from '../io/resized.js';
+import type { LineRef } from '../io/jsonl.js';
 import type { GoldItem } from './contract.js';
 
 /** The length word's flag for a string stored as UTF-16 (lengths stay under 2 GB: V8's strings do). */

@@ -1,0 +1,52 @@
+import safeRegex from 'safe-regex2';
+import { z } from 'zod';
+import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
+
+/**
+ * An SCU pattern. gates.yaml may come from a fork, and a pattern that backtracks exponentially (`(a+)+$`)
+ * would hold the job on one crafted claim: nested quantifiers are refused (safe-regex2's star-height test, a
+ * heuristic that passes the seed's rules), and so is a pattern longer than anyone writes by hand.
+ */
+const regex = z
+  .string()
+  .max(500, 'expected a regular expression of at most 500 characters')
+  .superRefine((source, ctx) => {
+    try {
+      new RegExp(source);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
+      return;
+    }
+    if (!safeRegex(source))
+      ctx.addIssue({
+        code: 'custom',
+        message: `regular expression ${JSON.stringify(source)} may take exponential time (a quantifier inside a quantified group); expected one without nested repetition`,
+      });
+  });
+
+const scuSchema = z.union([
+  z.boolean(),
+  z.strictObject({
+    enabled: z.boolean().default(true),
+    /** Added to the defaults, or replacing them with `default_rules: false`. */
+    rules: z.array(z.strictObject({ lock: regex, contradiction: regex })).default([]),
+    default_rules: z.boolean().default(true),
+  }),
+]);
+
+/**
+ * The settings of every suite that judges grounded answers (grounded-qa, stability, latency with gold):
+ * declared once, so the three read them alike.
+ */
+export const answerSettings = {
+  refusal_token: z.string().trim().min(1).default('not in context'),
+  scu: scuSchema.default(false),
+};
+
+/** The contradiction rules in force, or null when SCU is off. */
+export function scuRules(scu: z.infer<typeof answerSettings.scu>): ScuRule[] | null {
+  if (scu === false) return null;
+  if (scu === true) return [...DEFAULT_SCU_RULES];
+  if (!scu.enabled) return null;
+  return [...(scu.default_rules ? DEFAULT_SCU_RULES : []), ...scu.rules];
+}
