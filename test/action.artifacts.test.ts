@@ -276,6 +276,18 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
   const forkRun = (gh: FakeGitHub, zip: Uint8Array) =>
     addRun(gh, { id: 77, commit: HEAD, branch: 'feature', event: 'pull_request', fork: 'forker/rag', zip });
   const onWorkflowRun = { GITHUB_EVENT_NAME: 'workflow_run' };
+  /** mode: comment in an empty folder, for run 77 of the fork's open pull request #13 with `report` uploaded. */
+  const relayToPull13 = async (gh: FakeGitHub, report: string) => {
+    forkRun(gh, reportZip(report));
+    gh.pulls.push({
+      number: 13,
+      state: 'open',
+      head: { sha: HEAD, ref: 'feature', label: 'forker:feature' },
+    });
+    const ws = tmpTree({});
+    workflowRunEvent(ws);
+    return runAction(ws, gh.url, comment, onWorkflowRun);
+  };
 
   it("the fork's own run skips the comment (its token is read-only) and says where it will come from", async () => {
     const gh = await api();
@@ -338,19 +350,11 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
   it('a forged artifact is data: a report that fails its schema is a warning, and nothing is posted', async () => {
     const gh = await api();
     const forged = JSON.stringify({ ...JSON.parse(good), verdict: 'pass', extra: '<img src=x>' });
-    forkRun(gh, reportZip(forged));
-    gh.pulls.push({
-      number: 13,
-      state: 'open',
-      head: { sha: HEAD, ref: 'feature', label: 'forker:feature' },
-    });
-    const ws = tmpTree({});
-    workflowRunEvent(ws);
-    const run = await runAction(ws, gh.url, comment, onWorkflowRun);
+    const run = await relayToPull13(gh, forged);
     expect(run.code).toBe(0);
     expect(gh.writes()).toEqual([]);
     expect(run.stdout).toMatch(
-      /::warning::groundgate: reading the report of run 77: artifact "groundgate-report" of run 77: baseline is not a groundgate report: root: Unrecognized key: "extra"/,
+      /::warning::groundgate: reading the report of run 77: artifact "groundgate-report" of run 77: the report is not a groundgate report: root: Unrecognized key: "extra"/,
     );
   }, 60_000);
 
@@ -358,15 +362,7 @@ describe('fork pull requests: the workflow_run pattern (mode: comment)', () => {
     const gh = await api();
     const report = JSON.parse(good) as { suites: { qa: { metrics: Record<string, unknown> } } };
     report.suites.qa.metrics['x | [click](https://evil.example) @acme/team'] = { value: 1 };
-    forkRun(gh, reportZip(JSON.stringify(report)));
-    gh.pulls.push({
-      number: 13,
-      state: 'open',
-      head: { sha: HEAD, ref: 'feature', label: 'forker:feature' },
-    });
-    const ws = tmpTree({});
-    workflowRunEvent(ws);
-    const run = await runAction(ws, gh.url, comment, onWorkflowRun);
+    const run = await relayToPull13(gh, JSON.stringify(report));
     expect(run.code).toBe(0);
     expect(gh.writes()).toEqual([]);
     expect(run.stdout).toContain(

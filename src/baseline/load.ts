@@ -32,15 +32,18 @@ export function loadBaseline(file: string, missingOk = false): { report: Report 
   return { report: parseBaseline(text, file) };
 }
 
-/** A baseline's text as a report, or an input error naming `file` (a path, or an artifact's label). */
-export function parseBaseline(text: string, file: string): Report {
+/**
+ * A baseline's text as a report, or an input error naming `file` (a path, or an artifact's label); `what`
+ * the report is to the reader (a baseline, or the pull request's report that mode: comment posts).
+ */
+export function parseBaseline(text: string, file: string, what = 'baseline'): Report {
   let data: unknown;
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     throw new InputError(
       { file },
-      `baseline is not JSON (${describeJsonError(err, text).reason}); ${EXPECTED}`,
+      `${what} is not JSON (${describeJsonError(err, text).reason}); ${EXPECTED}`,
     );
   }
   const parsed = safeParse(reportSchema, data);
@@ -56,7 +59,7 @@ export function parseBaseline(text: string, file: string): Report {
     );
     throw new InputError(
       { file },
-      `baseline is not a groundgate report: ${at}: ${issue.message.replace(/^Invalid input: /, '')}${found === undefined ? '' : ` (found ${preview(found)})`}; ${EXPECTED}`,
+      `${what} is not a groundgate report: ${at}: ${issue.message.replace(/^Invalid input: /, '')}${found === undefined ? '' : ` (found ${preview(found)})`}; ${EXPECTED}`,
     );
   }
   return parsed.data;

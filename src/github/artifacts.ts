@@ -234,9 +234,9 @@ function checked<T extends z.ZodType>(schema: T, data: unknown, what: string): z
 }
 
 /** A report read from an artifact, validated: the artifact's label names it in errors. */
-function parsed(text: string, label: string): Report {
+function parsed(text: string, label: string, what?: string): Report {
   try {
-    return parseBaseline(text, label);
+    return parseBaseline(text, label, what);
   } catch (err) {
     if (err instanceof InputError) throw new ArtifactError(err.detail);
     throw err;
@@ -352,7 +352,7 @@ export async function runReport(
     );
   try {
     const text = await readArtifactReport(api, repo, artifact, want);
-    const report = parsed(text, label);
+    const report = parsed(text, label, 'the report');
     const problem = foreignReportProblem(report);
     if (problem) throw new ArtifactError(`not a report groundgate wrote: ${problem}`);
     return { report, text, label };
