@@ -24,12 +24,13 @@ import { parseCommandArgs, writeOutput, type Command } from './command.js';
 
 const USAGE = `Usage: groundgate init [options]
 
-Finds the gold sets, traces, qrels, runs, latency CSVs, verdict pairs and retrieval-event documents in a
-repository, says which suite kind each fits and why, runs the suites once, and writes a commented
-gates.yaml whose gates are calibrated from the data: each at its interval bound at the stated confidence
-(Wilson for proportions, a bootstrap for means and percentiles), so today's pipeline passes and a change
-within noise does not fail. Also writes .github/workflows/groundgate.yml (pull-request check with
-baseline: auto and history: auto, and the report artifact upload). Never overwrites without --force.
+Finds the gold sets, traces, qrels, runs, latency CSVs, verdict pairs, retrieval-event documents and
+ContextBench gold rows and predictions in a repository, says which suite kind each fits and why, runs
+the suites once, and writes a commented gates.yaml whose gates are calibrated from the data: each at its
+interval bound at the stated confidence (Wilson for proportions, a bootstrap for means and percentiles),
+so today's pipeline passes and the gate allows for the noise of a sample that size. Also writes
+.github/workflows/groundgate.yml (pull-request check with baseline: auto and history: auto, and the
+report artifact upload). Never overwrites without --force.
 
 Options:
   -C, --dir DIR          the repository (default: the working directory)
