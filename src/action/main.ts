@@ -76,23 +76,14 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   const failing = publishVerdict(report, files.report, inputs.failOnGate);
 
   // The verdict and outputs are written before any call for the trend or the comment: the API cannot hide or change them.
-  if (inputs.history === 'auto') {
-    const found = await (
-      await remote()
-    ).autoHistory(inputs, env, event, event.name === 'push' ? env.GITHUB_SHA : undefined);
-    history = found.history;
-    for (const w of found.warnings) workflow.warning(`groundgate: ${w}`);
-  }
-  const markdown = renderMarkdown(report, {
+  const markdown = await summarize(report, inputs, env, event, {
     offenders,
-    marker: markerFor(path.relative(workspace, config.file)),
-    footer: footer(env, report, runUrl(env, env.GITHUB_RUN_ID, env.GITHUB_RUN_ATTEMPT)),
+    configPath: path.relative(workspace, config.file),
+    run: runUrl(env, env.GITHUB_RUN_ID, env.GITHUB_RUN_ATTEMPT),
     fullReportHint: `the report.json artifact (${path.basename(files.report)})`,
-    trends: inputs.history
-      ? buildTrends(history, report, inputs.history === 'auto' ? inputs.historyRuns + 1 : undefined)
-      : [],
-    repoUrl: repoUrl(env),
-    now: Date.now(),
+    fileHistory: files.history ? history : undefined,
+    // On a push the default branch's newest report may be this commit's own (a re-run): its point is "now".
+    exclude: event.name === 'push' ? env.GITHUB_SHA : undefined,
   });
   if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
 
@@ -104,6 +95,44 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     await comment(inputs, env, decideComment(inputs.comment, event, report.verdict === 'pass'), markdown);
   }
   return failing ? 1 : 0;
+}
+
+/**
+ * The comment's Markdown (and the job summary's): trends from history: auto (fetched now, after the
+ * verdict and outputs) or from a history file, the report's sticky marker, the run it came from.
+ */
+async function summarize(
+  report: Report,
+  inputs: ActionInputs,
+  env: NodeJS.ProcessEnv,
+  event: EventInfo,
+  options: {
+    offenders: number;
+    configPath: string;
+    run: string | undefined;
+    fullReportHint: string;
+    fileHistory?: HistoryEntry[];
+    exclude?: string;
+  },
+): Promise<string> {
+  let trends: ReturnType<typeof buildTrends> = [];
+  if (inputs.history === 'auto') {
+    const found = await (await remote()).autoHistory(inputs, env, event, options.exclude);
+    for (const w of found.warnings) workflow.warning(`groundgate: ${w}`);
+    trends = buildTrends(found.history, report, inputs.historyRuns + 1);
+  } else if (options.fileHistory) {
+    trends = buildTrends(options.fileHistory, report);
+  }
+  const markdown = renderMarkdown(report, {
+    offenders: options.offenders,
+    marker: markerFor(options.configPath),
+    footer: footer(env, report, options.run),
+    fullReportHint: options.fullReportHint,
+    trends,
+    repoUrl: repoUrl(env),
+    now: Date.now(),
+  });
+  return markdown;
 }
 
 /** An input or usage error: an annotation where it is, the step fails with exit 2; anything else is a bug. */
@@ -208,7 +237,7 @@ async function relayComment(
     workflow.warning('groundgate: mode: comment needs the github-token input to read the report artifact');
     return 0;
   }
-  const { reportArtifact, autoHistory, runReport, explainApiFailure } = await remote();
+  const { reportArtifact, runReport, explainApiFailure } = await remote();
   const found = await withApi(
     inputs.token,
     env,
@@ -234,22 +263,13 @@ async function relayComment(
   if (!writeReportFile(reportPath, text)) return 2;
   logText(renderText(report, { offenders, color: false, now: Date.now() }));
   publishVerdict(report, reportPath, false);
-  let history: HistoryEntry[] = [];
-  if (inputs.history === 'auto') {
-    const auto = await autoHistory(inputs, env, event);
-    history = auto.history;
-    for (const w of auto.warnings) workflow.warning(`groundgate: ${w}`);
-  } else if (inputs.history) {
+  if (inputs.history && inputs.history !== 'auto')
     workflow.warning('groundgate: mode: comment draws trends from history: auto only (there is no checkout)');
-  }
-  const markdown = renderMarkdown(report, {
+  const markdown = await summarize(report, inputs, env, event, {
     offenders,
-    marker: markerFor(inputs.config),
-    footer: footer(env, report, runUrl(env, String(triggering.id))),
+    configPath: inputs.config,
+    run: runUrl(env, String(triggering.id)),
     fullReportHint: `the ${inputs.artifactName} artifact of the pull request's run`,
-    trends: inputs.history === 'auto' ? buildTrends(history, report, inputs.historyRuns + 1) : [],
-    repoUrl: repoUrl(env),
-    now: Date.now(),
   });
   if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
   if (!pr) {

@@ -319,14 +319,11 @@ function given(args: InitArgs, scope: PathScope): Proposal[] {
   const kind = suiteKind(args.suite!)!;
   const inputs: Record<string, string> = {};
   for (const [key, value] of Object.entries(args.inputs)) {
-    const flagName = key === 'gold' || key === 'traces' ? `--${key}` : `--input ${key}=`;
     const abs = path.resolve(value);
     // A glob (events: runs/**/*.json) is checked by the suite when it runs; a plain path here.
     if (!/[*?[{]/.test(value) && !existsSync(abs))
-      throw new UsageError(
-        `${flagName}${key === 'gold' || key === 'traces' ? ' ' : ''}${value}: file not found`,
-      );
-    confine(abs, scope, value, { file: abs }, flagName.replace(/^--/, ''));
+      throw new UsageError(`${flag(key, value)}: file not found`);
+    confine(abs, scope, value, { file: abs }, flag(key, '').trim().replace(/^--/, ''));
     inputs[key] = path.relative(args.dir, abs).split(path.sep).join('/');
   }
   return [

@@ -40,6 +40,8 @@ export interface Sample {
   lines: string[];
   /** The whole file parsed as JSON, when it is small enough and is one JSON value. */
   json?: unknown;
+  /** The first non-empty lines as JSON values (parsed once for every role's test), when all of them are. */
+  records?: unknown[];
 }
 
 export interface Candidate {
@@ -56,9 +58,9 @@ export interface Candidate {
 const FIRST = 20;
 
 /** The first non-empty lines as JSON values, or undefined when one is not JSON or none is there. */
-function jsonLines(sample: Sample): unknown[] | undefined {
+function jsonLines(lines: readonly string[]): unknown[] | undefined {
   const values: unknown[] = [];
-  for (const line of sample.lines) {
+  for (const line of lines) {
     if (!line.trim()) continue;
     try {
       values.push(JSON.parse(line));
@@ -77,7 +79,7 @@ function linesOf<S extends z.ZodType>(
   also: (v: z.infer<S>) => boolean = () => true,
 ): (sample: Sample) => string | undefined {
   return (sample) => {
-    const values = jsonLines(sample);
+    const values = sample.records;
     if (!values) return undefined;
     for (const v of values) {
       const parsed = schema.safeParse(v);
@@ -240,7 +242,7 @@ export function detect(dir: string, maxFiles = 5_000): { candidates: Candidate[]
               what: spec.what,
               why,
               ids: idsOf(sample),
-              constraints: (jsonLines(sample) ?? []).some(
+              constraints: (sample.records ?? []).some(
                 (v) =>
                   Array.isArray((v as { constraints?: unknown }).constraints) &&
                   (v as { constraints: unknown[] }).constraints.length > 0,
@@ -275,7 +277,7 @@ function sampleOf(file: string): Sample | undefined {
         json = undefined;
       }
     }
-    return { file, lines, json };
+    return { file, lines, json, records: jsonLines(lines) };
   } catch {
     return undefined;
   } finally {
@@ -285,7 +287,7 @@ function sampleOf(file: string): Sample | undefined {
 
 /** Item ids of the first records (qid, or a ContextBench instance id), to pair gold sets with their traces. */
 function idsOf(sample: Sample): string[] {
-  const values = jsonLines(sample);
+  const values = sample.records;
   if (values) {
     return values.flatMap((v) => {
       const r = v as Record<string, unknown>;
