@@ -5,17 +5,25 @@ import type { ZodType } from 'zod';
 import { InputError } from '../src/errors.js';
 import { canonicalJson, canonicalJsonOfBytes } from '../src/gold/canonical.js';
 import { run } from '../src/run.js';
-import { stringValue } from '../src/io/json-scan.js';
+import { shapeTest } from '../src/io/record-shape.js';
+import { runLineSchema, runShape } from '../src/suites/stability/contract.js';
 import { safeParse } from '../src/io/validate.js';
 import { asGoldLine, asTraceLine, goldLineSchema, traceLineSchema } from '../src/grounded-answer/contract.js';
 import { goldFields, loadedGold, scanGoldLine } from '../src/grounded-answer/gold-scan.js';
-import { judgedTrace, scanTraceLine, traceFields } from '../src/grounded-answer/trace-scan.js';
+import {
+  judgedTrace,
+  scannedQid,
+  scannedTs,
+  scanTraceLine,
+  traceFields,
+} from '../src/grounded-answer/trace-scan.js';
 import { JUNK } from './helpers/junk.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readFileSync(path.join(REPO, 'gold/qa.gold.jsonl'), 'utf8').trimEnd().split('\n');
 const TRACES = readFileSync(path.join(REPO, 'runs/qa.trace.jsonl'), 'utf8').trimEnd().split('\n');
+const RUNS = readFileSync(path.join(REPO, 'examples/stability/runs.jsonl'), 'utf8').trimEnd().split('\n');
 const CONFIG = qaOnlyGates();
 const VALUES = [null, 0, -1, 1.5, '', 'x', [], {}, [1], ['a'], { claim: 1 }, true, 'not in context'];
 
@@ -167,6 +175,22 @@ describe('loader fuzzing (seeded)', () => {
     }
   });
 
+  it('accepts a stability run by hand exactly when its schema does (both derived from one declaration)', () => {
+    const rnd = seeded(97);
+    const byHand = shapeTest(runShape);
+    let accepted = 0;
+    for (const value of mutatedValues(RUNS, 2000, rnd)) {
+      const fast = byHand(value);
+      expect([fast, JSON.stringify(value)]).toEqual([
+        runLineSchema.safeParse(value).success,
+        JSON.stringify(value),
+      ]);
+      if (fast) accepted++;
+    }
+    expect(accepted).toBeGreaterThan(200);
+    expect(accepted).toBeLessThan(2000);
+  });
+
   it('accepts a trace line by hand exactly when the zod contract does', () => {
     const rnd = seeded(99);
     let accepted = 0;
@@ -188,15 +212,9 @@ describe('loader fuzzing (seeded)', () => {
     const fromBytes = (line: string) => {
       const b = Buffer.from(line);
       if (!scanTraceLine(b, 0, b.length, fields)) return undefined;
-      const ts =
-        fields.tsKind === 'number'
-          ? fields.ts
-          : fields.tsKind === 'string'
-            ? stringValue(b, fields.tsStart, fields.tsEnd)
-            : null;
       return {
-        qid: stringValue(b, fields.qidStart, fields.qidEnd),
-        ts,
+        qid: scannedQid(b, fields),
+        ts: scannedTs(b, fields) ?? null,
         judged: judgedTrace(b, b.length, fields),
       };
     };
@@ -356,13 +374,8 @@ describe('loader fuzzing (seeded)', () => {
     const ok = scanTraceLine(b, 0, b.length, fields);
     const got = ok
       ? {
-          qid: stringValue(b, fields.qidStart, fields.qidEnd),
-          ts:
-            fields.tsKind === 'number'
-              ? fields.ts
-              : fields.tsKind === 'string'
-                ? stringValue(b, fields.tsStart, fields.tsEnd)
-                : null,
+          qid: scannedQid(b, fields),
+          ts: scannedTs(b, fields) ?? null,
         }
       : undefined;
     expect(got).toEqual(expected);

@@ -1,35 +1,46 @@
-import { z } from 'zod';
 import type { LineRef } from '../io/jsonl.js';
+import { optional, required, shape, shapeSchema, shapeTest, type Infer } from '../io/record-shape.js';
 import { validateLine } from '../io/validate.js';
 
-/** One line of the gold set (seed 004, §1.1). Extra keys are allowed and ignored. */
-export const goldLineSchema = z.looseObject({
-  qid: z.string().min(1, 'expected a non-empty qid'),
-  question: z.string(),
-  answerable: z.boolean(),
-  gold_claim_substr: z.array(z.string()),
-  gold_citations: z.array(z.string()),
-  constraints: z.array(z.string()).optional(),
-  notes: z.string().optional(),
-});
-export type GoldLine = z.infer<typeof goldLineSchema>;
+// The grounded-answer contracts (seed 004, §1), each declared once: the zod schemas, the checks by hand,
+// the byte scanners (trace-scan.ts, gold-scan.ts) and the pointers a `fields:` mapping may name are derived
+// from these tables. Extra keys are allowed and ignored.
 
-/** One line of the pipeline's traces (seed 004, §1.2). Extra keys are allowed and ignored. */
-export const traceLineSchema = z.looseObject({
-  ts: z.union([z.number(), z.string()]).nullable().optional(),
-  qid: z.string().min(1, 'expected a non-empty qid'),
-  q: z.string().optional(),
-  retrieved_ids: z.array(z.string()),
-  answer_json: z.looseObject({
-    claim: z.string(),
-    citations: z.array(z.string()),
-    constraints_echo: z.array(z.string()).optional(),
-  }),
-  ok: z.boolean().optional(),
-  reason: z.string().optional(),
-  latency_ms: z.number().nonnegative().optional(),
+/** One line of the gold set (§1.1). */
+export const goldShape = shape({
+  qid: required('id'),
+  question: required('string'),
+  answerable: required('boolean'),
+  gold_claim_substr: required('strings'),
+  gold_citations: required('strings'),
+  constraints: optional('strings'),
+  notes: optional('string'),
 });
-export type TraceLine = z.infer<typeof traceLineSchema>;
+
+/** What a pipeline answered: a claim, the ids it cites, and the constraints it echoes (§1.2). */
+export const answerShape = shape({
+  claim: required('string'),
+  citations: required('strings'),
+  constraints_echo: optional('strings'),
+});
+
+/** One line of the pipeline's traces (§1.2). */
+export const traceShape = shape({
+  ts: optional('timestamp'),
+  qid: required('id'),
+  q: optional('string'),
+  retrieved_ids: required('strings'),
+  answer_json: required(answerShape),
+  ok: optional('boolean'),
+  reason: optional('string'),
+  latency_ms: optional('duration'),
+});
+
+export type GoldLine = Infer<typeof goldShape>;
+export type TraceLine = Infer<typeof traceShape>;
+
+export const goldLineSchema = shapeSchema(goldShape);
+export const traceLineSchema = shapeSchema(traceShape);
 
 /** Shorter substrings match too much by accident (the seed requires ≥ 5 characters). */
 export const MIN_SUBSTRING_LENGTH = 5;
@@ -44,45 +55,17 @@ export interface GoldItem {
   source: LineRef;
 }
 
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const goldTest = shapeTest(goldShape);
+const traceTest = shapeTest(traceShape);
 
-/**
- * The gold contract checked by hand, as asTraceLine is for traces; on a miss the caller runs the schema.
- */
-export function asGoldLine(v: unknown): GoldLine | undefined {
-  if (!isObject(v)) return undefined;
-  if (typeof v.qid !== 'string' || v.qid === '' || typeof v.question !== 'string') return undefined;
-  if (typeof v.answerable !== 'boolean') return undefined;
-  if (!isStrings(v.gold_claim_substr) || !isStrings(v.gold_citations)) return undefined;
-  if (v.constraints !== undefined && !isStrings(v.constraints)) return undefined;
-  if (v.notes !== undefined && typeof v.notes !== 'string') return undefined;
-  return v as GoldLine;
-}
+/** The gold contract checked by hand; on a miss the caller runs the schema, which says what is wrong. */
+export const asGoldLine = (v: unknown): GoldLine | undefined => (goldTest(v) ? v : undefined);
 
-/**
- * The trace contract checked by hand: the same rules as traceLineSchema, an order of magnitude cheaper on
- * a million lines. On a miss the caller runs the schema, which says what is wrong.
- */
-export function asTraceLine(v: unknown): TraceLine | undefined {
-  if (!isObject(v)) return undefined;
-  if (typeof v.qid !== 'string' || v.qid === '' || !isStrings(v.retrieved_ids)) return undefined;
-  const a = v.answer_json;
-  if (!isObject(a) || typeof a.claim !== 'string' || !isStrings(a.citations)) return undefined;
-  if (a.constraints_echo !== undefined && !isStrings(a.constraints_echo)) return undefined;
-  // zod's numbers are finite: JSON's 1e999 parses to Infinity and must fail here too.
-  if (v.ts !== undefined && v.ts !== null && !Number.isFinite(v.ts) && typeof v.ts !== 'string')
-    return undefined;
-  if (v.q !== undefined && typeof v.q !== 'string') return undefined;
-  if (v.ok !== undefined && typeof v.ok !== 'boolean') return undefined;
-  if (v.reason !== undefined && typeof v.reason !== 'string') return undefined;
-  if (v.latency_ms !== undefined && !(Number.isFinite(v.latency_ms) && (v.latency_ms as number) >= 0))
-    return undefined;
-  return v as TraceLine;
-}
+/** The trace contract checked by hand; on a miss the caller runs the schema, which says what is wrong. */
+export const asTraceLine = (v: unknown): TraceLine | undefined => (traceTest(v) ? v : undefined);
 
-const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
+export const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
+export const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
 
 /** A parsed trace line checked against the contract: by hand, and by the schema to word an error. */
 export function checkTraceLine(value: unknown, file: string, line: number): TraceLine {

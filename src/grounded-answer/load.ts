@@ -11,7 +11,7 @@ import { compareCodeUnits } from '../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { validateLine } from '../io/validate.js';
-import { asGoldLine, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
+import { asGoldLine, GOLD_WHAT, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
@@ -23,8 +23,6 @@ import type { ScuRule } from './scu.js';
 import { judgeRows } from './verdicts.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
-
-const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
 
 /**
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items

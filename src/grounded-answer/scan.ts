@@ -1,11 +1,10 @@
 import { InputError, preview, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { resized } from '../io/resized.js';
-import { stringValue } from '../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
 import { checkTraceLine, type TraceLine } from './contract.js';
-import { scanTraceLine, traceFields } from './trace-scan.js';
+import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 
 /**
@@ -80,13 +79,8 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
           let qid: string;
           let stamp: TraceLine['ts'];
           if (scanTraceLine(batch.buf, batch.start(i), batch.end(i), fields)) {
-            qid = stringValue(batch.buf, fields.qidStart, fields.qidEnd);
-            stamp =
-              fields.tsKind === 'number'
-                ? fields.ts
-                : fields.tsKind === 'string'
-                  ? stringValue(batch.buf, fields.tsStart, fields.tsEnd)
-                  : undefined;
+            qid = scannedQid(batch.buf, fields);
+            stamp = scannedTs(batch.buf, fields);
           } else {
             // Not sure of it from its bytes: JSON.parse and the schema say what is wrong, if anything is.
             const text = batch.text(i);

@@ -1,21 +1,20 @@
-import { z } from 'zod';
+import { optional, required, shape, shapeSchema } from '../../io/record-shape.js';
+import { traceShape } from '../../grounded-answer/contract.js';
 
 /**
- * One run of a question under a seed and a prompt jitter (seed 004, semantic stability §3). Extra keys are
- * allowed and ignored; `seed` and `jitter` only name the run.
+ * One run of a question under a seed and a prompt jitter (seed 004, semantic stability §3): the grounded
+ * answer's own members, and a name for the run. Extra keys are allowed and ignored; `seed` and `jitter`
+ * only name the run.
  */
-export const runLineSchema = z.looseObject({
-  qid: z.string().min(1, 'expected a non-empty qid'),
-  run_id: z.string().min(1, 'expected a non-empty run_id').optional(),
-  seed: z.union([z.number(), z.string()]).optional(),
-  jitter: z.string().optional(),
-  answer_json: z.looseObject({
-    claim: z.string(),
-    citations: z.array(z.string()),
-    constraints_echo: z.array(z.string()).optional(),
-  }),
-  retrieved_ids: z.array(z.string()),
+export const runShape = shape({
+  qid: required('id'),
+  run_id: optional('id'),
+  seed: optional('number-or-string'),
+  jitter: optional('string'),
+  answer_json: traceShape.members.answer_json,
+  retrieved_ids: traceShape.members.retrieved_ids,
 });
+export const runLineSchema = shapeSchema(runShape);
 
 /** What scoring keeps of a run line. */
 export interface StabilityRun {
