@@ -33,6 +33,8 @@ export class UsageError extends Error {
 
 export function formatWhere(where: Where): string {
   let s = displayPath(where.file);
+  // A Parquet file's records are rows, numbered as lines are.
+  if (where.line !== undefined && /\.parquet$/i.test(where.file)) return `${s} row ${where.line}`;
   if (where.line !== undefined) s += `:${where.line}`;
   if (where.line !== undefined && where.column !== undefined) s += `:${where.column}`;
   return s;

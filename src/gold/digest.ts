@@ -2,7 +2,8 @@ import { createHash, hash } from 'node:crypto';
 import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { resized } from '../io/resized.js';
-import { isBlank, parseJsonLine, readJsonl, readLineBatches } from '../io/jsonl.js';
+import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
+import { readRecordsOf } from '../io/records.js';
 import { canonicalJson, canonicalJsonOfBytes } from './canonical.js';
 
 /** Field names that identify a gold item, tried in order. */
@@ -118,7 +119,7 @@ function merkle(ids: readonly string[], digests: Uint8Array): string {
   return h.digest('hex');
 }
 
-/** Digests any JSONL gold set with ids (for kinds whose loader does not digest as it reads). */
+/** Digests any gold set with ids, JSON Lines or Parquet (for kinds whose loader does not digest as it reads). */
 export async function digestGold(files: readonly string[]): Promise<GoldDigest> {
   return (await digestLines(files)).finish();
 }
@@ -127,7 +128,7 @@ async function digestLines(files: readonly string[]): Promise<GoldDigester> {
   const digester = new GoldDigester();
   const seen = new Set<string>();
   for (const file of files) {
-    for await (const { line, value } of readJsonl(file)) {
+    for await (const { line, value } of readRecordsOf(file)) {
       const where: Where = { file, line };
       const id = itemId(value);
       if (id === undefined) throw new InputError(where, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);

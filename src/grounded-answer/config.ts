@@ -1,5 +1,7 @@
 import safeRegex from 'safe-regex2';
 import { z } from 'zod';
+import { fieldMapSchema } from '../io/field-map.js';
+import type { Shape } from '../io/record-shape.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 
 /**
@@ -49,4 +51,29 @@ export function scuRules(scu: z.infer<typeof answerSettings.scu>): ScuRule[] | n
   if (scu === true) return [...DEFAULT_SCU_RULES];
   if (!scu.enabled) return null;
   return [...(scu.default_rules ? DEFAULT_SCU_RULES : []), ...scu.rules];
+}
+
+/**
+ * How a grounded-answer suite reads its inputs: traces as JSON Lines in the contract's shape (or any shape
+ * with `fields:`), or OpenInference spans; a `.parquet` gold or traces file is read as rows either way.
+ */
+export const inputSettings = {
+  format: z.enum(['jsonl', 'openinference']).default('jsonl'),
+  openinference: z
+    .strictObject({
+      /**
+       * Where a trace's question id is: `input.value` (the root span's input, matched to a gold question),
+       * `metadata.<key>` (a key of the root span's metadata), or any other span attribute holding the id.
+       */
+      qid: z.string().trim().min(1).default('input.value'),
+    })
+    .optional(),
+};
+
+/** `fields:` of a suite whose inputs have these contracts: per input, canonical pointer → the user's pointer. */
+export function fieldsSchema<K extends string>(inputs: Record<K, Shape>) {
+  const members = Object.fromEntries(
+    Object.entries<Shape>(inputs).map(([key, s]) => [key, fieldMapSchema(s).optional()]),
+  ) as Record<K, z.ZodOptional<ReturnType<typeof fieldMapSchema>>>;
+  return z.strictObject(members).optional();
 }

@@ -55,8 +55,8 @@ export interface GoldItem {
   source: LineRef;
 }
 
-const goldTest = shapeTest(goldShape);
-const traceTest = shapeTest(traceShape);
+export const goldTest = shapeTest(goldShape);
+export const traceTest = shapeTest(traceShape);
 
 /** The gold contract checked by hand; on a miss the caller runs the schema, which says what is wrong. */
 export const asGoldLine = (v: unknown): GoldLine | undefined => (goldTest(v) ? v : undefined);

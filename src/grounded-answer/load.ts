@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { InputError, preview } from '../errors.js';
+import { InputError, preview, type Where } from '../errors.js';
 import { HELPER_LIMITS } from '../engine-thread.js';
 import { digestGold, digestOf, GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
@@ -11,15 +11,31 @@ import { compareCodeUnits } from '../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { validateLine } from '../io/validate.js';
-import { asGoldLine, GOLD_WHAT, goldLineSchema, MIN_SUBSTRING_LENGTH, type GoldItem } from './contract.js';
+import { recordChecker, type FieldMap } from '../io/field-map.js';
+import { isParquet } from '../io/records.js';
+import { readRecordsOf, refOf } from '../io/records.js';
+import {
+  asGoldLine,
+  GOLD_WHAT,
+  goldLineSchema,
+  goldTest,
+  MIN_SUBSTRING_LENGTH,
+  TRACE_WHAT,
+  traceLineSchema,
+  traceTest,
+  type GoldItem,
+  type TraceLine,
+} from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
-import { scanRuns, type Scan } from './scan.js';
+import { scanRuns, timestamp, type Scan } from './scan.js';
+import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
+import { judgeInto, judgeItem } from './judge.js';
 import { judgeRows } from './verdicts.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
@@ -30,14 +46,44 @@ import { noteInvalidUtf8 } from '../io/utf8.js';
  */
 export async function loadGold(
   files: readonly string[],
-  options: { digest?: boolean } = {},
-): Promise<{ items: GoldItem[]; digest: GoldDigest | undefined }> {
+  options: GoldOptions = {},
+): Promise<{ items: GoldItem[]; digest: GoldDigest | undefined; questions?: Map<string, string> }> {
   const items: GoldItem[] = [];
   const store = new GoldStore();
   const digester = options.digest === false ? undefined : new GoldDigester();
   const seen = new Map<string, number>();
+  const questions = options.questions ? new Map<string, string>() : undefined;
   const fields = goldFields();
+  const add = (g: LoadedGold, value: unknown, source: LineRef) => {
+    const where = { file: source.file, line: source.line };
+    checkGoldItem(g, where, items, seen);
+    seen.set(g.qid, items.length);
+    digester?.add(g.qid, value);
+    items.push(
+      store.add(g.qid, g.answerable, [g.gold_claim_substr, g.gold_citations, g.constraints ?? []], source),
+    );
+  };
+  // Gold that is not JSON Lines in the contract's shape is read record by record.
+  const byRecord = options.fields !== undefined || questions !== undefined || files.some(isParquet);
+  const checker = recordChecker(goldLineSchema, goldTest, options.fields, GOLD_WHAT);
   for (const file of files) {
+    if (byRecord) {
+      for await (const r of readRecordsOf(file)) {
+        const { line, value } = r;
+        const g = checker.check(value, file, line);
+        add(g, value, refOf(file, r));
+        if (questions) {
+          const first = questions.get(g.question);
+          if (first !== undefined)
+            throw new InputError(
+              { file, line },
+              `qid ${JSON.stringify(g.qid)} asks the same question as qid ${JSON.stringify(first)}; expected distinct questions, which OpenInference traces are matched by (or set openinference.qid to an attribute holding the qid)`,
+            );
+          questions.set(g.question, g.qid);
+        }
+      }
+      continue;
+    }
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
         if (batch.blank(i)) continue;
@@ -53,53 +99,61 @@ export async function loadGold(
           value = parseJsonLine(file, line, text);
           g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
         }
-        const where = { file, line };
-        const firstRow = seen.get(g.qid);
-        if (firstRow !== undefined) {
-          const first = items[firstRow]!.source;
-          const at = first.file === file ? `line ${first.line}` : `${first.file}:${first.line}`;
-          throw new InputError(
-            where,
-            `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`,
-          );
-        }
-        seen.set(g.qid, items.length);
-        g.gold_claim_substr.forEach((s, i) => {
-          if (tooShort(s)) {
-            throw new InputError(
-              where,
-              `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`,
-            );
-          }
-        });
-        if (g.answerable && g.gold_claim_substr.length === 0) {
-          throw new InputError(
-            where,
-            `qid ${JSON.stringify(g.qid)}: answerable item has no gold_claim_substr; expected at least one`,
-          );
-        }
-        if (g.answerable && g.gold_citations.length === 0) {
-          throw new InputError(
-            where,
-            `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`,
-          );
-        }
-        digester?.add(g.qid, value);
-        items.push(
-          store.add(g.qid, g.answerable, [g.gold_claim_substr, g.gold_citations, g.constraints ?? []], {
-            file,
-            line,
-            offset: batch.offset(i),
-            length: batch.byteLength(i),
-          }),
-        );
+        add(g, value, { file, line, offset: batch.offset(i), length: batch.byteLength(i) });
       }
     }
   }
   if (items.length === 0)
     throw new InputError({ file: files[0] ?? 'gold' }, 'gold set is empty; expected at least one item');
   store.seal();
-  return { items, digest: digester?.finish() };
+  return { items, digest: digester?.finish(), ...(questions ? { questions } : {}) };
+}
+
+export interface GoldOptions {
+  /** False when a worker digests the gold set instead. */
+  digest?: boolean;
+  /** The gold set's `fields:` mapping. */
+  fields?: FieldMap;
+  /** Also return each question's qid (OpenInference traces are matched to gold by their question). */
+  questions?: boolean;
+}
+
+/** Unique qids, usable substrings, answerable items that can be checked. */
+function checkGoldItem(
+  g: LoadedGold,
+  where: Where,
+  items: readonly GoldItem[],
+  seen: Map<string, number>,
+): void {
+  const firstRow = seen.get(g.qid);
+  if (firstRow !== undefined) {
+    const first = items[firstRow]!.source;
+    const at = first.file === where.file ? `line ${first.line}` : `${first.file}:${first.line}`;
+    throw new InputError(
+      where,
+      `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`,
+    );
+  }
+  g.gold_claim_substr.forEach((s, i) => {
+    if (tooShort(s)) {
+      throw new InputError(
+        where,
+        `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`,
+      );
+    }
+  });
+  if (g.answerable && g.gold_claim_substr.length === 0) {
+    throw new InputError(
+      where,
+      `qid ${JSON.stringify(g.qid)}: answerable item has no gold_claim_substr; expected at least one`,
+    );
+  }
+  if (g.answerable && g.gold_citations.length === 0) {
+    throw new InputError(
+      where,
+      `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`,
+    );
+  }
 }
 
 /** Fewer than MIN_SUBSTRING_LENGTH characters (code points) once trimmed; a code point is 1 or 2 units. */
@@ -125,6 +179,8 @@ export interface RunsLoad {
   labels(row: number): Label[] | undefined;
   /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
   passed(row: number): boolean;
+  /** The winning run of gold item `row`, when runs are held in memory rather than read again (see ref). */
+  record?(row: number): TraceLine | undefined;
 }
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
@@ -161,6 +217,7 @@ export function startJudging(
   goldFiles: readonly string[] = [],
 ): Judging {
   const { threads, forced } = threadCount();
+  const fields = options.traces?.fields;
   const workerEntry = threads > 1 ? workerFile() : undefined;
   const started = (async () => {
     const parts = await splitLines(
@@ -174,7 +231,7 @@ export function startJudging(
     const helpers =
       workerEntry && worthIt
         ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
-            spawn(workerEntry, { chunks, shared: queue.shared }),
+            spawn(workerEntry, { chunks, shared: queue.shared, fields }),
           )
         : [];
     // Gold is digested by a worker when there are workers at all (see finish).
@@ -197,7 +254,7 @@ export function startJudging(
     },
     async finish(gold) {
       const { chunks, queue, helpers, digestEntry } = await started;
-      const settled = await Promise.allSettled([scanRuns(queue), ...helpers.map((h) => h.scan)]);
+      const settled = await Promise.allSettled([scanRuns(queue, fields), ...helpers.map((h) => h.scan)]);
       // Their scans are in: the workers go, heaps and all, before judging takes memory of its own. A fresh
       // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along:
       // a scan worker digesting raised the peak by 25 MB).
@@ -234,13 +291,89 @@ export function startJudging(
   };
 }
 
-/** Judges traces against gold already in memory. */
+/** Judges traces against gold already in memory; `questions` maps a gold question to its qid (see loadGold). */
 export function judgeRuns(
   files: readonly string[],
   gold: readonly GoldItem[],
   options: ScoreOptions,
+  questions?: ReadonlyMap<string, string>,
 ): Promise<RunsLoad> {
-  return startJudging(files, options).finish(gold);
+  return readsRecords(files, options.traces ?? CANONICAL_TRACES)
+    ? judgeRecords(files, gold, options, questions)
+    : startJudging(files, options).finish(gold);
+}
+
+/**
+ * Judges traces that are records rather than lines (Parquet rows, OpenInference traces), one pass in file
+ * order: the winning run of each gold item (see replaces; a record's place is its file and its index) is
+ * held in memory, and judged once all are read. OpenInference traces whose qid is their question are
+ * matched to gold by `questions`.
+ */
+export async function judgeRecords(
+  files: readonly string[],
+  gold: readonly GoldItem[],
+  options: ScoreOptions,
+  questions?: ReadonlyMap<string, string>,
+): Promise<RunsLoad> {
+  const input = options.traces ?? CANONICAL_TRACES;
+  const byQuestion = input.format === 'openinference' && input.qid === 'input.value' ? questions : undefined;
+  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const rows = new Map<string, number>();
+  gold.forEach((g, i) => rows.set(g.qid, i));
+  const table = newRunTable(gold.length, options.cutoffs.length);
+  const winners: (TraceLine | undefined)[] = new Array(gold.length);
+  const unknown = new Map<string, number>();
+  let lines = 0;
+  let known = 0;
+  let index = 0;
+  for (const [fileIndex, file] of files.entries()) {
+    for await (const { line, value } of traceRecords(file, input)) {
+      const t = checker.check(value, file, line);
+      const time = timestamp(t.ts, file, line);
+      lines++;
+      const qid = byQuestion ? (byQuestion.get(t.qid) ?? t.qid) : t.qid;
+      const row = rows.get(qid);
+      const at = index++;
+      if (row === undefined) {
+        unknown.set(qid, (unknown.get(qid) ?? 0) + 1);
+        continue;
+      }
+      known++;
+      if (
+        table.present[row] &&
+        !replaces(time, fileIndex, at, table.ts[row]!, table.chunk[row]!, table.offset[row]!)
+      )
+        continue;
+      table.present[row] = 1;
+      table.ts[row] = time;
+      table.chunk[row] = fileIndex;
+      table.line[row] = line;
+      table.offset[row] = at;
+      winners[row] = byQuestion ? { ...t, qid } : t;
+    }
+  }
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  let count = 0;
+  for (let row = 0; row < gold.length; row++) {
+    const t = winners[row];
+    if (!t) continue;
+    count++;
+    judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
+  }
+  return {
+    table,
+    lines,
+    superseded: known - count,
+    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
+    rules: (options.scuRules ?? []).map((r) => r.source),
+    ref: (row) =>
+      table.present[row]
+        ? { file: files[table.chunk[row]!]!, line: table.line[row]!, offset: -1, length: 0 }
+        : undefined,
+    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
+    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
+    record: (row) => winners[row],
+  };
 }
 
 /** The winning run of each gold item, from every thread's scan, and what else the scans counted. */
@@ -335,7 +468,8 @@ async function judgeWinners(
     else byFile.set(file, [row]);
   }
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  for (const [file, rows] of byFile) await judgeRows(file, rows, table, gold, options.scuRules, judge);
+  for (const [file, rows] of byFile)
+    await judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
 
   let winners = 0;
   for (let i = 0; i < gold.length; i++) winners += table.present[i]!;

@@ -3,7 +3,8 @@ import type { ChunkQueue } from '../io/chunk-queue.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
-import { checkTraceLine, type TraceLine } from './contract.js';
+import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
+import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 
@@ -40,7 +41,9 @@ export interface Scan {
  * is (see replaces). Judging needs gold and only the winners, so it happens later, once per gold item: a
  * thread can start before gold is loaded and holds no gold, and no trace text outlives its line.
  */
-export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
+export async function scanRuns(queue: ChunkQueue<Segment>, fields?: FieldMap): Promise<Scan> {
+  // A mapped line is not in the contract's shape: it is parsed, mapped, then checked.
+  const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
   const slots = new Map<string, number>();
   const qids: string[] = [];
   let cap = 1024;
@@ -51,7 +54,7 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
   let lengths = new Float64Array(cap);
   let counts = new Float64Array(cap);
   const chunkLines: [number, number][] = [];
-  const fields = traceFields();
+  const found = traceFields();
   let lines = 0;
   const result = (error?: Scan['error']): Scan => ({
     qids,
@@ -78,14 +81,17 @@ export async function scanRuns(queue: ChunkQueue<Segment>): Promise<Scan> {
           if (batch.blank(i)) continue;
           let qid: string;
           let stamp: TraceLine['ts'];
-          if (scanTraceLine(batch.buf, batch.start(i), batch.end(i), fields)) {
-            qid = scannedQid(batch.buf, fields);
-            stamp = scannedTs(batch.buf, fields);
+          if (!mapped && scanTraceLine(batch.buf, batch.start(i), batch.end(i), found)) {
+            qid = scannedQid(batch.buf, found);
+            stamp = scannedTs(batch.buf, found);
           } else {
             // Not sure of it from its bytes: JSON.parse and the schema say what is wrong, if anything is.
             const text = batch.text(i);
             if (isBlank(text)) continue;
-            ({ qid, ts: stamp } = checkTraceLine(parseJsonLine(file, line, text), file, line));
+            const value = parseJsonLine(file, line, text);
+            ({ qid, ts: stamp } = mapped
+              ? mapped.check(value, file, line)
+              : checkTraceLine(value, file, line));
           }
           const time = timestamp(stamp, file, line);
           lines++;
@@ -132,7 +138,7 @@ export function scanBuffers(s: Scan): ArrayBuffer[] {
 }
 
 /** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds); NaN when absent. */
-function timestamp(ts: number | string | null | undefined, file: string, line: number): number {
+export function timestamp(ts: number | string | null | undefined, file: string, line: number): number {
   if (ts === null || ts === undefined) return NaN;
   if (typeof ts === 'number') {
     if (!Number.isFinite(ts)) throw new InputError({ file, line }, 'field "ts": expected a finite number');

@@ -1,3 +1,4 @@
+import type { TraceInput } from './source.js';
 import { compareCodeUnits } from '../io/files.js';
 import { count, notComputable, proportion, type MetricValue } from '../metrics/spec.js';
 import type { GoldItem } from './contract.js';
@@ -12,6 +13,8 @@ export interface ScoreOptions {
   scuRules: readonly CompiledRule[] | null;
   /** Cutoffs at which `recall@k` and `chr@k_upper_bound` are computed. */
   cutoffs: readonly number[];
+  /** How the traces are read; canonical JSON Lines when absent. */
+  traces?: TraceInput;
 }
 
 export interface Counts {

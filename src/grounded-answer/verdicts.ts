@@ -1,8 +1,9 @@
 import { parseJsonLine } from '../io/jsonl.js';
 import { forEachSpan } from '../io/read-at.js';
-import { checkTraceLine, type GoldItem } from './contract.js';
+import { recordChecker, type FieldMap } from '../io/field-map.js';
+import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type GoldItem } from './contract.js';
 import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
-import { judgedTrace, scanTraceLine, traceFields } from './trace-scan.js';
+import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from './trace-scan.js';
 import type { RunTable } from './runs.js';
 import type { CompiledRule } from './scu.js';
 
@@ -18,16 +19,21 @@ export async function judgeRows(
   gold: readonly GoldItem[],
   rules: readonly CompiledRule[] | null,
   options: JudgeOptions,
+  fields?: FieldMap,
 ): Promise<void> {
+  const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
   const offsets = Float64Array.from(rows, (row) => table.offset[row]!);
   const lengths = Float64Array.from(rows, (row) => table.length[row]!);
-  const fields = traceFields();
+  const found = traceFields();
   await forEachSpan(file, offsets, lengths, (k, buf, start, end) => {
     const row = rows[k]!;
     const line = table.line[row]!;
-    const t = scanTraceLine(buf, start, end, fields)
-      ? judgedTrace(buf, end, fields)
-      : checkTraceLine(parseJsonLine(file, line, buf.toString('utf8', start, end)), file, line);
+    let t: JudgedTrace;
+    if (!mapped && scanTraceLine(buf, start, end, found)) t = judgedTrace(buf, end, found);
+    else {
+      const value = parseJsonLine(file, line, buf.toString('utf8', start, end));
+      t = mapped ? mapped.check(value, file, line) : checkTraceLine(value, file, line);
+    }
     judgeInto(judgeItem(gold[row]!, rules), t, options, table, row);
   });
 }

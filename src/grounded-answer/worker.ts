@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
+import type { FieldMap } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { scanBuffers, scanRuns, type Scan } from './scan.js';
@@ -16,6 +17,8 @@ export interface WorkerInput {
   shared: SharedArrayBuffer;
   /** The gold files to digest after the scan. */
   gold?: string[];
+  /** The traces' `fields:` mapping, if any. */
+  fields?: FieldMap;
 }
 
 /**
@@ -28,7 +31,10 @@ const input = workerData as WorkerInput;
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
 
 async function main(): Promise<void> {
-  const scan = { ...(await scanRuns(new ChunkQueue(input.chunks, input.shared))), utf8: takeUtf8Notes() };
+  const scan = {
+    ...(await scanRuns(new ChunkQueue(input.chunks, input.shared), input.fields)),
+    utf8: takeUtf8Notes(),
+  };
   post({ scan }, scanBuffers(scan));
   if (!input.gold) return;
   const digests = await lineDigests(input.gold).catch(() => null);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InputError, preview } from '../../errors.js';
-import { readJsonl } from '../../io/jsonl.js';
+import { readRecordsOf } from '../../io/records.js';
 import { describeIssue, safeParse, validateLine } from '../../io/validate.js';
 import { goldItemSchema, goldRowSchema, type GoldItem, type Source } from './contract.js';
 import { normalizeGoldPath } from './paths.js';
@@ -33,7 +33,7 @@ export async function loadGold(files: readonly string[]): Promise<GoldInstance[]
   const out: GoldInstance[] = [];
   const seen = new Map<string, Source>();
   for (const file of files) {
-    for await (const { line, value } of readJsonl(file)) {
+    for await (const { line, value } of readRecordsOf(file)) {
       const source = { file, line };
       const instance = parseGoldRow(value, source);
       for (const id of instance.ids) {

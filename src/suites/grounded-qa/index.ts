@@ -3,11 +3,22 @@ import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
 import type { LineRef } from '../../io/jsonl.js';
-import { readRecords } from '../../io/read-at.js';
-import { asTraceLine, type GoldItem, type TraceLine } from '../../grounded-answer/contract.js';
+import { compileFieldMap, type FieldMap } from '../../io/field-map.js';
+import { isParquet } from '../../io/records.js';
+import { recordsAt } from '../../io/records.js';
+import type { GoldDigest } from '../../gold/digest.js';
+import {
+  asTraceLine,
+  goldShape,
+  traceShape,
+  type GoldItem,
+  type TraceLine,
+} from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
-import { loadGold, startJudging, type RunsLoad } from '../../grounded-answer/load.js';
-import { answerSettings, scuRules } from '../../grounded-answer/config.js';
+import { judgeRecords, loadGold, startJudging, type RunsLoad } from '../../grounded-answer/load.js';
+import { readsRecords, traceInput } from '../../grounded-answer/source.js';
+import type { ScoreOptions } from '../../grounded-answer/score.js';
+import { answerSettings, fieldsSchema, inputSettings, scuRules } from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, offendingItems } from '../../grounded-answer/score.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
@@ -78,6 +89,9 @@ export const configSchema = z.strictObject({
   refusal_token: answerSettings.refusal_token,
   k: z.int().min(1).max(100_000).default(5),
   scu: answerSettings.scu,
+  format: inputSettings.format,
+  openinference: inputSettings.openinference,
+  fields: fieldsSchema({ gold: goldShape, traces: traceShape }),
   gates: gatesSchema.default({}),
 });
 export type GroundedQaConfig = z.infer<typeof configSchema>;
@@ -98,23 +112,17 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
     const cutoffs = [
       ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
     ].sort((a, b) => a - b);
+    const traces = traceInput({ ...config, fields: config.fields?.traces });
     const options = {
       refusalToken: config.refusal_token,
       scuRules: rules ? compileRules(rules) : null,
       cutoffs,
+      traces,
     };
-    // On a large input, workers start reading traces while this thread loads and checks gold, and one of
-    // them digests gold while this thread judges.
-    const judging = startJudging(ctx.inputs.traces!, options, ctx.inputs.gold!);
-    const digestsGold = await judging.digestsGold;
-    const { items: gold, digest: ownDigest } = await loadGold(ctx.inputs.gold!, {
-      digest: !digestsGold,
-    }).catch(async (err: unknown) => {
-      await judging.cancel();
-      throw err;
-    });
-    const loaded = await judging.finish(gold);
-    const digest = ownDigest ?? (await judging.goldDigest(gold));
+    const goldFields = config.fields?.gold;
+    const { gold, loaded, digest } = readsRecords(ctx.inputs.traces!, traces)
+      ? await judgeInMemory(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields)
+      : await judgeLines(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields);
     const { metrics, counts } = aggregate(gold, loaded.table, options);
 
     const warnings: string[] = [];
@@ -158,16 +166,28 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       // Only the offenders a report shows are read again from disk, so memory does not grow with failures.
       describe: async (ids) => {
         const shown = ids.flatMap((id) => byId.get(id) ?? []);
+        const inMemory = loaded.record !== undefined;
         const refs = shown.map((v) => loaded.ref(v.row));
         // Records are keyed by the reference objects asked for: take each gold item's once.
         const sources = shown.map((v) => v.gold.source);
-        const records = await readRecords([...sources, ...refs.filter((r): r is LineRef => r !== undefined)]);
+        const again = inMemory ? [] : refs.filter((r): r is LineRef => r !== undefined);
+        const records = await recordsAt([...sources, ...again]);
+        const goldMap = compileFieldMap(goldFields);
+        const traceMap = compileFieldMap(traces.fields);
         const out = new Map<string, NonNullable<Offender['fields']>>();
         shown.forEach((v, i) => {
-          const question = (records.get(sources[i]!) as { question?: unknown }).question;
+          const record = records.get(sources[i]!);
+          const question = (goldMap ? goldMap.apply(record) : record) as { question?: unknown };
           const ref = refs[i];
-          const t = ref ? asTraceLine(records.get(ref)) : undefined;
-          out.set(v.gold.qid, describeItem(v.gold, question, t, loaded, v.row, v.labels, ctx.relative));
+          const t = loaded.record
+            ? loaded.record(v.row)
+            : ref
+              ? asTraceLine(traceMap ? traceMap.apply(records.get(ref)) : records.get(ref))
+              : undefined;
+          out.set(
+            v.gold.qid,
+            describeItem(v.gold, question.question, t, loaded, v.row, v.labels, ctx.relative),
+          );
         });
         return out;
       },
@@ -182,6 +202,48 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
     };
   },
 };
+
+interface Judged {
+  gold: GoldItem[];
+  loaded: RunsLoad;
+  digest: GoldDigest;
+}
+
+/**
+ * Traces read as lines: on a large input, workers start reading them while this thread loads and checks
+ * gold, and one of them digests gold (when it is JSON Lines) while this thread judges.
+ */
+async function judgeLines(
+  goldFiles: readonly string[],
+  traceFiles: readonly string[],
+  options: ScoreOptions,
+  fields: FieldMap | undefined,
+): Promise<Judged> {
+  const judging = startJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
+  const digestsGold = await judging.digestsGold;
+  const { items: gold, digest: ownDigest } = await loadGold(goldFiles, {
+    digest: !digestsGold,
+    fields,
+  }).catch(async (err: unknown) => {
+    await judging.cancel();
+    throw err;
+  });
+  const loaded = await judging.finish(gold);
+  return { gold, loaded, digest: ownDigest ?? (await judging.goldDigest(gold)) };
+}
+
+/** Traces read as records (Parquet rows, OpenInference traces), after gold, which they may be matched to. */
+async function judgeInMemory(
+  goldFiles: readonly string[],
+  traceFiles: readonly string[],
+  options: ScoreOptions,
+  fields: FieldMap | undefined,
+): Promise<Judged> {
+  const byQuestion = options.traces?.format === 'openinference' && options.traces.qid === 'input.value';
+  const { items: gold, digest, questions } = await loadGold(goldFiles, { fields, questions: byQuestion });
+  const loaded = await judgeRecords(traceFiles, gold, options, questions);
+  return { gold, loaded, digest: digest! };
+}
 
 function describeItem(
   gold: GoldItem,

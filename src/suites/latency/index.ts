@@ -3,8 +3,10 @@ import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { resolveMetric, type MetricSpec } from '../../metrics/spec.js';
-import { answerSettings, scuRules } from '../../grounded-answer/config.js';
+import { answerSettings, fieldsSchema, inputSettings, scuRules } from '../../grounded-answer/config.js';
 import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
+import { goldShape, traceShape } from '../../grounded-answer/contract.js';
+import { traceInput } from '../../grounded-answer/source.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
@@ -60,6 +62,9 @@ export const configSchema = z
     percentiles: z.array(percentileK).min(1).default([50, 90, 95, 99]),
     refusal_token: answerSettings.refusal_token,
     scu: answerSettings.scu,
+    format: inputSettings.format,
+    openinference: inputSettings.openinference,
+    fields: fieldsSchema({ traces: traceShape, gold: goldShape }),
     gates: gatesSchema.default({}),
   })
   .superRefine((config, ctx) => {
@@ -121,7 +126,11 @@ export const latency: SuiteKind<LatencyConfig> = {
       samples = await loadCsv(csv);
       configurations = [...new Set(samples.map((s) => s.configuration))].sort(compareCodeUnits);
     } else {
-      const loaded = await loadTraceLatencies(inputs, ctx.relative);
+      const loaded = await loadTraceLatencies(
+        inputs,
+        ctx.relative,
+        traceInput({ ...config, fields: config.fields?.traces }),
+      );
       samples = loaded.samples;
       configurations = inputs.map(ctx.relative);
       counts.untimed_lines = loaded.untimed;
@@ -199,17 +208,22 @@ async function scoreConfigurations(
   config: LatencyConfig,
   relative: (file: string) => string,
 ): Promise<{ byConfiguration: Map<string, Accuracy>; unknown: Set<string> }> {
-  const { items: gold } = await loadGold(goldFiles);
+  const input = traceInput({ ...config, fields: config.fields?.traces });
+  const { items: gold, questions } = await loadGold(goldFiles, {
+    fields: config.fields?.gold,
+    questions: input.format === 'openinference' && input.qid === 'input.value',
+  });
   const rules = scuRules(config.scu);
   const options = {
     refusalToken: config.refusal_token,
     scuRules: rules ? compileRules(rules) : null,
     cutoffs: [],
+    traces: input,
   };
   const byConfiguration = new Map<string, Accuracy>();
   const unknown = new Set<string>();
   for (const file of traces) {
-    const loaded = await judgeRuns([file], gold, options);
+    const loaded = await judgeRuns([file], gold, options, questions);
     for (const qid of loaded.unknown.keys()) unknown.add(qid);
     const { metrics: m } = aggregate(gold, loaded.table, options);
     byConfiguration.set(relative(file), {

@@ -1,7 +1,10 @@
 import { InputError, preview } from '../../errors.js';
-import { readJsonl, readLines } from '../../io/jsonl.js';
-import { validateLine } from '../../io/validate.js';
-import { traceLineSchema } from '../../grounded-answer/contract.js';
+import { readLines } from '../../io/jsonl.js';
+import { traceLineSchema, traceTest } from '../../grounded-answer/contract.js';
+import { CANONICAL_TRACES, traceRecords, type TraceInput } from '../../grounded-answer/source.js';
+import { recordChecker } from '../../io/field-map.js';
+
+const TRACE_WHAT_TIMED = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}';
 import { splitCsvLine } from './csv.js';
 import { CSV_HEADER, REQUIRED_COLUMNS, STAGES, type LatencySample, type Stage } from './contract.js';
 
@@ -132,21 +135,17 @@ export interface TraceLatencies {
 export async function loadTraceLatencies(
   files: readonly string[],
   name: (file: string) => string,
+  input: TraceInput = CANONICAL_TRACES,
 ): Promise<TraceLatencies> {
+  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT_TIMED);
   const samples: LatencySample[] = [];
   let lines = 0;
   let untimed = 0;
   for (const file of files) {
     const configuration = name(file);
-    for await (const { line, value } of readJsonl(file)) {
+    for await (const { line, value } of traceRecords(file, input)) {
       lines++;
-      const t = validateLine(
-        traceLineSchema,
-        value,
-        file,
-        line,
-        'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}',
-      );
+      const t = checker.check(value, file, line);
       if (t.latency_ms === undefined) {
         untimed++;
         continue;

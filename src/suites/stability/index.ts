@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
-import { answerSettings } from '../../grounded-answer/config.js';
-import { readRecord } from '../../io/jsonl.js';
+import { answerSettings, fieldsSchema } from '../../grounded-answer/config.js';
+import { compileFieldMap, type CompiledFieldMap } from '../../io/field-map.js';
+import { recordAt } from '../../io/records.js';
+import { goldShape } from '../../grounded-answer/contract.js';
 import { loadGold } from '../../grounded-answer/load.js';
 import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
-import { CHECKS, DEFAULT_THRESHOLDS, type Check } from './contract.js';
+import { CHECKS, DEFAULT_THRESHOLDS, runShape, type Check } from './contract.js';
 import { loadStabilityRuns } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
 
@@ -77,6 +79,7 @@ export const configSchema = z.strictObject({
   lock: z.string().min(1).optional(),
   refusal_token: answerSettings.refusal_token,
   min_runs: z.int().min(1).max(1_000_000).default(2),
+  fields: fieldsSchema({ gold: goldShape, runs: runShape }),
   thresholds: z
     .strictObject({
       refusal_consistency: share.default(DEFAULT_THRESHOLDS.refusal_consistency),
@@ -103,8 +106,13 @@ export const stability: SuiteKind<StabilityConfig> = {
   defaultCutoffs: () => [],
 
   async score(config, ctx) {
-    const { items: gold, digest } = await loadGold(ctx.inputs.gold!);
-    const loaded = await loadStabilityRuns(ctx.inputs.runs!, new Set(gold.map((g) => g.qid)));
+    const { items: gold, digest } = await loadGold(ctx.inputs.gold!, { fields: config.fields?.gold });
+    const loaded = await loadStabilityRuns(
+      ctx.inputs.runs!,
+      new Set(gold.map((g) => g.qid)),
+      config.fields?.runs,
+    );
+    const goldMap = compileFieldMap(config.fields?.gold);
     const scored = scoreStability(gold, loaded.runs, {
       refusalToken: config.refusal_token,
       thresholds: config.thresholds,
@@ -132,7 +140,7 @@ export const stability: SuiteKind<StabilityConfig> = {
         unknown_qids: loaded.unknown.size,
       },
       offenders: await Promise.all(
-        unstableQuestions(scored.questions).map((q) => toOffender(q, ctx.relative)),
+        unstableQuestions(scored.questions).map((q) => toOffender(q, ctx.relative, goldMap)),
       ),
       warnings,
       items: itemVerdicts(
@@ -146,8 +154,13 @@ export const stability: SuiteKind<StabilityConfig> = {
 };
 
 /** The question text stays on disk until an offender needs it. */
-async function toOffender(q: QuestionScore, relative: (file: string) => string): Promise<Offender> {
-  const { question } = (await readRecord(q.gold.source)) as { question?: unknown };
+async function toOffender(
+  q: QuestionScore,
+  relative: (file: string) => string,
+  goldMap: CompiledFieldMap | undefined,
+): Promise<Offender> {
+  const record = await recordAt(q.gold.source);
+  const { question } = (goldMap ? goldMap.apply(record) : record) as { question?: unknown };
   const fields: NonNullable<Offender['fields']> = {
     question: typeof question === 'string' ? question : null,
     runs: q.runs.length,

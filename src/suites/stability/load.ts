@@ -1,6 +1,10 @@
-import { readJsonl } from '../../io/jsonl.js';
-import { validateLine } from '../../io/validate.js';
-import { runLineSchema, type StabilityRun } from './contract.js';
+import { recordChecker, type FieldMap } from '../../io/field-map.js';
+import { shapeTest } from '../../io/record-shape.js';
+import { readRecordsOf } from '../../io/records.js';
+import { runLineSchema, runShape, type StabilityRun } from './contract.js';
+
+const RUN_WHAT = 'a stability run {qid, run_id?, answer_json: {claim, citations}, retrieved_ids}';
+const runTest = shapeTest(runShape);
 
 export interface StabilityRunsLoad {
   /** Runs of each gold qid, in file order. */
@@ -20,22 +24,18 @@ export interface StabilityRunsLoad {
 export async function loadStabilityRuns(
   files: readonly string[],
   goldQids: ReadonlySet<string>,
+  fields?: FieldMap,
 ): Promise<StabilityRunsLoad> {
+  const checker = recordChecker(runLineSchema, runTest, fields, RUN_WHAT);
   const runs = new Map<string, StabilityRun[]>();
   const byRunId = new Map<string, Map<string, number>>();
   const unknown = new Map<string, number>();
   let lines = 0;
   let superseded = 0;
   for (const file of files) {
-    for await (const { line, value } of readJsonl(file)) {
+    for await (const { line, value } of readRecordsOf(file)) {
       lines++;
-      const r = validateLine(
-        runLineSchema,
-        value,
-        file,
-        line,
-        'a stability run {qid, run_id?, answer_json: {claim, citations}, retrieved_ids}',
-      );
+      const r = checker.check(value, file, line);
       if (!goldQids.has(r.qid)) {
         unknown.set(r.qid, (unknown.get(r.qid) ?? 0) + 1);
         continue;

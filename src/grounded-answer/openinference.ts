@@ -1,0 +1,286 @@
+import { readFile } from 'node:fs/promises';
+import { InputError, ioError, preview } from '../errors.js';
+import { skipSpace, skipValue } from '../io/json-scan.js';
+import { readJsonl, type JsonlRecord } from '../io/jsonl.js';
+
+// Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
+// LlamaIndex instrumentors), assembled into one grounded-answer trace per traceId:
+//
+//   trace member     from
+//   qid              `openinference.qid`: the root span's input.value (matched to a gold question by the
+//                    caller), metadata.<key> (the root span's metadata), or another attribute of the root span
+//   q                the root span's input.value
+//   retrieved_ids    retrieval.documents.N.document.id of every RETRIEVER span, spans by start time, N in order
+//   answer_json      the answer: the root span's output.value, else the last LLM span's; JSON output as it is
+//                    (its claim and citations), text as {claim: text, citations: []}
+//   output           that output, parsed when it is JSON (for `fields:` to map, e.g. /output/sources)
+//   metadata         the root span's metadata, parsed when it is JSON
+//   ts               the root span's start, epoch seconds
+//   latency_ms       the root span's end − start
+//
+// Spans are read from OTLP JSON (the file exporter's `{"resourceSpans": …}` a line, or such a document in a
+// `.json` file) or as Phoenix exports them (a span object a line, or a `.json` array of them, attributes
+// nested or flat). Other span kinds (EMBEDDING, TOOL, …) are read for nothing but the tree.
+
+export interface OpenInferenceOptions {
+  qid: string;
+}
+
+/** What assembling needs of one span. */
+interface Span {
+  traceId: string;
+  spanId: string;
+  name: unknown;
+  parentId: string | undefined;
+  kind: string;
+  /** Epoch milliseconds. */
+  start: number;
+  end: number;
+  attrs: Map<string, unknown>;
+  line: number;
+}
+
+/** Reads the spans of `file` and yields one trace record per traceId, in order of its root span's line. */
+export async function* readOpenInference(
+  file: string,
+  options: OpenInferenceOptions,
+): AsyncGenerator<JsonlRecord> {
+  const traces = new Map<string, Span[]>();
+  const add = (s: Span) => {
+    const list = traces.get(s.traceId);
+    if (list) list.push(s);
+    else traces.set(s.traceId, [s]);
+  };
+  for await (const { line, value } of spanDocuments(file)) {
+    for (const raw of spansOf(value, file, line)) add(toSpan(raw, file, line));
+  }
+  const assembled = [...traces.values()].map((spans) => assemble(spans, file, options));
+  assembled.sort((a, b) => a.line - b.line);
+  yield* assembled;
+}
+
+/** The JSON values spans come in, with the line each starts on. */
+async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord> {
+  if (!/\.json$/i.test(file)) {
+    yield* readJsonl(file);
+    return;
+  }
+  const buf = await readFile(file).catch((err: unknown) => {
+    throw ioError(file, err, 'an OpenInference JSON file');
+  });
+  const text = buf.toString('utf8').replace(/^\ufeff/, '');
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(
+      { file },
+      `invalid JSON: ${(err as Error).message}; expected OTLP JSON or an array of spans`,
+    );
+  }
+  if (!Array.isArray(doc)) {
+    yield { line: 1, value: doc };
+    return;
+  }
+  // Each element's line, found on the bytes: an error then names the span's own line.
+  const lines = elementLines(buf);
+  for (let i = 0; i < doc.length; i++) yield { line: lines[i] ?? 1, value: doc[i] };
+}
+
+function elementLines(b: Buffer): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let counted = 0;
+  const lineAt = (pos: number) => {
+    for (; counted < pos; counted++) if (b[counted] === 0x0a) line++;
+    return line;
+  };
+  let i = skipSpace(b, b[0] === 0xef ? 3 : 0, b.length);
+  if (b[i] !== 0x5b) return out;
+  i = skipSpace(b, i + 1, b.length);
+  while (i > 0 && i < b.length && b[i] !== 0x5d) {
+    out.push(lineAt(i));
+    i = skipValue(b, i, b.length, 1);
+    if (i < 0) break;
+    i = skipSpace(b, i, b.length);
+    if (b[i] === 0x2c) i = skipSpace(b, i + 1, b.length);
+  }
+  return out;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The spans of one value: an OTLP request's, or the value itself when it is one span. */
+function spansOf(value: unknown, file: string, line: number): Record<string, unknown>[] {
+  if (!isObject(value))
+    throw new InputError(
+      { file, line },
+      `expected a span or an OTLP {"resourceSpans": …} object, found ${preview(value)}`,
+    );
+  if (!('resourceSpans' in value)) return [value];
+  const out: Record<string, unknown>[] = [];
+  for (const rs of arrayAt(value.resourceSpans, 'resourceSpans', file, line))
+    for (const ss of arrayAt(
+      isObject(rs) ? rs.scopeSpans : undefined,
+      'resourceSpans[].scopeSpans',
+      file,
+      line,
+    ))
+      for (const span of arrayAt(isObject(ss) ? ss.spans : undefined, 'scopeSpans[].spans', file, line)) {
+        if (!isObject(span))
+          throw new InputError(
+            { file, line },
+            `expected a span object in scopeSpans[].spans, found ${preview(span)}`,
+          );
+        out.push(span);
+      }
+  return out;
+}
+
+function arrayAt(v: unknown, what: string, file: string, line: number): unknown[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v))
+    throw new InputError({ file, line }, `${what}: expected an array, found ${preview(v)}`);
+  return v;
+}
+
+/** An OTLP span (traceId, attributes as key/value list) or a Phoenix one (context.trace_id, attributes nested). */
+function toSpan(raw: Record<string, unknown>, file: string, line: number): Span {
+  const context = isObject(raw.context) ? raw.context : undefined;
+  const traceId = raw.traceId ?? context?.trace_id;
+  const spanId = raw.spanId ?? context?.span_id;
+  if (typeof traceId !== 'string' || traceId === '')
+    throw new InputError(
+      { file, line },
+      `span ${preview(raw.name)} has no traceId; expected OTLP "traceId" or Phoenix "context.trace_id"`,
+    );
+  if (typeof spanId !== 'string' || spanId === '')
+    throw new InputError(
+      { file, line },
+      `span ${preview(raw.name)} has no spanId; expected OTLP "spanId" or Phoenix "context.span_id"`,
+    );
+  const parent = raw.parentSpanId ?? raw.parent_id;
+  const attrs = new Map<string, unknown>();
+  if (Array.isArray(raw.attributes)) {
+    for (const kv of raw.attributes)
+      if (isObject(kv) && typeof kv.key === 'string') attrs.set(kv.key, anyValue(kv.value));
+  } else if (isObject(raw.attributes)) {
+    flatten(raw.attributes, '', attrs);
+  }
+  const kind = attrs.get('openinference.span.kind') ?? raw.span_kind;
+  const start = time(raw.startTimeUnixNano ?? raw.start_time, 'start', raw, file, line);
+  const end = time(raw.endTimeUnixNano ?? raw.end_time, 'end', raw, file, line);
+  return {
+    traceId,
+    spanId,
+    name: raw.name,
+    parentId: typeof parent === 'string' && parent !== '' ? parent : undefined,
+    kind: typeof kind === 'string' ? kind.toUpperCase() : '',
+    start,
+    end,
+    attrs,
+    line,
+  };
+}
+
+/** An OTLP AnyValue as a plain value. */
+function anyValue(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  if ('stringValue' in v) return v.stringValue;
+  if ('boolValue' in v) return v.boolValue;
+  if ('intValue' in v) return Number(v.intValue);
+  if ('doubleValue' in v) return Number(v.doubleValue);
+  if ('arrayValue' in v)
+    return isObject(v.arrayValue) && Array.isArray(v.arrayValue.values)
+      ? v.arrayValue.values.map(anyValue)
+      : [];
+  if ('kvlistValue' in v) {
+    const out: Record<string, unknown> = {};
+    const values = isObject(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : [];
+    for (const kv of values) if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+    return out;
+  }
+  return undefined;
+}
+
+/** Phoenix's nested attributes as OpenInference's flat keys: retrieval.documents.0.document.id. */
+function flatten(v: unknown, prefix: string, out: Map<string, unknown>): void {
+  if (isObject(v) && !(prefix === 'metadata')) {
+    for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out);
+  } else if (Array.isArray(v) && v.some((x) => isObject(x))) {
+    v.forEach((x, i) => flatten(x, `${prefix}.${i}`, out));
+  } else {
+    out.set(prefix, v);
+  }
+}
+
+/** Epoch milliseconds from OTLP nanoseconds (a string or number) or Phoenix's ISO-8601 time. */
+function time(v: unknown, which: string, raw: Record<string, unknown>, file: string, line: number): number {
+  if (typeof v === 'string' && /^\d+$/.test(v))
+    return Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6;
+  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e6;
+  if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return Date.parse(v);
+  throw new InputError(
+    { file, line },
+    `span ${preview(raw.name)}: ${which} time ${preview(v)}; expected OTLP ${which}TimeUnixNano or Phoenix ${which}_time (ISO-8601)`,
+  );
+}
+
+/** A JSON text parsed, or the text itself. */
+function parsedOrText(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trimStart();
+  if (!t.startsWith('{') && !t.startsWith('[')) return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+function assemble(spans: Span[], file: string, options: OpenInferenceOptions): JsonlRecord {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const roots = spans.filter((s) => s.parentId === undefined || !ids.has(s.parentId));
+  const byStart = (a: Span, b: Span) => a.start - b.start || a.line - b.line;
+  const root = roots.sort(byStart)[0]!;
+  const where = { file, line: root.line };
+  const traceId = spans[0]!.traceId;
+
+  const retrieved: unknown[] = [];
+  for (const s of spans.filter((x) => x.kind === 'RETRIEVER').sort(byStart)) {
+    for (let n = 0; s.attrs.has(`retrieval.documents.${n}.document.id`); n++)
+      retrieved.push(s.attrs.get(`retrieval.documents.${n}.document.id`));
+  }
+
+  const llms = spans.filter((x) => x.kind === 'LLM' && x.attrs.has('output.value'));
+  const answering = root.attrs.has('output.value')
+    ? root
+    : llms.sort((a, b) => a.end - b.end || a.line - b.line).at(-1);
+  const record: Record<string, unknown> = { retrieved_ids: retrieved };
+  if (answering) {
+    const output = parsedOrText(answering.attrs.get('output.value'));
+    record.output = output;
+    record.answer_json = isObject(output) ? output : { claim: output, citations: [] };
+  }
+  const input = root.attrs.get('input.value');
+  if (input !== undefined) record.q = input;
+  const metadata = parsedOrText(root.attrs.get('metadata'));
+  if (metadata !== undefined) record.metadata = metadata;
+  record.ts = root.start / 1000;
+  record.latency_ms = Math.max(0, root.end - root.start);
+
+  const qid = options.qid;
+  let id: unknown;
+  if (qid.startsWith('metadata.'))
+    id = isObject(metadata) ? metadata[qid.slice('metadata.'.length)] : undefined;
+  else id = root.attrs.get(qid);
+  if (typeof id === 'number') id = String(id);
+  if (typeof id !== 'string' || id === '')
+    throw new InputError(
+      where,
+      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${id === undefined ? 'no' : `a non-string (${preview(id)})`} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
+    );
+  record.qid = id;
+  return { line: root.line, value: record };
+}

@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import type { FieldMap } from '../io/field-map.js';
+import type { JsonlRecord } from '../io/jsonl.js';
+import { isParquet } from '../io/records.js';
+import { readRecordsOf } from '../io/records.js';
+import type { inputSettings } from './config.js';
+import { readOpenInference } from './openinference.js';
+
+/** How a suite's traces are read: their format and `fields:` mapping (plain data: it crosses to workers). */
+export interface TraceInput {
+  format: z.infer<typeof inputSettings.format>;
+  fields?: FieldMap;
+  /** `openinference.qid` (see openinference.ts). */
+  qid: string;
+}
+
+export const CANONICAL_TRACES: TraceInput = { format: 'jsonl', qid: 'input.value' };
+
+export function traceInput(config: {
+  format?: TraceInput['format'];
+  openinference?: { qid: string };
+  fields?: FieldMap;
+}): TraceInput {
+  return {
+    format: config.format ?? 'jsonl',
+    qid: config.openinference?.qid ?? 'input.value',
+    ...(config.fields && Object.keys(config.fields).length > 0 ? { fields: config.fields } : {}),
+  };
+}
+
+/**
+ * Whether traces are read as records held in memory (Parquet rows, OpenInference traces) rather than as
+ * lines read again by their place in the file (see load.ts).
+ */
+export const readsRecords = (files: readonly string[], input: TraceInput): boolean =>
+  input.format === 'openinference' || files.some(isParquet);
+
+/** The trace records of one file, not yet mapped or checked. */
+export function traceRecords(file: string, input: TraceInput): AsyncGenerator<JsonlRecord> {
+  return input.format === 'openinference' ? readOpenInference(file, { qid: input.qid }) : readRecordsOf(file);
+}

@@ -1,0 +1,53 @@
+import { isBlank, parseJsonLine, readLines, readRecord, type LineRef } from './jsonl.js';
+import { readRecords } from './read-at.js';
+
+/** A `.parquet` file: read as rows (parquet.ts, loaded only then: hyparquet is not small). */
+export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
+
+async function* parquetRows(
+  file: string,
+  range?: { start: number; end: number },
+): AsyncGenerator<SourceRecord> {
+  const { readParquet } = await import('./parquet.js');
+  yield* readParquet(file, range);
+}
+
+/** A record and where it is: a JSON line's bytes, to read it again; a Parquet row has only its number. */
+export interface SourceRecord {
+  line: number;
+  value: unknown;
+  offset?: number;
+  length?: number;
+}
+
+/** The records of a file of one record a line (JSON Lines) or a row (Parquet), numbered from 1. */
+export async function* readRecordsOf(file: string): AsyncGenerator<SourceRecord> {
+  if (isParquet(file)) {
+    yield* parquetRows(file);
+    return;
+  }
+  for await (const { line, text, offset, length } of readLines(file))
+    if (!isBlank(text)) yield { line, value: parseJsonLine(file, line, text), offset, length };
+}
+
+/** Where a record is, to read it again. */
+export function refOf(file: string, r: SourceRecord): LineRef {
+  return { file, line: r.line, offset: r.offset ?? -1, length: r.length ?? 0 };
+}
+
+/** One record again, by where it was read (a Parquet row by its number). */
+export async function recordAt(ref: LineRef): Promise<unknown> {
+  if (isParquet(ref.file)) {
+    for await (const r of parquetRows(ref.file, { start: ref.line - 1, end: ref.line })) return r.value;
+    return undefined;
+  }
+  return readRecord(ref);
+}
+
+/** Records again by where they were read, keyed by the references asked for. */
+export async function recordsAt(refs: readonly LineRef[]): Promise<Map<LineRef, unknown>> {
+  const lines = refs.filter((r) => !isParquet(r.file));
+  const out = await readRecords(lines);
+  for (const r of refs) if (isParquet(r.file)) out.set(r, await recordAt(r));
+  return out;
+}
