@@ -1,6 +1,6 @@
 // Seeded synthetic workloads for `npm run bench`. Nothing here is committed data: every file is written
 // into a temporary folder from a fixed seed, so two machines benchmark the same bytes.
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** mulberry32, as test/helpers/random.ts: small, fast, the same stream everywhere. */
@@ -601,4 +601,184 @@ export function generateAgentRetrieval(dir, { documents, seed = 9090 }) {
     ].join('\n'),
   );
   return { dir: path.join(dir, 'events'), bytes, items: written };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// grounded-qa in other formats: the same gold and traces mapped with fields:, as OpenInference spans, Parquet
+// ---------------------------------------------------------------------------------------------------------
+
+/** The lines of a JSON Lines file, parsed, a megabyte at a time. */
+function* jsonLines(file) {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(1 << 20);
+  let rest = '';
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      const text = rest + buf.toString('utf8', 0, n);
+      const lines = text.split('\n');
+      rest = lines.pop();
+      for (const l of lines) if (l) yield JSON.parse(l);
+    }
+    if (rest) yield JSON.parse(rest);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const GATES = [
+  '    k: 5',
+  '    scu: true',
+  '    gates:',
+  "      precision: '>= 0.80'",
+  "      chr: '>= 0.75'",
+  "      under_refusal: '<= 0.05'",
+  "      over_refusal: '<= 0.10'",
+  "      scu_violations: '== 0'",
+  "      recall@5: '>= 0.85'",
+];
+
+/**
+ * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a
+ * `fields:` mapping (gates-mapped.yaml), the traces as OTLP JSON with OpenInference spans, one export a
+ * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml). Each scores as gates.yaml.
+ */
+export async function generateFormats(dir) {
+  const goldFile = path.join(dir, 'qa.gold.jsonl');
+  const traceFile = path.join(dir, 'qa.trace.jsonl');
+  const mg = new LineWriter(path.join(dir, 'mapped.gold.jsonl'));
+  const gold = { qid: [], question: [], answerable: [], substr: [], citations: [], constraints: [] };
+  for (const g of jsonLines(goldFile)) {
+    mg.line(
+      JSON.stringify({
+        item: { key: g.qid, text: g.question },
+        label: { ok: g.answerable, must: g.gold_claim_substr, cite: g.gold_citations, rules: g.constraints },
+      }),
+    );
+    gold.qid.push(g.qid);
+    gold.question.push(g.question);
+    gold.answerable.push(g.answerable);
+    gold.substr.push(g.gold_claim_substr);
+    gold.citations.push(g.gold_citations);
+    gold.constraints.push(g.constraints ?? null);
+  }
+  let bytes = mg.close();
+  const mt = new LineWriter(path.join(dir, 'mapped.trace.jsonl'));
+  const ot = new LineWriter(path.join(dir, 'otlp.trace.jsonl'));
+  const traces = { ts: [], qid: [], retrieved: [], answer: [], latency: [] };
+  const attr = (key, v) => ({ key, value: typeof v === 'string' ? { stringValue: v } : { intValue: String(v) } });
+  const ns = (ms) => `${ms}000000`;
+  let n = 0;
+  for (const t of jsonLines(traceFile)) {
+    mt.line(
+      JSON.stringify({
+        request: { id: t.qid, at: t.ts },
+        output: { text: t.answer_json.claim, sources: t.answer_json.citations, echo: t.answer_json.constraints_echo },
+        retrieval: { ids: t.retrieved_ids },
+        timing: { ms: t.latency_ms },
+      }),
+    );
+    const traceId = (++n).toString(16).padStart(32, '0');
+    const start = t.ts * 1000;
+    const end = start + t.latency_ms;
+    const spans = [
+      {
+        traceId,
+        spanId: '00000000000000a1',
+        name: 'qa',
+        kind: 1,
+        startTimeUnixNano: ns(start),
+        endTimeUnixNano: ns(end),
+        attributes: [
+          attr('openinference.span.kind', 'CHAIN'),
+          attr('input.value', t.qid),
+          attr('output.value', JSON.stringify(t.answer_json)),
+          attr('output.mime_type', 'application/json'),
+          attr('metadata', JSON.stringify({ qid: t.qid })),
+        ],
+      },
+      {
+        traceId,
+        spanId: '00000000000000b2',
+        parentSpanId: '00000000000000a1',
+        name: 'retrieve',
+        kind: 1,
+        startTimeUnixNano: ns(start + 1),
+        endTimeUnixNano: ns(start + 2),
+        attributes: [
+          attr('openinference.span.kind', 'RETRIEVER'),
+          ...t.retrieved_ids.map((id, k) => attr(`retrieval.documents.${k}.document.id`, id)),
+        ],
+      },
+    ];
+    ot.line(JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] }));
+    traces.ts.push(BigInt(t.ts));
+    traces.qid.push(t.qid);
+    traces.retrieved.push(t.retrieved_ids);
+    traces.answer.push(t.answer_json);
+    traces.latency.push(t.latency_ms);
+  }
+  bytes += mt.close();
+  const otlpBytes = ot.close();
+  const { parquetWriteFile } = await import('hyparquet-writer');
+  parquetWriteFile({
+    filename: path.join(dir, 'qa.gold.parquet'),
+    columnData: [
+      { name: 'qid', data: gold.qid, type: 'STRING' },
+      { name: 'question', data: gold.question, type: 'STRING' },
+      { name: 'answerable', data: gold.answerable, type: 'BOOLEAN' },
+      { name: 'gold_claim_substr', data: gold.substr },
+      { name: 'gold_citations', data: gold.citations },
+      { name: 'constraints', data: gold.constraints },
+    ],
+  });
+  parquetWriteFile({
+    filename: path.join(dir, 'qa.trace.parquet'),
+    columnData: [
+      { name: 'ts', data: traces.ts, type: 'INT64' },
+      { name: 'qid', data: traces.qid, type: 'STRING' },
+      { name: 'retrieved_ids', data: traces.retrieved },
+      { name: 'answer_json', data: traces.answer },
+      { name: 'latency_ms', data: traces.latency, type: 'INT32' },
+    ],
+  });
+  const suite = (lines) => ['version: 1', 'suites:', '  qa:', '    kind: grounded-qa', ...lines, ...GATES, ''].join('\n');
+  writeFileSync(
+    path.join(dir, 'gates-mapped.yaml'),
+    suite([
+      '    gold: mapped.gold.jsonl',
+      '    traces: mapped.trace.jsonl',
+      '    fields:',
+      '      traces:',
+      '        /qid: /request/id',
+      '        /ts: /request/at',
+      '        /answer_json/claim: /output/text',
+      '        /answer_json/citations: /output/sources',
+      '        /answer_json/constraints_echo: /output/echo',
+      '        /retrieved_ids: /retrieval/ids',
+      '        /latency_ms: /timing/ms',
+      '      gold:',
+      '        /qid: /item/key',
+      '        /question: /item/text',
+      '        /answerable: /label/ok',
+      '        /gold_claim_substr: /label/must',
+      '        /gold_citations: /label/cite',
+      '        /constraints: /label/rules',
+    ]),
+  );
+  writeFileSync(
+    path.join(dir, 'gates-openinference.yaml'),
+    suite([
+      '    gold: qa.gold.jsonl',
+      '    traces: otlp.trace.jsonl',
+      '    format: openinference',
+      '    openinference: { qid: metadata.qid }',
+    ]),
+  );
+  writeFileSync(
+    path.join(dir, 'gates-parquet.yaml'),
+    suite(['    gold: qa.gold.parquet', '    traces: qa.trace.parquet']),
+  );
+  return { mappedBytes: bytes, otlpBytes };
 }

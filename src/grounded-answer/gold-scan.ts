@@ -1,8 +1,11 @@
 import { stringArrayValue, stringValue } from '../io/json-scan.js';
-import { lineScanner, type Found } from '../io/record-shape.js';
+import type { FieldMap } from '../io/field-map.js';
+import { lineScanner, type Found, type LineScanner } from '../io/record-shape.js';
 import { goldShape, type GoldLine } from './contract.js';
 
 const scanner = lineScanner(goldShape);
+/** The scanner of gold mapped by `fields:` (slots number the canonical members whatever the mapping). */
+export const mappedGoldScanner = (fields: FieldMap): LineScanner => lineScanner(goldShape, fields);
 const QID = scanner.slot('/qid');
 const ANSWERABLE = scanner.slot('/answerable');
 const SUBSTRINGS = scanner.slot('/gold_claim_substr');
@@ -15,8 +18,13 @@ export type GoldFields = Found;
 export const goldFields = (): GoldFields => scanner.found();
 
 /** Checks the gold line at b[start, end) on its bytes (see LineScanner.scan). */
-export const scanGoldLine = (b: Buffer, start: number, end: number, out: GoldFields): boolean =>
-  scanner.scan(b, start, end, out);
+export const scanGoldLine = (
+  b: Buffer,
+  start: number,
+  end: number,
+  out: GoldFields,
+  using: LineScanner = scanner,
+): boolean => using.scan(b, start, end, out);
 
 /** What loading reads of a gold line. */
 export type LoadedGold = Pick<

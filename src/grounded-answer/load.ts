@@ -10,12 +10,10 @@ import { ChunkQueue } from '../io/chunk-queue.js';
 import { compareCodeUnits } from '../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import { splitLines, type Segment } from '../io/split.js';
-import { validateLine } from '../io/validate.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf, refOf } from '../io/records.js';
 import {
-  asGoldLine,
   GOLD_WHAT,
   goldLineSchema,
   goldTest,
@@ -27,7 +25,7 @@ import {
   type TraceLine,
 } from './contract.js';
 import { GoldStore } from './gold-item.js';
-import { goldFields, loadedGold, scanGoldLine, type LoadedGold } from './gold-scan.js';
+import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
@@ -64,7 +62,8 @@ export async function loadGold(
     );
   };
   // Gold that is not JSON Lines in the contract's shape is read record by record.
-  const byRecord = options.fields !== undefined || questions !== undefined || files.some(isParquet);
+  const byRecord = questions !== undefined || files.some(isParquet);
+  const scanner = options.fields ? mappedGoldScanner(options.fields) : undefined;
   const checker = recordChecker(goldLineSchema, goldTest, options.fields, GOLD_WHAT);
   for (const file of files) {
     if (byRecord) {
@@ -91,13 +90,13 @@ export async function loadGold(
         let g: LoadedGold;
         let value: unknown;
         // The digest needs the whole value; a worker digesting (or none) leaves only the fields to build.
-        if (!digester && scanGoldLine(batch.buf, batch.start(i), batch.end(i), fields)) {
+        if (!digester && scanGoldLine(batch.buf, batch.start(i), batch.end(i), fields, scanner)) {
           g = loadedGold(batch.buf, batch.end(i), fields);
         } else {
           const text = batch.text(i);
           if (isBlank(text)) continue; // a first line holding only a BOM: blank once text() drops it
           value = parseJsonLine(file, line, text);
-          g = asGoldLine(value) ?? validateLine(goldLineSchema, value, file, line, GOLD_WHAT);
+          g = checker.check(value, file, line);
         }
         add(g, value, { file, line, offset: batch.offset(i), length: batch.byteLength(i) });
       }

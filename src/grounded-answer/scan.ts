@@ -5,7 +5,7 @@ import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
 import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
-import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
+import { mappedTraceScanner, scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 
 /**
@@ -44,6 +44,7 @@ export interface Scan {
 export async function scanRuns(queue: ChunkQueue<Segment>, fields?: FieldMap): Promise<Scan> {
   // A mapped line is not in the contract's shape: it is parsed, mapped, then checked.
   const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
+  const scanner = fields ? mappedTraceScanner(fields) : undefined;
   const slots = new Map<string, number>();
   const qids: string[] = [];
   let cap = 1024;
@@ -81,7 +82,7 @@ export async function scanRuns(queue: ChunkQueue<Segment>, fields?: FieldMap): P
           if (batch.blank(i)) continue;
           let qid: string;
           let stamp: TraceLine['ts'];
-          if (!mapped && scanTraceLine(batch.buf, batch.start(i), batch.end(i), found)) {
+          if (scanTraceLine(batch.buf, batch.start(i), batch.end(i), found, scanner)) {
             qid = scannedQid(batch.buf, found);
             stamp = scannedTs(batch.buf, found);
           } else {

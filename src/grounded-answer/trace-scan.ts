@@ -1,8 +1,11 @@
 import { stringArrayValue, stringValue } from '../io/json-scan.js';
-import { lineScanner, type Found } from '../io/record-shape.js';
+import type { FieldMap } from '../io/field-map.js';
+import { lineScanner, type Found, type LineScanner } from '../io/record-shape.js';
 import { traceShape, type TraceLine } from './contract.js';
 
 const scanner = lineScanner(traceShape);
+/** The scanner of traces mapped by `fields:` (slots number the canonical members whatever the mapping). */
+export const mappedTraceScanner = (fields: FieldMap): LineScanner => lineScanner(traceShape, fields);
 const QID = scanner.slot('/qid');
 const TS = scanner.slot('/ts');
 const RETRIEVED = scanner.slot('/retrieved_ids');
@@ -16,8 +19,13 @@ export type TraceFields = Found;
 export const traceFields = (): TraceFields => scanner.found();
 
 /** Checks the trace line at b[start, end) on its bytes (see LineScanner.scan). */
-export const scanTraceLine = (b: Buffer, start: number, end: number, out: TraceFields): boolean =>
-  scanner.scan(b, start, end, out);
+export const scanTraceLine = (
+  b: Buffer,
+  start: number,
+  end: number,
+  out: TraceFields,
+  using: LineScanner = scanner,
+): boolean => using.scan(b, start, end, out);
 
 /** The qid of the line scanTraceLine last accepted into `f`. */
 export const scannedQid = (b: Buffer, f: TraceFields): string => stringValue(b, f.at[QID]!, f.end[QID]!);

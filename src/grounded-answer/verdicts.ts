@@ -3,7 +3,13 @@ import { forEachSpan } from '../io/read-at.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type GoldItem } from './contract.js';
 import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
-import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from './trace-scan.js';
+import {
+  judgedTrace,
+  mappedTraceScanner,
+  scanTraceLine,
+  traceFields,
+  type JudgedTrace,
+} from './trace-scan.js';
 import type { RunTable } from './runs.js';
 import type { CompiledRule } from './scu.js';
 
@@ -22,6 +28,7 @@ export async function judgeRows(
   fields?: FieldMap,
 ): Promise<void> {
   const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
+  const scanner = fields ? mappedTraceScanner(fields) : undefined;
   const offsets = Float64Array.from(rows, (row) => table.offset[row]!);
   const lengths = Float64Array.from(rows, (row) => table.length[row]!);
   const found = traceFields();
@@ -29,7 +36,7 @@ export async function judgeRows(
     const row = rows[k]!;
     const line = table.line[row]!;
     let t: JudgedTrace;
-    if (!mapped && scanTraceLine(buf, start, end, found)) t = judgedTrace(buf, end, found);
+    if (scanTraceLine(buf, start, end, found, scanner)) t = judgedTrace(buf, end, found);
     else {
       const value = parseJsonLine(file, line, buf.toString('utf8', start, end));
       t = mapped ? mapped.check(value, file, line) : checkTraceLine(value, file, line);

@@ -7,9 +7,6 @@ import type { JsonlRecord } from './jsonl.js';
 // with hyparquet (pure JavaScript, no native build) a row group at a time. A row is a record as a JSON line
 // is, numbered from 1 as lines are: errors name `file row N`.
 
-/** Whole rows are read a row group at a time, cut into slices of at most this many rows. */
-const SLICE_ROWS = 8192;
-
 async function fileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close(): Promise<void> }> {
   const handle = await open(file, 'r').catch((err: unknown) => {
     throw ioError(file, err, 'a Parquet file');
@@ -39,10 +36,13 @@ async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaDa
   }
 }
 
-/** Rows `[start, end)` (0-based) as records numbered from 1; undefined `end` reads to the last row. */
+/**
+ * Rows `[start, end)` (0-based), or only `rows` (numbered from 1), as records numbered from 1; undefined
+ * `end` reads to the last row.
+ */
 export async function* readParquet(
   file: string,
-  range: { start?: number; end?: number } = {},
+  range: { start?: number; end?: number; rows?: ReadonlySet<number> } = {},
 ): AsyncGenerator<JsonlRecord> {
   const { buffer, close } = await fileBuffer(file);
   try {
@@ -52,18 +52,30 @@ export async function* readParquet(
     let groupStart = 0;
     for (const group of metadata.row_groups) {
       const groupEnd = groupStart + Number(group.num_rows);
-      for (let at = Math.max(groupStart, range.start ?? 0); at < Math.min(groupEnd, last); at += SLICE_ROWS) {
-        const to = Math.min(at + SLICE_ROWS, groupEnd, last);
+      let from = Math.max(groupStart, range.start ?? 0);
+      let to = Math.min(groupEnd, last);
+      if (range.rows) {
+        // Only the rows asked for (numbered from 1): the group's span that holds them, if any.
+        const wanted = [...range.rows].filter((r) => r > from && r <= to);
+        if (wanted.length === 0) to = from;
+        else [from, to] = [Math.min(...wanted) - 1, Math.max(...wanted)];
+      }
+      // A row group is decoded whole whatever part of it is asked for: each is read once, in one call.
+      if (from < to) {
         let objects: Record<string, unknown>[];
         try {
-          objects = await parquetReadObjects({ file: buffer, metadata, rowStart: at, rowEnd: to });
+          objects = await parquetReadObjects({ file: buffer, metadata, rowStart: from, rowEnd: to });
         } catch (err) {
           throw new InputError(
-            { file, line: at + 1 },
-            `cannot decode rows ${at + 1}–${to} (${(err as Error).message}); expected a Parquet file compressed with snappy or not at all`,
+            { file, line: from + 1 },
+            `cannot decode rows ${from + 1}–${to} (${(err as Error).message}); expected a Parquet file compressed with snappy or not at all`,
           );
         }
-        for (let i = 0; i < objects.length; i++) yield { line: at + i + 1, value: plain(objects[i]) };
+        for (let i = 0; i < objects.length; i++) {
+          if (!range.rows || range.rows.has(from + i + 1))
+            yield { line: from + i + 1, value: plain(objects[i]) };
+          objects[i] = undefined!;
+        }
       }
       groupStart = groupEnd;
     }

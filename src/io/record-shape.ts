@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  ascii,
   keyIs,
   scanLineObject,
   scanMembers,
@@ -11,6 +10,8 @@ import {
   skipString,
   skipStringArray,
   skipValue,
+  skipArray,
+  MAX_DEPTH,
 } from './json-scan.js';
 
 // A record contract declared once, as a table of its members, from which the three ways of checking a
@@ -165,8 +166,6 @@ export function shapePointers(s: Shape, prefix = ''): string[] {
 export interface Found {
   at: Int32Array;
   end: Int32Array;
-  /** The required members seen in each object, a bit each: the scanner's own bookkeeping. */
-  seen: Int32Array;
 }
 
 export interface LineScanner {
@@ -217,64 +216,153 @@ function finiteNumber(b: Buffer, v: number, e: number, min: number): number {
   return Number.isFinite(n) && n >= min ? i : -1;
 }
 
-/** Derives the byte scanner of a shape (see LineScanner). */
-export function lineScanner(s: Shape): LineScanner {
+/** One place in the user's records: the canonical members its value feeds, and the places inside it. */
+interface Place {
+  slots: number[];
+  kinds: ValueKind[];
+  /** Members by key, as bytes, with the places they lead to. */
+  keys: Uint8Array[];
+  members: Place[];
+  /** Elements by index (a pointer such as /choices/0/text). */
+  elements: Map<number, Place>;
+  /** Every slot at or under this place: cleared when its object is entered (a repeated key is read last). */
+  under: number[];
+}
+
+const newPlace = (): Place => ({
+  slots: [],
+  kinds: [],
+  keys: [],
+  members: [],
+  elements: new Map(),
+  under: [],
+});
+
+/**
+ * Derives the byte scanner of a shape (see LineScanner), reading each member from where `map` says the
+ * user keeps it (see field-map.ts: a member not mapped is read from its own place, or from its place inside
+ * its mapped parent). The scanner finds every member's value where the map puts it and checks its kind; a
+ * record it is not sure of (a place that is not the object or array it expected, a key with escapes) goes to
+ * JSON.parse and the schema, as a line in the contract's own shape does.
+ */
+export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}): LineScanner {
   const pointers = shapePointers(s);
-  let objects = 0;
-  /** The member function of object number `index` at `depth`, whose members' slots start at `first`. */
-  const compile = (sh: Shape, depth: number, prefix: string) => {
-    const index = objects++;
-    const entries = Object.entries(sh.members);
-    const keys = entries.map(([name]) => ascii(name));
-    const slots = entries.map(([name]) => pointers.indexOf(`${prefix}/${name}`));
-    const optionals = slots.filter((_, j) => entries[j]![1].optional);
-    let all = 0;
-    const bits = entries.map(([, m], j) => (m.optional ? 0 : 1 << j));
-    for (const b of bits) all |= b;
-    const skips: Skip[] = entries.map(([name, m]) => {
-      if (!isShape(m.kind)) return skipKind(m.kind);
-      const nested = compile(m.kind, depth + 1, `${prefix}/${name}`);
-      return (b, v, e, f) => nested.object(b, v, e, f);
-    });
-    const member = (b: Buffer, k: number, v: number, e: number, f: Found): number => {
-      for (let j = 0; j < keys.length; j++) {
-        if (!keyIs(b, k, keys[j]!)) continue;
-        const i = skips[j]!(b, v, e, f);
-        if (i < 0) return -1;
-        f.at[slots[j]!] = v;
-        f.end[slots[j]!] = i;
-        f.seen[index]! |= bits[j]!;
-        return i;
+  const root = newPlace();
+  const required: number[] = [];
+  let usable = true;
+  /** Where the member at canonical `pointer` is read from, as tokens. */
+  const sources = new Map<string, string[]>();
+  const place = (tokens: readonly string[]): Place => {
+    let at = root;
+    for (const t of tokens) {
+      if (/^(?:0|[1-9]\d*)$/.test(t)) {
+        // A digit token may name an array element or an object member: the scanner reads it as the first.
+        let next = at.elements.get(Number(t));
+        if (!next) at.elements.set(Number(t), (next = newPlace()));
+        at = next;
+        continue;
       }
-      return skipValue(b, v, e, depth);
+      const key = Buffer.from(t, 'utf8');
+      let k = at.keys.findIndex((x) => Buffer.compare(x, key) === 0);
+      if (k < 0) k = at.keys.push(key) - 1;
+      at = at.members[k] ??= newPlace();
+    }
+    return at;
+  };
+  const walk = (sh: Shape, prefix: string, parentSource: readonly string[] | undefined, needed: boolean) => {
+    for (const [name, m] of Object.entries(sh.members)) {
+      const pointer = `${prefix}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const mapped = map[pointer];
+      const tokens =
+        mapped !== undefined
+          ? mapped
+              .slice(1)
+              .split('/')
+              .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
+          : [...(parentSource ?? []), name];
+      if (mapped === '') usable = false;
+      sources.set(pointer, tokens);
+      const isRequired = needed && !m.optional;
+      if (isShape(m.kind)) {
+        walk(m.kind, pointer, tokens, isRequired);
+        continue;
+      }
+      const slot = pointers.indexOf(pointer);
+      const p = place(tokens);
+      p.slots.push(slot);
+      p.kinds.push(m.kind);
+      if (isRequired) required.push(slot);
+    }
+  };
+  walk(s, '', undefined, true);
+  // Slots under each place, and whether any place is both a value and a container (left to JSON.parse).
+  const gather = (p: Place): number[] => {
+    const inner = [...p.members, ...p.elements.values()].flatMap(gather);
+    if (p.slots.length > 0 && inner.length > 0) usable = false;
+    p.under = [...p.slots, ...inner];
+    return p.under;
+  };
+  gather(root);
+
+  const leaf = (p: Place) => {
+    const skips = p.kinds.map(skipKind);
+    return (b: Buffer, v: number, e: number, f: Found): number => {
+      let end = -1;
+      for (let j = 0; j < skips.length; j++) {
+        end = skips[j]!(b, v, e, f);
+        if (end < 0) return -1;
+        f.at[p.slots[j]!] = v;
+        f.end[p.slots[j]!] = end;
+      }
+      return end;
     };
-    /** A repeated key is read as JSON.parse reads it: the last one whole, nothing of the ones before. */
-    const reset = (f: Found) => {
-      f.seen[index] = 0;
-      for (const slot of optionals) f.at[slot] = -1;
+  };
+  type Read = (b: Buffer, v: number, e: number, f: Found) => number;
+  const compile = (p: Place, depth: number): { object: Read; array: Read; member: Member_ } => {
+    const reads: Read[] = p.members.map((m) => reader(m, depth + 1));
+    const elementReads = new Map([...p.elements].map(([i, m]) => [i, reader(m, depth + 1)]));
+    const member: Member_ = (b, k, v, e, f) => {
+      for (let j = 0; j < p.keys.length; j++) if (keyIs(b, k, p.keys[j]!)) return reads[j]!(b, v, e, f);
+      return skipValue(b, v, e, depth);
     };
     return {
       member,
-      reset,
-      object(b: Buffer, v: number, e: number, f: Found): number {
-        reset(f);
-        const close = scanMembers(b, v, e, f, member);
-        return f.seen[index] === all ? close : -1;
+      object(b, v, e, f) {
+        if (b[v] !== 0x7b || depth >= MAX_DEPTH) return -1;
+        for (const slot of p.under) f.at[slot] = -1;
+        return scanMembers(b, v, e, f, member);
       },
-      all,
-      index,
+      array(b, v, e, f) {
+        if (b[v] !== 0x5b || depth >= MAX_DEPTH) return -1;
+        for (const slot of p.under) f.at[slot] = -1;
+        let index = 0;
+        return skipArray(b, v, e, depth, (b, i, e, d) => {
+          const read = elementReads.get(index++);
+          return read ? read(b as Buffer, i, e, f) : skipValue(b, i, e, d);
+        });
+      },
     };
   };
-  const top = compile(s, 1, '');
+  const reader = (p: Place, depth: number): Read => {
+    if (p.slots.length > 0) return leaf(p);
+    const c = compile(p, depth);
+    if (p.elements.size === 0) return c.object;
+    if (p.keys.length === 0) return c.array;
+    return (b, v, e, f) => (b[v] === 0x5b ? c.array(b, v, e, f) : c.object(b, v, e, f));
+  };
+  const top = compile(root, 1);
+  const all = root.under;
   return {
     found: () => ({
       at: new Int32Array(pointers.length).fill(-1),
       end: new Int32Array(pointers.length),
-      seen: new Int32Array(objects),
     }),
     scan(b, start, end, f) {
-      top.reset(f);
-      return scanLineObject(b, start, end, f, top.member) && f.seen[top.index] === top.all;
+      if (!usable || root.elements.size > 0) return false;
+      for (const slot of all) f.at[slot] = -1;
+      if (!scanLineObject(b, start, end, f, top.member)) return false;
+      for (const slot of required) if (f.at[slot]! < 0) return false;
+      return true;
     },
     slot(pointer) {
       const i = pointers.indexOf(pointer);
@@ -283,3 +371,5 @@ export function lineScanner(s: Shape): LineScanner {
     },
   };
 }
+
+type Member_ = (b: Buffer, k: number, v: number, e: number, f: Found) => number;

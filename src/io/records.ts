@@ -6,7 +6,7 @@ export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
 
 async function* parquetRows(
   file: string,
-  range?: { start: number; end: number },
+  range?: { start?: number; end?: number; rows?: ReadonlySet<number> },
 ): AsyncGenerator<SourceRecord> {
   const { readParquet } = await import('./parquet.js');
   yield* readParquet(file, range);
@@ -48,6 +48,14 @@ export async function recordAt(ref: LineRef): Promise<unknown> {
 export async function recordsAt(refs: readonly LineRef[]): Promise<Map<LineRef, unknown>> {
   const lines = refs.filter((r) => !isParquet(r.file));
   const out = await readRecords(lines);
-  for (const r of refs) if (isParquet(r.file)) out.set(r, await recordAt(r));
+  // A Parquet file is read once for all the rows asked of it: decoding is by row group, not by row.
+  const byFile = new Map<string, LineRef[]>();
+  for (const r of refs) if (isParquet(r.file)) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
+  for (const [file, wanted] of byFile) {
+    const rows = new Map<number, unknown>();
+    for await (const r of parquetRows(file, { rows: new Set(wanted.map((w) => w.line)) }))
+      rows.set(r.line, r.value);
+    for (const w of wanted) out.set(w, rows.get(w.line));
+  }
   return out;
 }
