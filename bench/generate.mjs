@@ -667,14 +667,21 @@ export async function generateFormats(dir) {
   const mt = new LineWriter(path.join(dir, 'mapped.trace.jsonl'));
   const ot = new LineWriter(path.join(dir, 'otlp.trace.jsonl'));
   const traces = { ts: [], qid: [], retrieved: [], answer: [], latency: [] };
-  const attr = (key, v) => ({ key, value: typeof v === 'string' ? { stringValue: v } : { intValue: String(v) } });
+  const attr = (key, v) => ({
+    key,
+    value: typeof v === 'string' ? { stringValue: v } : { intValue: String(v) },
+  });
   const ns = (ms) => `${ms}000000`;
   let n = 0;
   for (const t of jsonLines(traceFile)) {
     mt.line(
       JSON.stringify({
         request: { id: t.qid, at: t.ts },
-        output: { text: t.answer_json.claim, sources: t.answer_json.citations, echo: t.answer_json.constraints_echo },
+        output: {
+          text: t.answer_json.claim,
+          sources: t.answer_json.citations,
+          echo: t.answer_json.constraints_echo,
+        },
         retrieval: { ids: t.retrieved_ids },
         timing: { ms: t.latency_ms },
       }),
@@ -743,7 +750,8 @@ export async function generateFormats(dir) {
       { name: 'latency_ms', data: traces.latency, type: 'INT32' },
     ],
   });
-  const suite = (lines) => ['version: 1', 'suites:', '  qa:', '    kind: grounded-qa', ...lines, ...GATES, ''].join('\n');
+  const suite = (lines) =>
+    ['version: 1', 'suites:', '  qa:', '    kind: grounded-qa', ...lines, ...GATES, ''].join('\n');
   writeFileSync(
     path.join(dir, 'gates-mapped.yaml'),
     suite([

@@ -8,16 +8,27 @@ import { run } from '../src/run.js';
 import { shapeTest } from '../src/io/record-shape.js';
 import { runLineSchema, runShape } from '../src/suites/stability/contract.js';
 import { safeParse } from '../src/io/validate.js';
-import { asGoldLine, asTraceLine, goldLineSchema, traceLineSchema } from '../src/grounded-answer/contract.js';
+import {
+  asGoldLine,
+  asTraceLine,
+  goldLineSchema,
+  traceLineSchema,
+  type TraceLine,
+} from '../src/grounded-answer/contract.js';
 import { goldFields, loadedGold, scanGoldLine } from '../src/grounded-answer/gold-scan.js';
 import {
   judgedTrace,
+  mappedTraceScanner,
   scannedQid,
   scannedTs,
   scanTraceLine,
   traceFields,
 } from '../src/grounded-answer/trace-scan.js';
 import { JUNK } from './helpers/junk.js';
+import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
+import { compileFieldMap } from '../src/io/field-map.js';
+import { spanFacts } from '../src/grounded-answer/openinference.js';
+import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -189,6 +200,63 @@ describe('loader fuzzing (seeded)', () => {
     }
     expect(accepted).toBeGreaterThan(200);
     expect(accepted).toBeLessThan(2000);
+  });
+
+  it.each([
+    ['nested objects', nestedA.trace, nestedA.traceFields],
+    ['array indices, escaped keys, a parent mapped whole', nestedB.trace, nestedB.traceFields],
+  ] as const)(
+    'reads a trace mapped by fields: (%s) from its bytes only when JSON.parse, the mapping and the contract do',
+    (_, shape, fields) => {
+      const lines = TRACES.map((l) => JSON.stringify(shape(JSON.parse(l) as TraceLine)));
+      const scanner = mappedTraceScanner(fields);
+      const map = compileFieldMap(fields)!;
+      const found = traceFields();
+      const fromBytes = (line: string) => {
+        const b = Buffer.from(line);
+        if (!scanTraceLine(b, 0, b.length, found, scanner)) return undefined;
+        return {
+          qid: scannedQid(b, found),
+          ts: scannedTs(b, found) ?? null,
+          judged: judgedTrace(b, b.length, found),
+        };
+      };
+      const fromParse = (line: string) => {
+        const t = asTraceLine(map.apply(parsedOrUndefined(line)));
+        if (!t) return undefined;
+        const { claim, citations, constraints_echo } = t.answer_json;
+        const answer = { claim, citations, ...(constraints_echo ? { constraints_echo } : {}) };
+        return {
+          qid: t.qid,
+          ts: t.ts ?? null,
+          judged: { retrieved_ids: t.retrieved_ids, answer_json: answer },
+        };
+      };
+      agreesWithParse(lines, lines.slice(0, 3), seeded(4646), fromBytes, fromParse);
+    },
+  );
+
+  it('reads an OTLP export from its bytes only as JSON.parse and the span reader do', () => {
+    const traces = TRACES.map((l) => JSON.parse(l) as TraceLine);
+    const lines = otlpLines(traces, (t) => t.qid)
+      .trimEnd()
+      .split('\n');
+    const scan = otlpScanner('llm.model_name');
+    const fromBytes = (line: string) => {
+      const b = Buffer.from(line);
+      return scan(b, 0, b.length, 1);
+    };
+    const fromParse = (line: string) => {
+      try {
+        return spanFacts(JSON.parse(line), 'o.jsonl', 1, 'llm.model_name');
+      } catch {
+        return undefined;
+      }
+    };
+    const edge = [
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"1700000000123456789","endTimeUnixNano":1700000001000000000,"attributes":[{"value":{"intValue":"7"},"key":"retrieval.documents.1.document.id"},{"key":"retrieval.documents.0.document.id","value":{"stringValue":"d\\u00e9"}},{"key":"openinference.span.kind","value":{"stringValue":"retriever"}},{"key":"llm.model_name","value":{"doubleValue":1.5}}]}]}]}]}',
+    ];
+    agreesWithParse(lines, edge, seeded(4747), fromBytes, fromParse);
   });
 
   it('accepts a trace line by hand exactly when the zod contract does', () => {

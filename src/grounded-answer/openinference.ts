@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { InputError, ioError, preview } from '../errors.js';
 import { skipSpace, skipValue } from '../io/json-scan.js';
-import { readJsonl, type JsonlRecord } from '../io/jsonl.js';
+import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord } from '../io/jsonl.js';
+import { nanosToMs, otlpScanner, type SpanFacts } from './otlp-scan.js';
 
 // Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
 // LlamaIndex instrumentors), assembled into one grounded-answer trace per traceId:
@@ -26,45 +27,46 @@ export interface OpenInferenceOptions {
   qid: string;
 }
 
-/** What assembling needs of one span. */
-interface Span {
-  traceId: string;
-  spanId: string;
-  name: unknown;
-  parentId: string | undefined;
-  kind: string;
-  /** Epoch milliseconds. */
-  start: number;
-  end: number;
-  attrs: Map<string, unknown>;
-  line: number;
-}
-
 /** Reads the spans of `file` and yields one trace record per traceId, in order of its root span's line. */
 export async function* readOpenInference(
   file: string,
   options: OpenInferenceOptions,
 ): AsyncGenerator<JsonlRecord> {
-  const traces = new Map<string, Span[]>();
-  const add = (s: Span) => {
+  const traces = new Map<string, SpanFacts[]>();
+  const add = (s: SpanFacts) => {
     const list = traces.get(s.traceId);
     if (list) list.push(s);
     else traces.set(s.traceId, [s]);
   };
-  for await (const { line, value } of spanDocuments(file)) {
-    for (const raw of spansOf(value, file, line)) add(toSpan(raw, file, line));
+  const qidAttribute =
+    options.qid.startsWith('metadata.') || options.qid === 'input.value' ? undefined : options.qid;
+  if (/\.json$/i.test(file)) {
+    for await (const { line, value } of spanDocuments(file))
+      for (const raw of spansOf(value, file, line)) add(toFacts(raw, file, line, qidAttribute));
+  } else {
+    const scan = otlpScanner(qidAttribute);
+    for await (const batch of readLineBatches(file)) {
+      for (let i = 0; i < batch.length; i++) {
+        if (batch.blank(i)) continue;
+        const line = batch.line(i);
+        const fast = scan(batch.buf, batch.start(i), batch.end(i), line);
+        if (fast) {
+          for (const s of fast) add(s);
+          continue;
+        }
+        const text = batch.text(i);
+        if (isBlank(text)) continue;
+        const value = parseJsonLine(file, line, text);
+        for (const s of spanFacts(value, file, line, qidAttribute)) add(s);
+      }
+    }
   }
-  const assembled = [...traces.values()].map((spans) => assemble(spans, file, options));
-  assembled.sort((a, b) => a.line - b.line);
-  yield* assembled;
+  // A trace is placed by its first span's line: the order the pipeline wrote them in.
+  for (const spans of traces.values()) yield assemble(spans, file, options);
 }
 
 /** The JSON values spans come in, with the line each starts on. */
 async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord> {
-  if (!/\.json$/i.test(file)) {
-    yield* readJsonl(file);
-    return;
-  }
   const buf = await readFile(file).catch((err: unknown) => {
     throw ioError(file, err, 'an OpenInference JSON file');
   });
@@ -111,6 +113,16 @@ function elementLines(b: Buffer): number[] {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The facts of every span in one parsed value (the slow path, and the reference the byte scanner is tested against). */
+export function spanFacts(
+  value: unknown,
+  file: string,
+  line: number,
+  qidAttribute: string | undefined,
+): SpanFacts[] {
+  return spansOf(value, file, line).map((raw) => toFacts(raw, file, line, qidAttribute));
+}
+
 /** The spans of one value: an OTLP request's, or the value itself when it is one span. */
 function spansOf(value: unknown, file: string, line: number): Record<string, unknown>[] {
   if (!isObject(value))
@@ -120,33 +132,35 @@ function spansOf(value: unknown, file: string, line: number): Record<string, unk
     );
   if (!('resourceSpans' in value)) return [value];
   const out: Record<string, unknown>[] = [];
-  for (const rs of arrayAt(value.resourceSpans, 'resourceSpans', file, line))
-    for (const ss of arrayAt(
-      isObject(rs) ? rs.scopeSpans : undefined,
-      'resourceSpans[].scopeSpans',
-      file,
-      line,
-    ))
-      for (const span of arrayAt(isObject(ss) ? ss.spans : undefined, 'scopeSpans[].spans', file, line)) {
-        if (!isObject(span))
-          throw new InputError(
-            { file, line },
-            `expected a span object in scopeSpans[].spans, found ${preview(span)}`,
-          );
-        out.push(span);
-      }
+  for (const rs of objectsAt(value, 'resourceSpans', file, line))
+    for (const ss of objectsAt(rs, 'scopeSpans', file, line))
+      for (const span of objectsAt(ss, 'spans', file, line)) out.push(span);
   return out;
 }
 
-function arrayAt(v: unknown, what: string, file: string, line: number): unknown[] {
+/** The objects of member `key` (absent: none), each checked to be an object. */
+function objectsAt(
+  parent: Record<string, unknown>,
+  key: string,
+  file: string,
+  line: number,
+): Record<string, unknown>[] {
+  const v = parent[key];
   if (v === undefined) return [];
   if (!Array.isArray(v))
-    throw new InputError({ file, line }, `${what}: expected an array, found ${preview(v)}`);
-  return v;
+    throw new InputError({ file, line }, `${key}: expected an array, found ${preview(v)}`);
+  for (const x of v)
+    if (!isObject(x)) throw new InputError({ file, line }, `${key}: expected objects, found ${preview(x)}`);
+  return v as Record<string, unknown>[];
 }
 
 /** An OTLP span (traceId, attributes as key/value list) or a Phoenix one (context.trace_id, attributes nested). */
-function toSpan(raw: Record<string, unknown>, file: string, line: number): Span {
+function toFacts(
+  raw: Record<string, unknown>,
+  file: string,
+  line: number,
+  qidAttribute: string | undefined,
+): SpanFacts {
   const context = isObject(raw.context) ? raw.context : undefined;
   const traceId = raw.traceId ?? context?.trace_id;
   const spanId = raw.spanId ?? context?.span_id;
@@ -169,19 +183,30 @@ function toSpan(raw: Record<string, unknown>, file: string, line: number): Span 
     flatten(raw.attributes, '', attrs);
   }
   const kind = attrs.get('openinference.span.kind') ?? raw.span_kind;
-  const start = time(raw.startTimeUnixNano ?? raw.start_time, 'start', raw, file, line);
-  const end = time(raw.endTimeUnixNano ?? raw.end_time, 'end', raw, file, line);
-  return {
+  const documents: unknown[] = [];
+  for (const [key, value] of attrs) {
+    const m = /^retrieval\.documents\.(\d{1,5})\.document\.id$/.exec(key);
+    if (m) documents[Number(m[1])] = value;
+  }
+  const facts: SpanFacts = {
     traceId,
     spanId,
-    name: raw.name,
     parentId: typeof parent === 'string' && parent !== '' ? parent : undefined,
+    name: typeof raw.name === 'string' ? raw.name : undefined,
     kind: typeof kind === 'string' ? kind.toUpperCase() : '',
-    start,
-    end,
-    attrs,
+    start: time(raw.startTimeUnixNano ?? raw.start_time, 'start', raw, file, line),
+    end: time(raw.endTimeUnixNano ?? raw.end_time, 'end', raw, file, line),
+    documents,
     line,
   };
+  for (const [fact, key] of [
+    ['input', 'input.value'],
+    ['output', 'output.value'],
+    ['metadata', 'metadata'],
+    ['qid', qidAttribute],
+  ] as const)
+    if (key !== undefined && attrs.has(key)) facts[fact] = attrs.get(key);
+  return facts;
 }
 
 /** An OTLP AnyValue as a plain value. */
@@ -217,9 +242,8 @@ function flatten(v: unknown, prefix: string, out: Map<string, unknown>): void {
 
 /** Epoch milliseconds from OTLP nanoseconds (a string or number) or Phoenix's ISO-8601 time. */
 function time(v: unknown, which: string, raw: Record<string, unknown>, file: string, line: number): number {
-  if (typeof v === 'string' && /^\d+$/.test(v))
-    return Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6;
-  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e6;
+  const ms = nanosToMs(v);
+  if (ms !== undefined) return ms;
   if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return Date.parse(v);
   throw new InputError(
     { file, line },
@@ -239,42 +263,46 @@ function parsedOrText(v: unknown): unknown {
   }
 }
 
-function assemble(spans: Span[], file: string, options: OpenInferenceOptions): JsonlRecord {
+function assemble(spans: SpanFacts[], file: string, options: OpenInferenceOptions): JsonlRecord {
   const ids = new Set(spans.map((s) => s.spanId));
   const roots = spans.filter((s) => s.parentId === undefined || !ids.has(s.parentId));
-  const byStart = (a: Span, b: Span) => a.start - b.start || a.line - b.line;
+  const byStart = (a: SpanFacts, b: SpanFacts) => a.start - b.start || a.line - b.line;
   const root = roots.sort(byStart)[0]!;
   const where = { file, line: root.line };
-  const traceId = spans[0]!.traceId;
+  const traceId = root.traceId;
 
   const retrieved: unknown[] = [];
-  for (const s of spans.filter((x) => x.kind === 'RETRIEVER').sort(byStart)) {
-    for (let n = 0; s.attrs.has(`retrieval.documents.${n}.document.id`); n++)
-      retrieved.push(s.attrs.get(`retrieval.documents.${n}.document.id`));
-  }
+  for (const s of spans.filter((x) => x.kind === 'RETRIEVER').sort(byStart))
+    for (const id of s.documents) {
+      if (id === undefined) break;
+      retrieved.push(id);
+    }
 
-  const llms = spans.filter((x) => x.kind === 'LLM' && x.attrs.has('output.value'));
-  const answering = root.attrs.has('output.value')
-    ? root
-    : llms.sort((a, b) => a.end - b.end || a.line - b.line).at(-1);
+  const answering =
+    root.output !== undefined
+      ? root
+      : spans
+          .filter((x) => x.kind === 'LLM' && x.output !== undefined)
+          .sort((a, b) => a.end - b.end || a.line - b.line)
+          .at(-1);
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
   if (answering) {
-    const output = parsedOrText(answering.attrs.get('output.value'));
+    const output = parsedOrText(answering.output);
     record.output = output;
     record.answer_json = isObject(output) ? output : { claim: output, citations: [] };
   }
-  const input = root.attrs.get('input.value');
-  if (input !== undefined) record.q = input;
-  const metadata = parsedOrText(root.attrs.get('metadata'));
+  if (root.input !== undefined) record.q = root.input;
+  const metadata = parsedOrText(root.metadata);
   if (metadata !== undefined) record.metadata = metadata;
   record.ts = root.start / 1000;
   record.latency_ms = Math.max(0, root.end - root.start);
 
   const qid = options.qid;
   let id: unknown;
-  if (qid.startsWith('metadata.'))
+  if (qid === 'input.value') id = root.input;
+  else if (qid.startsWith('metadata.'))
     id = isObject(metadata) ? metadata[qid.slice('metadata.'.length)] : undefined;
-  else id = root.attrs.get(qid);
+  else id = root.qid;
   if (typeof id === 'number') id = String(id);
   if (typeof id !== 'string' || id === '')
     throw new InputError(

@@ -327,14 +327,17 @@ export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}
     };
     return {
       member,
+      // A pointer through a value that is not an object (or array) finds nothing, as pointerGet does: the
+      // members under it are absent, and the required ones among them fail the line.
       object(b, v, e, f) {
-        if (b[v] !== 0x7b || depth >= MAX_DEPTH) return -1;
+        if (depth >= MAX_DEPTH) return -1;
         for (const slot of p.under) f.at[slot] = -1;
-        return scanMembers(b, v, e, f, member);
+        return b[v] === 0x7b ? scanMembers(b, v, e, f, member) : skipValue(b, v, e, depth);
       },
       array(b, v, e, f) {
-        if (b[v] !== 0x5b || depth >= MAX_DEPTH) return -1;
+        if (depth >= MAX_DEPTH || b[v] === 0x7b) return -1; // an object's member "0": left to JSON.parse
         for (const slot of p.under) f.at[slot] = -1;
+        if (b[v] !== 0x5b) return skipValue(b, v, e, depth);
         let index = 0;
         return skipArray(b, v, e, depth, (b, i, e, d) => {
           const read = elementReads.get(index++);

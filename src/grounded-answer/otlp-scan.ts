@@ -1,0 +1,260 @@
+import {
+  keyIs,
+  scanLineObject,
+  scanMembers,
+  skipArray,
+  skipNumber,
+  skipString,
+  skipValue,
+  stringValue,
+} from '../io/json-scan.js';
+
+// The OTLP JSON a file exporter writes, `{"resourceSpans":[{"scopeSpans":[{"spans":[…]}]}]}` a line, read
+// on its bytes for the few attributes OpenInference assembling needs: a span has dozens, and the documents'
+// contents and embeddings are most of the bytes. JSON.parse of the whole line took three times as long.
+
+/** What assembling reads of one span (see openinference.ts). */
+export interface SpanFacts {
+  traceId: string;
+  spanId: string;
+  parentId: string | undefined;
+  name: string | undefined;
+  /** openinference.span.kind, upper case; '' when absent. */
+  kind: string;
+  /** Epoch milliseconds. */
+  start: number;
+  end: number;
+  input?: unknown;
+  output?: unknown;
+  metadata?: unknown;
+  /** The attribute holding the qid, when it is neither input.value nor metadata.<key>. */
+  qid?: unknown;
+  /** retrieval.documents.N.document.id by N. */
+  documents: unknown[];
+  line: number;
+}
+
+const ascii = (s: string) => Buffer.from(s, 'latin1');
+const RESOURCE_SPANS = ascii('resourceSpans');
+const SCOPE_SPANS = ascii('scopeSpans');
+const SPANS = ascii('spans');
+const TRACE_ID = ascii('traceId');
+const SPAN_ID = ascii('spanId');
+const PARENT_SPAN_ID = ascii('parentSpanId');
+const NAME = ascii('name');
+const START = ascii('startTimeUnixNano');
+const END = ascii('endTimeUnixNano');
+const ATTRIBUTES = ascii('attributes');
+const KEY = ascii('key');
+const VALUE = ascii('value');
+const DOCS = ascii('retrieval.documents.');
+const STRING_VALUE = ascii('stringValue');
+const BOOL_VALUE = ascii('boolValue');
+const INT_VALUE = ascii('intValue');
+const DOUBLE_VALUE = ascii('doubleValue');
+const REFUSED = Symbol('refused');
+const ANY_VALUE_KEYS = [
+  STRING_VALUE,
+  BOOL_VALUE,
+  INT_VALUE,
+  DOUBLE_VALUE,
+  ascii('arrayValue'),
+  ascii('kvlistValue'),
+];
+const DOC_ID = ascii('.document.id');
+
+/** Epoch milliseconds from OTLP's nanoseconds, a string of digits (or a number). */
+export function nanosToMs(v: unknown): number | undefined {
+  if (typeof v === 'string' && /^\d+$/.test(v))
+    return Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6;
+  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e6;
+  return undefined;
+}
+
+/** The wanted attribute keys, as bytes, and which fact each fills. */
+function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
+  const keys: [Buffer, keyof SpanFacts][] = [
+    [ascii('openinference.span.kind'), 'kind'],
+    [ascii('input.value'), 'input'],
+    [ascii('output.value'), 'output'],
+    [ascii('metadata'), 'metadata'],
+  ];
+  if (qidAttribute) keys.push([Buffer.from(qidAttribute, 'utf8'), 'qid']);
+  return keys;
+}
+
+interface State {
+  spans: SpanFacts[];
+  span: SpanFacts;
+  startAt: number;
+  startEnd: number;
+  endAt: number;
+  endEnd: number;
+  keyAt: number;
+  keyEnd: number;
+  valueAt: number;
+  valueEnd: number;
+  line: number;
+}
+
+/**
+ * The spans of the OTLP export at b[start, end), or undefined when the line is not one this reader is sure
+ * of (another shape, escapes in keys, a span without ids or times): the caller then parses it.
+ */
+export function otlpScanner(qidAttribute: string | undefined) {
+  const attrs = wanted(qidAttribute);
+  const fresh = (line: number): SpanFacts => ({
+    traceId: '',
+    spanId: '',
+    parentId: undefined,
+    name: undefined,
+    kind: '',
+    start: NaN,
+    end: NaN,
+    documents: [],
+    line,
+  });
+
+  /**
+   * An AnyValue of one member, {"stringValue": "…"}, {"intValue": "42"}, {"boolValue": true} or
+   * {"doubleValue": 1.5}, as openinference.ts reads it (undefined for a member it does not know); REFUSED
+   * for any other (the line is then parsed).
+   */
+  const anyValue = (b: Buffer, v: number, e: number): unknown => {
+    let out: unknown = REFUSED;
+    let members = 0;
+    const close = scanMembers(b, v, e, null, (b, k, x, e) => {
+      members++;
+      const c = b[x]!;
+      const end = skipValue(b, x, e, 4);
+      if (end < 0) return -1;
+      if (keyIs(b, k, STRING_VALUE) && c === 0x22) out = stringValue(b, x, end);
+      else if (keyIs(b, k, BOOL_VALUE) && (c === 0x74 || c === 0x66)) out = c === 0x74;
+      else if ((keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) && c === 0x22)
+        out = Number(stringValue(b, x, end));
+      else if (
+        (keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) &&
+        c !== 0x7b &&
+        c !== 0x5b &&
+        c !== 0x6e
+      )
+        out = Number(b.toString('latin1', x, end));
+      else if (!ANY_VALUE_KEYS.some((name) => keyIs(b, k, name))) out = undefined; // no value it knows
+      return end;
+    });
+    return close < 0 || members !== 1 ? REFUSED : out;
+  };
+
+  const attribute = (b: Buffer, i: number, e: number, s: State): number => {
+    s.keyAt = -1;
+    s.valueAt = -1;
+    const close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
+      if (keyIs(b, k, KEY)) {
+        s.keyAt = v;
+        return (s.keyEnd = skipString(b, v, e));
+      }
+      if (keyIs(b, k, VALUE)) {
+        s.valueAt = v;
+        return (s.valueEnd = skipValue(b, v, e, 3));
+      }
+      return skipValue(b, v, e, 3);
+    });
+    if (close < 0 || s.keyAt < 0) return close;
+    const k0 = s.keyAt + 1;
+    const len = s.keyEnd - 1 - k0;
+    let fact: keyof SpanFacts | undefined;
+    for (const [name, f] of attrs)
+      if (len === name.length && b.compare(name, 0, len, k0, k0 + len) === 0) fact = f;
+    let doc = -1;
+    if (
+      len > DOCS.length + DOC_ID.length &&
+      b.compare(DOCS, 0, DOCS.length, k0, k0 + DOCS.length) === 0 &&
+      b.compare(DOC_ID, 0, DOC_ID.length, s.keyEnd - 1 - DOC_ID.length, s.keyEnd - 1) === 0
+    ) {
+      const digits = b.toString('latin1', k0 + DOCS.length, s.keyEnd - 1 - DOC_ID.length);
+      if (/^\d{1,5}$/.test(digits)) doc = Number(digits);
+    }
+    if (fact === undefined && doc < 0) return close;
+    // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
+    if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
+    const value = anyValue(b, s.valueAt, s.valueEnd);
+    if (value === REFUSED) return -1;
+    if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
+    else if (fact !== undefined) (s.span as unknown as Record<string, unknown>)[fact] = value;
+    if (doc >= 0) s.span.documents[doc] = value;
+    return close;
+  };
+
+  const span = (b: Buffer, i: number, e: number, s: State): number => {
+    s.span = fresh(s.line);
+    s.startAt = s.endAt = -1;
+    const close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
+      if (keyIs(b, k, ATTRIBUTES))
+        return b[v] === 0x5b ? skipArray(b, v, e, 4, (b, j, e) => attribute(b as Buffer, j, e, s)) : -1;
+      if (keyIs(b, k, TRACE_ID) || keyIs(b, k, SPAN_ID) || keyIs(b, k, PARENT_SPAN_ID) || keyIs(b, k, NAME)) {
+        const end = skipString(b, v, e);
+        if (end < 0) return -1;
+        const text = stringValue(b, v, end);
+        if (keyIs(b, k, TRACE_ID)) s.span.traceId = text;
+        else if (keyIs(b, k, SPAN_ID)) s.span.spanId = text;
+        else if (keyIs(b, k, PARENT_SPAN_ID)) s.span.parentId = text === '' ? undefined : text;
+        else s.span.name = text;
+        return end;
+      }
+      if (keyIs(b, k, START) || keyIs(b, k, END)) {
+        const end = b[v] === 0x22 ? skipString(b, v, e) : skipNumber(b, v, e);
+        if (end < 0) return -1;
+        const ms = nanosToMs(
+          b[v] === 0x22 ? b.toString('latin1', v + 1, end - 1) : Number(b.toString('latin1', v, end)),
+        );
+        if (ms === undefined) return -1;
+        if (keyIs(b, k, START)) s.span.start = ms;
+        else s.span.end = ms;
+        return end;
+      }
+      return skipValue(b, v, e, 4);
+    });
+    if (close < 0 || s.span.traceId === '' || s.span.spanId === '' || Number.isNaN(s.span.start + s.span.end))
+      return -1;
+    s.spans.push(s.span);
+    return close;
+  };
+
+  const list =
+    (key: Buffer, element: (b: Buffer, i: number, e: number, s: State) => number, depth: number) =>
+    (b: Buffer, i: number, e: number, s: State): number =>
+      scanMembers(b, i, e, s, (b, k, v, e, s) =>
+        keyIs(b, k, key)
+          ? b[v] === 0x5b
+            ? skipArray(b, v, e, depth, (b, j, e) => element(b as Buffer, j, e, s))
+            : -1
+          : skipValue(b, v, e, depth),
+      );
+  const scope = list(SPANS, span, 3);
+  const resource = list(SCOPE_SPANS, scope, 2);
+  const state: State = {
+    spans: [],
+    span: fresh(0),
+    startAt: -1,
+    startEnd: -1,
+    endAt: -1,
+    endEnd: -1,
+    keyAt: -1,
+    keyEnd: -1,
+    valueAt: -1,
+    valueEnd: -1,
+    line: 0,
+  };
+  let sawResourceSpans = false;
+  const top = (b: Buffer, k: number, v: number, e: number, s: State): number => {
+    if (!keyIs(b, k, RESOURCE_SPANS)) return skipValue(b, v, e, 1);
+    sawResourceSpans = true;
+    return b[v] === 0x5b ? skipArray(b, v, e, 1, (b, j, e) => resource(b as Buffer, j, e, s)) : -1;
+  };
+  return (b: Buffer, start: number, end: number, line: number): SpanFacts[] | undefined => {
+    state.spans = [];
+    state.line = line;
+    sawResourceSpans = false;
+    return scanLineObject(b, start, end, state, top) && sawResourceSpans ? state.spans : undefined;
+  };
+}

@@ -1,0 +1,353 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { InputError } from '../src/errors.js';
+import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
+import { run } from '../src/run.js';
+import {
+  nestedA,
+  nestedB,
+  otlpLines,
+  parquetGold,
+  parquetTraces,
+  phoenixArray,
+  readJsonlFile,
+} from './helpers/formats.js';
+import { runCli } from './helpers/process.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
+
+const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
+const TRACES = {
+  good: readJsonlFile<TraceLine>('runs/qa.trace.jsonl'),
+  regressed: readJsonlFile<TraceLine>('runs/qa-regressed.trace.jsonl'),
+};
+const QUESTION = new Map(GOLD.map((g) => [g.qid, g.question]));
+const questionOf = (t: TraceLine) => QUESTION.get(t.qid) ?? `a question not in gold (${t.qid})`;
+
+type Suite = Record<string, unknown>;
+const QA = { kind: 'grounded-qa', k: 5, scu: true };
+
+/** Runs one config holding the canonical suite and others; returns each suite's report. */
+async function scored(files: Record<string, string | Buffer>, suites: Record<string, Suite>) {
+  const dir = tmpTree({});
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
+  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+  return report.suites;
+}
+
+/**
+ * A suite's report with what names its files left out, and the gold digests (they digest the gold records as
+ * written: the same items in another shape are another file to a lock): the rest must be the canonical run's.
+ */
+function scoredPart(s: unknown) {
+  const r = JSON.parse(JSON.stringify(s)) as Record<string, unknown> & {
+    offenders?: Record<string, unknown>[];
+    items?: Record<string, { gold?: string }>;
+  };
+  delete r.inputs;
+  delete r.gold;
+  for (const item of Object.values(r.items ?? {})) delete item.gold;
+  for (const o of r.offenders ?? []) {
+    delete o.source;
+    delete o.trace;
+  }
+  return r;
+}
+
+describe.each(Object.entries(TRACES))('the %s example traces in other shapes and formats', (_, traces) => {
+  it('score exactly as the canonical files: every metric, count, stage and offender', async () => {
+    const suites = await scored(
+      {
+        'gold.jsonl': jsonl(GOLD),
+        'traces.jsonl': jsonl(traces),
+        'gold-a.jsonl': jsonl(GOLD.map(nestedA.gold)),
+        'traces-a.jsonl': jsonl(traces.map(nestedA.trace)),
+        'traces-b.jsonl': jsonl(traces.map(nestedB.trace)),
+        'traces.otlp.jsonl': otlpLines(traces, questionOf),
+        'spans.json': phoenixArray(traces, questionOf),
+        'gold.parquet': parquetGold(GOLD),
+        'traces.parquet': parquetTraces(traces),
+      },
+      {
+        canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+        nestedA: {
+          ...QA,
+          gold: 'gold-a.jsonl',
+          traces: 'traces-a.jsonl',
+          fields: { traces: nestedA.traceFields, gold: nestedA.goldFields },
+        },
+        nestedB: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'traces-b.jsonl',
+          fields: { traces: nestedB.traceFields },
+        },
+        otlp: { ...QA, gold: 'gold.jsonl', traces: 'traces.otlp.jsonl', format: 'openinference' },
+        otlpByMetadata: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'traces.otlp.jsonl',
+          format: 'openinference',
+          openinference: { qid: 'metadata.qid' },
+        },
+        phoenix: { ...QA, gold: 'gold.jsonl', traces: 'spans.json', format: 'openinference' },
+        parquet: { ...QA, gold: 'gold.parquet', traces: 'traces.parquet' },
+      },
+    );
+    const canonical = scoredPart(suites.canonical);
+    for (const name of ['nestedB', 'otlp', 'phoenix'])
+      expect(suites[name]!.gold).toEqual(suites.canonical!.gold);
+    // The example's own figures, so that equal cannot mean equally empty.
+    expect(Object.keys(suites.canonical!.metrics)).toHaveLength(9);
+    expect(suites.canonical!.counts.trace_lines).toBe(traces.length);
+    for (const name of ['nestedA', 'nestedB', 'otlpByMetadata', 'parquet']) {
+      expect([name, scoredPart(suites[name])]).toEqual([name, canonical]);
+    }
+    // Matched by their question, traces of questions not in gold are named by it.
+    const otlp = scoredPart(suites.otlp) as { warnings: string[] };
+    const canonicalWarnings = (canonical as { warnings: string[] }).warnings;
+    expect({ ...otlp, warnings: [] }).toEqual({ ...canonical, warnings: [] });
+    expect(otlp.warnings).toEqual(
+      canonicalWarnings.map((w) => w.replace('FM999', 'a question not in gold (FM999)')),
+    );
+    // Offenders point at the user's own files and lines (rows for Parquet).
+    const first = (name: string) =>
+      (suites[name]!.offenders[0] as { trace?: string; source?: unknown }) ?? {};
+    expect(first('canonical').trace).toMatch(/^traces\.jsonl:\d+$/);
+    expect(first('nestedA').trace).toBe(first('canonical').trace!.replace('traces.jsonl', 'traces-a.jsonl'));
+    expect(first('parquet').trace).toBe(first('canonical').trace!.replace('traces.jsonl', 'traces.parquet'));
+    expect(first('parquet').source).toEqual({
+      file: 'gold.parquet',
+      line: (first('canonical').source as { line: number }).line,
+    });
+  });
+});
+
+describe('stability and latency read the same formats', () => {
+  it('stability runs mapped with fields: score as the canonical runs', async () => {
+    const runs = readJsonlFile<Record<string, unknown>>('examples/stability/runs.jsonl');
+    const gold = readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8');
+    const suites = await scored(
+      {
+        'gold.jsonl': gold,
+        'runs.jsonl': jsonl(runs),
+        'runs-a.jsonl': jsonl(
+          runs.map((r) => ({ q: { id: r.qid, run: r.run_id }, out: r.answer_json, docs: r.retrieved_ids })),
+        ),
+      },
+      {
+        canonical: { kind: 'stability', gold: 'gold.jsonl', runs: 'runs.jsonl' },
+        mapped: {
+          kind: 'stability',
+          gold: 'gold.jsonl',
+          runs: 'runs-a.jsonl',
+          fields: {
+            runs: { '/qid': '/q/id', '/run_id': '/q/run', '/answer_json': '/out', '/retrieved_ids': '/docs' },
+          },
+        },
+      },
+    );
+    expect(suites.canonical!.counts.run_lines).toBe(runs.length);
+    expect(scoredPart(suites.mapped)).toEqual(scoredPart(suites.canonical));
+  });
+
+  it('latency reads latency_ms from OpenInference spans (the root span’s duration) and Parquet', async () => {
+    const { good, regressed } = TRACES;
+    const suites = await scored(
+      {
+        'gold.json.l': jsonl(GOLD),
+        'good.jsonl': jsonl(good),
+        'regressed.jsonl': jsonl(regressed),
+        'good.otlp': otlpLines(good, questionOf),
+        'regressed.otlp': otlpLines(regressed, questionOf),
+        'good.parquet': parquetTraces(good),
+        'regressed.parquet': parquetTraces(regressed),
+      },
+      {
+        canonical: { kind: 'latency', traces: '*.jsonl', gold: 'gold.json.l' },
+        otlp: { kind: 'latency', traces: '*.otlp', gold: 'gold.json.l', format: 'openinference' },
+        parquet: { kind: 'latency', traces: '*.parquet', gold: 'gold.json.l' },
+      },
+    );
+    const metrics = suites.canonical!.metrics;
+    expect(metrics.p95_ms!.value).toBeGreaterThan(0);
+    expect(suites.otlp!.metrics).toEqual(metrics);
+    expect(suites.parquet!.metrics).toEqual(metrics);
+    // Each file is a configuration, scored for accuracy with the grounded-qa definitions: the same rows but
+    // for the configuration's name.
+    const rows = (name: string) =>
+      suites[name]!.tables![0]!.rows.map((r) =>
+        JSON.stringify(r.slice(1)).replace(/\.(?:otlp|parquet|jsonl)\b/g, ''),
+      );
+    expect(rows('canonical')).toHaveLength(2);
+    // Precision without SCU (latency's default): 30/33 for the good traces, 18/32 for the regressed.
+    expect(suites.canonical!.tables![0]!.rows.map((r) => r[6])).toEqual([30 / 33, 18 / 32]);
+    expect(rows('otlp')).toEqual(rows('canonical'));
+    expect(rows('parquet')).toEqual(rows('canonical'));
+  });
+});
+
+async function errorOf(files: Record<string, string | Buffer>, suite: Suite): Promise<string> {
+  return scored(files, { s: suite }).then(
+    () => 'no error',
+    (err: unknown) => {
+      if (!(err instanceof InputError)) throw err;
+      return err.message.replace(/^.*groundgate-test-[^/]+\//, '');
+    },
+  );
+}
+
+describe('errors name the file, the line (or row), the user’s pointer and the canonical member', () => {
+  const traces = TRACES.good.map(nestedA.trace);
+  const base = { ...QA, gold: 'gold.jsonl', traces: 'mine.jsonl', fields: { traces: nestedA.traceFields } };
+
+  it('a mapped member of the wrong type', async () => {
+    const bad = traces.map((t, i) => (i === 11 ? { ...t, output: { ...t.output, sources: 7 } } : t));
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'mine.jsonl': jsonl(bad) }, base)).toBe(
+      'mine.jsonl:12: /output/sources (answer_json.citations): expected array, found number (a trace {qid, retrieved_ids, answer_json: {claim, citations}})',
+    );
+  });
+
+  it('a mapped member missing, an element of the wrong type, a member read from its own place', async () => {
+    const missing = traces.map((t, i) => (i === 2 ? { ...t, request: {} } : t));
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'mine.jsonl': jsonl(missing) }, base)).toBe(
+      'mine.jsonl:3: /request/id (qid): missing; expected string (a trace {qid, retrieved_ids, answer_json: {claim, citations}})',
+    );
+    const element = traces.map((t, i) => (i === 4 ? { ...t, retrieval: { ids: ['a', 3] } } : t));
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'mine.jsonl': jsonl(element) }, base)).toBe(
+      'mine.jsonl:5: /retrieval/ids/1 (retrieved_ids[1]): expected string, found number (a trace {qid, retrieved_ids, answer_json: {claim, citations}})',
+    );
+    const own = traces.map((t, i) => (i === 0 ? { ...t, ok: 'yes' } : t));
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'mine.jsonl': jsonl(own) }, base)).toBe(
+      'mine.jsonl:1: /ok: expected boolean, found string (a trace {qid, retrieved_ids, answer_json: {claim, citations}})',
+    );
+  });
+
+  it('the same checks as canonical gold: a duplicate qid after mapping', async () => {
+    const gold = GOLD.map(nestedA.gold);
+    gold[5] = { ...gold[5]!, item: { ...gold[5]!.item, key: GOLD[1]!.qid } };
+    const suite = {
+      ...QA,
+      gold: 'gold-a.jsonl',
+      traces: 'traces.jsonl',
+      fields: { gold: nestedA.goldFields },
+    };
+    expect(await errorOf({ 'gold-a.jsonl': jsonl(gold), 'traces.jsonl': jsonl(TRACES.good) }, suite)).toBe(
+      `gold-a.jsonl:6: duplicate qid "${GOLD[1]!.qid}" (first defined at line 2); expected unique qids`,
+    );
+  });
+
+  it('pointers in gates.yaml are checked where they are written', async () => {
+    const dir = tmpTree({
+      'gates.yaml': [
+        'version: 1',
+        'suites:',
+        '  s:',
+        '    kind: grounded-qa',
+        '    gold: gold.jsonl',
+        '    traces: t.jsonl',
+        '    fields:',
+        '      traces:',
+        '        /answer_json/claim: output/text',
+        '',
+      ].join('\n'),
+    });
+    const r = runCli(['check', '-c', path.join(dir, 'gates.yaml')], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `groundgate: gates.yaml:9:29: suite "s": fields.traces./answer_json/claim: "output/text" expected a JSON Pointer starting with "/" (RFC 6901)`,
+    );
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      readFileSync(path.join(dir, 'gates.yaml'), 'utf8').replace(
+        '/answer_json/claim: output/text',
+        '/answer/claim: /a~2',
+      ),
+    );
+    const r2 = runCli(['check', '-c', path.join(dir, 'gates.yaml')], dir);
+    expect(r2.status).toBe(2);
+    expect(r2.stderr).toMatch(
+      /gates\.yaml:9:\d+: suite "s": fields\.traces\.\/answer\/claim: "\/answer\/claim" is not a member of the contract; expected one of \/ts, \/qid, /,
+    );
+  });
+
+  it('a Parquet row of the wrong type names the row', async () => {
+    const gold = GOLD.map((g, i) => (i === 6 ? { ...g, answerable: 'yes' as unknown as boolean } : g));
+    const buf = parquetGold(gold.map((g) => ({ ...g, answerable: g.answerable === true })));
+    // A column of one type throughout: the wrong type is a qid that is empty.
+    const empty = parquetGold(GOLD.map((g, i) => (i === 6 ? { ...g, qid: '' } : g)));
+    expect(buf.length).toBeGreaterThan(0);
+    expect(
+      await errorOf(
+        { 'gold.parquet': empty, 'traces.jsonl': jsonl(TRACES.good) },
+        { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
+      ),
+    ).toBe(
+      'gold.parquet row 7: field "qid": expected a non-empty qid (a gold item {qid, question, answerable, gold_claim_substr, gold_citations})',
+    );
+    expect(
+      await errorOf(
+        { 'gold.parquet': 'not parquet', 'traces.jsonl': jsonl(TRACES.good) },
+        { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
+      ),
+    ).toMatch(/^gold\.parquet: not a Parquet file \(.+\); expected a \.parquet file$/);
+  });
+
+  it('OpenInference: a span without ids, a root without the qid', async () => {
+    const lines = otlpLines(TRACES.good, questionOf).trimEnd().split('\n');
+    const noTrace = lines.map((l, i) => (i === 3 ? l.replace(/"traceId":"[0-9a-f]+",/g, '') : l)).join('\n');
+    const suite = { ...QA, gold: 'gold.jsonl', traces: 'o.jsonl', format: 'openinference' };
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'o.jsonl': noTrace }, suite)).toBe(
+      'o.jsonl:4: span "qa" has no traceId; expected OTLP "traceId" or Phoenix "context.trace_id"',
+    );
+    expect(
+      await errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'o.jsonl': lines.join('\n') },
+        { ...suite, openinference: { qid: 'metadata.run' } },
+      ),
+    ).toBe(
+      'o.jsonl:1: trace "00000000000000000000000000000001": its root span "qa" has no metadata.run; expected the question id (see openinference.qid)',
+    );
+  });
+});
+
+describe('the bundle reads every format as a real process', () => {
+  it('dist/cli scores Parquet, OTLP and mapped traces as the canonical ones', () => {
+    const traces = TRACES.regressed;
+    const dir = tmpTree({});
+    const files: Record<string, string | Buffer> = {
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(traces),
+      'gold.parquet': parquetGold(GOLD),
+      'traces.parquet': parquetTraces(traces),
+      'o.jsonl': otlpLines(traces, questionOf),
+      'a.jsonl': jsonl(traces.map(nestedA.trace)),
+    };
+    for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+    const suites = {
+      canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+      parquet: { ...QA, gold: 'gold.parquet', traces: 'traces.parquet' },
+      otlp: {
+        ...QA,
+        gold: 'gold.jsonl',
+        traces: 'o.jsonl',
+        format: 'openinference',
+        openinference: { qid: 'metadata.qid' },
+      },
+      mapped: { ...QA, gold: 'gold.jsonl', traces: 'a.jsonl', fields: { traces: nestedA.traceFields } },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    const r = runCli(['check', '-c', 'gates.yaml', '--report', 'report.json'], dir);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+      suites: Record<string, { metrics: unknown }>;
+    };
+    expect(report.suites.canonical!.metrics).toMatchObject({
+      precision: { value: 0.5, numerator: 16, denominator: 32 },
+    });
+    for (const name of ['parquet', 'otlp', 'mapped'])
+      expect(report.suites[name]!.metrics).toEqual(report.suites.canonical!.metrics);
+  }, 60_000);
+});
