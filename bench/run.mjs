@@ -32,16 +32,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateAgentRetrieval, generateContext, generateGroundedQa, generateRanking } from './generate.mjs';
+import {
+  generateAgentRetrieval,
+  generateContext,
+  generateFormats,
+  generateGroundedQa,
+  generateRanking,
+} from './generate.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FLOORS = path.join(REPO, 'bench', 'floors');
 const NODE = process.env.BENCH_NODE || process.execPath;
 
-const WORKLOADS = ['grounded-qa', 'ranking', 'context', 'agent-retrieval', 'cold-start', 'dist-size'];
+const WORKLOADS = [
+  'grounded-qa',
+  'ranking',
+  'context',
+  'agent-retrieval',
+  'formats',
+  'cold-start',
+  'dist-size',
+];
 /** Workloads whose input grows with the scale (the others are measured once, on fixed inputs). */
-const SCALED = new Set(['grounded-qa', 'ranking', 'context', 'agent-retrieval']);
+const SCALED = new Set(['grounded-qa', 'ranking', 'context', 'agent-retrieval', 'formats']);
 
 const { values: args } = parseArgs({
   options: {
@@ -203,6 +217,53 @@ async function groundedQa(scale) {
     floor: { args: [path.join(FLOORS, 'jsonl.mjs'), ...w.files] },
   });
   return result('grounded-qa', r, { items: w.items, gold_items: w.gold, scale, input_mb: mb(w.bytes) });
+}
+
+/**
+ * The grounded-qa workload at half the size (the issue's yardstick) in the other formats groundgate reads:
+ * JSON Lines of another shape with `fields:`, OTLP JSON with OpenInference spans, Parquet. Each is timed
+ * against the canonical files in the same run, alternated run by run, and must score exactly as they do.
+ */
+async function formats(scale) {
+  const half = scale / 2;
+  const w = workload('formats', half, (dir) => {
+    const qa = generateGroundedQa(dir, {
+      items: Math.round(200_000 * half),
+      lines: Math.round(1_000_000 * half),
+    });
+    return { ...qa, pending: generateFormats(dir) };
+  });
+  await w.pending;
+  const lines = [];
+  const canonical = groundgate(w.dir);
+  for (const [format, config, limit] of [
+    ['mapped', 'gates-mapped.yaml', 1.5],
+    ['openinference', 'gates-openinference.yaml', 1.5],
+    ['parquet', 'gates-parquet.yaml', 2],
+  ]) {
+    const report = path.join(w.dir, `report-${format}.json`);
+    const r = await race({
+      ours: { args: [CLI, 'check', '-c', config, '--report', report], cwd: w.dir, ok: [0, 1] },
+      floor: canonical,
+    });
+    const metrics = (file) => JSON.stringify(JSON.parse(readFileSync(file, 'utf8')).suites.qa.metrics);
+    const same = metrics(report) === metrics(path.join(w.dir, 'report.json'));
+    if (!same) throw new Error(`formats/${format}: the metrics differ from the canonical run's`);
+    lines.push({
+      workload: `formats/${format}`,
+      ours_s: round(r.ours_s, 3),
+      canonical_s: round(r.floor_s, 3),
+      ratio_vs_canonical: round(r.ours_s / r.floor_s, 2),
+      limit,
+      peak_rss_mb: round(r.peak_rss_mb, 1),
+      canonical_rss_mb: round(r.floor_rss_mb, 1),
+      same_metrics: same,
+      scale: half,
+      runs: RUNS,
+      load_1m: round(os.loadavg()[0], 2),
+    });
+  }
+  return lines;
 }
 
 const TREC_MEASURES = [
@@ -432,6 +493,7 @@ const BENCHES = {
   ranking,
   context,
   'agent-retrieval': agentRetrieval,
+  formats,
 };
 
 try {
@@ -440,9 +502,14 @@ try {
   for (const size of sizes) {
     for (const name of only.filter((w) => SCALED.has(w))) {
       log(`${name} ×${size} …`);
-      const line = await BENCHES[name](size);
-      emit(line);
-      if (!line.skipped) rows.set(name, [...(rows.get(name) ?? []), line]);
+      const out = await BENCHES[name](size);
+      // formats gives a line per format; they stay out of the linearity table.
+      if (Array.isArray(out)) {
+        for (const line of out) emit(line);
+        continue;
+      }
+      emit(out);
+      if (!out.skipped) rows.set(name, [...(rows.get(name) ?? []), out]);
     }
   }
   if (sizes.length > 1) {

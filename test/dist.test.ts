@@ -68,7 +68,7 @@ describe('the committed bundles', () => {
     const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
     const bytes = files.reduce((sum, f) => sum + statSync(path.join(dist, f)).size, 0);
     // The three entry points (Action, CLI, grounded-qa worker), plus chunks ncc splits off for lazily
-    // loaded code (Octokit; in the CLI, for --baseline gh:auto).
+    // loaded code (Octokit; in the CLI, for --baseline gh:auto; hyparquet, for a .parquet file only).
     expect(files).toEqual(expect.arrayContaining(['cli/index.js', 'index.js', 'qa-worker/index.js']));
     expect(
       files.filter((f) => !/^(cli\/index|qa-worker\/index|index|(cli\/)?\d+\.index)\.js$/.test(f)),

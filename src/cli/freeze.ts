@@ -2,7 +2,7 @@ import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { displayPath, UsageError } from '../errors.js';
 import { UNCONFINED } from '../io/confine.js';
-import { digestGold } from '../gold/digest.js';
+import { digestGold } from '../gold/digest-files.js';
 import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '../gold/lock.js';
 import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseConfig, SUITE_NAME } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
-import { digestGold } from '../gold/digest.js';
+import { digestGold } from '../gold/digest-files.js';
 import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
 import { confine, scopeAt, type PathScope } from '../io/confine.js';
 import { resolveMetric } from '../metrics/spec.js';

@@ -1,9 +1,7 @@
 import { createHash, hash } from 'node:crypto';
-import { InputError, type Where } from '../errors.js';
 import { compareCodeUnits } from '../io/files.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
-import { readRecordsOf } from '../io/records.js';
 import { canonicalJson, canonicalJsonOfBytes } from './canonical.js';
 
 /** Field names that identify a gold item, tried in order. */
@@ -117,27 +115,6 @@ function merkle(ids: readonly string[], digests: Uint8Array): string {
   const h = createHash('sha256');
   for (const i of order) h.update(`${ids[i]}\t${bytes.toString('hex', i * 32, i * 32 + 32)}\n`);
   return h.digest('hex');
-}
-
-/** Digests any gold set with ids, JSON Lines or Parquet (for kinds whose loader does not digest as it reads). */
-export async function digestGold(files: readonly string[]): Promise<GoldDigest> {
-  return (await digestLines(files)).finish();
-}
-
-async function digestLines(files: readonly string[]): Promise<GoldDigester> {
-  const digester = new GoldDigester();
-  const seen = new Set<string>();
-  for (const file of files) {
-    for await (const { line, value } of readRecordsOf(file)) {
-      const where: Where = { file, line };
-      const id = itemId(value);
-      if (id === undefined) throw new InputError(where, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
-      if (seen.has(id)) throw new InputError(where, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
-      seen.add(id);
-      digester.add(id, value);
-    }
-  }
-  return digester;
 }
 
 export function itemId(value: unknown): string | undefined {
