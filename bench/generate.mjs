@@ -82,6 +82,19 @@ const CONSTRAINTS = [
 ];
 const REFUSAL = 'not in context';
 
+/** The gates every grounded-qa workload is checked against, whatever its format. */
+const GATES = [
+  '    k: 5',
+  '    scu: true',
+  '    gates:',
+  "      precision: '>= 0.80'",
+  "      chr: '>= 0.75'",
+  "      under_refusal: '<= 0.05'",
+  "      over_refusal: '<= 0.10'",
+  "      scu_violations: '== 0'",
+  "      recall@5: '>= 0.85'",
+];
+
 /**
  * `items` gold items and `lines` trace lines. About 10% of the items are unanswerable, 20% carry constraints;
  * each trace line is a run of a random gold qid (so ~lines/items runs per qid, last run by `ts` wins, with
@@ -177,15 +190,7 @@ export function generateGroundedQa(dir, { items, lines, seed = 4242 }) {
       '    kind: grounded-qa',
       '    gold: qa.gold.jsonl',
       '    traces: qa.trace.jsonl',
-      '    k: 5',
-      '    scu: true',
-      '    gates:',
-      "      precision: '>= 0.80'",
-      "      chr: '>= 0.75'",
-      "      under_refusal: '<= 0.05'",
-      "      over_refusal: '<= 0.10'",
-      "      scu_violations: '== 0'",
-      "      recall@5: '>= 0.85'",
+      ...GATES,
       '',
     ].join('\n'),
   );
@@ -626,18 +631,6 @@ function* jsonLines(file) {
     closeSync(fd);
   }
 }
-
-const GATES = [
-  '    k: 5',
-  '    scu: true',
-  '    gates:',
-  "      precision: '>= 0.80'",
-  "      chr: '>= 0.75'",
-  "      under_refusal: '<= 0.05'",
-  "      over_refusal: '<= 0.10'",
-  "      scu_violations: '== 0'",
-  "      recall@5: '>= 0.85'",
-];
 
 /**
  * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a

@@ -31,10 +31,12 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** What a file's records are numbered by: a Parquet file's are rows, numbered as lines are. */
+export const recordWord = (file: string): 'row' | 'line' => (/\.parquet$/i.test(file) ? 'row' : 'line');
+
 export function formatWhere(where: Where): string {
   let s = displayPath(where.file);
-  // A Parquet file's records are rows, numbered as lines are.
-  if (where.line !== undefined && /\.parquet$/i.test(where.file)) return `${s} row ${where.line}`;
+  if (where.line !== undefined && recordWord(where.file) === 'row') return `${s} row ${where.line}`;
   if (where.line !== undefined) s += `:${where.line}`;
   if (where.line !== undefined && where.column !== undefined) s += `:${where.column}`;
   return s;

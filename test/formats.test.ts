@@ -15,6 +15,9 @@ import {
   readJsonlFile,
 } from './helpers/formats.js';
 import { runCli } from './helpers/process.js';
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import { spanFacts } from '../src/grounded-answer/openinference.js';
+import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
@@ -117,7 +120,9 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
       (suites[name]!.offenders[0] as { trace?: string; source?: unknown }) ?? {};
     expect(first('canonical').trace).toMatch(/^traces\.jsonl:\d+$/);
     expect(first('nestedA').trace).toBe(first('canonical').trace!.replace('traces.jsonl', 'traces-a.jsonl'));
-    expect(first('parquet').trace).toBe(first('canonical').trace!.replace('traces.jsonl', 'traces.parquet'));
+    expect(first('parquet').trace).toBe(
+      first('canonical').trace!.replace('traces.jsonl:', 'traces.parquet row '),
+    );
     expect(first('parquet').source).toEqual({
       file: 'gold.parquet',
       line: (first('canonical').source as { line: number }).line,
@@ -350,4 +355,189 @@ describe('the bundle reads every format as a real process', () => {
     for (const name of ['parquet', 'otlp', 'mapped'])
       expect(report.suites[name]!.metrics).toEqual(report.suites.canonical!.metrics);
   }, 60_000);
+});
+
+describe('what a review found (each failed before its fix)', () => {
+  const traces = TRACES.regressed;
+
+  it('spans of one trace in two files are one trace (a file exporter rotates between a trace’s spans)', async () => {
+    const lines = otlpLines(traces, questionOf).trimEnd().split('\n');
+    // Each export split in two: its spans but the root in one file, the root in the next.
+    const children: string[] = [];
+    const roots: string[] = [];
+    for (const l of lines) {
+      const doc = JSON.parse(l) as {
+        resourceSpans: { scopeSpans: { spans: { parentSpanId?: string }[] }[] }[];
+      };
+      const spans = doc.resourceSpans[0]!.scopeSpans[0]!.spans;
+      const part = (keep: (s: { parentSpanId?: string }) => boolean) =>
+        JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: spans.filter(keep) }] }] });
+      children.push(part((s) => s.parentSpanId !== undefined));
+      roots.push(part((s) => s.parentSpanId === undefined));
+    }
+    const suites = await scored(
+      {
+        'gold.jsonl': jsonl(GOLD),
+        'traces.jsonl': jsonl(traces),
+        'a.otlp.jsonl': children.join('\n') + '\n',
+        'b.otlp.jsonl': roots.join('\n') + '\n',
+      },
+      {
+        canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+        split: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: '*.otlp.jsonl',
+          format: 'openinference',
+          openinference: { qid: 'metadata.qid' },
+        },
+      },
+    );
+    expect(suites.split!.counts).toEqual(suites.canonical!.counts);
+    expect(suites.split!.metrics).toEqual(suites.canonical!.metrics);
+  });
+
+  it('a parentSpanId cycle is a one-line error, not a crash', async () => {
+    const span = (id: string, parent: string) => ({
+      traceId: 't1',
+      spanId: id,
+      parentSpanId: parent,
+      name: id,
+      startTimeUnixNano: '1',
+      endTimeUnixNano: '2',
+      attributes: [],
+    });
+    const line = JSON.stringify({
+      resourceSpans: [{ scopeSpans: [{ spans: [span('a', 'b'), span('b', 'a')] }] }],
+    });
+    expect(
+      await errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'o.jsonl': line + '\n' },
+        { ...QA, gold: 'gold.jsonl', traces: 'o.jsonl', format: 'openinference' },
+      ),
+    ).toBe(
+      'o.jsonl:1: trace "t1" has no root span: every span\'s parentSpanId names another span of the trace (a cycle); expected one span without a parent',
+    );
+  });
+
+  it('a duplicate attributes list is read as JSON.parse reads it (the last one)', () => {
+    const scan = otlpScanner(undefined);
+    const line = Buffer.from(
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"retrieval.documents.0.document.id","value":{"stringValue":"d1"}}],"attributes":[]}]}]}]}',
+    );
+    expect(scan(line, 0, line.length, 1)).toBeUndefined(); // left to JSON.parse
+    expect(spanFacts(JSON.parse(line.toString()), 'o', 1, undefined)[0]!.documents).toEqual([]);
+  });
+
+  it('a mapped place read both by key and by index is left to JSON.parse, which reads the member "1"', async () => {
+    const fields = { '/answer_json': '/r', '/ts': '/r/1' };
+    const mapped = traces.map((t) => ({
+      qid: t.qid,
+      retrieved_ids: t.retrieved_ids,
+      r: { ...t.answer_json, 1: t.ts },
+    }));
+    const suites = await scored(
+      { 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(traces), 'm.jsonl': jsonl(mapped) },
+      {
+        canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+        mapped: { ...QA, gold: 'gold.jsonl', traces: 'm.jsonl', fields: { traces: fields } },
+      },
+    );
+    expect(suites.mapped!.metrics).toEqual(suites.canonical!.metrics);
+  });
+
+  it('Parquet: a timestamp out of range names its row; a file claiming too many rows a byte is refused', async () => {
+    const ts = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'ts', data: [10n ** 17n], type: 'TIMESTAMP' },
+          { name: 'qid', data: ['FM001'], type: 'STRING' },
+        ],
+      }),
+    );
+    const suite = { ...QA, gold: 'gold.jsonl', traces: 'traces.parquet' };
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'traces.parquet': ts }, suite)).toMatch(
+      /^traces\.parquet row 1: cannot read a value \(Invalid time value\); expected dates JavaScript can hold$/,
+    );
+    const n = 200_000;
+    const bomb = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'qid', data: Array<string>(n).fill('FM001'), type: 'STRING' },
+          { name: 'question', data: Array<string>(n).fill('q'), type: 'STRING' },
+        ],
+      }),
+    );
+    expect(
+      await errorOf(
+        { 'gold.parquet': bomb, 'traces.jsonl': jsonl(traces) },
+        { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
+      ),
+    ).toBe(
+      `gold.parquet: declares ${n} rows in ${bomb.length} bytes; expected at most 64 rows a byte (a file of this many rows would be larger)`,
+    );
+  });
+
+  it('Parquet duplicates name rows; openinference: without format: openinference is refused', async () => {
+    const gold = GOLD.map((g, i) => (i === 4 ? { ...g, qid: GOLD[1]!.qid } : g));
+    expect(
+      await errorOf(
+        { 'gold.parquet': parquetGold(gold), 'traces.jsonl': jsonl(traces) },
+        { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
+      ),
+    ).toBe(
+      `gold.parquet row 5: duplicate qid "${GOLD[1]!.qid}" (first defined at row 2); expected unique qids`,
+    );
+    const dir = tmpTree({
+      'gates.yaml':
+        'version: 1\nsuites:\n  s:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    openinference: { qid: metadata.qid }\n',
+    });
+    const r = runCli(['check', '-c', 'gates.yaml'], dir);
+    expect([r.status, r.stderr.trim()]).toEqual([
+      2,
+      'groundgate: gates.yaml:7:5: suite "s": openinference: applies to OpenInference spans only; expected format: openinference with it, or no openinference',
+    ]);
+  });
+
+  it('freeze locks mapped gold by its mapped qids, so check --release accepts it', () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(GOLD.map((g, i) => ({ id: `row${i}`, ...nestedA.gold(g) }))),
+      'traces.jsonl': jsonl(traces),
+    });
+    const suites = {
+      qa: {
+        ...QA,
+        gold: 'gold.jsonl',
+        traces: 'traces.jsonl',
+        lock: 'gold.lock.json',
+        fields: { gold: nestedA.goldFields },
+      },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    expect(runCli(['freeze'], dir).status).toBe(0);
+    const lock = JSON.parse(readFileSync(path.join(dir, 'gold.lock.json'), 'utf8')) as { items: number };
+    expect(lock.items).toBe(GOLD.length);
+    expect(runCli(['verify'], dir).status).toBe(0);
+    const r = runCli(['check', '--release'], dir);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+  });
+
+  it('stability offenders read Parquet gold once for all of them', async () => {
+    // Every other run refuses: each question's refusals disagree, and every question is an offender.
+    const runs = readJsonlFile<Record<string, unknown>>('examples/stability/runs.jsonl').map((r, i) =>
+      i % 2 ? { ...r, answer_json: { claim: 'not in context', citations: [] } } : r,
+    );
+    const gold = readJsonlFile<GoldLine>('examples/stability/gold.jsonl');
+    const suites = await scored(
+      { 'gold.jsonl': jsonl(gold), 'gold.parquet': parquetGold(gold), 'runs.jsonl': jsonl(runs) },
+      {
+        canonical: { kind: 'stability', gold: 'gold.jsonl', runs: 'runs.jsonl' },
+        parquet: { kind: 'stability', gold: 'gold.parquet', runs: 'runs.jsonl' },
+      },
+    );
+    const offenders = (name: string) =>
+      suites[name]!.offenders.map((o) => [o.id, (o.fields as Record<string, unknown> | undefined)?.question]);
+    expect(offenders('canonical').length).toBeGreaterThan(0);
+    expect(offenders('parquet')).toEqual(offenders('canonical'));
+  });
 });

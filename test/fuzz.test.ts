@@ -244,7 +244,7 @@ describe('loader fuzzing (seeded)', () => {
     const scan = otlpScanner('llm.model_name');
     const fromBytes = (line: string) => {
       const b = Buffer.from(line);
-      return scan(b, 0, b.length, 1);
+      return scan(b, 0, b.length, 1, 'o.jsonl');
     };
     const fromParse = (line: string) => {
       try {

@@ -3,6 +3,9 @@ import { loadConfig } from '../config/load.js';
 import { displayPath, UsageError } from '../errors.js';
 import { UNCONFINED } from '../io/confine.js';
 import { digestGold } from '../gold/digest-files.js';
+import type { GoldDigest } from '../gold/digest.js';
+import { loadGold } from '../grounded-answer/load.js';
+import type { FieldMap } from '../io/field-map.js';
 import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '../gold/lock.js';
 import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
@@ -23,6 +26,16 @@ function parse(argv: readonly string[], usage: string) {
     suites: values.suite ?? [],
     scope: values['allow-outside-workspace'] ? UNCONFINED : undefined,
   };
+}
+
+/**
+ * The digest `check` makes of a suite's gold set: with a `fields:` mapping, items are named by their mapped
+ * qid, as check names them (the file's own id fields may be other ids, or none).
+ */
+async function suiteGoldDigest(suite: LoadedSuite, gold: readonly string[]): Promise<GoldDigest> {
+  const fields = (suite.config as { fields?: { gold?: FieldMap } }).fields?.gold;
+  if (!fields || Object.keys(fields).length === 0) return digestGold(gold);
+  return (await loadGold(gold, { fields })).digest!;
 }
 
 /** The suites whose kind has a lockable gold set, with their gold files and lock path. */
@@ -55,7 +68,7 @@ export const freezeCommand: Command = {
   async run(argv, io: CliIo) {
     const args = parse(argv, FREEZE_USAGE);
     for (const { suite, gold, lock } of await goldSuites(args)) {
-      const digest = await digestGold(gold);
+      const digest = await suiteGoldDigest(suite, gold);
       const previous = readLock(lock.file);
       // An unchanged gold set keeps its lock as it is, date included: freezing again is not a new sign-off.
       const day = previous?.sha256 === digest.sha256 ? previous.frozen : today(io.env);
@@ -92,7 +105,7 @@ export const verifyCommand: Command = {
         );
         continue;
       }
-      const digest = await digestGold(gold);
+      const digest = await suiteGoldDigest(suite, gold);
       if (digest.sha256 === locked.sha256) {
         io.stdout(
           `${suite.name}: ${goldName} matches ${path.basename(lock.file)} (${locked.items} items, frozen ${locked.frozen})\n`,

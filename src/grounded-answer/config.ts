@@ -70,6 +70,20 @@ export const inputSettings = {
     .optional(),
 };
 
+/** `openinference:` says how to read spans: without `format: openinference` it would be ignored. */
+export function checkInputSettings(
+  config: { format: string; openinference?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.openinference !== undefined && config.format !== 'openinference')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['openinference'],
+      message:
+        'applies to OpenInference spans only; expected format: openinference with it, or no openinference',
+    });
+}
+
 /** `fields:` of a suite whose inputs have these contracts: per input, canonical pointer → the user's pointer. */
 export function fieldsSchema<K extends string>(inputs: Record<K, Shape>) {
   const members = Object.fromEntries(

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { InputError, preview, type Where } from '../errors.js';
+import { formatWhere, InputError, preview, recordWord, type Where } from '../errors.js';
 import { HELPER_LIMITS } from '../engine-thread.js';
 import { digestOf, GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { digestGold } from '../gold/digest-files.js';
@@ -29,7 +29,7 @@ import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions, labelsOf, passed } from './judge.js';
 import type { Label } from './labels.js';
-import { newRunTable, replaces, type RunTable } from './runs.js';
+import { newRunTable, offer, type RunTable } from './runs.js';
 import { scanRuns, timestamp, type Scan } from './scan.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import type { ScoreOptions } from './score.js';
@@ -128,7 +128,7 @@ function checkGoldItem(
   const firstRow = seen.get(g.qid);
   if (firstRow !== undefined) {
     const first = items[firstRow]!.source;
-    const at = first.file === where.file ? `line ${first.line}` : `${first.file}:${first.line}`;
+    const at = first.file === where.file ? `${recordWord(first.file)} ${first.line}` : formatWhere(first);
     throw new InputError(
       where,
       `duplicate qid ${JSON.stringify(g.qid)} (first defined at ${at}); expected unique qids`,
@@ -326,31 +326,21 @@ export async function judgeRecords(
   let lines = 0;
   let known = 0;
   let index = 0;
-  for (const [fileIndex, file] of files.entries()) {
-    for await (const { line, value } of traceRecords(file, input)) {
-      const t = checker.check(value, file, line);
-      const time = timestamp(t.ts, file, line);
-      lines++;
-      const qid = byQuestion ? (byQuestion.get(t.qid) ?? t.qid) : t.qid;
-      const row = rows.get(qid);
-      const at = index++;
-      if (row === undefined) {
-        unknown.set(qid, (unknown.get(qid) ?? 0) + 1);
-        continue;
-      }
-      known++;
-      if (
-        table.present[row] &&
-        !replaces(time, fileIndex, at, table.ts[row]!, table.chunk[row]!, table.offset[row]!)
-      )
-        continue;
-      table.present[row] = 1;
-      table.ts[row] = time;
-      table.chunk[row] = fileIndex;
-      table.line[row] = line;
-      table.offset[row] = at;
-      winners[row] = byQuestion ? { ...t, qid } : t;
+  const fileIndex = new Map(files.map((f, i) => [f, i]));
+  for await (const { file, line, value } of traceRecords(files, input)) {
+    const t = checker.check(value, file, line);
+    const time = timestamp(t.ts, file, line);
+    lines++;
+    const qid = byQuestion ? (byQuestion.get(t.qid) ?? t.qid) : t.qid;
+    const row = rows.get(qid);
+    const at = index++;
+    if (row === undefined) {
+      unknown.set(qid, (unknown.get(qid) ?? 0) + 1);
+      continue;
     }
+    known++;
+    if (offer(table, row, { ts: time, chunk: fileIndex.get(file)!, offset: at, line, length: 0 }))
+      winners[row] = byQuestion ? { ...t, qid } : t;
   }
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
   let count = 0;
@@ -424,18 +414,14 @@ function foldScans(
         continue;
       }
       known += s.count[slot]!;
-      const [ts, chunk, offset] = [s.ts[slot]!, s.chunk[slot]!, s.offset[slot]!];
-      if (
-        table.present[row] &&
-        !replaces(ts, chunk, offset, table.ts[row]!, table.chunk[row]!, table.offset[row]!)
-      )
-        continue;
-      table.present[row] = 1;
-      table.ts[row] = ts;
-      table.chunk[row] = chunk;
-      table.line[row] = lineBase[chunk]! + s.line[slot]!;
-      table.offset[row] = offset;
-      table.length[row] = s.length[slot]!;
+      const chunk = s.chunk[slot]!;
+      offer(table, row, {
+        ts: s.ts[slot]!,
+        chunk,
+        offset: s.offset[slot]!,
+        line: lineBase[chunk]! + s.line[slot]!,
+        length: s.length[slot]!,
+      });
     }
   }
   return { table, lines, known, unknown };

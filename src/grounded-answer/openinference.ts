@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { InputError, ioError, preview } from '../errors.js';
-import { skipSpace, skipValue } from '../io/json-scan.js';
+import { MAX_DEPTH, skipSpace, skipValue } from '../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord } from '../io/jsonl.js';
 import { nanosToMs, otlpScanner, type SpanFacts } from './otlp-scan.js';
 
@@ -27,11 +27,21 @@ export interface OpenInferenceOptions {
   qid: string;
 }
 
-/** Reads the spans of `file` and yields one trace record per traceId, in order of its root span's line. */
+/** A trace record and the file its root span is in. */
+export interface TraceRecord {
+  file: string;
+  line: number;
+  value: unknown;
+}
+
+/**
+ * Reads the spans of every file (one input: a trace's spans may be in several, as a file exporter rotates)
+ * and yields one trace record per traceId, in the order of each trace's first span.
+ */
 export async function* readOpenInference(
-  file: string,
+  files: readonly string[],
   options: OpenInferenceOptions,
-): AsyncGenerator<JsonlRecord> {
+): AsyncGenerator<TraceRecord> {
   const traces = new Map<string, SpanFacts[]>();
   const add = (s: SpanFacts) => {
     const list = traces.get(s.traceId);
@@ -40,29 +50,29 @@ export async function* readOpenInference(
   };
   const qidAttribute =
     options.qid.startsWith('metadata.') || options.qid === 'input.value' ? undefined : options.qid;
-  if (/\.json$/i.test(file)) {
-    for await (const { line, value } of spanDocuments(file))
-      for (const raw of spansOf(value, file, line)) add(toFacts(raw, file, line, qidAttribute));
-  } else {
+  for (const file of files) {
+    if (/\.json$/i.test(file)) {
+      for await (const { line, value } of spanDocuments(file))
+        for (const s of spanFacts(value, file, line, qidAttribute)) add(s);
+      continue;
+    }
     const scan = otlpScanner(qidAttribute);
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
         if (batch.blank(i)) continue;
         const line = batch.line(i);
-        const fast = scan(batch.buf, batch.start(i), batch.end(i), line);
+        const fast = scan(batch.buf, batch.start(i), batch.end(i), line, file);
         if (fast) {
           for (const s of fast) add(s);
           continue;
         }
         const text = batch.text(i);
         if (isBlank(text)) continue;
-        const value = parseJsonLine(file, line, text);
-        for (const s of spanFacts(value, file, line, qidAttribute)) add(s);
+        for (const s of spanFacts(parseJsonLine(file, line, text), file, line, qidAttribute)) add(s);
       }
     }
   }
-  // A trace is placed by its first span's line: the order the pipeline wrote them in.
-  for (const spans of traces.values()) yield assemble(spans, file, options);
+  for (const spans of traces.values()) yield assemble(spans, options);
 }
 
 /** The JSON values spans come in, with the line each starts on. */
@@ -198,6 +208,7 @@ function toFacts(
     end: time(raw.endTimeUnixNano ?? raw.end_time, 'end', raw, file, line),
     documents,
     line,
+    file,
   };
   for (const [fact, key] of [
     ['input', 'input.value'],
@@ -210,31 +221,41 @@ function toFacts(
 }
 
 /** An OTLP AnyValue as a plain value. */
-function anyValue(v: unknown): unknown {
+function anyValue(v: unknown, depth = 0): unknown {
   if (!isObject(v)) return v;
+  // Deeper values are no attribute OpenInference defines: left out, rather than recursed into without end.
+  if (depth > MAX_DEPTH) return undefined;
   if ('stringValue' in v) return v.stringValue;
   if ('boolValue' in v) return v.boolValue;
   if ('intValue' in v) return Number(v.intValue);
   if ('doubleValue' in v) return Number(v.doubleValue);
   if ('arrayValue' in v)
     return isObject(v.arrayValue) && Array.isArray(v.arrayValue.values)
-      ? v.arrayValue.values.map(anyValue)
+      ? v.arrayValue.values.map((x) => anyValue(x, depth + 1))
       : [];
   if ('kvlistValue' in v) {
     const out: Record<string, unknown> = {};
     const values = isObject(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : [];
-    for (const kv of values) if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+    for (const kv of values)
+      if (isObject(kv) && typeof kv.key === 'string')
+        Object.defineProperty(out, kv.key, {
+          value: anyValue(kv.value, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     return out;
   }
   return undefined;
 }
 
 /** Phoenix's nested attributes as OpenInference's flat keys: retrieval.documents.0.document.id. */
-function flatten(v: unknown, prefix: string, out: Map<string, unknown>): void {
+function flatten(v: unknown, prefix: string, out: Map<string, unknown>, depth = 0): void {
+  if (depth > MAX_DEPTH) return; // no attribute OpenInference defines is this deep
   if (isObject(v) && !(prefix === 'metadata')) {
-    for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out);
+    for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out, depth + 1);
   } else if (Array.isArray(v) && v.some((x) => isObject(x))) {
-    v.forEach((x, i) => flatten(x, `${prefix}.${i}`, out));
+    v.forEach((x, i) => flatten(x, `${prefix}.${i}`, out, depth + 1));
   } else {
     out.set(prefix, v);
   }
@@ -263,12 +284,17 @@ function parsedOrText(v: unknown): unknown {
   }
 }
 
-function assemble(spans: SpanFacts[], file: string, options: OpenInferenceOptions): JsonlRecord {
+function assemble(spans: SpanFacts[], options: OpenInferenceOptions): TraceRecord {
   const ids = new Set(spans.map((s) => s.spanId));
   const roots = spans.filter((s) => s.parentId === undefined || !ids.has(s.parentId));
   const byStart = (a: SpanFacts, b: SpanFacts) => a.start - b.start || a.line - b.line;
-  const root = roots.sort(byStart)[0]!;
-  const where = { file, line: root.line };
+  const root = roots.sort(byStart)[0];
+  if (!root)
+    throw new InputError(
+      { file: spans[0]!.file, line: spans[0]!.line },
+      `trace ${preview(spans[0]!.traceId)} has no root span: every span's parentSpanId names another span of the trace (a cycle); expected one span without a parent`,
+    );
+  const where = { file: root.file, line: root.line };
   const traceId = root.traceId;
 
   const retrieved: unknown[] = [];
@@ -310,5 +336,5 @@ function assemble(spans: SpanFacts[], file: string, options: OpenInferenceOption
       `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${id === undefined ? 'no' : `a non-string (${preview(id)})`} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
     );
   record.qid = id;
-  return { line: root.line, value: record };
+  return { file: root.file, line: root.line, value: record };
 }

@@ -32,6 +32,7 @@ export interface SpanFacts {
   /** retrieval.documents.N.document.id by N. */
   documents: unknown[];
   line: number;
+  file: string;
 }
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
@@ -95,6 +96,9 @@ interface State {
   valueAt: number;
   valueEnd: number;
   line: number;
+  file: string;
+  /** Set when a member the reader collects appears twice in one object: JSON.parse keeps the last, this refuses. */
+  repeated: boolean;
 }
 
 /**
@@ -103,7 +107,7 @@ interface State {
  */
 export function otlpScanner(qidAttribute: string | undefined) {
   const attrs = wanted(qidAttribute);
-  const fresh = (line: number): SpanFacts => ({
+  const fresh = (line: number, file: string): SpanFacts => ({
     traceId: '',
     spanId: '',
     parentId: undefined,
@@ -113,6 +117,7 @@ export function otlpScanner(qidAttribute: string | undefined) {
     end: NaN,
     documents: [],
     line,
+    file,
   });
 
   /**
@@ -162,9 +167,9 @@ export function otlpScanner(qidAttribute: string | undefined) {
     if (close < 0 || s.keyAt < 0) return close;
     const k0 = s.keyAt + 1;
     const len = s.keyEnd - 1 - k0;
-    let fact: keyof SpanFacts | undefined;
+    const facts: (keyof SpanFacts)[] = [];
     for (const [name, f] of attrs)
-      if (len === name.length && b.compare(name, 0, len, k0, k0 + len) === 0) fact = f;
+      if (len === name.length && b.compare(name, 0, len, k0, k0 + len) === 0) facts.push(f);
     let doc = -1;
     if (
       len > DOCS.length + DOC_ID.length &&
@@ -174,23 +179,29 @@ export function otlpScanner(qidAttribute: string | undefined) {
       const digits = b.toString('latin1', k0 + DOCS.length, s.keyEnd - 1 - DOC_ID.length);
       if (/^\d{1,5}$/.test(digits)) doc = Number(digits);
     }
-    if (fact === undefined && doc < 0) return close;
+    if (facts.length === 0 && doc < 0) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
     if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
     const value = anyValue(b, s.valueAt, s.valueEnd);
     if (value === REFUSED) return -1;
-    if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
-    else if (fact !== undefined) (s.span as unknown as Record<string, unknown>)[fact] = value;
+    for (const fact of facts) {
+      if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
+      else (s.span as unknown as Record<string, unknown>)[fact] = value;
+    }
     if (doc >= 0) s.span.documents[doc] = value;
     return close;
   };
 
   const span = (b: Buffer, i: number, e: number, s: State): number => {
-    s.span = fresh(s.line);
+    s.span = fresh(s.line, s.file);
     s.startAt = s.endAt = -1;
+    let attributes = false;
     const close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
-      if (keyIs(b, k, ATTRIBUTES))
+      if (keyIs(b, k, ATTRIBUTES)) {
+        if (attributes) s.repeated = true;
+        attributes = true;
         return b[v] === 0x5b ? skipArray(b, v, e, 4, (b, j, e) => attribute(b as Buffer, j, e, s)) : -1;
+      }
       if (keyIs(b, k, TRACE_ID) || keyIs(b, k, SPAN_ID) || keyIs(b, k, PARENT_SPAN_ID) || keyIs(b, k, NAME)) {
         const end = skipString(b, v, e);
         if (end < 0) return -1;
@@ -222,19 +233,21 @@ export function otlpScanner(qidAttribute: string | undefined) {
 
   const list =
     (key: Buffer, element: (b: Buffer, i: number, e: number, s: State) => number, depth: number) =>
-    (b: Buffer, i: number, e: number, s: State): number =>
-      scanMembers(b, i, e, s, (b, k, v, e, s) =>
-        keyIs(b, k, key)
-          ? b[v] === 0x5b
-            ? skipArray(b, v, e, depth, (b, j, e) => element(b as Buffer, j, e, s))
-            : -1
-          : skipValue(b, v, e, depth),
-      );
+    (b: Buffer, i: number, e: number, s: State): number => {
+      let seen = false;
+      return scanMembers(b, i, e, s, (b, k, v, e, s) => {
+        if (!keyIs(b, k, key)) return skipValue(b, v, e, depth);
+        if (seen) s.repeated = true;
+        seen = true;
+        return b[v] === 0x5b ? skipArray(b, v, e, depth, (b, j, e) => element(b as Buffer, j, e, s)) : -1;
+      });
+    };
   const scope = list(SPANS, span, 3);
   const resource = list(SCOPE_SPANS, scope, 2);
   const state: State = {
     spans: [],
-    span: fresh(0),
+    span: fresh(0, ''),
+    file: '',
     startAt: -1,
     startEnd: -1,
     endAt: -1,
@@ -244,17 +257,22 @@ export function otlpScanner(qidAttribute: string | undefined) {
     valueAt: -1,
     valueEnd: -1,
     line: 0,
+    repeated: false,
   };
   let sawResourceSpans = false;
   const top = (b: Buffer, k: number, v: number, e: number, s: State): number => {
     if (!keyIs(b, k, RESOURCE_SPANS)) return skipValue(b, v, e, 1);
+    if (sawResourceSpans) s.repeated = true;
     sawResourceSpans = true;
     return b[v] === 0x5b ? skipArray(b, v, e, 1, (b, j, e) => resource(b as Buffer, j, e, s)) : -1;
   };
-  return (b: Buffer, start: number, end: number, line: number): SpanFacts[] | undefined => {
+  return (b: Buffer, start: number, end: number, line: number, file = ''): SpanFacts[] | undefined => {
     state.spans = [];
     state.line = line;
+    state.file = file;
+    state.repeated = false;
     sawResourceSpans = false;
-    return scanLineObject(b, start, end, state, top) && sawResourceSpans ? state.spans : undefined;
+    const ok = scanLineObject(b, start, end, state, top);
+    return ok && sawResourceSpans && !state.repeated ? state.spans : undefined;
   };
 }

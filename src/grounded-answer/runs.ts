@@ -56,3 +56,23 @@ export function replaces(
   if (!none && ts !== keptTs) return ts > keptTs;
   return chunk !== keptChunk ? chunk > keptChunk : offset > keptOffset;
 }
+
+/** Makes the run at (chunk, offset) item `row`'s if it replaces the one kept (see replaces); true if it did. */
+export function offer(
+  table: RunTable,
+  row: number,
+  run: { ts: number; chunk: number; offset: number; line: number; length: number },
+): boolean {
+  if (
+    table.present[row] &&
+    !replaces(run.ts, run.chunk, run.offset, table.ts[row]!, table.chunk[row]!, table.offset[row]!)
+  )
+    return false;
+  table.present[row] = 1;
+  table.ts[row] = run.ts;
+  table.chunk[row] = run.chunk;
+  table.line[row] = run.line;
+  table.offset[row] = run.offset;
+  table.length[row] = run.length;
+  return true;
+}

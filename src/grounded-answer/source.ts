@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { FieldMap } from '../io/field-map.js';
-import type { JsonlRecord } from '../io/jsonl.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf } from '../io/records.js';
 import type { inputSettings } from './config.js';
-import { readOpenInference } from './openinference.js';
+import { readOpenInference, type TraceRecord } from './openinference.js';
 
 /** How a suite's traces are read: their format and `fields:` mapping (plain data: it crosses to workers). */
 export interface TraceInput {
@@ -35,7 +34,18 @@ export function traceInput(config: {
 export const readsRecords = (files: readonly string[], input: TraceInput): boolean =>
   input.format === 'openinference' || files.some(isParquet);
 
-/** The trace records of one file, not yet mapped or checked. */
-export function traceRecords(file: string, input: TraceInput): AsyncGenerator<JsonlRecord> {
-  return input.format === 'openinference' ? readOpenInference(file, { qid: input.qid }) : readRecordsOf(file);
+/**
+ * The trace records of `files`, not yet mapped or checked, each with its file: OpenInference spans are
+ * assembled across all the files (one trace may be in several), other formats read file by file.
+ */
+export async function* traceRecords(
+  files: readonly string[],
+  input: TraceInput,
+): AsyncGenerator<TraceRecord> {
+  if (input.format === 'openinference') {
+    yield* readOpenInference(files, { qid: input.qid });
+    return;
+  }
+  for (const file of files)
+    for await (const r of readRecordsOf(file)) yield { file, line: r.line, value: r.value };
 }

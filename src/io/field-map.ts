@@ -109,7 +109,8 @@ export class CompiledFieldMap {
   private describe(issue: z.core.$ZodIssue, what: string): string {
     const at = this.userPointer(issue.path);
     const field = formatPath(issue.path);
-    const place = at === formatPointer(issue.path.map(String)) ? at : `${at} (${field})`;
+    const shown = at === '' ? '"" (the whole record)' : at;
+    const place = at === formatPointer(issue.path.map(String)) ? shown : `${shown} (${field})`;
     const message = issue.message.replace(/^Invalid (?:input|option): /, '');
     if (issue.code === 'invalid_type' && /received undefined$/.test(message))
       return `${place}: missing; ${message.replace(/, received undefined$/, '')} (${what})`;

@@ -16,9 +16,10 @@ async function fileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close():
     buffer: {
       byteLength: size,
       async slice(start, end = size) {
-        const out = Buffer.allocUnsafe(end - start);
+        // A buffer of its own (not a slice of Node's pool), so its ArrayBuffer is handed over uncopied.
+        const out = new Uint8Array(end - start);
         await handle.read(out, 0, out.length, start);
-        return out.buffer.slice(out.byteOffset, out.byteOffset + out.length) as ArrayBuffer;
+        return out.buffer;
       },
     },
     close: () => handle.close(),
@@ -36,6 +37,15 @@ async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaDa
   }
 }
 
+/** Rows are decoded this many at a time, so that memory does not follow a row group's size. */
+const WINDOW_ROWS = 16_384;
+/**
+ * A file claiming more rows per byte is refused before decoding: repeated values compress to almost
+ * nothing, and a few kilobytes could otherwise decode into gigabytes. A gold set's unique qids alone take
+ * more than a byte a row.
+ */
+const MAX_ROWS_PER_BYTE = 64;
+
 /**
  * Rows `[start, end)` (0-based), or only `rows` (numbered from 1), as records numbered from 1; undefined
  * `end` reads to the last row.
@@ -48,6 +58,11 @@ export async function* readParquet(
   try {
     const metadata = await metadataOf(file, buffer);
     const rows = Number(metadata.num_rows);
+    if (rows > MAX_ROWS_PER_BYTE * buffer.byteLength)
+      throw new InputError(
+        { file },
+        `declares ${rows} rows in ${buffer.byteLength} bytes; expected at most ${MAX_ROWS_PER_BYTE} rows a byte (a file of this many rows would be larger)`,
+      );
     const last = Math.min(range.end ?? rows, rows);
     let groupStart = 0;
     for (const group of metadata.row_groups) {
@@ -60,21 +75,31 @@ export async function* readParquet(
         if (wanted.length === 0) to = from;
         else [from, to] = [Math.min(...wanted) - 1, Math.max(...wanted)];
       }
-      // A row group is decoded whole whatever part of it is asked for: each is read once, in one call.
-      if (from < to) {
+      for (let at = from; at < to; at += WINDOW_ROWS) {
+        const end = Math.min(at + WINDOW_ROWS, to);
         let objects: Record<string, unknown>[];
         try {
-          objects = await parquetReadObjects({ file: buffer, metadata, rowStart: from, rowEnd: to });
+          objects = await parquetReadObjects({ file: buffer, metadata, rowStart: at, rowEnd: end });
         } catch (err) {
           throw new InputError(
-            { file, line: from + 1 },
-            `cannot decode rows ${from + 1}–${to} (${(err as Error).message}); expected a Parquet file compressed with snappy or not at all`,
+            { file, line: at + 1 },
+            `cannot decode rows ${at + 1}–${end} (${(err as Error).message}); expected a Parquet file compressed with snappy or not at all`,
           );
         }
         for (let i = 0; i < objects.length; i++) {
-          if (!range.rows || range.rows.has(from + i + 1))
-            yield { line: from + i + 1, value: plain(objects[i]) };
+          const line = at + i + 1;
+          if (range.rows && !range.rows.has(line)) continue;
+          let value: unknown;
+          try {
+            value = plain(objects[i]);
+          } catch (err) {
+            throw new InputError(
+              { file, line },
+              `cannot read a value (${(err as Error).message}); expected dates JavaScript can hold`,
+            );
+          }
           objects[i] = undefined!;
+          yield { line, value };
         }
       }
       groupStart = groupEnd;
@@ -86,19 +111,24 @@ export async function* readParquet(
 
 /**
  * A row's values as JSON.parse would give them, so a row checks and digests as the same JSON line would
- * (null members left out): 64-bit integers (BigInt) become numbers, timestamps ISO-8601 strings, byte arrays that are not text
- * base64 strings.
+ * (null members left out): 64-bit integers (BigInt) become numbers, timestamps ISO-8601 strings, byte arrays
+ * that are not text base64 strings. The row is hyparquet's, made for this call: it is changed in place.
  */
 function plain(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
+  if (typeof v !== 'object' || v === null) return v;
   if (v instanceof Date) return v.toISOString();
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-  if (Array.isArray(v)) return v.map(plain);
-  if (typeof v === 'object' && v !== null) {
-    const out: Record<string, unknown> = {};
-    // Parquet has no absent value, only null: a null column or struct field is an absent member.
-    for (const [k, x] of Object.entries(v)) if (x !== undefined && x !== null) out[k] = plain(x);
-    return out;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = plain(v[i]);
+    return v;
   }
-  return v;
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const x = o[k];
+    // Parquet has no absent value, only null: a null column or struct field is an absent member.
+    if (x === null || x === undefined) delete o[k];
+    else if (typeof x === 'object' || typeof x === 'bigint') o[k] = plain(x);
+  }
+  return o;
 }

@@ -298,7 +298,10 @@ export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}
   // Slots under each place, and whether any place is both a value and a container (left to JSON.parse).
   const gather = (p: Place): number[] => {
     const inner = [...p.members, ...p.elements.values()].flatMap(gather);
+    // A value that is also a container, or a container read both by key and by index (an object may have
+    // a member "1"): left to JSON.parse.
     if (p.slots.length > 0 && inner.length > 0) usable = false;
+    if (p.keys.length > 0 && p.elements.size > 0) usable = false;
     p.under = [...p.slots, ...inner];
     return p.under;
   };
@@ -349,9 +352,7 @@ export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}
   const reader = (p: Place, depth: number): Read => {
     if (p.slots.length > 0) return leaf(p);
     const c = compile(p, depth);
-    if (p.elements.size === 0) return c.object;
-    if (p.keys.length === 0) return c.array;
-    return (b, v, e, f) => (b[v] === 0x5b ? c.array(b, v, e, f) : c.object(b, v, e, f));
+    return p.elements.size === 0 ? c.object : c.array;
   };
   const top = compile(root, 1);
   const all = root.under;

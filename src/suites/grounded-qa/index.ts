@@ -1,3 +1,4 @@
+import { recordWord } from '../../errors.js';
 import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
@@ -18,7 +19,13 @@ import type { Label } from '../../grounded-answer/labels.js';
 import { judgeRecords, loadGold, startJudging, type RunsLoad } from '../../grounded-answer/load.js';
 import { readsRecords, traceInput } from '../../grounded-answer/source.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
-import { answerSettings, fieldsSchema, inputSettings, scuRules } from '../../grounded-answer/config.js';
+import {
+  answerSettings,
+  checkInputSettings,
+  fieldsSchema,
+  inputSettings,
+  scuRules,
+} from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, offendingItems } from '../../grounded-answer/score.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
@@ -81,19 +88,21 @@ export const metrics: readonly MetricSpec[] = [
   },
 ];
 
-export const configSchema = z.strictObject({
-  kind: z.literal('grounded-qa'),
-  gold: z.string().min(1),
-  traces: z.string().min(1),
-  lock: z.string().min(1).optional(),
-  refusal_token: answerSettings.refusal_token,
-  k: z.int().min(1).max(100_000).default(5),
-  scu: answerSettings.scu,
-  format: inputSettings.format,
-  openinference: inputSettings.openinference,
-  fields: fieldsSchema({ gold: goldShape, traces: traceShape }),
-  gates: gatesSchema.default({}),
-});
+export const configSchema = z
+  .strictObject({
+    kind: z.literal('grounded-qa'),
+    gold: z.string().min(1),
+    traces: z.string().min(1),
+    lock: z.string().min(1).optional(),
+    refusal_token: answerSettings.refusal_token,
+    k: z.int().min(1).max(100_000).default(5),
+    scu: answerSettings.scu,
+    format: inputSettings.format,
+    openinference: inputSettings.openinference,
+    fields: fieldsSchema({ gold: goldShape, traces: traceShape }),
+    gates: gatesSchema.default({}),
+  })
+  .superRefine(checkInputSettings);
 export type GroundedQaConfig = z.infer<typeof configSchema>;
 
 export const groundedQa: SuiteKind<GroundedQaConfig> = {
@@ -269,6 +278,10 @@ function describeItem(
     const broken = loaded.table.rule[row]!;
     if (ref && broken >= 0) fields.contradiction = loaded.rules[broken]!.contradiction;
   }
-  if (ref) fields.trace = `${relative(ref.file)}:${ref.line}`;
+  if (ref)
+    fields.trace =
+      recordWord(ref.file) === 'row'
+        ? `${relative(ref.file)} row ${ref.line}`
+        : `${relative(ref.file)}:${ref.line}`;
   return fields;
 }

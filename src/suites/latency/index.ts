@@ -3,7 +3,13 @@ import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { resolveMetric, type MetricSpec } from '../../metrics/spec.js';
-import { answerSettings, fieldsSchema, inputSettings, scuRules } from '../../grounded-answer/config.js';
+import {
+  answerSettings,
+  checkInputSettings,
+  fieldsSchema,
+  inputSettings,
+  scuRules,
+} from '../../grounded-answer/config.js';
 import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
 import { goldShape, traceShape } from '../../grounded-answer/contract.js';
 import { traceInput } from '../../grounded-answer/source.js';
@@ -68,6 +74,7 @@ export const configSchema = z
     gates: gatesSchema.default({}),
   })
   .superRefine((config, ctx) => {
+    checkInputSettings(config, ctx);
     if ((config.csv === undefined) === (config.traces === undefined)) {
       ctx.addIssue({
         code: 'custom',

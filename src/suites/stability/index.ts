@@ -4,7 +4,7 @@ import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import { answerSettings, fieldsSchema } from '../../grounded-answer/config.js';
 import { compileFieldMap, type CompiledFieldMap } from '../../io/field-map.js';
-import { recordAt } from '../../io/records.js';
+import { recordsAt } from '../../io/records.js';
 import { goldShape } from '../../grounded-answer/contract.js';
 import { loadGold } from '../../grounded-answer/load.js';
 import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
@@ -139,9 +139,7 @@ export const stability: SuiteKind<StabilityConfig> = {
         superseded_runs: loaded.superseded,
         unknown_qids: loaded.unknown.size,
       },
-      offenders: await Promise.all(
-        unstableQuestions(scored.questions).map((q) => toOffender(q, ctx.relative, goldMap)),
-      ),
+      offenders: await offendersOf(unstableQuestions(scored.questions), ctx.relative, goldMap),
       warnings,
       items: itemVerdicts(
         scored.questions,
@@ -154,13 +152,26 @@ export const stability: SuiteKind<StabilityConfig> = {
 };
 
 /** The question text stays on disk until an offender needs it. */
-async function toOffender(
-  q: QuestionScore,
+async function offendersOf(
+  questions: readonly QuestionScore[],
   relative: (file: string) => string,
   goldMap: CompiledFieldMap | undefined,
-): Promise<Offender> {
-  const record = await recordAt(q.gold.source);
-  const { question } = (goldMap ? goldMap.apply(record) : record) as { question?: unknown };
+): Promise<Offender[]> {
+  // One read for all: a Parquet gold set is decoded once, not once per question.
+  // A gold item's source is built when asked for: the records are keyed by these objects.
+  const sources = questions.map((q) => q.gold.source);
+  const records = await recordsAt(sources);
+  return questions.map((q, i) => {
+    const record = records.get(sources[i]!);
+    return toOffender(q, relative, (goldMap ? goldMap.apply(record) : record) as { question?: unknown });
+  });
+}
+
+function toOffender(
+  q: QuestionScore,
+  relative: (file: string) => string,
+  { question }: { question?: unknown },
+): Offender {
   const fields: NonNullable<Offender['fields']> = {
     question: typeof question === 'string' ? question : null,
     runs: q.runs.length,
