@@ -343,25 +343,16 @@ export async function judgeRecords(
       winners[row] = byQuestion ? { ...t, qid } : t;
   }
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  let count = 0;
   for (let row = 0; row < gold.length; row++) {
     const t = winners[row];
-    if (!t) continue;
-    count++;
-    judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
+    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
   }
   return {
-    table,
-    lines,
-    superseded: known - count,
-    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
-    rules: (options.scuRules ?? []).map((r) => r.source),
+    ...judged(table, lines, known, unknown, options),
     ref: (row) =>
       table.present[row]
         ? { file: files[table.chunk[row]!]!, line: table.line[row]!, offset: -1, length: 0 }
         : undefined,
-    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
-    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
     record: (row) => winners[row],
   };
 }
@@ -457,15 +448,26 @@ async function judgeWinners(
   for (const [file, rows] of byFile)
     await judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
 
+  return { ...judged(table, lines, known, unknown, options), ref };
+}
+
+/** What judging found, however the runs were read: lines, superseded ones, unknown qids, verdicts. */
+function judged(
+  table: RunTable,
+  lines: number,
+  /** Runs of qids in gold, the winners among them included. */
+  known: number,
+  unknown: ReadonlyMap<string, number>,
+  options: ScoreOptions,
+): Omit<RunsLoad, 'ref' | 'record'> {
   let winners = 0;
-  for (let i = 0; i < gold.length; i++) winners += table.present[i]!;
+  for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
   return {
     table,
     lines,
     superseded: known - winners,
     unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
     rules: (options.scuRules ?? []).map((r) => r.source),
-    ref,
     labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
     passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
   };
