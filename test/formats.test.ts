@@ -420,6 +420,22 @@ describe('what a review found (each failed before its fix)', () => {
     );
   });
 
+  it('attributes nested 50,000 deep are read without overflowing the stack', async () => {
+    const deep = (n: number, leaf: string) => '{"a":'.repeat(n) + leaf + '}'.repeat(n);
+    const lines = otlpLines(traces, questionOf).trimEnd().split('\n');
+    // A Phoenix span with nested attributes, and an OTLP attribute of arrays in arrays: both left out.
+    const phoenix = `{"name":"x","context":{"trace_id":"deep","span_id":"d1"},"span_kind":"TOOL","start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T00:00:01Z","attributes":{"input":{"value":"q"},"x":${deep(50_000, '1')}}}`;
+    const nested = '{"arrayValue":{"values":['.repeat(50_000) + ']}}'.repeat(50_000);
+    const otlp = lines[0]!.replace('"attributes":[', `"attributes":[{"key":"junk","value":${nested}},`);
+    const suite = { ...QA, gold: 'gold.jsonl', traces: 'o.jsonl', format: 'openinference' };
+    const r = await errorOf(
+      { 'gold.jsonl': jsonl(GOLD), 'o.jsonl': [otlp, ...lines.slice(1), phoenix].join('\n') },
+      suite,
+    );
+    // Read to the end: the Phoenix span is a trace of its own, with no answer, which is what is reported.
+    expect(r).toMatch(/^o\.jsonl:49: missing field "answer_json" \(a trace /);
+  });
+
   it('a duplicate attributes list is read as JSON.parse reads it (the last one)', () => {
     const scan = otlpScanner(undefined);
     const line = Buffer.from(
@@ -431,11 +447,10 @@ describe('what a review found (each failed before its fix)', () => {
 
   it('a mapped place read both by key and by index is left to JSON.parse, which reads the member "1"', async () => {
     const fields = { '/answer_json': '/r', '/ts': '/r/1' };
-    const mapped = traces.map((t) => ({
-      qid: t.qid,
-      retrieved_ids: t.retrieved_ids,
-      r: { ...t.answer_json, 1: t.ts },
-    }));
+    // In reverse order: only `ts`, read from /r/1, still makes the newer of FM002's two runs the one scored.
+    const mapped = traces
+      .map((t) => ({ qid: t.qid, retrieved_ids: t.retrieved_ids, r: { ...t.answer_json, 1: t.ts } }))
+      .reverse();
     const suites = await scored(
       { 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(traces), 'm.jsonl': jsonl(mapped) },
       {
