@@ -1,16 +1,9 @@
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
 import { formatWhere, InputError, preview, recordWord, type Where } from '../errors.js';
-import { HELPER_LIMITS } from '../engine-thread.js';
 import { digestOf, GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { digestGold } from '../gold/digest-files.js';
-import { ChunkQueue } from '../io/chunk-queue.js';
-import { compareCodeUnits } from '../io/files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
-import { splitLines, type Segment } from '../io/split.js';
+import type { Segment } from '../io/split.js';
+import { lineBases, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf, refOf } from '../io/records.js';
@@ -27,17 +20,17 @@ import {
 } from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
-import { judgeOptions, labelsOf, passed } from './judge.js';
+import { judgeOptions } from './judge.js';
 import type { Label } from './labels.js';
-import { newRunTable, offer, type RunTable } from './runs.js';
+import { judged, newRunTable, offer, type RunTable } from './runs.js';
 import { scanRuns, timestamp, type Scan } from './scan.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
+import { isSpanDocument } from './openinference.js';
+import { startOtlpJudging } from './otlp-judging.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
 import { judgeInto, judgeItem } from './judge.js';
 import { judgeRows } from './verdicts.js';
-import type { WorkerInput, WorkerMessage } from './worker.js';
-import { noteInvalidUtf8 } from '../io/utf8.js';
 
 /**
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
@@ -198,13 +191,6 @@ export interface Judging {
   cancel(): Promise<void>;
 }
 
-/** Traces are read in chunks of at least this size; a thread takes the next chunk when done with one. */
-const CHUNK_BYTES = 8 * 1024 * 1024;
-const CHUNKS_PER_THREAD = 8;
-/** Below this much trace input a worker does not pay for its start (about 50 ms). */
-const MIN_THREADED_BYTES = 64 * 1024 * 1024;
-const MAX_THREADS = 4;
-
 /**
  * Starts reading the traces: on a large input, worker threads start at once, while the main thread loads
  * gold, and it joins them in finish(). Threads take chunks of whole lines in order, and a qid's winning run
@@ -216,40 +202,24 @@ export function startJudging(
   options: ScoreOptions,
   goldFiles: readonly string[] = [],
 ): Judging {
-  const { threads, forced } = threadCount();
   const fields = options.traces?.fields;
-  const workerEntry = threads > 1 ? workerFile() : undefined;
-  const started = (async () => {
-    const parts = await splitLines(
-      traceFiles,
-      workerEntry ? threads * CHUNKS_PER_THREAD : 1,
-      forced ? 0 : CHUNK_BYTES,
-    );
-    const chunks = parts.flat();
-    const queue = new ChunkQueue(chunks);
-    const worthIt = forced ? chunks.length > 1 : chunks.length * CHUNK_BYTES >= MIN_THREADED_BYTES;
-    const helpers =
-      workerEntry && worthIt
-        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
-            spawn(workerEntry, { chunks, shared: queue.shared, fields }),
-          )
-        : [];
+  const started = startThreads<Scan>(traceFiles, fields ? { fields } : {}).then((t) => ({
+    ...t,
     // Gold is digested by a worker when there are workers at all (see finish).
-    const digestEntry = helpers.length > 0 && goldFiles.length > 0 ? workerEntry : undefined;
-    return { chunks, queue, helpers, digestEntry };
-  })();
+    digestEntry: goldFiles.length > 0 ? t.entry : undefined,
+  }));
   // A missing trace file is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
 
-  const stop = (helpers: readonly Helper[]) => Promise.all(helpers.map((h) => h.worker.terminate()));
-  let digester: Helper | undefined;
+  const stop = stopHelpers;
+  let digester: Helper<Scan> | undefined;
   return {
     digestsGold: started.then(
       ({ digestEntry }) => digestEntry !== undefined,
       () => false,
     ),
     async cancel() {
-      const { helpers } = await started.catch(() => ({ helpers: [] as Helper[] }));
+      const { helpers } = await started.catch(() => ({ helpers: [] as Helper<Scan>[] }));
       await stop(helpers);
     },
     async finish(gold) {
@@ -262,7 +232,7 @@ export function startJudging(
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       if (digestEntry)
-        digester = spawn(digestEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
+        digester = spawn<Scan>(digestEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
       // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
       return judgeWinners(
         foldScans(
@@ -299,8 +269,29 @@ export function judgeRuns(
   questions?: ReadonlyMap<string, string>,
 ): Promise<RunsLoad> {
   return readsRecords(files, options.traces ?? CANONICAL_TRACES)
-    ? judgeRecords(files, gold, options, questions)
+    ? startRecordJudging(files, options).finish(gold, questions)
     : startJudging(files, options).finish(gold);
+}
+
+/** Judging traces read as records (see judgeRecords), under way before gold is loaded where it can be. */
+export interface RecordJudging {
+  finish(gold: readonly GoldItem[], questions?: ReadonlyMap<string, string>): Promise<RunsLoad>;
+  /** Stops what was started: the gold set did not load. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * OpenInference spans in OTLP lines are read by threads, which start at once (see otlp-judging.ts); other
+ * records are read once gold is in.
+ */
+export function startRecordJudging(files: readonly string[], options: ScoreOptions): RecordJudging {
+  const input = options.traces ?? CANONICAL_TRACES;
+  if (input.format === 'openinference' && !files.some(isSpanDocument))
+    return startOtlpJudging(files, options, input);
+  return {
+    finish: (gold, questions) => judgeRecords(files, gold, options, questions),
+    cancel: () => Promise.resolve(),
+  };
 }
 
 /**
@@ -377,12 +368,7 @@ function foldScans(
   gold: readonly GoldItem[],
   cutoffs: number,
 ): Folded {
-  const chunkLines = new Map(scans.flatMap((s) => s.chunkLines));
-  const lineBase: number[] = [];
-  chunks.forEach((c, i) => {
-    const previous = i > 0 && chunks[i - 1]!.fileIndex === c.fileIndex;
-    lineBase[i] = previous ? lineBase[i - 1]! + (chunkLines.get(i - 1) ?? 0) : 0;
-  });
+  const lineBase = lineBases(scans, chunks);
   const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
   if (errors.length > 0) {
     const { chunk, where, detail } = errors[0]!;
@@ -449,91 +435,4 @@ async function judgeWinners(
     await judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
 
   return { ...judged(table, lines, known, unknown, options), ref };
-}
-
-/** What judging found, however the runs were read: lines, superseded ones, unknown qids, verdicts. */
-function judged(
-  table: RunTable,
-  lines: number,
-  /** Runs of qids in gold, the winners among them included. */
-  known: number,
-  unknown: ReadonlyMap<string, number>,
-  options: ScoreOptions,
-): Omit<RunsLoad, 'ref' | 'record'> {
-  let winners = 0;
-  for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
-  return {
-    table,
-    lines,
-    superseded: known - winners,
-    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
-    rules: (options.scuRules ?? []).map((r) => r.source),
-    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
-    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
-  };
-}
-
-/** GROUNDGATE_THREADS when set (and then obeyed whatever the input's size), else the machine's cores. */
-function threadCount(): { threads: number; forced: boolean } {
-  const env = process.env.GROUNDGATE_THREADS;
-  if (env === undefined || env === '')
-    return { threads: Math.min(availableParallelism(), MAX_THREADS), forced: false };
-  const n = Number(env);
-  if (!Number.isInteger(n) || n < 1 || n > 64)
-    throw new InputError(
-      undefined,
-      `GROUNDGATE_THREADS=${preview(env)}: expected a whole number from 1 to 64`,
-    );
-  return { threads: n, forced: true };
-}
-
-/**
- * The worker's bundle: dist/qa-worker/index.js beside the Action's bundle or one folder up from the CLI's,
- * or worker.js beside this module when run from tsc's output. Run from TypeScript sources (the unit tests)
- * there is none, and the main thread reads everything.
- */
-function workerFile(): string | undefined {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  return [
-    path.join(here, 'qa-worker', 'index.js'),
-    path.join(here, '..', 'qa-worker', 'index.js'),
-    path.join(here, 'worker.js'),
-  ].find((f) => existsSync(f));
-}
-
-interface Helper {
-  worker: Worker;
-  scan: Promise<Scan>;
-  /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
-  digests: Promise<Uint8Array | null>;
-}
-
-function spawn(file: string, input: WorkerInput): Helper {
-  const { Worker } = process.getBuiltinModule('node:worker_threads');
-  const worker = new Worker(file, { workerData: input, resourceLimits: HELPER_LIMITS });
-  let answer!: (scan: Scan) => void;
-  let fail!: (err: unknown) => void;
-  let digested!: (digests: Uint8Array | null) => void;
-  const scan = new Promise<Scan>((resolve, reject) => ([answer, fail] = [resolve, reject]));
-  const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
-  if (!input.gold) digested(null);
-  // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
-  const failed = (err: unknown) => {
-    fail(err);
-    digested(null);
-  };
-  worker.on('message', (m: WorkerMessage) => {
-    if ('scan' in m) {
-      for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
-      answer(m.scan);
-    } else if ('digests' in m) digested(m.digests);
-    else failed(new Error(`grounded-qa worker failed: ${m.internal}`));
-  });
-  worker.once('error', failed);
-  worker.once('exit', (code) =>
-    failed(new Error(`grounded-qa worker exited with code ${code} before answering`)),
-  );
-  // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
-  scan.catch(() => undefined);
-  return { worker, scan, digests };
 }

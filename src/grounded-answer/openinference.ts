@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError, ioError, preview } from '../errors.js';
 import { MAX_DEPTH, skipSpace, skipValue } from '../io/json-scan.js';
-import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord } from '../io/jsonl.js';
+import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord, type LineBatch } from '../io/jsonl.js';
 import { nanosToMs, otlpScanner, type SpanFacts } from './otlp-scan.js';
 
 // Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
@@ -48,31 +48,51 @@ export async function* readOpenInference(
     if (list) list.push(s);
     else traces.set(s.traceId, [s]);
   };
-  const qidAttribute =
-    options.qid.startsWith('metadata.') || options.qid === 'input.value' ? undefined : options.qid;
+  const qidAttribute = qidAttributeOf(options);
   for (const file of files) {
-    if (/\.json$/i.test(file)) {
+    if (isSpanDocument(file)) {
       for await (const { line, value } of spanDocuments(file))
         for (const s of spanFacts(value, file, line, qidAttribute)) add(s);
       continue;
     }
-    const scan = otlpScanner(qidAttribute);
+    const spans = lineSpans(qidAttribute);
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
         if (batch.blank(i)) continue;
-        const line = batch.line(i);
-        const fast = scan(batch.buf, batch.start(i), batch.end(i), line, file);
-        if (fast) {
-          for (const s of fast) add(s);
-          continue;
-        }
-        const text = batch.text(i);
-        if (isBlank(text)) continue;
-        for (const s of spanFacts(parseJsonLine(file, line, text), file, line, qidAttribute)) add(s);
+        for (const s of spans(batch.buf, afterBom(batch, i), batch.end(i), batch.line(i), file)) add(s);
       }
     }
   }
   for (const spans of traces.values()) yield assemble(spans, options);
+}
+
+/** Where line i's content starts: after the BOM when it starts the file (as LineBatch.text drops it). */
+export function afterBom(batch: LineBatch, i: number): number {
+  const b = batch.buf;
+  const at = batch.start(i);
+  return batch.offset(i) === 0 && b[at] === 0xef && b[at + 1] === 0xbb && b[at + 2] === 0xbf ? at + 3 : at;
+}
+
+/** A `.json` file holds one document of spans (OTLP or a Phoenix array), read whole; others hold a line each. */
+export const isSpanDocument = (file: string): boolean => /\.json$/i.test(file);
+
+/** The attribute `openinference.qid` names, when it is neither input.value nor metadata.<key>. */
+export const qidAttributeOf = (options: OpenInferenceOptions): string | undefined =>
+  options.qid.startsWith('metadata.') || options.qid === 'input.value' ? undefined : options.qid;
+
+/**
+ * Reads the spans of one line, b[start, end): on its bytes when the scanner is sure of it, else parsed. No
+ * spans for a line that is blank once decoded (a BOM alone).
+ */
+export function lineSpans(qidAttribute: string | undefined) {
+  const scan = otlpScanner(qidAttribute);
+  return (b: Buffer, start: number, end: number, line: number, file: string): SpanFacts[] => {
+    const fast = scan(b, start, end, line, file);
+    if (fast) return fast;
+    const text = b.toString('utf8', start, end);
+    if (isBlank(text)) return [];
+    return spanFacts(parseJsonLine(file, line, text), file, line, qidAttribute);
+  };
 }
 
 /** The JSON values spans come in, with the line each starts on. */
@@ -284,7 +304,12 @@ function parsedOrText(v: unknown): unknown {
   }
 }
 
-function assemble(spans: SpanFacts[], options: OpenInferenceOptions): TraceRecord {
+/**
+ * One trace from all its spans, in the order they were read: its root (the earliest span without a parent
+ * in the trace) gives the question, qid, time and latency, its RETRIEVER spans the retrieved ids, and the
+ * root's or the last LLM span's output the answer.
+ */
+export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): TraceRecord {
   const ids = new Set(spans.map((s) => s.spanId));
   const roots = spans.filter((s) => s.parentId === undefined || !ids.has(s.parentId));
   const byStart = (a: SpanFacts, b: SpanFacts) => a.start - b.start || a.line - b.line;

@@ -1,4 +1,5 @@
 import {
+  hasEscape,
   keyIs,
   scanLineObject,
   scanMembers,
@@ -64,6 +65,41 @@ const ANY_VALUE_KEYS = [
 ];
 const DOC_ID = ascii('.document.id');
 
+const STRING_VALUE_OPEN = ascii('{"stringValue":');
+const KEY_OPEN = ascii('{"key":');
+const VALUE_NEXT = ascii(',"value":');
+
+/** b[at, at + name.length) is `name`, within e. (A loop: Buffer.compare's native call cost more on short keys.) */
+function bytesAre(b: Buffer, at: number, e: number, name: Uint8Array): boolean {
+  if (at < 0 || at + name.length > e) return false;
+  for (let j = 0; j < name.length; j++) if (b[at + j] !== name[j]) return false;
+  return true;
+}
+
+/** The number the ASCII digits b[i, e) spell, or -1 when there are none or something else is among them. */
+function digitsValue(b: Buffer, i: number, e: number): number {
+  if (i >= e) return -1;
+  let n = 0;
+  for (; i < e; i++) {
+    const c = b[i]! - 0x30;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * nanosToMs of the string of digits b[i, e) without making it: the same sum of the same two exact parts,
+ * when the part above the last six digits is exact as a number (undefined otherwise: the caller then decodes).
+ */
+function nanosToMsAt(b: Buffer, i: number, e: number): number | undefined {
+  const cut = Math.max(i, e - 6);
+  if (cut - i > 15) return undefined;
+  const high = cut > i ? digitsValue(b, i, cut) : 0;
+  const low = digitsValue(b, cut, e);
+  return high < 0 || low < 0 ? undefined : high + low / 1e6;
+}
+
 /** Epoch milliseconds from OTLP's nanoseconds, a string of digits (or a number). */
 export function nanosToMs(v: unknown): number | undefined {
   if (typeof v === 'string' && /^\d+$/.test(v))
@@ -126,6 +162,12 @@ export function otlpScanner(qidAttribute: string | undefined) {
    * for any other (the line is then parsed).
    */
   const anyValue = (b: Buffer, v: number, e: number): unknown => {
+    // {"stringValue":"…"} as exporters write it, read without walking members.
+    if (bytesAre(b, v, e, STRING_VALUE_OPEN)) {
+      const end = skipString(b, v + STRING_VALUE_OPEN.length, e);
+      if (end > 0 && end + 1 === e && b[end] === 0x7d)
+        return stringValue(b, v + STRING_VALUE_OPEN.length, end);
+    }
     let out: unknown = REFUSED;
     let members = 0;
     const close = scanMembers(b, v, e, null, (b, k, x, e) => {
@@ -150,41 +192,61 @@ export function otlpScanner(qidAttribute: string | undefined) {
     return close < 0 || members !== 1 ? REFUSED : out;
   };
 
+  /** `{"key":"…","value":{…}}` with nothing else and no space, as exporters write it: its end, or -1. */
+  const plainAttribute = (b: Buffer, i: number, e: number, s: State): number => {
+    if (!bytesAre(b, i, e, KEY_OPEN)) return -1;
+    const keyAt = i + KEY_OPEN.length;
+    const keyEnd = skipString(b, keyAt, e);
+    if (keyEnd < 0 || !bytesAre(b, keyEnd, e, VALUE_NEXT)) return -1;
+    const valueAt = keyEnd + VALUE_NEXT.length;
+    const valueEnd = skipValue(b, valueAt, e, 3);
+    if (valueEnd < 0 || b[valueEnd] !== 0x7d) return -1;
+    [s.keyAt, s.keyEnd, s.valueAt, s.valueEnd] = [keyAt, keyEnd, valueAt, valueEnd];
+    return valueEnd + 1;
+  };
+
   const attribute = (b: Buffer, i: number, e: number, s: State): number => {
     s.keyAt = -1;
     s.valueAt = -1;
-    const close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
-      if (keyIs(b, k, KEY)) {
-        s.keyAt = v;
-        return (s.keyEnd = skipString(b, v, e));
-      }
-      if (keyIs(b, k, VALUE)) {
-        s.valueAt = v;
-        return (s.valueEnd = skipValue(b, v, e, 3));
-      }
-      return skipValue(b, v, e, 3);
-    });
+    let close = plainAttribute(b, i, e, s);
+    if (close < 0) {
+      s.keyAt = -1;
+      s.valueAt = -1;
+      close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
+        if (keyIs(b, k, KEY)) {
+          s.keyAt = v;
+          return (s.keyEnd = skipString(b, v, e));
+        }
+        if (keyIs(b, k, VALUE)) {
+          s.valueAt = v;
+          return (s.valueEnd = skipValue(b, v, e, 3));
+        }
+        return skipValue(b, v, e, 3);
+      });
+    }
     if (close < 0 || s.keyAt < 0) return close;
     const k0 = s.keyAt + 1;
-    const len = s.keyEnd - 1 - k0;
-    const facts: (keyof SpanFacts)[] = [];
+    const k1 = s.keyEnd - 1;
+    // A key written with escapes may spell one wanted: JSON.parse decodes it (see spanFacts).
+    if (hasEscape(b, k0, k1)) return -1;
+    const len = k1 - k0;
+    let facts: (keyof SpanFacts)[] | undefined;
     for (const [name, f] of attrs)
-      if (len === name.length && b.compare(name, 0, len, k0, k0 + len) === 0) facts.push(f);
+      if (len === name.length && bytesAre(b, k0, k1, name)) (facts ??= []).push(f);
     let doc = -1;
     if (
       len > DOCS.length + DOC_ID.length &&
-      b.compare(DOCS, 0, DOCS.length, k0, k0 + DOCS.length) === 0 &&
-      b.compare(DOC_ID, 0, DOC_ID.length, s.keyEnd - 1 - DOC_ID.length, s.keyEnd - 1) === 0
-    ) {
-      const digits = b.toString('latin1', k0 + DOCS.length, s.keyEnd - 1 - DOC_ID.length);
-      if (/^\d{1,5}$/.test(digits)) doc = Number(digits);
-    }
-    if (facts.length === 0 && doc < 0) return close;
+      bytesAre(b, k0, k1, DOCS) &&
+      bytesAre(b, k1 - DOC_ID.length, k1, DOC_ID) &&
+      k1 - DOC_ID.length - (k0 + DOCS.length) <= 5
+    )
+      doc = digitsValue(b, k0 + DOCS.length, k1 - DOC_ID.length);
+    if (facts === undefined && doc < 0) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
     if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
     const value = anyValue(b, s.valueAt, s.valueEnd);
     if (value === REFUSED) return -1;
-    for (const fact of facts) {
+    for (const fact of facts ?? []) {
       if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
       else (s.span as unknown as Record<string, unknown>)[fact] = value;
     }
@@ -215,9 +277,11 @@ export function otlpScanner(qidAttribute: string | undefined) {
       if (keyIs(b, k, START) || keyIs(b, k, END)) {
         const end = b[v] === 0x22 ? skipString(b, v, e) : skipNumber(b, v, e);
         if (end < 0) return -1;
-        const ms = nanosToMs(
-          b[v] === 0x22 ? b.toString('latin1', v + 1, end - 1) : Number(b.toString('latin1', v, end)),
-        );
+        const ms =
+          (b[v] === 0x22 ? nanosToMsAt(b, v + 1, end - 1) : undefined) ??
+          nanosToMs(
+            b[v] === 0x22 ? b.toString('latin1', v + 1, end - 1) : Number(b.toString('latin1', v, end)),
+          );
         if (ms === undefined) return -1;
         if (keyIs(b, k, START)) s.span.start = ms;
         else s.span.end = ms;

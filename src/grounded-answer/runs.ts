@@ -1,3 +1,8 @@
+import { compareCodeUnits } from '../io/files.js';
+import { labelsOf, passed } from './judge.js';
+import type { RunsLoad } from './load.js';
+import type { ScoreOptions } from './score.js';
+
 /**
  * The winning run of each gold item and its verdict, as columns indexed by the item's position in gold:
  * a few typed arrays for 200k items, rather than 200k objects.
@@ -75,4 +80,26 @@ export function offer(
   table.offset[row] = run.offset;
   table.length[row] = run.length;
   return true;
+}
+
+/** What judging found, however the runs were read: lines, superseded ones, unknown qids, verdicts. */
+export function judged(
+  table: RunTable,
+  lines: number,
+  /** Runs of qids in gold, the winners among them included. */
+  known: number,
+  unknown: ReadonlyMap<string, number>,
+  options: ScoreOptions,
+): Omit<RunsLoad, 'ref' | 'record'> {
+  let winners = 0;
+  for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
+  return {
+    table,
+    lines,
+    superseded: known - winners,
+    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
+    rules: (options.scuRules ?? []).map((r) => r.source),
+    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
+    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
+  };
 }

@@ -16,7 +16,7 @@ import {
   type TraceLine,
 } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
-import { judgeRecords, loadGold, startJudging, type RunsLoad } from '../../grounded-answer/load.js';
+import { loadGold, startJudging, startRecordJudging, type RunsLoad } from '../../grounded-answer/load.js';
 import { readsRecords, traceInput } from '../../grounded-answer/source.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import {
@@ -249,8 +249,19 @@ async function judgeInMemory(
   fields: FieldMap | undefined,
 ): Promise<Judged> {
   const byQuestion = options.traces?.format === 'openinference' && options.traces.qid === 'input.value';
-  const { items: gold, digest, questions } = await loadGold(goldFiles, { fields, questions: byQuestion });
-  const loaded = await judgeRecords(traceFiles, gold, options, questions);
+  const judging = startRecordJudging(traceFiles, options);
+  const {
+    items: gold,
+    digest,
+    questions,
+  } = await loadGold(goldFiles, {
+    fields,
+    questions: byQuestion,
+  }).catch(async (err: unknown) => {
+    await judging.cancel();
+    throw err;
+  });
+  const loaded = await judging.finish(gold, questions);
   return { gold, loaded, digest: digest! };
 }
 

@@ -1,0 +1,264 @@
+import { InputError } from '../errors.js';
+import { recordChecker } from '../io/field-map.js';
+import { forEachSpan } from '../io/read-at.js';
+import type { Segment } from '../io/split.js';
+import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
+import { judgeInto, judgeItem, judgeOptions } from './judge.js';
+import type { RecordJudging, RunsLoad } from './load.js';
+import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
+import type { SpanFacts } from './otlp-scan.js';
+import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import { judged, newRunTable, offer } from './runs.js';
+import { timestamp } from './scan.js';
+import type { ScoreOptions } from './score.js';
+import type { TraceInput } from './source.js';
+import { lineBases, startThreads, stopHelpers, type Helper } from './threads.js';
+
+// OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
+// assemble and check the traces they find there (otlp-runs.ts); this thread puts the chunks back in input
+// order, assembles again the rare trace whose spans were in several chunks, picks each gold item's winning
+// run, and reads back only the winners' lines to judge them. The result is the one a single pass over all
+// spans gives (readOpenInference then judgeRecords), the first input error included: an error reading
+// spans comes before any error assembling a trace, and traces come in the order of their first span.
+
+/** A winning trace being read back: its gold row, its spans so far, and how many of its lines are still to come. */
+interface Wanted {
+  row: number;
+  spans: SpanFacts[];
+  left: number;
+}
+
+/** A line of the input, by its place in a file. */
+interface LineAt {
+  file: string;
+  offset: number;
+  length: number;
+  line: number;
+}
+
+/**
+ * A thread holds a chunk's spans until its end, where it assembles them: small chunks keep that in the young
+ * generation. (A trace cut by a chunk's end is assembled again by the main thread: rare at this size.)
+ */
+const OTLP_CHUNK_BYTES = 1024 * 1024;
+
+/** Starts reading OTLP trace lines (no `.json` documents: see isSpanDocument) while gold loads. */
+export function startOtlpJudging(
+  files: readonly string[],
+  options: ScoreOptions,
+  input: TraceInput,
+): RecordJudging {
+  const started = startThreads<OtlpScan>(files, { otlp: input }, OTLP_CHUNK_BYTES);
+  // A missing trace file is reported by finish(), after the gold set's own errors.
+  started.catch(() => undefined);
+  return {
+    async cancel() {
+      const { helpers } = await started.catch(() => ({ helpers: [] as Helper<OtlpScan>[] }));
+      await stopHelpers(helpers);
+    },
+    async finish(gold, questions) {
+      const { chunks, queue, helpers } = await started;
+      const settled = await Promise.allSettled([scanOtlpRuns(queue, input), ...helpers.map((h) => h.scan)]);
+      await stopHelpers(helpers);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      const scans = settled.map((r) => (r as PromiseFulfilledResult<OtlpScan>).value);
+      return judgeOtlp(scans, chunks, files, gold, options, input, questions);
+    },
+  };
+}
+
+async function judgeOtlp(
+  scans: readonly OtlpScan[],
+  chunks: readonly Segment[],
+  files: readonly string[],
+  gold: readonly GoldItem[],
+  options: ScoreOptions,
+  input: TraceInput,
+  questions: ReadonlyMap<string, string> | undefined,
+): Promise<RunsLoad> {
+  const lineBase = lineBases(scans, chunks);
+  const readErrors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
+  if (readErrors.length > 0) {
+    const { chunk, where, detail } = readErrors[0]!;
+    throw new InputError(where && { ...where, line: where.line && where.line + lineBase[chunk]! }, detail);
+  }
+
+  // Every entry in input order: chunk by chunk, each chunk's traces in the order the thread met them.
+  const order: [OtlpScan, number][] = [];
+  const byChunk: [OtlpScan, number, number][] = [];
+  for (const s of scans)
+    for (let i = 0; i < s.chunk.length;) {
+      let j = i;
+      while (j < s.chunk.length && s.chunk[j] === s.chunk[i]) j++;
+      byChunk[s.chunk[i]!] = [s, i, j];
+      i = j;
+    }
+  for (const range of byChunk) if (range) for (let i = range[1]; i < range[2]; i++) order.push([range[0], i]);
+  // A trace met in several chunks: its entry in the first, and those in the others.
+  const first = new Map<string, number>();
+  const others = new Map<number, number[]>();
+  const later = new Set<number>();
+  order.forEach(([s, i], k) => {
+    const id = s.traceIds[i]!;
+    const at = first.get(id);
+    if (at === undefined) return void first.set(id, k);
+    later.add(k);
+    const list = others.get(at);
+    if (list) list.push(k);
+    else others.set(at, [k]);
+  });
+  first.clear();
+  const failures = new Map(
+    scans.map((s) => [s, new Map(s.failed.map(([i, where, detail]) => [i, { where, detail }]))]),
+  );
+
+  const opts: OpenInferenceOptions = { qid: input.qid };
+  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const linesOf = (s: OtlpScan, i: number): LineAt[] => {
+    const file = chunks[s.chunk[i]!]!.file;
+    const base = lineBase[s.chunk[i]!]!;
+    const out: LineAt[] = [];
+    for (let r = s.refStart[i]!; r < s.refStart[i + 1]!; r++)
+      out.push({ file, offset: s.refOffset[r]!, length: s.refLength[r]!, line: base + s.refLine[r]! });
+    return out;
+  };
+  const byQuestion = input.qid === 'input.value' ? questions : undefined;
+  const rows = new Map<string, number>();
+  gold.forEach((g, i) => rows.set(g.qid, i));
+  const fileIndex = new Map(files.map((f, i) => [f, i]));
+  const table = newRunTable(gold.length, options.cutoffs.length);
+  /** The winning entry of each gold item, as its index in `order`. */
+  const winner = new Int32Array(gold.length).fill(-1);
+  /** Traces assembled here (those met in several chunks) that won. */
+  const assembled = new Map<number, TraceLine>();
+  const unknown = new Map<string, number>();
+  let traces = 0;
+  let known = 0;
+  // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
+  let position = -1;
+  for (let k = 0; k < order.length; k++) {
+    const [s, i] = order[k]!;
+    const chunk = s.chunk[i]!;
+    const more = others.get(k);
+    if (later.has(k)) continue;
+    position++;
+    let qid: string;
+    let time: number;
+    let file: string;
+    let line: number;
+    let record: TraceLine | undefined;
+    if (more) {
+      const lines = [k, ...more].flatMap((x) => linesOf(...order[x]!));
+      const spans = (await spansOn(lines, opts)).filter((x) => x.traceId === s.traceIds[i]);
+      const r = assemble(spans, opts);
+      record = checker.check(r.value, r.file, r.line);
+      ({ file, line } = r);
+      time = timestamp(record.ts, file, line);
+      qid = record.qid;
+    } else {
+      const failure = failures.get(s)!.get(i);
+      if (failure) {
+        const { where, detail } = failure;
+        throw new InputError(
+          where && { ...where, line: where.line && where.line + lineBase[chunk]! },
+          detail,
+        );
+      }
+      qid = s.qids[i]!;
+      time = s.ts[i]!;
+      file = chunks[chunk]!.file;
+      line = lineBase[chunk]! + s.line[i]!;
+    }
+    traces++;
+    if (byQuestion) qid = byQuestion.get(qid) ?? qid;
+    const row = rows.get(qid);
+    if (row === undefined) {
+      unknown.set(qid, (unknown.get(qid) ?? 0) + 1);
+      continue;
+    }
+    known++;
+    if (offer(table, row, { ts: time, chunk: fileIndex.get(file)!, offset: position, line, length: 0 })) {
+      winner[row] = k;
+      if (record) assembled.set(k, byQuestion ? { ...record, qid } : record);
+    }
+  }
+
+  // The winners' lines, read back, each line once, and each winner judged as soon as its last line is in.
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  const records: (TraceLine | undefined)[] = new Array(gold.length);
+  const want = new Map<string, Wanted>();
+  const lines = new Map<string, Map<number, LineAt>>();
+  for (let row = 0; row < gold.length; row++) {
+    const k = winner[row]!;
+    if (k < 0) continue;
+    const done = assembled.get(k);
+    if (done) {
+      records[row] = done;
+      judgeInto(judgeItem(gold[row]!, options.scuRules), done, judge, table, row);
+      continue;
+    }
+    const [s, i] = order[k]!;
+    const at = linesOf(s, i);
+    want.set(s.traceIds[i]!, { row, spans: [], left: at.length });
+    for (const l of at) {
+      let inFile = lines.get(l.file);
+      if (!inFile) lines.set(l.file, (inFile = new Map()));
+      inFile.set(l.offset, l);
+    }
+  }
+  const spansOf = lineSpans(qidAttributeOf(opts));
+  for (const [file, inFile] of lines) {
+    const list = [...inFile.values()];
+    await forEachSpan(
+      file,
+      list.map((l) => l.offset),
+      list.map((l) => l.length),
+      (j, buf, start, end) => {
+        const here = new Set<Wanted>();
+        for (const span of spansOf(buf, start, end, list[j]!.line, file)) {
+          const w = want.get(span.traceId);
+          if (!w) continue;
+          w.spans.push(span);
+          here.add(w);
+        }
+        for (const w of here) {
+          if (--w.left > 0) continue;
+          const r = assemble(w.spans, opts);
+          const t = checker.check(r.value, r.file, r.line);
+          const qid = gold[w.row]!.qid;
+          records[w.row] = qid === t.qid ? t : { ...t, qid };
+          judgeInto(judgeItem(gold[w.row]!, options.scuRules), records[w.row]!, judge, table, w.row);
+          w.spans = [];
+        }
+      },
+    );
+  }
+  return {
+    ...judged(table, traces, known, unknown, options),
+    ref: (row) =>
+      table.present[row]
+        ? { file: files[table.chunk[row]!]!, line: table.line[row]!, offset: -1, length: 0 }
+        : undefined,
+    record: (row) => records[row],
+  };
+}
+
+/** The spans on these lines, line by line in the order given. */
+async function spansOn(lines: readonly LineAt[], options: OpenInferenceOptions): Promise<SpanFacts[]> {
+  const spansOf = lineSpans(qidAttributeOf(options));
+  const out: SpanFacts[][] = [];
+  for (const file of new Set(lines.map((l) => l.file))) {
+    const here = lines.flatMap((l, i) => (l.file === file ? [[l, i] as const] : []));
+    await forEachSpan(
+      file,
+      here.map(([l]) => l.offset),
+      here.map(([l]) => l.length),
+      (j, buf, start, end) => {
+        const [l, i] = here[j]!;
+        out[i] = spansOf(buf, start, end, l.line, file);
+      },
+    );
+  }
+  return out.flat();
+}

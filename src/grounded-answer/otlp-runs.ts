@@ -1,0 +1,150 @@
+import { InputError, type Where } from '../errors.js';
+import type { ChunkQueue } from '../io/chunk-queue.js';
+import { recordChecker } from '../io/field-map.js';
+import { readLineBatches } from '../io/jsonl.js';
+import type { Segment } from '../io/split.js';
+import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
+import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
+import type { SpanFacts } from './otlp-scan.js';
+import { timestamp } from './scan.js';
+import type { TraceInput } from './source.js';
+
+/**
+ * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled
+ * and checked from the spans in that chunk, and which lines they are on. Nothing of a trace's text outlives
+ * its chunk: the winners are read again once gold has picked them (see otlp-judging.ts). A trace with spans
+ * in several chunks is assembled wrongly here, from part of its spans; the main thread, which sees every
+ * chunk's traceIds, assembles it again from all its lines.
+ *
+ * Columns by entry, entries by chunk and, within a chunk, in the order of each trace's first span: the order
+ * one pass over the input would assemble them in.
+ */
+export interface OtlpScan {
+  traceIds: string[];
+  /** The trace's qid as its record gives it ('' when it failed: see failed). */
+  qids: string[];
+  chunk: Int32Array;
+  /** The record's `ts` in epoch seconds (see timestamp). */
+  ts: Float64Array;
+  /** The root span's line, counting from the chunk's first line. */
+  line: Float64Array;
+  /** Entry i's lines are refs [refStart[i], refStart[i + 1]): byte offset, byte length, line in the chunk. */
+  refStart: Int32Array;
+  refOffset: Float64Array;
+  refLength: Float64Array;
+  refLine: Float64Array;
+  /** [entry, where, detail] for each trace that could not be assembled or checked from its chunk. */
+  failed: [number, Where | undefined, string][];
+  /** [chunk, lines in it (blank ones too)] for each chunk read to its end. */
+  chunkLines: [number, number][];
+  utf8?: [string, number][];
+  /** The input error that stopped this thread, while reading spans (its line counting from the chunk's). */
+  error?: { chunk: number; where: Where | undefined; detail: string };
+}
+
+interface LocalTrace {
+  spans: SpanFacts[];
+  /** Indexes of its lines in the chunk's list of lines with spans. */
+  lines: number[];
+}
+
+/** Reads the OTLP chunks this thread claims (see OtlpScan). */
+export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<OtlpScan> {
+  const options = { qid: input.qid };
+  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const spansOf = lineSpans(qidAttributeOf(options));
+  const traceIds: string[] = [];
+  const qids: string[] = [];
+  const chunks: number[] = [];
+  const ts: number[] = [];
+  const rootLine: number[] = [];
+  const refStart: number[] = [0];
+  const refOffset: number[] = [];
+  const refLength: number[] = [];
+  const refLine: number[] = [];
+  const failed: OtlpScan['failed'] = [];
+  const chunkLines: [number, number][] = [];
+  const result = (error?: OtlpScan['error']): OtlpScan => ({
+    traceIds,
+    qids,
+    chunk: Int32Array.from(chunks),
+    ts: Float64Array.from(ts),
+    line: Float64Array.from(rootLine),
+    refStart: Int32Array.from(refStart),
+    refOffset: Float64Array.from(refOffset),
+    refLength: Float64Array.from(refLength),
+    refLine: Float64Array.from(refLine),
+    failed,
+    chunkLines,
+    ...(error ? { error } : {}),
+  });
+
+  for (let next = queue.claim(); next; next = queue.claim()) {
+    const { index: chunk } = next;
+    const { file } = next.chunk;
+    const local = new Map<string, LocalTrace>();
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    const lineNos: number[] = [];
+    let last = 0;
+    try {
+      for await (const batch of readLineBatches(file, next.chunk)) {
+        for (let i = 0; i < batch.length; i++) {
+          last = batch.line(i);
+          if (batch.blank(i)) continue;
+          const spans = spansOf(batch.buf, afterBom(batch, i), batch.end(i), last, file);
+          if (spans.length === 0) continue;
+          const at = offsets.length;
+          offsets.push(batch.offset(i));
+          lengths.push(batch.byteLength(i));
+          lineNos.push(last);
+          for (const s of spans) {
+            let t = local.get(s.traceId);
+            if (!t) local.set(s.traceId, (t = { spans: [], lines: [] }));
+            t.spans.push(s);
+            if (t.lines.at(-1) !== at) t.lines.push(at);
+          }
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      queue.fail(chunk);
+      return result({ chunk, where: err.where, detail: err.detail });
+    }
+    chunkLines.push([chunk, last]);
+    for (const [traceId, t] of local) {
+      let qid = '';
+      let time = NaN;
+      let line = t.spans[0]!.line;
+      try {
+        const record = assemble(t.spans, options);
+        line = record.line;
+        const checked = checker.check(record.value, file, line);
+        time = timestamp(checked.ts, file, line);
+        qid = checked.qid;
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        failed.push([traceIds.length, err.where, err.detail]);
+      }
+      traceIds.push(traceId);
+      qids.push(qid);
+      chunks.push(chunk);
+      ts.push(time);
+      rootLine.push(line);
+      for (const k of t.lines) {
+        refOffset.push(offsets[k]!);
+        refLength.push(lengths[k]!);
+        refLine.push(lineNos[k]!);
+      }
+      refStart.push(refOffset.length);
+    }
+  }
+  return result();
+}
+
+/** The buffers an OtlpScan can hand to another thread without copying. */
+export function otlpScanBuffers(s: OtlpScan): ArrayBuffer[] {
+  return [s.chunk, s.ts, s.line, s.refStart, s.refOffset, s.refLength, s.refLine].map(
+    (a) => a.buffer as ArrayBuffer,
+  );
+}

@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { HELPER_LIMITS } from '../engine-thread.js';
+import { InputError, preview } from '../errors.js';
+import { ChunkQueue } from '../io/chunk-queue.js';
+import { splitLines, type Segment } from '../io/split.js';
+import { noteInvalidUtf8 } from '../io/utf8.js';
+import type { WorkerInput, WorkerMessage } from './worker.js';
+
+// Reading a large trace input on several threads: the files are cut into chunks of whole lines, handed out
+// in order from a shared queue to the main thread and the helpers, each of which answers with its scan.
+
+/** Traces are read in chunks of at least this size; a thread takes the next chunk when done with one. */
+const CHUNK_BYTES = 8 * 1024 * 1024;
+const CHUNKS_PER_THREAD = 8;
+/** Below this much trace input a worker does not pay for its start (about 50 ms). */
+const MIN_THREADED_BYTES = 64 * 1024 * 1024;
+const MAX_THREADS = 4;
+/** Chunks cut by size (see startThreads) are no more than this many. */
+const MAX_CHUNKS = 1 << 16;
+
+/** A scan a thread sends back: where it met bytes that are not UTF-8 comes along (see utf8.ts). */
+export interface ThreadScan {
+  utf8?: [string, number][];
+}
+
+/** Chunks of the input, the queue they are handed out from, and the helpers already reading them. */
+export interface Threads<T extends ThreadScan> {
+  chunks: Segment[];
+  queue: ChunkQueue<Segment>;
+  helpers: Helper<T>[];
+  /** The worker's bundle, when helpers were started (a digesting one can then be too). */
+  entry: string | undefined;
+}
+
+/**
+ * Cuts `files` into chunks and starts helpers on them when the input is worth it (GROUNDGATE_THREADS, when
+ * set, is obeyed whatever the size). The main thread is to read its share from the same queue.
+ */
+export function startThreads<T extends ThreadScan>(
+  files: readonly string[],
+  job: Omit<WorkerInput, 'chunks' | 'shared'>,
+  /** Chunks of about this size however many threads read them (a thread holds a chunk's data until its end). */
+  chunkBytes?: number,
+): Promise<Threads<T>> {
+  const { threads, forced } = threadCount();
+  const workerEntry = threads > 1 ? workerFile() : undefined;
+  return (async () => {
+    // GROUNDGATE_THREADS cuts even a small input in chunks, 8 a thread (read by this thread alone when there
+    // is no worker bundle, run from sources), so that tests see them.
+    const bySize = chunkBytes !== undefined && !forced;
+    const parts = await splitLines(
+      files,
+      bySize ? MAX_CHUNKS : workerEntry || forced ? threads * CHUNKS_PER_THREAD : 1,
+      bySize ? chunkBytes : forced ? 0 : CHUNK_BYTES,
+    );
+    const chunks = parts.flat();
+    const queue = new ChunkQueue(chunks);
+    const bytes = chunks.reduce((n, c) => n + c.end - c.start, 0);
+    const worthIt = forced ? chunks.length > 1 : bytes >= MIN_THREADED_BYTES;
+    const helpers =
+      workerEntry && worthIt
+        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
+            spawn<T>(workerEntry, { ...job, chunks, shared: queue.shared }),
+          )
+        : [];
+    return { chunks, queue, helpers, entry: helpers.length > 0 ? workerEntry : undefined };
+  })();
+}
+
+/**
+ * Each chunk's first line number in its file, less one, from the lines every thread counted in the chunks
+ * it read to their end: the lines of the same file in the chunks before it.
+ */
+export function lineBases(
+  scans: readonly { chunkLines: readonly [number, number][] }[],
+  chunks: readonly Segment[],
+): number[] {
+  const chunkLines = new Map(scans.flatMap((s) => s.chunkLines));
+  const base: number[] = [];
+  chunks.forEach((c, i) => {
+    const previous = i > 0 && chunks[i - 1]!.fileIndex === c.fileIndex;
+    base[i] = previous ? base[i - 1]! + (chunkLines.get(i - 1) ?? 0) : 0;
+  });
+  return base;
+}
+
+export const stopHelpers = (helpers: readonly Helper<ThreadScan>[]): Promise<number[]> =>
+  Promise.all(helpers.map((h) => h.worker.terminate()));
+
+/** GROUNDGATE_THREADS when set (and then obeyed whatever the input's size), else the machine's cores. */
+function threadCount(): { threads: number; forced: boolean } {
+  const env = process.env.GROUNDGATE_THREADS;
+  if (env === undefined || env === '')
+    return { threads: Math.min(availableParallelism(), MAX_THREADS), forced: false };
+  const n = Number(env);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new InputError(
+      undefined,
+      `GROUNDGATE_THREADS=${preview(env)}: expected a whole number from 1 to 64`,
+    );
+  return { threads: n, forced: true };
+}
+
+/**
+ * The worker's bundle: dist/qa-worker/index.js beside the Action's bundle or one folder up from the CLI's,
+ * or worker.js beside this module when run from tsc's output. Run from TypeScript sources (the unit tests)
+ * there is none, and the main thread reads everything.
+ */
+function workerFile(): string | undefined {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return [
+    path.join(here, 'qa-worker', 'index.js'),
+    path.join(here, '..', 'qa-worker', 'index.js'),
+    path.join(here, 'worker.js'),
+  ].find((f) => existsSync(f));
+}
+
+export interface Helper<T extends ThreadScan> {
+  worker: Worker;
+  scan: Promise<T>;
+  /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
+  digests: Promise<Uint8Array | null>;
+}
+
+export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): Helper<T> {
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
+  const worker = new Worker(file, { workerData: input, resourceLimits: HELPER_LIMITS });
+  let answer!: (scan: T) => void;
+  let fail!: (err: unknown) => void;
+  let digested!: (digests: Uint8Array | null) => void;
+  const scan = new Promise<T>((resolve, reject) => ([answer, fail] = [resolve, reject]));
+  const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
+  if (!input.gold) digested(null);
+  // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
+  const failed = (err: unknown) => {
+    fail(err);
+    digested(null);
+  };
+  worker.on('message', (m: WorkerMessage) => {
+    if ('scan' in m) {
+      for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
+      answer(m.scan as unknown as T);
+    } else if ('digests' in m) digested(m.digests);
+    else failed(new Error(`grounded-qa worker failed: ${m.internal}`));
+  });
+  worker.once('error', failed);
+  worker.once('exit', (code) =>
+    failed(new Error(`grounded-qa worker exited with code ${code} before answering`)),
+  );
+  // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
+  scan.catch(() => undefined);
+  return { worker, scan, digests };
+}

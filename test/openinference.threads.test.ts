@@ -1,0 +1,246 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { InputError } from '../src/errors.js';
+import { judgeRecords, loadGold, type RunsLoad } from '../src/grounded-answer/load.js';
+import { startOtlpJudging } from '../src/grounded-answer/otlp-judging.js';
+import type { ScoreOptions } from '../src/grounded-answer/score.js';
+import { runCli } from './helpers/process.js';
+import { seeded } from './helpers/random.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+// OpenInference traces in OTLP lines are read by threads that each assemble the traces of their chunk;
+// the main thread assembles again those whose spans are in several chunks (or files). Checked here against
+// the one-pass reader (readOpenInference, then judgeRecords) in process, on random layouts of the spans, and
+// on the bundle (dist/qa-worker) as users run it: the same report whatever the threads, the same first error.
+
+const rnd = seeded(4711);
+const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+const gold = Array.from({ length: 120 }, (_, i) => ({
+  qid: `Q${i}`,
+  question: `question ${i}?`,
+  answerable: i % 7 !== 0,
+  gold_claim_substr: i % 7 !== 0 ? [`fact number ${i}`] : [],
+  gold_citations: i % 7 !== 0 ? [`d${i}`] : [],
+}));
+
+interface Run {
+  qid: string;
+  ts: number;
+  ids: string[];
+  claim: string;
+  citations: string[];
+}
+const run = (): Run => {
+  const i = int(0, 130); // past 119: qids not in gold
+  return {
+    qid: `Q${i}`,
+    ts: 1_767_225_600 + int(1, 4), // few distinct times: ties, decided by the order of traces
+    ids: [`d${int(0, 130)}`, `d${i}`, `d${int(0, 130)}`],
+    claim: rnd() < 0.1 ? 'not in context' : `It is fact number ${rnd() < 0.7 ? i : i + 1}.`,
+    citations: rnd() < 0.8 ? [`d${i}`] : ['d-none'],
+  };
+};
+
+const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
+const ns = (s: number, plusMs = 0) => `${BigInt(s) * 1_000_000_000n + BigInt(plusMs) * 1_000_000n}`;
+
+/** A trace's spans: the root CHAIN (qid in metadata, the answer as its output) first, then a RETRIEVER and an LLM. */
+function spansOf(r: Run, n: number, options: { qid?: boolean } = {}) {
+  const traceId = n.toString(16).padStart(32, '0');
+  const span = (id: string, parent: string | undefined, kind: string, at: number, attributes: object[]) => ({
+    traceId,
+    spanId: id,
+    ...(parent ? { parentSpanId: parent } : {}),
+    name: kind.toLowerCase(),
+    startTimeUnixNano: ns(r.ts, at),
+    endTimeUnixNano: ns(r.ts, at + 100 + n),
+    attributes: [attr('openinference.span.kind', kind), ...attributes],
+  });
+  return [
+    span('a1', undefined, 'CHAIN', 0, [
+      attr('input.value', `question about ${r.qid}`),
+      attr('output.value', JSON.stringify({ claim: r.claim, citations: r.citations })),
+      attr('metadata', JSON.stringify(options.qid === false ? {} : { qid: r.qid })),
+    ]),
+    span(
+      'b2',
+      'a1',
+      'RETRIEVER',
+      1,
+      r.ids.map((id, k) => attr(`retrieval.documents.${k}.document.id`, id)),
+    ),
+    span('c3', 'a1', 'LLM', 2, [attr('output.value', 'ignored: the root has an output')]),
+  ];
+}
+
+const exportLine = (spans: object[]) =>
+  JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] });
+
+/**
+ * The spans of `runs` as export lines in two files: each trace's root in run order (the order of traces
+ * is that of their first span), the other spans later, some many lines later or in the other file, some
+ * lines holding spans of several traces, and blank lines here and there.
+ */
+function layout(runs: readonly Run[], broken: Map<number, { qid?: boolean }> = new Map()): [string, string] {
+  const slots: object[][] = runs.map(() => []);
+  runs.forEach((r, n) => {
+    const [root, ...rest] = spansOf(r, n + 1, broken.get(n));
+    slots[n]!.push(root!);
+    for (const s of rest) {
+      const later = rnd() < 0.7 ? n : Math.min(runs.length - 1, n + int(0, rnd() < 0.2 ? runs.length : 30));
+      slots[later]!.push(s);
+    }
+  });
+  const lines = slots.map((spans) => (spans.length ? exportLine(spans) : '') + (rnd() < 0.03 ? '\n' : ''));
+  const cut = Math.floor(lines.length / 2);
+  return [lines.slice(0, cut).join('\n') + '\n', lines.slice(cut).join('\n') + '\n'];
+}
+
+const OPTIONS: ScoreOptions = {
+  refusalToken: 'not in context',
+  scuRules: null,
+  cutoffs: [1, 3],
+  traces: { format: 'openinference', qid: 'metadata.qid' },
+};
+
+/** What a RunsLoad says about every gold row, to compare two of them whole. */
+function summary(load: RunsLoad, rows: number) {
+  const t = load.table;
+  return {
+    lines: load.lines,
+    superseded: load.superseded,
+    unknown: [...load.unknown],
+    table: [t.present, t.ts, t.flags, t.recall, t.upper, t.rule, t.chunk, t.line, t.offset].map((a) => [
+      ...a,
+    ]),
+    rows: Array.from({ length: rows }, (_, row) => [load.ref(row), load.record?.(row), load.labels(row)]),
+  };
+}
+
+async function both(files: string[]) {
+  const { items } = await loadGold([goldFile]);
+  const settle = (p: Promise<RunsLoad>) =>
+    p.then(
+      (load) => ({ load: summary(load, items.length) }),
+      (err: unknown) => {
+        if (!(err instanceof InputError)) throw err;
+        return { error: err.message };
+      },
+    );
+  const onePass = await settle(judgeRecords(files, items, OPTIONS));
+  // Without a worker bundle (run from sources) this thread reads every chunk: 8 a thread, as many as 24.
+  vi.stubEnv('GROUNDGATE_THREADS', '3');
+  try {
+    return {
+      onePass,
+      chunked: await settle(startOtlpJudging(files, OPTIONS, OPTIONS.traces!).finish(items)),
+    };
+  } finally {
+    vi.unstubAllEnvs();
+  }
+}
+
+const dir = tmpTree({ 'gold.jsonl': jsonl(gold) });
+const goldFile = path.join(dir, 'gold.jsonl');
+
+describe('OpenInference traces read chunk by chunk', () => {
+  it('judge every random layout of the spans as the one-pass reader does', async () => {
+    for (let round = 0; round < 12; round++) {
+      const [a, b] = layout(Array.from({ length: int(1, 400) }, run));
+      const files = [path.join(dir, `a${round}.jsonl`), path.join(dir, `b${round}.jsonl`)];
+      writeFileSync(files[0]!, a);
+      writeFileSync(files[1]!, b);
+      const { onePass, chunked } = await both(files);
+      expect(onePass).toHaveProperty('load');
+      expect(chunked).toEqual(onePass);
+    }
+  });
+
+  it('name the same first error: a trace without its qid, its root in another file than its first span', async () => {
+    const runs = Array.from({ length: 200 }, run);
+    const [a, b] = layout(runs, new Map([[150, { qid: false }]]));
+    // The trace's first span, moved to the first file, comes before its root in the second.
+    const lines = b.split('\n');
+    const at = lines.findIndex((l) => l.includes(`"traceId":"${(151).toString(16).padStart(32, '0')}"`));
+    const files = [path.join(dir, 'qa.jsonl'), path.join(dir, 'qb.jsonl')];
+    writeFileSync(
+      files[0]!,
+      a +
+        exportLine([{ ...spansOf(runs[150]!, 151)[2], traceId: (151).toString(16).padStart(32, '0') }]) +
+        '\n',
+    );
+    writeFileSync(files[1]!, b);
+    const { onePass, chunked } = await both(files);
+    expect(onePass).toEqual({
+      error: `${files[1]}:${at + 1}: trace "${(151).toString(16).padStart(32, '0')}": its root span "chain" has no metadata.qid; expected the question id (see openinference.qid)`,
+    });
+    expect(chunked).toEqual(onePass);
+  });
+
+  it('put an error reading spans before any error assembling a trace, wherever each is', async () => {
+    const runs = Array.from({ length: 100 }, run);
+    const [a, b] = layout(runs, new Map([[3, { qid: false }]]));
+    const files = [path.join(dir, 'ra.jsonl'), path.join(dir, 'rb.jsonl')];
+    writeFileSync(files[0]!, a);
+    writeFileSync(files[1]!, b + '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}\n');
+    const { onePass, chunked } = await both(files);
+    expect(onePass).toEqual({
+      error: `${files[1]}:${b.split('\n').length}: span "x" has no traceId; expected OTLP "traceId" or Phoenix "context.trace_id"`,
+    });
+    expect(chunked).toEqual(onePass);
+  });
+});
+
+describe('OpenInference traces on several threads (dist)', () => {
+  const runs = Array.from({ length: 3000 }, run);
+  const [a, b] = layout(runs);
+  const gates = `version: 1
+suites:
+  qa:
+    kind: grounded-qa
+    gold: gold.jsonl
+    traces: traces/*.jsonl
+    format: openinference
+    openinference: { qid: metadata.qid }
+    gates:
+      precision: '>= 0.5'
+`;
+  const canonical = jsonl(
+    runs.map((r) => ({
+      qid: r.qid,
+      ts: r.ts,
+      retrieved_ids: r.ids,
+      answer_json: { claim: r.claim, citations: r.citations },
+    })),
+  );
+  const tree = tmpTree({
+    'gates.yaml': gates,
+    'canonical.yaml': gates.replace(/traces: .*\n.*\n.*\n/, 'traces: canonical.jsonl\n'),
+    'gold.jsonl': jsonl(gold),
+    'traces/a.jsonl': a,
+    'traces/b.jsonl': b,
+    'canonical.jsonl': canonical,
+  });
+
+  it('writes the same report on 1, 2, 3 and 7 threads, with the metrics of the same runs as JSON Lines', () => {
+    const check = (config: string, threads: string, report: string) =>
+      runCli(['check', '-c', config, '--report', report, '--offenders', '40'], tree, {
+        GROUNDGATE_THREADS: threads,
+      });
+    const one = check('gates.yaml', '1', 'one.json');
+    expect([one.status, one.stderr]).toEqual([1, '']);
+    const read = (f: string) => readFileSync(path.join(tree, f), 'utf8');
+    for (const threads of ['2', '3', '7']) {
+      const many = check('gates.yaml', threads, `many-${threads}.json`);
+      expect(many.stdout).toBe(one.stdout);
+      expect(read(`many-${threads}.json`)).toBe(read('one.json'));
+    }
+    expect(check('canonical.yaml', '1', 'canonical.json').status).toBe(1);
+    const suite = (f: string) =>
+      (JSON.parse(read(f)) as { suites: { qa: { metrics: unknown; counts: unknown } } }).suites.qa;
+    expect(suite('one.json').metrics).toEqual(suite('canonical.json').metrics);
+    expect(suite('one.json').counts).toEqual(suite('canonical.json').counts);
+    expect(suite('one.json').counts).toMatchObject({ trace_lines: 3000, gold: 120 });
+  }, 60_000);
+});
