@@ -64,15 +64,19 @@ describe('the committed bundles', () => {
     ]);
   });
 
-  it('keep the JavaScript under 3 MB (the wasm grammars aside)', () => {
+  it('keep the JavaScript under 3.5 MB (the wasm grammars aside)', () => {
     const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
     const bytes = files.reduce((sum, f) => sum + statSync(path.join(dist, f)).size, 0);
     // The three entry points (Action, CLI, grounded-qa worker), plus chunks ncc splits off for lazily
-    // loaded code (Octokit; in the CLI, for --baseline gh:auto; hyparquet, for a .parquet file only).
+    // loaded code (Octokit; in the CLI, for --baseline gh:auto; hyparquet, for a .parquet file only, in the
+    // worker too, which decodes Parquet traces: 80 kB more, for rows decoded on several threads). 3.1
+    // MiB in all when this limit was raised from 3 to 3.5 MB.
     expect(files).toEqual(expect.arrayContaining(['cli/index.js', 'index.js', 'qa-worker/index.js']));
     expect(
-      files.filter((f) => !/^(cli\/index|qa-worker\/index|index|(cli\/)?\d+\.index)\.js$/.test(f)),
+      files.filter(
+        (f) => !/^(cli\/index|qa-worker\/index|index|((cli|qa-worker)\/)?\d+\.index)\.js$/.test(f),
+      ),
     ).toEqual([]);
-    expect(bytes).toBeLessThan(3 * 1024 * 1024);
+    expect(bytes).toBeLessThan(3.5 * 1024 * 1024);
   });
 });

@@ -3,7 +3,7 @@ import { digestOf, GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { digestGold } from '../gold/digest-files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
-import { lineBases, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
+import { byLines, lineBases, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf, refOf } from '../io/records.js';
@@ -27,6 +27,7 @@ import { scanRuns, timestamp, type Scan } from './scan.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import { isSpanDocument } from './openinference.js';
 import { startOtlpJudging } from './otlp-judging.js';
+import { startParquetJudging } from './parquet-runs.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
 import { judgeInto, judgeItem } from './judge.js';
@@ -203,7 +204,7 @@ export function startJudging(
   goldFiles: readonly string[] = [],
 ): Judging {
   const fields = options.traces?.fields;
-  const started = startThreads<Scan>(traceFiles, fields ? { fields } : {}).then((t) => ({
+  const started = startThreads<Scan>(fields ? { fields } : {}, byLines(traceFiles)).then((t) => ({
     ...t,
     // Gold is digested by a worker when there are workers at all (see finish).
     digestEntry: goldFiles.length > 0 ? t.entry : undefined,
@@ -281,13 +282,16 @@ export interface RecordJudging {
 }
 
 /**
- * OpenInference spans in OTLP lines are read by threads, which start at once (see otlp-judging.ts); other
- * records are read once gold is in.
+ * OpenInference spans in OTLP lines and Parquet rows are read by threads, which start at once (see
+ * otlp-judging.ts, parquet-runs.ts); other records (a mix of files, OpenInference JSON documents) are read
+ * once gold is in.
  */
 export function startRecordJudging(files: readonly string[], options: ScoreOptions): RecordJudging {
   const input = options.traces ?? CANONICAL_TRACES;
   if (input.format === 'openinference' && !files.some(isSpanDocument))
     return startOtlpJudging(files, options, input);
+  if (input.format !== 'openinference' && files.length > 0 && files.every(isParquet))
+    return startParquetJudging(files, options, input);
   return {
     finish: (gold, questions) => judgeRecords(files, gold, options, questions),
     cancel: () => Promise.resolve(),

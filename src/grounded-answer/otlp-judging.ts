@@ -12,7 +12,7 @@ import { judged, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
-import { lineBases, startThreads, stopHelpers, type Helper } from './threads.js';
+import { byLines, lineBases, startThreads, stopHelpers, type Helper } from './threads.js';
 
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
 // assemble and check the traces they find there (otlp-runs.ts); this thread puts the chunks back in input
@@ -48,7 +48,7 @@ export function startOtlpJudging(
   options: ScoreOptions,
   input: TraceInput,
 ): RecordJudging {
-  const started = startThreads<OtlpScan>(files, { otlp: input }, OTLP_CHUNK_BYTES);
+  const started = startThreads<OtlpScan>({ otlp: input }, byLines(files, OTLP_CHUNK_BYTES));
   // A missing trace file is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
   return {
@@ -84,31 +84,7 @@ async function judgeOtlp(
     throw new InputError(where && { ...where, line: where.line && where.line + lineBase[chunk]! }, detail);
   }
 
-  // Every entry in input order: chunk by chunk, each chunk's traces in the order the thread met them.
-  const order: [OtlpScan, number][] = [];
-  const byChunk: [OtlpScan, number, number][] = [];
-  for (const s of scans)
-    for (let i = 0; i < s.chunk.length;) {
-      let j = i;
-      while (j < s.chunk.length && s.chunk[j] === s.chunk[i]) j++;
-      byChunk[s.chunk[i]!] = [s, i, j];
-      i = j;
-    }
-  for (const range of byChunk) if (range) for (let i = range[1]; i < range[2]; i++) order.push([range[0], i]);
-  // A trace met in several chunks: its entry in the first, and those in the others.
-  const first = new Map<string, number>();
-  const others = new Map<number, number[]>();
-  const later = new Set<number>();
-  order.forEach(([s, i], k) => {
-    const id = s.traceIds[i]!;
-    const at = first.get(id);
-    if (at === undefined) return void first.set(id, k);
-    later.add(k);
-    const list = others.get(at);
-    if (list) list.push(k);
-    else others.set(at, [k]);
-  });
-  first.clear();
+  const { order, others, later } = inputOrder(scans);
   const failures = new Map(
     scans.map((s) => [s, new Map(s.failed.map(([i, where, detail]) => [i, { where, detail }]))]),
   );
@@ -242,6 +218,41 @@ async function judgeOtlp(
         : undefined,
     record: (row) => records[row],
   };
+}
+
+/**
+ * Every thread's entries in input order (chunk by chunk, each chunk's traces in the order its thread met
+ * them), as [scan, entry]; and the traces met in several chunks: by the index of their first entry, the
+ * indexes of their others (`later` holds those).
+ */
+function inputOrder(scans: readonly OtlpScan[]): {
+  order: [OtlpScan, number][];
+  others: Map<number, number[]>;
+  later: Set<number>;
+} {
+  const byChunk: [OtlpScan, number, number][] = [];
+  for (const s of scans)
+    for (let i = 0; i < s.chunk.length;) {
+      let j = i;
+      while (j < s.chunk.length && s.chunk[j] === s.chunk[i]) j++;
+      byChunk[s.chunk[i]!] = [s, i, j];
+      i = j;
+    }
+  const order: [OtlpScan, number][] = [];
+  for (const range of byChunk) if (range) for (let i = range[1]; i < range[2]; i++) order.push([range[0], i]);
+  const first = new Map<string, number>();
+  const others = new Map<number, number[]>();
+  const later = new Set<number>();
+  order.forEach(([s, i], k) => {
+    const id = s.traceIds[i]!;
+    const at = first.get(id);
+    if (at === undefined) return void first.set(id, k);
+    later.add(k);
+    const list = others.get(at);
+    if (list) list.push(k);
+    else others.set(at, [k]);
+  });
+  return { order, others, later };
 }
 
 /** The spans on these lines, line by line in the order given. */

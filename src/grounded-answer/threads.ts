@@ -36,31 +36,24 @@ export interface Threads<T extends ThreadScan> {
   entry: string | undefined;
 }
 
+/** The chunks a job is cut into, for `threads` threads, and whether helpers are worth starting for them. */
+export type Cut = (threads: number, forced: boolean) => Promise<{ chunks: Segment[]; worthIt: boolean }>;
+
 /**
- * Cuts `files` into chunks and starts helpers on them when the input is worth it (GROUNDGATE_THREADS, when
+ * Cuts the input into chunks and starts helpers on them when the input is worth it (GROUNDGATE_THREADS, when
  * set, is obeyed whatever the size). The main thread is to read its share from the same queue.
  */
 export function startThreads<T extends ThreadScan>(
-  files: readonly string[],
   job: Omit<WorkerInput, 'chunks' | 'shared'>,
-  /** Chunks of about this size however many threads read them (a thread holds a chunk's data until its end). */
-  chunkBytes?: number,
+  cut: Cut,
 ): Promise<Threads<T>> {
   const { threads, forced } = threadCount();
   const workerEntry = threads > 1 ? workerFile() : undefined;
   return (async () => {
-    // GROUNDGATE_THREADS cuts even a small input in chunks, 8 a thread (read by this thread alone when there
-    // is no worker bundle, run from sources), so that tests see them.
-    const bySize = chunkBytes !== undefined && !forced;
-    const parts = await splitLines(
-      files,
-      bySize ? MAX_CHUNKS : workerEntry || forced ? threads * CHUNKS_PER_THREAD : 1,
-      bySize ? chunkBytes : forced ? 0 : CHUNK_BYTES,
-    );
-    const chunks = parts.flat();
+    // GROUNDGATE_THREADS cuts even a small input in chunks for its threads (read by this thread alone when
+    // there is no worker bundle, run from sources), so that tests see them.
+    const { chunks, worthIt } = await cut(workerEntry || forced ? threads : 1, forced);
     const queue = new ChunkQueue(chunks);
-    const bytes = chunks.reduce((n, c) => n + c.end - c.start, 0);
-    const worthIt = forced ? chunks.length > 1 : bytes >= MIN_THREADED_BYTES;
     const helpers =
       workerEntry && worthIt
         ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
@@ -69,6 +62,25 @@ export function startThreads<T extends ThreadScan>(
         : [];
     return { chunks, queue, helpers, entry: helpers.length > 0 ? workerEntry : undefined };
   })();
+}
+
+/**
+ * Runs of whole lines: 8 a thread (one for one thread), of at least 8 MB unless GROUNDGATE_THREADS is set; or, given
+ * `chunkBytes`, of about that size however many threads read them (for a thread that holds a chunk's data
+ * until its end).
+ */
+export function byLines(files: readonly string[], chunkBytes?: number): Cut {
+  return async (threads, forced) => {
+    const bySize = chunkBytes !== undefined && !forced;
+    const parts = await splitLines(
+      files,
+      bySize ? MAX_CHUNKS : threads > 1 ? threads * CHUNKS_PER_THREAD : 1,
+      bySize ? chunkBytes : forced ? 0 : CHUNK_BYTES,
+    );
+    const chunks = parts.flat();
+    const bytes = chunks.reduce((n, c) => n + c.end - c.start, 0);
+    return { chunks, worthIt: forced ? chunks.length > 1 : bytes >= MIN_THREADED_BYTES };
+  };
 }
 
 /**

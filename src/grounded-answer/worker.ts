@@ -1,9 +1,10 @@
 // A worker thread's entry (bundled as dist/qa-worker/index.js): reads chunks of trace lines until none is
 // left and posts back what it found, its buffers transferred rather than copied: where each qid's winning
-// run is (JSON Lines), or each trace assembled from its chunk (OTLP, see otlp-runs.ts). It needs no gold,
-// so it starts while the main thread is still loading it. Started with no chunks and the gold files, it
-// digests the gold set while the main thread judges, on the core that would otherwise idle: the digest
-// (canonical JSON and a sha256 per item) was half the time of loading gold.
+// run is (JSON Lines), each trace assembled from its chunk (OTLP, see otlp-runs.ts), or each qid's winning
+// record (Parquet rows, see parquet-runs.ts). It needs no gold, so it starts while the main thread is still
+// loading it. Started with no chunks and the gold files, it digests the gold set while the main thread
+// judges, on the core that would otherwise idle: the digest (canonical JSON and a sha256 per item) was half
+// the time of loading gold.
 import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
@@ -11,6 +12,7 @@ import type { FieldMap } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import { parquetScanBuffers, scanParquetRuns, type ParquetScan } from './parquet-runs.js';
 import { scanBuffers, scanRuns, type Scan } from './scan.js';
 import type { TraceInput } from './source.js';
 
@@ -24,13 +26,16 @@ export interface WorkerInput {
   fields?: FieldMap;
   /** Set when the chunks are OTLP lines of OpenInference spans, to be read as this input says. */
   otlp?: TraceInput;
+  /** Set when the chunks are windows of rows of Parquet traces (see parquet-runs.ts). */
+  parquet?: TraceInput;
 }
 
 /**
  * Each gold line's digest in file order (see lineDigests), or null when they could not be made here (the
  * main thread then makes them).
  */
-export type WorkerMessage = { scan: Scan | OtlpScan } | { digests: Uint8Array | null } | { internal: string };
+export type WorkerMessage =
+  { scan: Scan | OtlpScan | ParquetScan } | { digests: Uint8Array | null } | { internal: string };
 
 const input = workerData as WorkerInput;
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
@@ -40,6 +45,11 @@ async function main(): Promise<void> {
   if (input.otlp) {
     const scan = { ...(await scanOtlpRuns(queue, input.otlp)), utf8: takeUtf8Notes() };
     post({ scan }, otlpScanBuffers(scan));
+    return;
+  }
+  if (input.parquet) {
+    const scan = { ...(await scanParquetRuns(queue, input.parquet)), utf8: takeUtf8Notes() };
+    post({ scan }, parquetScanBuffers(scan));
     return;
   }
   const scan = { ...(await scanRuns(queue, input.fields)), utf8: takeUtf8Notes() };

@@ -50,6 +50,31 @@ const WINDOW_ROWS = 100_000;
  */
 const MAX_ROWS_PER_BYTE = 64;
 
+/** The file's metadata and its number of rows, refused when it claims more rows than it could hold. */
+async function checkedMetadata(
+  file: string,
+  buffer: AsyncBuffer,
+): Promise<{ metadata: FileMetaData; rows: number }> {
+  const metadata = await metadataOf(file, buffer);
+  const rows = Number(metadata.num_rows);
+  if (rows > MAX_ROWS_PER_BYTE * buffer.byteLength)
+    throw new InputError(
+      { file },
+      `declares ${rows} rows in ${buffer.byteLength} bytes; expected at most ${MAX_ROWS_PER_BYTE} rows a byte (a file of this many rows would be larger)`,
+    );
+  return { metadata, rows };
+}
+
+/** How many rows each row group of the file has (its metadata says), checked as readParquet checks it. */
+export async function parquetRowGroups(file: string): Promise<number[]> {
+  const { buffer, close } = await fileBuffer(file);
+  try {
+    return (await checkedMetadata(file, buffer)).metadata.row_groups.map((g) => Number(g.num_rows));
+  } finally {
+    await close();
+  }
+}
+
 /**
  * Rows `[start, end)` (0-based), or only `rows` (numbered from 1), as records numbered from 1; undefined
  * `end` reads to the last row.
@@ -60,13 +85,7 @@ export async function* readParquet(
 ): AsyncGenerator<JsonlRecord> {
   const { buffer, close } = await fileBuffer(file);
   try {
-    const metadata = await metadataOf(file, buffer);
-    const rows = Number(metadata.num_rows);
-    if (rows > MAX_ROWS_PER_BYTE * buffer.byteLength)
-      throw new InputError(
-        { file },
-        `declares ${rows} rows in ${buffer.byteLength} bytes; expected at most ${MAX_ROWS_PER_BYTE} rows a byte (a file of this many rows would be larger)`,
-      );
+    const { metadata, rows } = await checkedMetadata(file, buffer);
     const last = Math.min(range.end ?? rows, rows);
     let groupStart = 0;
     for (const group of metadata.row_groups) {

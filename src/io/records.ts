@@ -4,12 +4,19 @@ import { readRecords } from './read-at.js';
 /** A `.parquet` file: read as rows (parquet.ts, loaded only then: hyparquet is not small). */
 export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
 
-async function* parquetRows(
+/** Rows of a Parquet file, all or those asked for (see readParquet). */
+export async function* parquetRows(
   file: string,
   range?: { start?: number; end?: number; rows?: ReadonlySet<number> },
 ): AsyncGenerator<SourceRecord> {
   const { readParquet } = await import('./parquet.js');
   yield* readParquet(file, range);
+}
+
+/** How many rows each row group of a Parquet file has. */
+export async function parquetRowGroups(file: string): Promise<number[]> {
+  const { parquetRowGroups } = await import('./parquet.js');
+  return parquetRowGroups(file);
 }
 
 /** A record and where it is: a JSON line's bytes, to read it again; a Parquet row has only its number. */

@@ -1,18 +1,22 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { InputError } from '../src/errors.js';
+import type { GoldItem } from '../src/grounded-answer/contract.js';
 import { judgeRecords, loadGold, type RunsLoad } from '../src/grounded-answer/load.js';
+import { startParquetJudging } from '../src/grounded-answer/parquet-runs.js';
 import { startOtlpJudging } from '../src/grounded-answer/otlp-judging.js';
 import type { ScoreOptions } from '../src/grounded-answer/score.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
+import { parquetTraces } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
-// OpenInference traces in OTLP lines are read by threads that each assemble the traces of their chunk;
-// the main thread assembles again those whose spans are in several chunks (or files). Checked here against
-// the one-pass reader (readOpenInference, then judgeRecords) in process, on random layouts of the spans, and
-// on the bundle (dist/qa-worker) as users run it: the same report whatever the threads, the same first error.
+// Traces read as records, on threads: OpenInference traces in OTLP lines, each thread assembling the traces
+// of its chunks and the main thread again those whose spans are in several chunks (or files); Parquet rows,
+// each thread decoding windows of rows. Checked against the one-pass reader (judgeRecords) in process, on
+// random inputs, and on the bundle (dist/qa-worker) as users run it: the same report whatever the threads,
+// and the same first error.
 
 const rnd = seeded(4711);
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
@@ -104,42 +108,50 @@ const OPTIONS: ScoreOptions = {
   traces: { format: 'openinference', qid: 'metadata.qid' },
 };
 
-/** What a RunsLoad says about every gold row, to compare two of them whole. */
-function summary(load: RunsLoad, rows: number) {
+/**
+ * What a RunsLoad says about every gold row, to compare two of them whole. (Where a run is kept, its chunk
+ * and offset, means another thing to each reader: the winners and their places are compared instead.)
+ */
+function summary(load: RunsLoad, rows: number, positions = true) {
   const t = load.table;
+  const columns = [t.present, t.ts, t.flags, t.recall, t.upper, t.rule, t.line];
   return {
     lines: load.lines,
     superseded: load.superseded,
     unknown: [...load.unknown],
-    table: [t.present, t.ts, t.flags, t.recall, t.upper, t.rule, t.chunk, t.line, t.offset].map((a) => [
-      ...a,
-    ]),
+    table: (positions ? [...columns, t.chunk, t.offset] : columns).map((a) => [...a]),
     rows: Array.from({ length: rows }, (_, row) => [load.ref(row), load.record?.(row), load.labels(row)]),
   };
 }
 
-async function both(files: string[]) {
+/** The one-pass reader's outcome and the threaded one's (`start`), on the same files: a load or an error. */
+async function both(
+  files: string[],
+  start: (items: GoldItem[]) => Promise<RunsLoad>,
+  options: ScoreOptions = OPTIONS,
+  positions = true,
+) {
   const { items } = await loadGold([goldFile]);
   const settle = (p: Promise<RunsLoad>) =>
     p.then(
-      (load) => ({ load: summary(load, items.length) }),
+      (load) => ({ load: summary(load, items.length, positions) }),
       (err: unknown) => {
         if (!(err instanceof InputError)) throw err;
         return { error: err.message };
       },
     );
-  const onePass = await settle(judgeRecords(files, items, OPTIONS));
+  const onePass = await settle(judgeRecords(files, items, options));
   // Without a worker bundle (run from sources) this thread reads every chunk: 8 a thread, as many as 24.
   vi.stubEnv('GROUNDGATE_THREADS', '3');
   try {
-    return {
-      onePass,
-      chunked: await settle(startOtlpJudging(files, OPTIONS, OPTIONS.traces!).finish(items)),
-    };
+    return { onePass, chunked: await settle(start(items)) };
   } finally {
     vi.unstubAllEnvs();
   }
 }
+
+const otlp = (files: string[]) => (items: GoldItem[]) =>
+  startOtlpJudging(files, OPTIONS, OPTIONS.traces!).finish(items);
 
 const dir = tmpTree({ 'gold.jsonl': jsonl(gold) });
 const goldFile = path.join(dir, 'gold.jsonl');
@@ -151,7 +163,7 @@ describe('OpenInference traces read chunk by chunk', () => {
       const files = [path.join(dir, `a${round}.jsonl`), path.join(dir, `b${round}.jsonl`)];
       writeFileSync(files[0]!, a);
       writeFileSync(files[1]!, b);
-      const { onePass, chunked } = await both(files);
+      const { onePass, chunked } = await both(files, otlp(files));
       expect(onePass).toHaveProperty('load');
       expect(chunked).toEqual(onePass);
     }
@@ -171,7 +183,7 @@ describe('OpenInference traces read chunk by chunk', () => {
         '\n',
     );
     writeFileSync(files[1]!, b);
-    const { onePass, chunked } = await both(files);
+    const { onePass, chunked } = await both(files, otlp(files));
     expect(onePass).toEqual({
       error: `${files[1]}:${at + 1}: trace "${(151).toString(16).padStart(32, '0')}": its root span "chain" has no metadata.qid; expected the question id (see openinference.qid)`,
     });
@@ -184,7 +196,7 @@ describe('OpenInference traces read chunk by chunk', () => {
     const files = [path.join(dir, 'ra.jsonl'), path.join(dir, 'rb.jsonl')];
     writeFileSync(files[0]!, a);
     writeFileSync(files[1]!, b + '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}\n');
-    const { onePass, chunked } = await both(files);
+    const { onePass, chunked } = await both(files, otlp(files));
     expect(onePass).toEqual({
       error: `${files[1]}:${b.split('\n').length}: span "x" has no traceId; expected OTLP "traceId" or Phoenix "context.trace_id"`,
     });
@@ -237,6 +249,92 @@ suites:
       expect(read(`many-${threads}.json`)).toBe(read('one.json'));
     }
     expect(check('canonical.yaml', '1', 'canonical.json').status).toBe(1);
+    const suite = (f: string) =>
+      (JSON.parse(read(f)) as { suites: { qa: { metrics: unknown; counts: unknown } } }).suites.qa;
+    expect(suite('one.json').metrics).toEqual(suite('canonical.json').metrics);
+    expect(suite('one.json').counts).toEqual(suite('canonical.json').counts);
+    expect(suite('one.json').counts).toMatchObject({ trace_lines: 3000, gold: 120 });
+  }, 60_000);
+});
+
+/** Runs as canonical trace lines, some without ts (ties and absent times are decided by order). */
+const lines = (runs: readonly Run[]) =>
+  runs.map((r) => ({
+    qid: r.qid,
+    ...(rnd() < 0.1 ? {} : { ts: r.ts }),
+    retrieved_ids: r.ids,
+    answer_json: { claim: r.claim, citations: r.citations },
+  }));
+
+describe('Parquet traces read window by window', () => {
+  const options: ScoreOptions = { ...OPTIONS, traces: { format: 'jsonl', qid: 'input.value' } };
+  const parquet = (files: string[]) => (items: GoldItem[]) =>
+    startParquetJudging(files, options, options.traces!).finish(items);
+
+  it('judge random runs in two files as the one-pass reader does', async () => {
+    for (let round = 0; round < 8; round++) {
+      const files = [path.join(dir, `p${round}a.parquet`), path.join(dir, `p${round}b.parquet`)];
+      writeFileSync(files[0]!, parquetTraces(lines(Array.from({ length: int(0, 300) }, run))));
+      writeFileSync(files[1]!, parquetTraces(lines(Array.from({ length: int(1, 300) }, run))));
+      const { onePass, chunked } = await both(files, parquet(files), options, false);
+      expect(onePass).toHaveProperty('load');
+      expect(chunked).toEqual(onePass);
+    }
+  });
+
+  it('name the first bad row in file order, whichever window holds a later one', async () => {
+    const rows = lines(Array.from({ length: 400 }, run));
+    const bad = rows.map((r, i) =>
+      i === 250
+        ? { ...r, retrieved_ids: null, answer_json: { claim: 7 } }
+        : i === 390
+          ? { ...r, qid: '' }
+          : r,
+    );
+    const files = [path.join(dir, 'bad.parquet')];
+    writeFileSync(files[0]!, parquetTraces(bad as never));
+    const { onePass, chunked } = await both(files, parquet(files), options, false);
+    expect(onePass).toEqual({ error: expect.stringMatching(new RegExp(`^${files[0]} row 251: `)) });
+    expect(chunked).toEqual(onePass);
+  });
+});
+
+describe('Parquet traces on several threads (dist)', () => {
+  const runs = Array.from({ length: 3000 }, run);
+  const rows = lines(runs);
+  const gates = `version: 1
+suites:
+  qa:
+    kind: grounded-qa
+    gold: gold.jsonl
+    traces: traces/*.parquet
+    gates:
+      precision: '>= 0.5'
+`;
+  const tree = tmpTree({
+    'gates.yaml': gates,
+    'canonical.yaml': gates.replace('traces/*.parquet', 'canonical.jsonl'),
+    'gold.jsonl': jsonl(gold),
+    'canonical.jsonl': jsonl(rows),
+  });
+  mkdirSync(path.join(tree, 'traces'));
+  writeFileSync(path.join(tree, 'traces', 'a.parquet'), parquetTraces(rows.slice(0, 1700)));
+  writeFileSync(path.join(tree, 'traces', 'b.parquet'), parquetTraces(rows.slice(1700)));
+
+  it('writes the same report on 1, 2, 3 and 7 threads, with the metrics of the same rows as JSON Lines', () => {
+    const check = (config: string, threads: string, report: string) =>
+      runCli(['check', '-c', config, '--report', report, '--offenders', '40'], tree, {
+        GROUNDGATE_THREADS: threads,
+      });
+    const canonical = check('canonical.yaml', '1', 'canonical.json');
+    const one = check('gates.yaml', '1', 'one.json');
+    expect([one.status, one.stderr]).toEqual([canonical.status, '']);
+    const read = (f: string) => readFileSync(path.join(tree, f), 'utf8');
+    for (const threads of ['2', '3', '7']) {
+      const many = check('gates.yaml', threads, `many-${threads}.json`);
+      expect(many.stdout).toBe(one.stdout);
+      expect(read(`many-${threads}.json`)).toBe(read('one.json'));
+    }
     const suite = (f: string) =>
       (JSON.parse(read(f)) as { suites: { qa: { metrics: unknown; counts: unknown } } }).suites.qa;
     expect(suite('one.json').metrics).toEqual(suite('canonical.json').metrics);
