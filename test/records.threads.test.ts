@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
+import { spanFacts } from '../src/grounded-answer/openinference.js';
 import { InputError } from '../src/errors.js';
 import type { GoldItem } from '../src/grounded-answer/contract.js';
 import { judgeRecords, loadGold, type RunsLoad } from '../src/grounded-answer/load.js';
@@ -9,6 +11,7 @@ import { startOtlpJudging } from '../src/grounded-answer/otlp-judging.js';
 import type { ScoreOptions } from '../src/grounded-answer/score.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { parquetTraces } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
@@ -17,6 +20,19 @@ import { jsonl, tmpTree } from './helpers/tmp.js';
 // each thread decoding windows of rows. Checked against the one-pass reader (judgeRecords) in process, on
 // random inputs, and on the bundle (dist/qa-worker) as users run it: the same report whatever the threads,
 // and the same first error.
+
+/** Lines read back by their offsets (see forEachSpan), counted: reading them again must not grow with traces. */
+const readBack = vi.hoisted(() => ({ lines: 0 }));
+vi.mock('../src/io/read-at.js', async (original) => {
+  const real = await original<typeof import('../src/io/read-at.js')>();
+  return {
+    ...real,
+    forEachSpan: (...args: Parameters<typeof real.forEachSpan>) => {
+      readBack.lines += args[1].length;
+      return real.forEachSpan(...args);
+    },
+  };
+});
 
 const rnd = seeded(4711);
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
@@ -341,4 +357,142 @@ suites:
     expect(suite('one.json').counts).toEqual(suite('canonical.json').counts);
     expect(suite('one.json').counts).toMatchObject({ trace_lines: 3000, gold: 120 });
   }, 60_000);
+});
+
+describe('what a review found (each failed before its fix)', () => {
+  it('reads a line shared by many traces cut by chunks once, not once a trace', async () => {
+    // Three export lines of 1.2 MB (each its own chunk): line k holds span k of each of 600 traces.
+    const runs = Array.from({ length: 600 }, run);
+    const pad = attr('llm.prompt', 'x'.repeat(2_000));
+    const spans = runs.map((r, n) =>
+      spansOf(r, n + 1).map((x) => ({ ...x, attributes: [...x.attributes, pad] })),
+    );
+    const file = path.join(dir, 'batched.jsonl');
+    writeFileSync(file, [0, 1, 2].map((k) => exportLine(spans.map((t) => t[k]!))).join('\n') + '\n');
+    const { items } = await loadGold([goldFile]);
+    vi.stubEnv('GROUNDGATE_THREADS', '');
+    try {
+      readBack.lines = 0;
+      const chunked = summary(await otlp([file])(items), items.length);
+      expect(readBack.lines).toBeLessThanOrEqual(6); // the three lines, for the cut traces and the winners
+      expect(chunked).toEqual(summary(await judgeRecords([file], items, OPTIONS), items.length));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('names a bad row of the first Parquet file before a second file that is not Parquet', async () => {
+    const options: ScoreOptions = { ...OPTIONS, traces: { format: 'jsonl', qid: 'input.value' } };
+    const files = [path.join(dir, 'first.parquet'), path.join(dir, 'second.parquet')];
+    const rows = lines(Array.from({ length: 5 }, run));
+    writeFileSync(files[0]!, parquetTraces([rows[0]!, { ...rows[1]!, qid: '' }] as never));
+    writeFileSync(files[1]!, 'not a parquet file at all, just text');
+    const { onePass, chunked } = await both(
+      files,
+      (items) => startParquetJudging(files, options, options.traces!).finish(items),
+      options,
+      false,
+    );
+    expect(onePass).toEqual({ error: expect.stringMatching(/first\.parquet row 2: field "qid"/) });
+    expect(chunked).toEqual(onePass);
+  });
+
+  it('the OTLP scanner gives the facts JSON.parse does, or leaves the line to it', () => {
+    const line = (extra: object, attributes: object[]) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: 't',
+                    spanId: 's',
+                    startTimeUnixNano: '1000000',
+                    endTimeUnixNano: '2000000',
+                    attributes,
+                    ...extra,
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    const doc = (n: string, id: string) => ({
+      key: `retrieval.documents.${n}.document.id`,
+      value: { stringValue: id },
+    });
+    for (const [text, qidAttribute] of [
+      [line({ parent_id: 'p' }, []), undefined], // Phoenix's name for the parent
+      [line({ span_kind: 'RETRIEVER' }, [doc('0', 'x')]), undefined], // and for the kind
+      [line({}, [{ key: 'session.id', value: { intValue: true } }]), 'session.id'], // Number(true) is 1
+      [line({}, [doc('0', 'x'), doc('00', 'y'), doc('0', 'z')]), undefined], // one document, two keys
+    ] as const) {
+      const b = Buffer.from(text);
+      const fast = otlpScanner(qidAttribute)(b, 0, b.length, 1, 'f');
+      if (fast) expect(fast).toEqual(spanFacts(JSON.parse(text), 'f', 1, qidAttribute));
+    }
+  });
+});
+
+describe('a Parquet file whose decoding never ends (dist)', () => {
+  // hyparquet 1.33 loops without end on a run-length header of zero width: in this file (fixed rows, two
+  // columns, groups of 16) the byte at offset 8 flipped makes one. Gold and traces may come from a fork.
+  const rows = Array.from({ length: 40 }, (_, i) => ({ qid: `Q${i % 10}`, ids: [`d${i}`, `d${i + 1}`] }));
+  const file = Buffer.from(
+    parquetWriteBuffer({
+      columnData: [
+        { name: 'qid', data: rows.map((r) => r.qid), type: 'STRING' },
+        { name: 'retrieved_ids', data: rows.map((r) => r.ids) },
+      ],
+      rowGroupSize: 16,
+    }),
+  );
+  file[8] = file[8]! ^ 0xff;
+  const tree = tmpTree({
+    'gold.jsonl': jsonl(gold),
+    'traces.jsonl': jsonl(lines(Array.from({ length: 5 }, run))),
+    'traces.yaml':
+      'version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: loops.parquet\n',
+    'gold.yaml':
+      'version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: loops.parquet\n    traces: traces.jsonl\n',
+  });
+  writeFileSync(path.join(tree, 'loops.parquet'), file);
+
+  it('is stopped after GROUNDGATE_DECODE_SECONDS: one line naming the rows, exit 2, as gold or traces, on one thread or several', () => {
+    for (const [config, threads] of [
+      ['traces.yaml', ''],
+      ['traces.yaml', '3'],
+      ['gold.yaml', ''],
+    ] as const) {
+      const r = runCli(['check', '-c', config], tree, {
+        GROUNDGATE_DECODE_SECONDS: '2',
+        GROUNDGATE_THREADS: threads,
+      });
+      expect([r.status, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toBe(
+        'groundgate: loops.parquet row 1: the rows from here were not decoded within 2 s; expected a Parquet file that decodes (a corrupt page can make the decoder loop; GROUNDGATE_DECODE_SECONDS sets the limit)\n',
+      );
+    }
+  }, 60_000);
+
+  it('names a corrupt page as one thread does under GROUNDGATE_THREADS (windows of whole row groups)', () => {
+    const good = parquetTraces(lines(Array.from({ length: 40 }, run)));
+    let decodeErrors = 0;
+    for (let at = 4; at < 200; at += 13) {
+      const bad = Buffer.from(good);
+      bad[at] = bad[at]! ^ 0xff;
+      writeFileSync(path.join(tree, 'loops.parquet'), bad);
+      const [one, many] = ['1', '3'].map((threads) =>
+        runCli(['check', '-c', 'traces.yaml'], tree, {
+          GROUNDGATE_DECODE_SECONDS: '2',
+          GROUNDGATE_THREADS: threads,
+        }),
+      );
+      if (one!.stderr.includes('cannot decode rows')) decodeErrors++;
+      expect([many!.status, many!.stderr]).toEqual([one!.status, one!.stderr]);
+    }
+    expect(decodeErrors).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -31,6 +31,8 @@ interface Wanted {
 /** A line of the input, by its place in a file. */
 interface LineAt {
   file: string;
+  /** The file's place in the input (a file listed twice is read twice). */
+  fileIndex: number;
   offset: number;
   length: number;
   line: number;
@@ -92,11 +94,17 @@ async function judgeOtlp(
   const opts: OpenInferenceOptions = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   const linesOf = (s: OtlpScan, i: number): LineAt[] => {
-    const file = chunks[s.chunk[i]!]!.file;
+    const { file, fileIndex } = chunks[s.chunk[i]!]!;
     const base = lineBase[s.chunk[i]!]!;
     const out: LineAt[] = [];
     for (let r = s.refStart[i]!; r < s.refStart[i + 1]!; r++)
-      out.push({ file, offset: s.refOffset[r]!, length: s.refLength[r]!, line: base + s.refLine[r]! });
+      out.push({
+        file,
+        fileIndex,
+        offset: s.refOffset[r]!,
+        length: s.refLength[r]!,
+        line: base + s.refLine[r]!,
+      });
     return out;
   };
   const byQuestion = input.qid === 'input.value' ? questions : undefined;
@@ -111,6 +119,17 @@ async function judgeOtlp(
   const unknown = new Map<string, number>();
   let traces = 0;
   let known = 0;
+  // The spans of every trace met in several chunks, each of their lines read once (one line may hold spans
+  // of thousands of traces an exporter batched), in input order.
+  const cut = new Map<string, SpanFacts[]>();
+  for (const k of others.keys()) cut.set(order[k]![0].traceIds[order[k]![1]]!, []);
+  await readSpans(
+    [...others].flatMap(([k, more]) => [k, ...more].flatMap((x) => linesOf(...order[x]!))),
+    opts,
+    (spans) => {
+      for (const span of spans) cut.get(span.traceId)?.push(span);
+    },
+  );
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
   for (let k = 0; k < order.length; k++) {
@@ -125,9 +144,8 @@ async function judgeOtlp(
     let line: number;
     let record: TraceLine | undefined;
     if (more) {
-      const lines = [k, ...more].flatMap((x) => linesOf(...order[x]!));
-      const spans = (await spansOn(lines, opts)).filter((x) => x.traceId === s.traceIds[i]);
-      const r = assemble(spans, opts);
+      const r = assemble(cut.get(s.traceIds[i]!)!, opts);
+      cut.delete(s.traceIds[i]!);
       record = checker.check(r.value, r.file, r.line);
       ({ file, line } = r);
       time = timestamp(record.ts, file, line);
@@ -164,7 +182,7 @@ async function judgeOtlp(
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
   const records: (TraceLine | undefined)[] = new Array(gold.length);
   const want = new Map<string, Wanted>();
-  const lines = new Map<string, Map<number, LineAt>>();
+  const lines: LineAt[] = [];
   for (let row = 0; row < gold.length; row++) {
     const k = winner[row]!;
     if (k < 0) continue;
@@ -177,39 +195,26 @@ async function judgeOtlp(
     const [s, i] = order[k]!;
     const at = linesOf(s, i);
     want.set(s.traceIds[i]!, { row, spans: [], left: at.length });
-    for (const l of at) {
-      let inFile = lines.get(l.file);
-      if (!inFile) lines.set(l.file, (inFile = new Map()));
-      inFile.set(l.offset, l);
+    lines.push(...at);
+  }
+  await readSpans(lines, opts, (spans) => {
+    const here = new Set<Wanted>();
+    for (const span of spans) {
+      const w = want.get(span.traceId);
+      if (!w) continue;
+      w.spans.push(span);
+      here.add(w);
     }
-  }
-  const spansOf = lineSpans(qidAttributeOf(opts));
-  for (const [file, inFile] of lines) {
-    const list = [...inFile.values()];
-    await forEachSpan(
-      file,
-      list.map((l) => l.offset),
-      list.map((l) => l.length),
-      (j, buf, start, end) => {
-        const here = new Set<Wanted>();
-        for (const span of spansOf(buf, start, end, list[j]!.line, file)) {
-          const w = want.get(span.traceId);
-          if (!w) continue;
-          w.spans.push(span);
-          here.add(w);
-        }
-        for (const w of here) {
-          if (--w.left > 0) continue;
-          const r = assemble(w.spans, opts);
-          const t = checker.check(r.value, r.file, r.line);
-          const qid = gold[w.row]!.qid;
-          records[w.row] = qid === t.qid ? t : { ...t, qid };
-          judgeInto(judgeItem(gold[w.row]!, options.scuRules), records[w.row]!, judge, table, w.row);
-          w.spans = [];
-        }
-      },
-    );
-  }
+    for (const w of here) {
+      if (--w.left > 0) continue;
+      const r = assemble(w.spans, opts);
+      const t = checker.check(r.value, r.file, r.line);
+      const qid = gold[w.row]!.qid;
+      records[w.row] = qid === t.qid ? t : { ...t, qid };
+      judgeInto(judgeItem(gold[w.row]!, options.scuRules), records[w.row]!, judge, table, w.row);
+      w.spans = [];
+    }
+  });
   return {
     ...judged(table, traces, known, unknown, options),
     ref: (row) =>
@@ -255,21 +260,30 @@ function inputOrder(scans: readonly OtlpScan[]): {
   return { order, others, later };
 }
 
-/** The spans on these lines, line by line in the order given. */
-async function spansOn(lines: readonly LineAt[], options: OpenInferenceOptions): Promise<SpanFacts[]> {
+/**
+ * Reads each of these lines once (a line listed again is read once), file by file in input order and by
+ * offset within a file, that is in input order, and hands each line's spans to `each`.
+ */
+async function readSpans(
+  lines: readonly LineAt[],
+  options: OpenInferenceOptions,
+  each: (spans: SpanFacts[]) => void,
+): Promise<void> {
+  const byFile = new Map<number, Map<number, LineAt>>();
+  for (const l of lines) {
+    let inFile = byFile.get(l.fileIndex);
+    if (!inFile) byFile.set(l.fileIndex, (inFile = new Map()));
+    inFile.set(l.offset, l);
+  }
   const spansOf = lineSpans(qidAttributeOf(options));
-  const out: SpanFacts[][] = [];
-  for (const file of new Set(lines.map((l) => l.file))) {
-    const here = lines.flatMap((l, i) => (l.file === file ? [[l, i] as const] : []));
+  for (const fileIndex of [...byFile.keys()].sort((a, b) => a - b)) {
+    const list = [...byFile.get(fileIndex)!.values()];
+    const { file } = list[0]!;
     await forEachSpan(
       file,
-      here.map(([l]) => l.offset),
-      here.map(([l]) => l.length),
-      (j, buf, start, end) => {
-        const [l, i] = here[j]!;
-        out[i] = spansOf(buf, start, end, l.line, file);
-      },
+      list.map((l) => l.offset),
+      list.map((l) => l.length),
+      (j, buf, start, end) => each(spansOf(buf, start, end, list[j]!.line, file)),
     );
   }
-  return out.flat();
 }

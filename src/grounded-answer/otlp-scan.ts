@@ -64,6 +64,7 @@ const ANY_VALUE_KEYS = [
   ascii('kvlistValue'),
 ];
 const DOC_ID = ascii('.document.id');
+const PHOENIX_MEMBERS = ['context', 'parent_id', 'span_kind', 'start_time', 'end_time'].map(ascii);
 
 const STRING_VALUE_OPEN = ascii('{"stringValue":');
 const KEY_OPEN = ascii('{"key":');
@@ -179,11 +180,11 @@ export function otlpScanner(qidAttribute: string | undefined) {
       else if (keyIs(b, k, BOOL_VALUE) && (c === 0x74 || c === 0x66)) out = c === 0x74;
       else if ((keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) && c === 0x22)
         out = Number(stringValue(b, x, end));
+      else if ((keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) && (c === 0x74 || c === 0x66))
+        out = c === 0x74 ? 1 : 0; // Number(true), as openinference.ts's anyValue gives it
       else if (
         (keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) &&
-        c !== 0x7b &&
-        c !== 0x5b &&
-        c !== 0x6e
+        (c === 0x2d || (c >= 0x30 && c <= 0x39))
       )
         out = Number(b.toString('latin1', x, end));
       else if (!ANY_VALUE_KEYS.some((name) => keyIs(b, k, name))) out = undefined; // no value it knows
@@ -239,8 +240,12 @@ export function otlpScanner(qidAttribute: string | undefined) {
       bytesAre(b, k0, k1, DOCS) &&
       bytesAre(b, k1 - DOC_ID.length, k1, DOC_ID) &&
       k1 - DOC_ID.length - (k0 + DOCS.length) <= 5
-    )
+    ) {
       doc = digitsValue(b, k0 + DOCS.length, k1 - DOC_ID.length);
+      // documents.00 is documents.0 under another key: which one wins follows the order of a Map of keys
+      // (see openinference.ts), left to it.
+      if (doc >= 0 && b[k0 + DOCS.length] === 0x30 && k1 - DOC_ID.length - (k0 + DOCS.length) > 1) return -1;
+    }
     if (facts === undefined && doc < 0) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
     if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
@@ -264,6 +269,8 @@ export function otlpScanner(qidAttribute: string | undefined) {
         attributes = true;
         return b[v] === 0x5b ? skipArray(b, v, e, 4, (b, j, e) => attribute(b as Buffer, j, e, s)) : -1;
       }
+      // Phoenix's names for what OTLP calls otherwise: such a span is read by openinference.ts.
+      if (PHOENIX_MEMBERS.some((name) => keyIs(b, k, name))) return -1;
       if (keyIs(b, k, TRACE_ID) || keyIs(b, k, SPAN_ID) || keyIs(b, k, PARENT_SPAN_ID) || keyIs(b, k, NAME)) {
         const end = skipString(b, v, e);
         if (end < 0) return -1;

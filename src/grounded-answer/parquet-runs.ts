@@ -1,7 +1,8 @@
 import { InputError, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
-import { parquetRowGroups, parquetRows } from '../io/records.js';
+import { parquetRowGroups } from '../io/records.js';
+import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
@@ -40,28 +41,31 @@ const MIN_THREADED_ROWS = 100_000;
 const WINDOW_ROWS = 50_000;
 
 /**
- * Windows of whole row groups (a window inside a group decodes the group's pages up to its end), or, under
- * GROUNDGATE_THREADS, 8 windows a thread whatever the groups.
+ * Windows of whole row groups (a window inside a group decodes the group's pages up to its end): of at least
+ * WINDOW_ROWS rows, or 8 a thread under GROUNDGATE_THREADS; each file whole when threads are not worth it.
+ * A file whose metadata cannot be read gets one empty window, so that its error comes after the rows of the
+ * files before it, as in a single pass.
  */
 function byRows(files: readonly string[]): Cut {
   return async (threads, forced) => {
-    const groups: number[][] = [];
-    for (const file of files) groups.push(await parquetRowGroups(file));
-    const counts = groups.map((g) => g.reduce((a, b) => a + b, 0));
-    const total = counts.reduce((a, b) => a + b, 0);
+    const groups: (number[] | undefined)[] = [];
+    for (const file of files)
+      groups.push(
+        await parquetRowGroups(file).catch((err: unknown) => {
+          if (err instanceof InputError) return undefined;
+          throw err;
+        }),
+      );
+    const total = groups.reduce((n, g) => n + (g ?? []).reduce((a, b) => a + b, 0), 0);
     const worthIt = forced || (threads > 1 && total >= MIN_THREADED_ROWS);
-    const size = forced ? Math.max(1, Math.ceil(total / (threads * 8))) : WINDOW_ROWS;
+    const size = !worthIt ? Infinity : forced ? Math.ceil(total / (threads * 8)) : WINDOW_ROWS;
     const chunks: Segment[] = [];
     files.forEach((file, fileIndex) => {
-      const rows = counts[fileIndex]!;
-      if (!worthIt || forced) {
-        for (let start = 0; start < rows; start += worthIt ? size : rows)
-          chunks.push({ file, fileIndex, start, end: worthIt ? Math.min(start + size, rows) : rows });
-        return;
-      }
+      const rows = groups[fileIndex];
+      if (!rows) return void chunks.push({ file, fileIndex, start: 0, end: 0 });
       let start = 0;
       let end = 0;
-      for (const group of groups[fileIndex]!) {
+      for (const group of rows) {
         end += group;
         if (end - start < size) continue;
         chunks.push({ file, fileIndex, start, end });
@@ -73,8 +77,27 @@ function byRows(files: readonly string[]): Cut {
   };
 }
 
-/** Reads the windows this thread claims, keeping per qid its winning run's record. */
-export async function scanParquetRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<ParquetScan> {
+/**
+ * When each window's decoding began, in seconds from `base` (epoch seconds), per chunk: 0 before, -1 once
+ * done. Helpers decode on their own thread and the main thread watches them here: a corrupt page can send
+ * the decoder into a loop that never ends (see readParquet, which guards a read on one thread).
+ */
+export interface Leases {
+  shared: SharedArrayBuffer;
+  base: number;
+}
+
+/**
+ * Reads the windows this thread claims, keeping per qid its winning run's record. A helper, watched through
+ * `leases`, decodes on its own thread; the main thread (no leases) reads through the guarded readParquet.
+ */
+export async function scanParquetRuns(
+  queue: ChunkQueue<Segment>,
+  input: TraceInput,
+  leases?: Leases,
+): Promise<ParquetScan> {
+  const { readParquet, readParquetHere } = await import('../io/parquet.js');
+  const lease = leases && new Int32Array(leases.shared);
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   const slots = new Map<string, number>();
   const qids: string[] = [];
@@ -97,8 +120,9 @@ export async function scanParquetRuns(queue: ChunkQueue<Segment>, input: TraceIn
   for (let next = queue.claim(); next; next = queue.claim()) {
     const { index: chunk } = next;
     const { file, start, end } = next.chunk;
+    if (lease) Atomics.store(lease, chunk, Math.max(1, Math.ceil(Date.now() / 1000 - leases!.base)));
     try {
-      for await (const { line, value } of parquetRows(file, { start, end })) {
+      for await (const { line, value } of (lease ? readParquetHere : readParquet)(file, { start, end })) {
         const t = checker.check(value, file, line);
         const time = timestamp(t.ts, file, line);
         rows++;
@@ -124,6 +148,8 @@ export async function scanParquetRuns(queue: ChunkQueue<Segment>, input: TraceIn
       if (!(err instanceof InputError)) throw err;
       queue.fail(chunk);
       return result({ chunk, where: err.where, detail: err.detail });
+    } finally {
+      if (lease) Atomics.store(lease, chunk, -1);
     }
   }
   return result();
@@ -140,7 +166,16 @@ export function startParquetJudging(
   options: ScoreOptions,
   input: TraceInput,
 ): RecordJudging {
-  const started = startThreads<ParquetScan>({ parquet: input }, byRows(files));
+  const base = Math.floor(Date.now() / 1000);
+  let leases: Leases | undefined;
+  const started = startThreads<ParquetScan>(
+    (chunks) => {
+      leases = { shared: new SharedArrayBuffer(4 * Math.max(1, chunks.length)), base };
+      return { parquet: input, leases };
+    },
+    byRows(files),
+    false,
+  );
   // A trace file that is missing or not Parquet is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
   return {
@@ -150,10 +185,14 @@ export function startParquetJudging(
     },
     async finish(gold) {
       const { chunks, queue, helpers } = await started;
-      const settled = await Promise.allSettled([
-        scanParquetRuns(queue, input),
-        ...helpers.map((h) => h.scan),
-      ]);
+      // With helpers, this thread only watches them; without, it reads every window through readParquet.
+      const watch = helpers.length > 0 ? watchLeases(leases!, chunks) : undefined;
+      const settled = await Promise.allSettled(
+        helpers.length > 0
+          ? helpers.map((h) => Promise.race([h.scan, watch!.stuck]))
+          : [scanParquetRuns(queue, input)],
+      );
+      watch?.stop();
       await stopHelpers(helpers);
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
@@ -161,6 +200,29 @@ export function startParquetJudging(
       return judgeParquet(scans, chunks, gold, options);
     },
   };
+}
+
+/**
+ * Rejects with an input error when a helper has been decoding one window for longer than readParquet allows
+ * (checked every second), naming the window's first row; stop() ends the watch.
+ */
+function watchLeases(leases: Leases, chunks: readonly Segment[]): { stuck: Promise<never>; stop(): void } {
+  const lease = new Int32Array(leases.shared);
+  const limit = decodeSeconds();
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      const now = Date.now() / 1000 - leases.base;
+      for (let i = 0; i < chunks.length; i++) {
+        const began = Atomics.load(lease, i);
+        if (began <= 0 || now - began <= limit) continue;
+        clearInterval(timer);
+        return reject(notDecoded(chunks[i]!.file, chunks[i]!.start + 1, limit));
+      }
+    }, 1000);
+  });
+  stuck.catch(() => undefined);
+  return { stuck, stop: () => clearInterval(timer) };
 }
 
 function judgeParquet(

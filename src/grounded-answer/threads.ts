@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
 import { InputError, preview } from '../errors.js';
+import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
@@ -36,6 +34,9 @@ export interface Threads<T extends ThreadScan> {
   entry: string | undefined;
 }
 
+/** A helper's work, but for the chunks. */
+type Job = Omit<WorkerInput, 'chunks' | 'shared'>;
+
 /** The chunks a job is cut into, for `threads` threads, and whether helpers are worth starting for them. */
 export type Cut = (threads: number, forced: boolean) => Promise<{ chunks: Segment[]; worthIt: boolean }>;
 
@@ -44,20 +45,27 @@ export type Cut = (threads: number, forced: boolean) => Promise<{ chunks: Segmen
  * set, is obeyed whatever the size). The main thread is to read its share from the same queue.
  */
 export function startThreads<T extends ThreadScan>(
-  job: Omit<WorkerInput, 'chunks' | 'shared'>,
+  /** What the helpers do, or how to tell them once the chunks are known. */
+  job: Job | ((chunks: readonly Segment[]) => Job),
   cut: Cut,
+  /** False when the main thread reads no chunk itself (it watches the helpers): one helper more. */
+  mainReads = true,
 ): Promise<Threads<T>> {
   const { threads, forced } = threadCount();
-  const workerEntry = threads > 1 ? workerFile() : undefined;
+  const workerEntry = threads > 1 ? helperBundle() : undefined;
   return (async () => {
     // GROUNDGATE_THREADS cuts even a small input in chunks for its threads (read by this thread alone when
     // there is no worker bundle, run from sources), so that tests see them.
     const { chunks, worthIt } = await cut(workerEntry || forced ? threads : 1, forced);
     const queue = new ChunkQueue(chunks);
+    const told = typeof job === 'function' ? job(chunks) : job;
     const helpers =
       workerEntry && worthIt
-        ? Array.from({ length: Math.min(threads - 1, chunks.length - 1) }, () =>
-            spawn<T>(workerEntry, { ...job, chunks, shared: queue.shared }),
+        ? Array.from(
+            {
+              length: mainReads ? Math.min(threads - 1, chunks.length - 1) : Math.min(threads, chunks.length),
+            },
+            () => spawn<T>(workerEntry, { ...told, chunks, shared: queue.shared }),
           )
         : [];
     return { chunks, queue, helpers, entry: helpers.length > 0 ? workerEntry : undefined };
@@ -117,20 +125,6 @@ function threadCount(): { threads: number; forced: boolean } {
   return { threads: n, forced: true };
 }
 
-/**
- * The worker's bundle: dist/qa-worker/index.js beside the Action's bundle or one folder up from the CLI's,
- * or worker.js beside this module when run from tsc's output. Run from TypeScript sources (the unit tests)
- * there is none, and the main thread reads everything.
- */
-function workerFile(): string | undefined {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  return [
-    path.join(here, 'qa-worker', 'index.js'),
-    path.join(here, '..', 'qa-worker', 'index.js'),
-    path.join(here, 'worker.js'),
-  ].find((f) => existsSync(f));
-}
-
 export interface Helper<T extends ThreadScan> {
   worker: Worker;
   scan: Promise<T>;
@@ -157,7 +151,7 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
       for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
       answer(m.scan as unknown as T);
     } else if ('digests' in m) digested(m.digests);
-    else failed(new Error(`grounded-qa worker failed: ${m.internal}`));
+    else if ('internal' in m) failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
   worker.once('error', failed);
   worker.once('exit', (code) =>

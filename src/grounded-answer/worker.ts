@@ -9,10 +9,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import type { FieldMap } from '../io/field-map.js';
+import { decodeOnThread, type DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import { parquetScanBuffers, scanParquetRuns, type ParquetScan } from './parquet-runs.js';
+import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-runs.js';
 import { scanBuffers, scanRuns, type Scan } from './scan.js';
 import type { TraceInput } from './source.js';
 
@@ -28,6 +29,10 @@ export interface WorkerInput {
   otlp?: TraceInput;
   /** Set when the chunks are windows of rows of Parquet traces (see parquet-runs.ts). */
   parquet?: TraceInput;
+  /** When each chunk's reading began, for the main thread to watch (see Leases in parquet-runs.ts). */
+  leases?: Leases;
+  /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
+  decode?: { file: string; start?: number; end?: number; rows?: number[] };
 }
 
 /**
@@ -35,12 +40,19 @@ export interface WorkerInput {
  * main thread then makes them).
  */
 export type WorkerMessage =
-  { scan: Scan | OtlpScan | ParquetScan } | { digests: Uint8Array | null } | { internal: string };
+  | { scan: Scan | OtlpScan | ParquetScan }
+  | { digests: Uint8Array | null }
+  | DecodeMessage
+  | { internal: string };
 
 const input = workerData as WorkerInput;
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
 
 async function main(): Promise<void> {
+  if (input.decode) {
+    await decodeOnThread(input.decode, post, () => new Promise((next) => parentPort!.once('message', next)));
+    return;
+  }
   const queue = new ChunkQueue(input.chunks, input.shared);
   if (input.otlp) {
     const scan = { ...(await scanOtlpRuns(queue, input.otlp)), utf8: takeUtf8Notes() };
@@ -48,7 +60,10 @@ async function main(): Promise<void> {
     return;
   }
   if (input.parquet) {
-    const scan = { ...(await scanParquetRuns(queue, input.parquet)), utf8: takeUtf8Notes() };
+    const scan = {
+      ...(await scanParquetRuns(queue, input.parquet, input.leases)),
+      utf8: takeUtf8Notes(),
+    };
     post({ scan }, parquetScanBuffers(scan));
     return;
   }

@@ -1,6 +1,10 @@
 import { open } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
-import { InputError, ioError } from '../errors.js';
+import type { Worker } from 'node:worker_threads';
+import { HELPER_LIMITS } from '../engine-thread.js';
+import { InputError, ioError, type Where } from '../errors.js';
+import { helperBundle } from '../helper-bundle.js';
+import { decodeSeconds, notDecoded } from './parquet-limits.js';
 import type { JsonlRecord } from './jsonl.js';
 
 // Parquet gold and traces (ContextBench ships its gold as Parquet; Hugging Face datasets publish it), read
@@ -75,14 +79,18 @@ export async function parquetRowGroups(file: string): Promise<number[]> {
   }
 }
 
+/** Which rows to read: `[start, end)` (0-based; undefined `end` reads to the last row), or only `rows` (from 1). */
+export interface RowRange {
+  start?: number;
+  end?: number;
+  rows?: ReadonlySet<number>;
+}
+
 /**
  * Rows `[start, end)` (0-based), or only `rows` (numbered from 1), as records numbered from 1; undefined
- * `end` reads to the last row.
+ * `end` reads to the last row. Decoded on this thread: see readParquet for the guarded read.
  */
-export async function* readParquet(
-  file: string,
-  range: { start?: number; end?: number; rows?: ReadonlySet<number> } = {},
-): AsyncGenerator<JsonlRecord> {
+export async function* readParquetHere(file: string, range: RowRange = {}): AsyncGenerator<JsonlRecord> {
   const { buffer, close } = await fileBuffer(file);
   try {
     const { metadata, rows } = await checkedMetadata(file, buffer);
@@ -155,3 +163,93 @@ function plain(v: unknown): unknown {
   }
   return o;
 }
+
+/** What a decoder thread sends: rows as [number, value], the input error that stopped it, or that it is done. */
+export type DecodeMessage =
+  { rows: [number, unknown][]; done?: true } | { error: { where: Where | undefined; detail: string } };
+
+/**
+ * readParquetHere on a thread of its own, watched: a corrupt page can send the decoder into a loop that
+ * never ends (hyparquet 1.33 loops on a run-length header of zero width), and gold or traces may come from a
+ * fork's pull request. When the next rows take longer than DECODE_SECONDS (GROUNDGATE_DECODE_SECONDS sets
+ * it), the thread is stopped and the rows are an input error (parquet-limits.ts). Without the helpers' bundle (run from
+ * sources) rows are decoded here.
+ */
+export async function* readParquet(file: string, range: RowRange = {}): AsyncGenerator<JsonlRecord> {
+  const entry = helperBundle();
+  if (!entry) {
+    yield* readParquetHere(file, range);
+    return;
+  }
+  const seconds = decodeSeconds();
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
+  const worker = new Worker(entry, {
+    workerData: {
+      chunks: [],
+      shared: new SharedArrayBuffer(8),
+      decode: { file, start: range.start, end: range.end, rows: range.rows && [...range.rows] },
+    },
+    resourceLimits: HELPER_LIMITS,
+  });
+  let next = (range.start ?? 0) + 1;
+  try {
+    for (;;) {
+      const m = await nextMessage(worker, seconds * 1000);
+      if (m === undefined) throw notDecoded(file, next, seconds);
+      if ('internal' in m) throw new Error(`Parquet decoder failed: ${m.internal}`);
+      if ('error' in m) throw new InputError(m.error.where, m.error.detail);
+      for (const [line, value] of m.rows) {
+        next = line + 1;
+        yield { line, value };
+      }
+      if (m.done) return;
+      worker.postMessage('next');
+    }
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/** The worker's next message, or undefined when none came within `ms`. */
+function nextMessage(worker: Worker, ms: number): Promise<DecodeMessage | { internal: string } | undefined> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (m: DecodeMessage | { internal: string }) => (done(), resolve(m));
+    const onError = (err: Error) => (done(), reject(err));
+    const onExit = (code: number) => (done(), reject(new Error(`Parquet decoder exited with code ${code}`)));
+    const timer = setTimeout(() => (done(), resolve(undefined)), ms);
+    worker.on('message', onMessage);
+    worker.once('error', onError);
+    worker.once('exit', onExit);
+  });
+}
+
+/** A decoder thread's work (see readParquet): rows sent a batch at a time, the next batch when asked. */
+export async function decodeOnThread(
+  job: { file: string; start?: number; end?: number; rows?: number[] },
+  post: (m: DecodeMessage) => void,
+  asked: () => Promise<unknown>,
+): Promise<void> {
+  let rows: [number, unknown][] = [];
+  try {
+    const range = { start: job.start, end: job.end, rows: job.rows && new Set(job.rows) };
+    for await (const { line, value } of readParquetHere(job.file, range)) {
+      rows.push([line, value]);
+      if (rows.length < DECODE_BATCH) continue;
+      post({ rows });
+      rows = [];
+      await asked();
+    }
+    post({ rows, done: true });
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    post({ error: { where: err.where, detail: err.detail } });
+  }
+}
+
+const DECODE_BATCH = 8192;
