@@ -22,7 +22,7 @@ import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions } from './judge.js';
 import type { Label } from './labels.js';
-import { judged, newRunTable, offer, type RunTable } from './runs.js';
+import { heldRuns, judged, judgeHeld, newRunTable, offer, type RunTable } from './runs.js';
 import { scanRuns, timestamp, type Scan } from './scan.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import { isSpanDocument } from './openinference.js';
@@ -30,7 +30,6 @@ import { startOtlpJudging } from './otlp-judging.js';
 import { startParquetJudging } from './parquet-runs.js';
 import type { ScoreOptions } from './score.js';
 import type { ScuRule } from './scu.js';
-import { judgeInto, judgeItem } from './judge.js';
 import { judgeRows } from './verdicts.js';
 
 /**
@@ -337,19 +336,8 @@ export async function judgeRecords(
     if (offer(table, row, { ts: time, chunk: fileIndex.get(file)!, offset: at, line, length: 0 }))
       winners[row] = byQuestion ? { ...t, qid } : t;
   }
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  for (let row = 0; row < gold.length; row++) {
-    const t = winners[row];
-    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
-  }
-  return {
-    ...judged(table, lines, known, unknown, options),
-    ref: (row) =>
-      table.present[row]
-        ? { file: files[table.chunk[row]!]!, line: table.line[row]!, offset: -1, length: 0 }
-        : undefined,
-    record: (row) => winners[row],
-  };
+  judgeHeld(table, gold, winners, options);
+  return heldRuns(table, winners, (row) => files[table.chunk[row]!]!, lines, known, unknown, options);
 }
 
 /** The winning run of each gold item, from every thread's scan, and what else the scans counted. */

@@ -8,7 +8,7 @@ import type { RecordJudging, RunsLoad } from './load.js';
 import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import { judged, newRunTable, offer } from './runs.js';
+import { heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
@@ -215,14 +215,7 @@ async function judgeOtlp(
       w.spans = [];
     }
   });
-  return {
-    ...judged(table, traces, known, unknown, options),
-    ref: (row) =>
-      table.present[row]
-        ? { file: files[table.chunk[row]!]!, line: table.line[row]!, offset: -1, length: 0 }
-        : undefined,
-    record: (row) => records[row],
-  };
+  return heldRuns(table, records, (row) => files[table.chunk[row]!]!, traces, known, unknown, options);
 }
 
 /**

@@ -5,9 +5,8 @@ import { parquetRowGroups } from '../io/records.js';
 import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
-import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import type { RecordJudging, RunsLoad } from './load.js';
-import { judged, newRunTable, offer, replaces } from './runs.js';
+import { heldRuns, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
@@ -256,17 +255,6 @@ function judgeParquet(
       if (offer(table, row, run)) records[row] = s.records[slot];
     });
   }
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  for (let row = 0; row < gold.length; row++) {
-    const t = records[row];
-    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
-  }
-  return {
-    ...judged(table, read, known, unknown, options),
-    ref: (row) =>
-      table.present[row]
-        ? { file: chunks[table.chunk[row]!]!.file, line: table.line[row]!, offset: -1, length: 0 }
-        : undefined,
-    record: (row) => records[row],
-  };
+  judgeHeld(table, gold, records, options);
+  return heldRuns(table, records, (row) => chunks[table.chunk[row]!]!.file, read, known, unknown, options);
 }

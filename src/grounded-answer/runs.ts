@@ -1,5 +1,6 @@
 import { compareCodeUnits } from '../io/files.js';
-import { labelsOf, passed } from './judge.js';
+import type { GoldItem, TraceLine } from './contract.js';
+import { judgeInto, judgeItem, judgeOptions, labelsOf, passed } from './judge.js';
 import type { RunsLoad } from './load.js';
 import type { ScoreOptions } from './score.js';
 
@@ -102,4 +103,39 @@ export function judged(
     labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
     passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
   };
+}
+
+/**
+ * What judging found when the winning runs are held in memory (records read from Parquet rows or
+ * OpenInference traces): a run is found again by its file and record number, not its bytes.
+ */
+export function heldRuns(
+  table: RunTable,
+  records: readonly (TraceLine | undefined)[],
+  fileOf: (row: number) => string,
+  lines: number,
+  known: number,
+  unknown: ReadonlyMap<string, number>,
+  options: ScoreOptions,
+): RunsLoad {
+  return {
+    ...judged(table, lines, known, unknown, options),
+    ref: (row) =>
+      table.present[row] ? { file: fileOf(row), line: table.line[row]!, offset: -1, length: 0 } : undefined,
+    record: (row) => records[row],
+  };
+}
+
+/** Judges each gold item's winning run held in `records` into its row of the table. */
+export function judgeHeld(
+  table: RunTable,
+  gold: readonly GoldItem[],
+  records: readonly (TraceLine | undefined)[],
+  options: ScoreOptions,
+): void {
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  for (let row = 0; row < gold.length; row++) {
+    const t = records[row];
+    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
+  }
 }
