@@ -241,7 +241,10 @@ async function judgeLines(
   return { gold, loaded, digest: ownDigest ?? (await judging.goldDigest(gold)) };
 }
 
-/** Traces read as records (Parquet rows, OpenInference traces), after gold, which they may be matched to. */
+/**
+ * Traces read as records (Parquet rows, OpenInference traces): threads start reading them while this thread
+ * loads gold (see startRecordJudging), which the runs are then matched to.
+ */
 async function judgeInMemory(
   goldFiles: readonly string[],
   traceFiles: readonly string[],
