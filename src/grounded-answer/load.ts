@@ -3,7 +3,16 @@ import { digestOf, GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { digestGold } from '../gold/digest-files.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
-import { byLines, lineBases, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
+import {
+  byLines,
+  gatherScans,
+  lineBases,
+  spawn,
+  startThreads,
+  stopHelpers,
+  throwFirstError,
+  type Helper,
+} from './threads.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf, refOf } from '../io/records.js';
@@ -224,27 +233,14 @@ export function startJudging(
     },
     async finish(gold) {
       const { chunks, queue, helpers, digestEntry } = await started;
-      const settled = await Promise.allSettled([scanRuns(queue, fields), ...helpers.map((h) => h.scan)]);
-      // Their scans are in: the workers go, heaps and all, before judging takes memory of its own. A fresh
-      // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along:
-      // a scan worker digesting raised the peak by 25 MB).
-      await stop(helpers);
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
+      // Once their scans are in, the workers go, heaps and all, before judging takes memory of its own. A
+      // fresh one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come
+      // along: a scan worker digesting raised the peak by 25 MB).
+      const scans = await gatherScans([scanRuns(queue, fields), ...helpers.map((h) => h.scan)], helpers);
       if (digestEntry)
         digester = spawn<Scan>(digestEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
       // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
-      return judgeWinners(
-        foldScans(
-          settled.map((r) => (r as PromiseFulfilledResult<Scan>).value),
-          chunks,
-          gold,
-          options.cutoffs.length,
-        ),
-        chunks,
-        gold,
-        options,
-      );
+      return judgeWinners(foldScans(scans, chunks, gold, options.cutoffs.length), chunks, gold, options);
     },
     async goldDigest(gold) {
       const digests = digester && (await digester.digests);
@@ -361,11 +357,7 @@ function foldScans(
   cutoffs: number,
 ): Folded {
   const lineBase = lineBases(scans, chunks);
-  const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
-  if (errors.length > 0) {
-    const { chunk, where, detail } = errors[0]!;
-    throw new InputError(where && { ...where, line: where.line && where.line + lineBase[chunk]! }, detail);
-  }
+  throwFirstError(scans, lineBase);
 
   const rows = new Map<string, number>();
   gold.forEach((g, i) => rows.set(g.qid, i));

@@ -12,7 +12,15 @@ import { heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
-import { byLines, lineBases, startThreads, stopHelpers, type Helper } from './threads.js';
+import {
+  byLines,
+  gatherScans,
+  lineBases,
+  startThreads,
+  stopHelpers,
+  throwFirstError,
+  type Helper,
+} from './threads.js';
 
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
 // assemble and check the traces they find there (otlp-runs.ts); this thread puts the chunks back in input
@@ -60,11 +68,7 @@ export function startOtlpJudging(
     },
     async finish(gold, questions) {
       const { chunks, queue, helpers } = await started;
-      const settled = await Promise.allSettled([scanOtlpRuns(queue, input), ...helpers.map((h) => h.scan)]);
-      await stopHelpers(helpers);
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      const scans = settled.map((r) => (r as PromiseFulfilledResult<OtlpScan>).value);
+      const scans = await gatherScans([scanOtlpRuns(queue, input), ...helpers.map((h) => h.scan)], helpers);
       return judgeOtlp(scans, chunks, files, gold, options, input, questions);
     },
   };
@@ -80,11 +84,7 @@ async function judgeOtlp(
   questions: ReadonlyMap<string, string> | undefined,
 ): Promise<RunsLoad> {
   const lineBase = lineBases(scans, chunks);
-  const readErrors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
-  if (readErrors.length > 0) {
-    const { chunk, where, detail } = readErrors[0]!;
-    throw new InputError(where && { ...where, line: where.line && where.line + lineBase[chunk]! }, detail);
-  }
+  throwFirstError(scans, lineBase);
 
   const { order, others, later } = inputOrder(scans);
   const failures = new Map(

@@ -8,6 +8,7 @@ import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.j
 import type { SpanFacts } from './otlp-scan.js';
 import { timestamp } from './scan.js';
 import type { TraceInput } from './source.js';
+import type { ChunkError } from './threads.js';
 
 /**
  * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled
@@ -39,7 +40,7 @@ export interface OtlpScan {
   chunkLines: [number, number][];
   utf8?: [string, number][];
   /** The input error that stopped this thread, while reading spans (its line counting from the chunk's). */
-  error?: { chunk: number; where: Where | undefined; detail: string };
+  error?: ChunkError;
 }
 
 interface LocalTrace {

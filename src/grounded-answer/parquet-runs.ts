@@ -1,4 +1,4 @@
-import { InputError, type Where } from '../errors.js';
+import { InputError } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
 import { parquetRowGroups } from '../io/records.js';
@@ -10,7 +10,15 @@ import { heldRuns, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
-import { startThreads, stopHelpers, type Cut, type Helper } from './threads.js';
+import {
+  gatherScans,
+  startThreads,
+  stopHelpers,
+  throwFirstError,
+  type ChunkError,
+  type Cut,
+  type Helper,
+} from './threads.js';
 
 // Parquet traces decoded by threads, a window of rows each at a time: decoding (hyparquet, in JavaScript)
 // is most of the time a Parquet run takes. A row is a whole run, so each thread keeps, per qid, its winning
@@ -31,7 +39,7 @@ export interface ParquetScan {
   rows: number;
   utf8?: [string, number][];
   /** The input error that stopped this thread. */
-  error?: { chunk: number; where: Where | undefined; detail: string };
+  error?: ChunkError;
 }
 
 /** Below this many rows, helpers do not pay for their start: one thread reads each file whole. */
@@ -186,16 +194,12 @@ export function startParquetJudging(
       const { chunks, queue, helpers } = await started;
       // With helpers, this thread only watches them; without, it reads every window through readParquet.
       const watch = helpers.length > 0 ? watchLeases(leases!, chunks) : undefined;
-      const settled = await Promise.allSettled(
+      const scans = await gatherScans(
         helpers.length > 0
           ? helpers.map((h) => Promise.race([h.scan, watch!.stuck]))
           : [scanParquetRuns(queue, input)],
-      );
-      watch?.stop();
-      await stopHelpers(helpers);
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      const scans = settled.map((r) => (r as PromiseFulfilledResult<ParquetScan>).value);
+        helpers,
+      ).finally(() => watch?.stop());
       return judgeParquet(scans, chunks, gold, options);
     },
   };
@@ -230,8 +234,7 @@ function judgeParquet(
   gold: readonly GoldItem[],
   options: ScoreOptions,
 ): RunsLoad {
-  const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
-  if (errors.length > 0) throw new InputError(errors[0]!.where, errors[0]!.detail);
+  throwFirstError(scans);
   const rows = new Map<string, number>();
   gold.forEach((g, i) => rows.set(g.qid, i));
   const table = newRunTable(gold.length, options.cutoffs.length);

@@ -1,4 +1,4 @@
-import { InputError, preview, type Where } from '../errors.js';
+import { InputError, preview } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
@@ -7,6 +7,7 @@ import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type TraceLine 
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { mappedTraceScanner, scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
+import type { ChunkError } from './threads.js';
 
 /**
  * What one thread learned from the chunks of trace lines it read: for every qid it saw, where its winning
@@ -33,7 +34,7 @@ export interface Scan {
    * The input error that stopped this thread, its line counting from the chunk's first line (the caller,
    * who knows how many lines came before, makes it absolute).
    */
-  error?: { chunk: number; where: Where | undefined; detail: string };
+  error?: ChunkError;
 }
 
 /**

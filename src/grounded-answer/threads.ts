@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
-import { InputError, preview } from '../errors.js';
+import { InputError, preview, type Where } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
@@ -106,6 +106,43 @@ export function lineBases(
     base[i] = previous ? base[i - 1]! + (chunkLines.get(i - 1) ?? 0) : 0;
   });
   return base;
+}
+
+/**
+ * Waits for every thread's scan, then stops the helpers (heaps and all) and gives the scans in the order
+ * given, or throws the first failure.
+ */
+export async function gatherScans<T>(
+  scans: readonly Promise<T>[],
+  helpers: readonly Helper<ThreadScan>[],
+): Promise<T[]> {
+  const settled = await Promise.allSettled(scans);
+  await stopHelpers(helpers);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
+/** The error a thread stopped at, in chunk `chunk`. */
+export interface ChunkError {
+  chunk: number;
+  where: Where | undefined;
+  detail: string;
+}
+
+/**
+ * Throws the input error of the earliest failed chunk, if any: every chunk before it was read whole, so it is
+ * the input's first. With `lineBase`, its line counts from the chunk's first line and is made absolute.
+ */
+export function throwFirstError(
+  scans: readonly { error?: ChunkError }[],
+  lineBase?: readonly number[],
+): void {
+  const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
+  if (errors.length === 0) return;
+  const { chunk, where, detail } = errors[0]!;
+  const base = lineBase?.[chunk] ?? 0;
+  throw new InputError(where && { ...where, line: where.line && where.line + base }, detail);
 }
 
 export const stopHelpers = (helpers: readonly Helper<ThreadScan>[]): Promise<number[]> =>
