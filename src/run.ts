@@ -5,8 +5,8 @@ import { didYouMean } from './config/suggest.js';
 import { compareItems, withBaseline } from './baseline/compare.js';
 import { loadBaseline } from './baseline/load.js';
 import { displayPath, UsageError } from './errors.js';
-import type { GoldDigest } from './gold/digest.js';
 import { digestGold } from './gold/digest-files.js';
+import type { ItemDigests } from './gold/digest.js';
 import { goldStatus, lockPathFor } from './gold/status.js';
 import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
@@ -22,8 +22,22 @@ import {
 import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
 import type { Triage, TriageCounts } from './report/triage.js';
-import type { BaselineSource, GateResult, OffenderJson, Report, SuiteReport } from './report/schema.js';
-import type { ItemVerdicts, LoadedSuite, Offender, Resampler } from './suites/types.js';
+import type {
+  BaselineSource,
+  GateResult,
+  GoldReport,
+  OffenderJson,
+  Report,
+  SuiteReport,
+} from './report/schema.js';
+import type {
+  ItemVerdicts,
+  LoadedSuite,
+  Offender,
+  Resampler,
+  ScoreContext,
+  SuiteResult,
+} from './suites/types.js';
 import { TOOL_NAME, VERSION } from './version.js';
 
 /** `--input [SUITE.]KEY=PATH`: replaces one input path of a suite; PATH is relative to the working directory. */
@@ -69,6 +83,18 @@ export interface RunOutcome {
 
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
 export async function run(options: RunOptions): Promise<RunOutcome> {
+  const setup = prepareRun(options);
+  return judgeRun(setup, options, (suite) => scoreSuite(setup, suite, options));
+}
+
+/** What every run starts from: the config, the suites it selected, and how files are named in reports. */
+export interface RunSetup {
+  config: LoadedConfig;
+  selected: LoadedSuite[];
+  relative(file: string): string;
+}
+
+export function prepareRun(options: RunOptions): RunSetup {
   const config = options.loaded ?? loadConfig(options.config, options.scope);
   const selected = selectSuites(config, options.suites ?? []);
   // Called once per offender by some suites: 50k offenders share a handful of files.
@@ -79,7 +105,68 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
     return r;
   };
   checkOverrides(selected, options.inputs ?? []);
+  return { config, selected, relative };
+}
 
+/** A suite scored, by one run or merged from partials: all that its part of the report is built from. */
+export interface ScoredSuite {
+  /** Every input key's files, absolute, in the order one run lists them. */
+  inputs: Record<string, string[]>;
+  metrics: ResolvedMetric[];
+  result: SuiteResult;
+  gold?: { report: GoldReport; digest: ItemDigests };
+  /** The warnings about input that is not UTF-8, once the offenders shown are described. */
+  utf8Warnings(): Promise<string[]>;
+}
+
+/** A suite's ResolvedMetrics, its inputs and gold status, scored in this process. */
+async function scoreSuite(setup: RunSetup, suite: LoadedSuite, options: RunOptions): Promise<ScoredSuite> {
+  const { config, relative } = setup;
+  const inputs = await suiteInputs(suite, config, options.inputs ?? []);
+  const metrics = metricsToCompute(suite);
+  const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
+  const result = await suite.kind.score(suite.config, scoreContext(setup, suite, inputs, metrics));
+  const gold = goldFiles
+    ? await goldStatus(
+        result.goldDigest ?? (await digestGold(goldFiles)),
+        goldFiles,
+        lockPathFor(suite, config, goldFiles),
+        relative,
+        options.release ?? false,
+      )
+    : undefined;
+  return {
+    inputs,
+    metrics,
+    result,
+    ...(gold ? { gold } : {}),
+    utf8Warnings: () => utf8Warnings(takeUtf8Notes(), relative),
+  };
+}
+
+export function scoreContext(
+  { config, relative }: RunSetup,
+  suite: LoadedSuite,
+  inputs: Record<string, string[]>,
+  metrics: ResolvedMetric[],
+): ScoreContext {
+  return {
+    suite: suite.name,
+    inputs,
+    metrics,
+    relative,
+    baseDir: config.dir,
+    resolvePath: (key, how) => suitePath(suite, config, key, how?.tree ?? false),
+  };
+}
+
+/** Gates, baseline comparisons and offenders over each selected suite as `score` gives it: the report. */
+export async function judgeRun(
+  setup: RunSetup,
+  options: RunOptions,
+  score: (suite: LoadedSuite) => Promise<ScoredSuite>,
+): Promise<RunOutcome> {
+  const { config, selected, relative } = setup;
   const suites: Record<string, SuiteReport> = {};
   const resamplers: Record<string, Resampler> = {};
   const gates: GateResult[] = [];
@@ -92,26 +179,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
   warnings.push(...runWarnings);
   const baseReport = base && 'report' in base ? base.report : undefined;
   for (const suite of selected) {
-    const inputs = await suiteInputs(suite, config, options.inputs ?? []);
-    const metrics = metricsToCompute(suite);
-    const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
-    const result = await suite.kind.score(suite.config, {
-      suite: suite.name,
-      inputs,
-      metrics,
-      relative,
-      baseDir: config.dir,
-      resolvePath: (key, how) => suitePath(suite, config, key, how?.tree ?? false),
-    });
-    const gold = goldFiles
-      ? await goldStatus(
-          result.goldDigest ?? (await digestGold(goldFiles)),
-          goldFiles,
-          lockPathFor(suite, config, goldFiles),
-          relative,
-          options.release ?? false,
-        )
-      : undefined;
+    const { inputs, metrics, result, gold, ...scored } = await score(suite);
 
     if (options.resample && result.resample) resamplers[suite.name] = result.resample;
     const baseSuite = baseReport?.suites[suite.name];
@@ -162,7 +230,7 @@ export async function run(options: RunOptions): Promise<RunOutcome> {
       .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
 
     // Whatever this suite read (inputs, lock) that was not UTF-8.
-    result.warnings.push(...(await utf8Warnings(takeUtf8Notes(), relative)));
+    result.warnings.push(...(await scored.utf8Warnings()));
     suites[suite.name] = {
       kind: suite.kind.kind,
       inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
@@ -213,9 +281,10 @@ export async function suiteInputs(
   suite: LoadedSuite,
   config: LoadedConfig,
   overrides: readonly InputOverride[],
+  keys: readonly string[] = suite.kind.inputKeys,
 ): Promise<Record<string, string[]>> {
   const inputs: Record<string, string[]> = {};
-  for (const key of suite.kind.inputKeys) {
+  for (const key of keys) {
     const override = [...overrides]
       .reverse()
       .find((o) => o.key === key && (!o.suite || o.suite === suite.name));
@@ -282,7 +351,7 @@ function checkOverrides(suites: readonly LoadedSuite[], overrides: readonly Inpu
 }
 
 /** Every plain metric of the kind, plus each family at the suite's default cutoffs and at those its gates name. */
-function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
+export function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
   const out: ResolvedMetric[] = [];
   const cutoffs = suite.kind.defaultCutoffs(suite.config);
   const gated = Object.keys(suite.config.gates).map((m) => resolveMetric(m, suite.kind.metrics)!);
@@ -306,7 +375,7 @@ function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
 }
 
 /** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
-function itemRecord({ ids, pass }: ItemVerdicts, digest: GoldDigest | undefined): ItemRecord {
+function itemRecord({ ids, pass }: ItemVerdicts, digest: ItemDigests | undefined): ItemRecord {
   if (!digest) return ItemRecord.fromColumns(ids, pass, () => undefined);
   // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
   const aligned = digest.size === ids.length && ids.every((id, i) => id === digest.ids[i]);

@@ -18,11 +18,43 @@ describe("the README's workflows", () => {
   const uses = (w: (typeof workflows)[number]) =>
     Object.values(w.doc.jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
 
-  it('are the pull-request check and the fork comment workflow', () => {
+  it('are the pull-request check, the fork comment workflow and the sharded one', () => {
     expect(workflows.map((w) => w.file)).toEqual([
       '.github/workflows/groundgate.yml',
       '.github/workflows/groundgate-comment.yml',
+      '.github/workflows/groundgate-matrix.yml',
     ]);
+  });
+
+  it('shard with mode partial and merge the uploaded partials in one gate job', () => {
+    const matrix = workflows[2]!;
+    const action = parse(readFileSync(path.join(REPO, 'action.yml'), 'utf8')) as {
+      inputs: Record<string, unknown>;
+      outputs: Record<string, unknown>;
+    };
+    const { shard, gate } = matrix.doc.jobs as Record<
+      string,
+      { steps: { uses?: string; with?: Record<string, string> }[] }
+    >;
+    expect(shard!.steps.map((s) => s.uses)).toEqual([
+      'actions/checkout@v5',
+      'owner/groundgate@v1',
+      'actions/upload-artifact@v4',
+    ]);
+    expect(shard!.steps[1]!.with).toMatchObject({ mode: 'partial' });
+    // What each shard uploads is what the gate job downloads and merges.
+    expect(shard!.steps[2]!.with!.path).toBe(shard!.steps[1]!.with!.partial);
+    expect(gate!.steps.map((s) => s.uses)).toEqual([
+      'actions/checkout@v5',
+      'actions/download-artifact@v5',
+      'owner/groundgate@v1',
+      'actions/upload-artifact@v4',
+    ]);
+    expect(gate!.steps[1]!.with!.pattern).toBe('groundgate-partial-*');
+    expect(gate!.steps[2]!.with).toMatchObject({ mode: 'merge', partials: 'groundgate-partials/*.partial' });
+    expect(gate!.steps[1]!.with!.path).toBe('groundgate-partials');
+    for (const input of ['mode', 'partial', 'partials']) expect(action.inputs).toHaveProperty(input);
+    expect(action.outputs).toHaveProperty('partial');
   });
 
   it('use only actions/checkout, actions/upload-artifact and groundgate, with least permissions', () => {

@@ -4,8 +4,11 @@ import { UsageError } from '../errors.js';
 import { safeParse } from '../io/validate.js';
 
 export const COMMENT_MODES = ['auto', 'always', 'never', 'on-failure'] as const;
-/** check: score and gate; comment: post the report of the workflow run that triggered this one (forks). */
-export const MODES = ['check', 'comment'] as const;
+/**
+ * check: score and gate; comment: post the report of the workflow run that triggered this one (forks);
+ * partial: score this matrix job's shard and write its partial; merge: gate the partials of every shard.
+ */
+export const MODES = ['check', 'comment', 'partial', 'merge'] as const;
 
 export const actionInputsSchema = z.object({
   mode: z.enum(MODES),
@@ -21,6 +24,10 @@ export const actionInputsSchema = z.object({
   token: z.string(),
   offenders: z.int().min(0).optional(),
   report: z.string().min(1),
+  /** mode partial: the file written. */
+  partial: z.string().min(1),
+  /** mode merge: the partials, a glob (or several, space- or newline-separated). */
+  partials: z.array(z.string().min(1)).min(1),
   failOnGate: z.boolean(),
   release: z.boolean(),
 });
@@ -80,6 +87,8 @@ export function readInputs(): ActionInputs {
     token,
     offenders: offenders ? Number(offenders) : undefined,
     report: text('report') || 'groundgate-report.json',
+    partial: text('partial') || 'groundgate.partial',
+    partials: (text('partials') || 'groundgate-partials/**/*.partial').split(/\s*\n\s*|\s+/).filter(Boolean),
     failOnGate: flag('fail-on-gate', 'true'),
     release: flag('release', 'false'),
   });

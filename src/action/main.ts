@@ -11,7 +11,8 @@ import { renderMarkdown } from '../report/markdown.js';
 import { writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends } from '../report/trend.js';
-import { run, type RunOutcome } from '../run.js';
+import { run, type RunOptions, type RunOutcome } from '../run.js';
+import { mergeRun, partialFiles, writePartialRun } from '../partial/run.js';
 import { annotationsFor } from './annotations.js';
 import { seconds } from '../github/api-limits.js';
 import { parseRepo, withApi } from '../github/client.js';
@@ -52,7 +53,13 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       ...(inputs.history && inputs.history !== 'auto' ? { history: own('history', inputs.history) } : {}),
     };
     if (inputs.mode === 'comment') return await relayComment(inputs, env, event, files.report);
-    outcome = await run({
+    if (inputs.mode === 'partial')
+      return await writeShard(inputs, workspace, scope, own('partial', inputs.partial));
+    if (inputs.mode === 'merge' && inputs.suites.length)
+      throw new UsageError(
+        'input "suites" with mode merge: the partials say which suites were scored; expected it on the partial jobs',
+      );
+    const options: RunOptions = {
       config: path.resolve(workspace, inputs.config),
       scope,
       suites: inputs.suites,
@@ -62,7 +69,11 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       baselineFound:
         inputs.baseline === 'auto' ? await (await remote()).autoBaseline(inputs, env, event) : undefined,
       release: inputs.release,
-    });
+    };
+    outcome =
+      inputs.mode === 'merge'
+        ? await mergeRun(await partialFiles(inputs.partials, workspace), options)
+        : await run(options);
     if (files.history) history = await readHistory(files.history);
   } catch (err) {
     return failedOnInput(err, workspace);
@@ -95,6 +106,31 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     await comment(inputs, env, decideComment(inputs.comment, event, report.verdict === 'pass'), markdown);
   }
   return failing ? 1 : 0;
+}
+
+/**
+ * mode: partial, one job of a matrix: scores its shard of the inputs and writes the partial that the merge
+ * job gates (no gate is judged here, no comment posted). Outputs `partial`, the file's absolute path.
+ */
+async function writeShard(
+  inputs: ActionInputs,
+  workspace: string,
+  scope: RunOptions['scope'],
+  file: string,
+): Promise<number> {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const { warnings } = await writePartialRun(file, {
+    config: path.resolve(workspace, inputs.config),
+    scope,
+    suites: inputs.suites,
+    release: inputs.release,
+  });
+  for (const w of warnings) workflow.warning(w);
+  workflow.setOutput('partial', file);
+  workflow.info(
+    `groundgate: wrote the partial ${path.relative(workspace, file)}; a job with mode: merge gates it`,
+  );
+  return 0;
 }
 
 /**

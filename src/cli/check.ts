@@ -10,7 +10,7 @@ import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
 import { cliScope, confineIfInside, UNCONFINED } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
-import { objectHeapBytes, run, type InputOverride, type RunOptions } from '../run.js';
+import { objectHeapBytes, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
@@ -35,6 +35,10 @@ export interface CheckArgs {
   quiet: boolean;
   color?: boolean;
   allowOutsideWorkspace: boolean;
+  /** --partial FILE: write this shard's partial instead of judging gates. */
+  partial?: string;
+  /** merge's partials. */
+  positionals: string[];
 }
 
 export const CHECK_USAGE = `Usage: groundgate [check] [options]
@@ -61,34 +65,59 @@ Options:
       --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
   -q, --quiet              print nothing when every gate passes
       --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
+      --partial FILE       score this shard of the inputs (e.g. one job of a CI matrix) and write
+                           what "groundgate merge" needs to FILE; no gate is judged, no report written
       --allow-outside-workspace
                            let paths in gates.yaml and --input lead outside the workspace (the git
                            repository of gates.yaml); for local use, never for untrusted configs
   -h, --help               show this help
 
-Exit status: 0 every gate passed, 1 a gate failed, 2 usage, configuration or input error.
+Exit status: 0 every gate passed (with --partial: the partial was written), 1 a gate failed,
+2 usage, configuration or input error.
 `;
 
-export function parseCheckArgs(argv: readonly string[]): CheckArgs {
-  const parsed = parseCommandArgs(argv, {
-    config: { type: 'string', short: 'c' },
-    suite: { type: 'string', short: 's', multiple: true },
-    input: { type: 'string', short: 'i', multiple: true },
-    format: { type: 'string', short: 'f' },
-    out: { type: 'string', short: 'o' },
-    report: { type: 'string' },
-    baseline: { type: 'string' },
-    'artifact-name': { type: 'string' },
-    release: { type: 'boolean' },
-    history: { type: 'string' },
-    trend: { type: 'string' },
-    offenders: { type: 'string' },
-    quiet: { type: 'boolean', short: 'q' },
-    color: { type: 'boolean' },
-    'allow-outside-workspace': { type: 'boolean' },
-  });
+/** check's flags; with `merge`, the partials are the positionals, and flags that choose inputs are refused. */
+export function parseCheckArgs(argv: readonly string[], merge?: { usage: string }): CheckArgs {
+  const parsed = parseCommandArgs(
+    argv,
+    {
+      config: { type: 'string', short: 'c' },
+      suite: { type: 'string', short: 's', multiple: true },
+      input: { type: 'string', short: 'i', multiple: true },
+      format: { type: 'string', short: 'f' },
+      out: { type: 'string', short: 'o' },
+      report: { type: 'string' },
+      baseline: { type: 'string' },
+      'artifact-name': { type: 'string' },
+      release: { type: 'boolean' },
+      history: { type: 'string' },
+      trend: { type: 'string' },
+      offenders: { type: 'string' },
+      quiet: { type: 'boolean', short: 'q' },
+      color: { type: 'boolean' },
+      'allow-outside-workspace': { type: 'boolean' },
+      partial: { type: 'string' },
+    },
+    merge?.usage,
+  );
   const { values, positionals } = parsed;
-  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (merge) {
+    const chooser = (['suite', 'input', 'partial'] as const).find((flag) => values[flag] !== undefined);
+    if (chooser)
+      throw new UsageError(
+        `--${chooser} with merge: the partials say which suites and inputs were scored; expected it on "groundgate check --partial"`,
+      );
+  } else if (positionals.length)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.partial !== undefined) {
+    const judging = (['report', 'baseline', 'history', 'out', 'format'] as const).find(
+      (flag) => values[flag] !== undefined,
+    );
+    if (judging)
+      throw new UsageError(
+        `--${judging} with --partial: a partial judges no gate and writes no report; expected it on "groundgate merge"`,
+      );
+  }
 
   const format = (values.format ?? 'text') as Format;
   if (!FORMATS.includes(format)) {
@@ -111,6 +140,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs {
     quiet: values.quiet ?? false,
     color: values.color,
     allowOutsideWorkspace: values['allow-outside-workspace'] ?? false,
+    ...(values.partial !== undefined ? { partial: values.partial } : {}),
+    positionals,
   };
 }
 
@@ -143,6 +174,7 @@ export const checkCommand: Command = {
     own('--report', args.report);
     own('--out', args.out);
     own('--history', args.history);
+    own('--partial', args.partial);
     const ghAuto = args.baseline === GH_AUTO;
     if (!ghAuto) own('--baseline', args.baseline);
     const options: RunOptions = {
@@ -168,11 +200,25 @@ export const checkCommand: Command = {
           `groundgate: note: the engine thread ran out of its ${plan.limits.maxOldGenerationSizeMb} MB heap (${ENGINE_ENV}); ran on the main thread\n`,
         );
     }
-    return check(args, options, io);
+    if (args.partial !== undefined) return partial(args.partial, args, options, io);
+    return check(args, options, io, run);
   },
 };
 
-async function check(args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
+async function partial(file: string, args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
+  const { writePartialRun } = await import('../partial/run.js');
+  const { warnings } = await writePartialRun(file, options);
+  if (!args.quiet) for (const w of warnings) io.stderr(`groundgate: warning: ${w}\n`);
+  return 0;
+}
+
+/** Runs (or merges) the suites, writes report.json, prints the formatted report; the exit status. */
+export async function check(
+  args: CheckArgs,
+  options: RunOptions,
+  io: CliIo,
+  produce: (options: RunOptions) => Promise<RunOutcome>,
+): Promise<number> {
   if (args.baseline === GH_AUTO)
     // Loaded for gh:auto only: the GitHub client and the unzip library are most of the CLI's size.
     options.baselineFound = await (
@@ -181,7 +227,7 @@ async function check(args: CheckArgs, options: RunOptions, io: CliIo): Promise<n
       name: args.artifactName,
       file: 'groundgate-report.json',
     });
-  const outcome = await run(options);
+  const outcome = await produce(options);
   const { report } = outcome;
   const offenders = args.offenders ?? outcome.config.offenders;
   const passed = report.verdict === 'pass';

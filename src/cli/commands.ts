@@ -4,11 +4,13 @@ import { extractCommand } from './extract.js';
 import { freezeCommand, verifyCommand } from './freeze.js';
 import { historyCommand } from './history.js';
 import { initCommand } from './init.js';
+import { mergeCommand } from './merge.js';
 import { normalizeCommand } from './normalize.js';
 
 /** Every subcommand. Adding one = a file exporting a Command and a line here. */
 export const COMMANDS: readonly Command[] = [
   checkCommand,
+  mergeCommand,
   initCommand,
   freezeCommand,
   verifyCommand,

@@ -7,11 +7,19 @@ import { canonicalJson, canonicalJsonOfBytes } from './canonical.js';
 /** Field names that identify a gold item, tried in order. */
 export const ID_FIELDS = ['qid', 'id', 'instance_id', 'inst_id', 'original_inst_id', 'query_id'] as const;
 
+/** Item ids in gold order and their digests: a GoldDigest, or the 64-bit prefixes a partial holds. */
+export interface ItemDigests {
+  readonly ids: readonly string[];
+  readonly size: number;
+  /** Item `index`'s digest in hex, its first `bytes` bytes (8 is all a report asks for). */
+  hex(index: number, bytes: 8): string;
+}
+
 /**
  * A gold set's digest. Item digests stay raw, 32 bytes an item in the order read: 200k items as hex strings
  * in a map held about 25 MB until the report was written.
  */
-export class GoldDigest {
+export class GoldDigest implements ItemDigests {
   private readonly bytes: Buffer;
 
   constructor(

@@ -39,7 +39,7 @@ export function containsClaim(claim: string, substrings: readonly string[]): boo
 
 /** The suite metrics from every gold item's judged winning run. Pure. */
 export function aggregate(
-  gold: readonly GoldItem[],
+  gold: readonly Pick<GoldItem, 'answerable'>[],
   table: RunTable,
   options: ScoreOptions,
 ): { metrics: Record<string, MetricValue>; counts: Counts } {

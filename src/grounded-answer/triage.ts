@@ -22,7 +22,7 @@ export function stageOf(flags: number, answerable: boolean): StageKey | undefine
 }
 
 /** The counts over every gold item's scored run. Pure. */
-export function triage(gold: readonly GoldItem[], table: RunTable): TriageCounts {
+export function triage(gold: readonly Pick<GoldItem, 'answerable'>[], table: RunTable): TriageCounts {
   const t: TriageCounts = {
     answered_wrong: { retrieval: 0, citation: 0, containment: 0, constraint: 0 },
     over_refused: { not_retrieved: 0, retrieved: 0 },

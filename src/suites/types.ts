@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
-import type { GoldDigest } from '../gold/digest.js';
+import type { GoldDigest, ItemDigests } from '../gold/digest.js';
+import type { PartialFile, PartialSuite, Sections } from '../partial/file.js';
 import type { Table } from '../report/schema.js';
 import type { TriageCounts } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
@@ -107,6 +108,41 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
   /** The cutoff at which families are reported when no gate names one. */
   defaultCutoffs(config: C): number[];
   score(config: C, ctx: ScoreContext): Promise<SuiteResult>;
+  /** How a kind's run splits into partials that merge to the result of one run (absent: it cannot). */
+  split?: SuiteSplit<C>;
+}
+
+/**
+ * A kind whose run can be split over shards of its input (`check --partial`) and merged back into exactly
+ * what one run over all of them gives (`merge`): the merge's result feeds the same report code as a run's.
+ */
+export interface SuiteSplit<C> {
+  /** Input keys each shard reads files of its own for (traces); every shard reads the others whole (gold). */
+  shardKeys: readonly string[];
+  /** A shard's part: small values (JSON, in the header) and sections (bytes). */
+  partial(config: C, ctx: ScoreContext): Promise<ShardPart>;
+  /** The suite's result over every part; `ctx.inputs` holds the union of the parts' files. */
+  merge(config: C, parts: readonly MergePart[], ctx: ScoreContext): Promise<MergedSuite>;
+}
+
+export interface ShardPart {
+  state: unknown;
+  sections: Sections;
+  /** The gold set's digest, for the gold status a partial records. */
+  goldDigest: GoldDigest;
+}
+
+export interface MergePart {
+  partial: PartialFile;
+  suite: PartialSuite;
+  /** For each shard key, where each of this part's files stands among the union of every part's, in order. */
+  order: Record<string, number[]>;
+}
+
+export interface MergedSuite {
+  result: SuiteResult;
+  /** Item ids and digests for the report's items. */
+  digests: ItemDigests;
 }
 
 export interface LoadedSuite {

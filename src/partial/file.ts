@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { z } from 'zod';
+import { InputError } from '../errors.js';
+import { goldReportSchema } from '../report/schema.js';
+import { safeParse } from '../io/validate.js';
+
+/**
+ * A partial file: one JSON line (the header, validated by `headerSchema`) and then the sections it lists,
+ * raw bytes one after another. Large columns (a gold set's qids, 200k runs' verdicts) stay bytes, so a
+ * merge reads each partial's own runs straight into typed arrays, reads the gold columns that every partial
+ * repeats from the first only, and reads an offender's fields only when a report shows it.
+ */
+export const PARTIAL_FORMAT = 'groundgate-partial';
+export const PARTIAL_VERSION = 1;
+
+const sectionSchema = z.strictObject({
+  offset: z.int().min(0),
+  length: z.int().min(0),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const partialSuiteSchema = z.strictObject({
+  kind: z.string(),
+  /** Every input key's files, relative to the config's folder, `/`-separated, in the order the run listed them. */
+  inputs: z.record(z.string(), z.array(z.string())),
+  /** The sha256 of each file of the keys every shard reads whole (gold): a merge's must be the same. */
+  digests: z.record(z.string(), z.array(z.string())),
+  gold: goldReportSchema.optional(),
+  /** The suite's warnings about input that is not UTF-8, each with its file (its other warnings, a merge makes again). */
+  utf8_warnings: z.array(z.tuple([z.string(), z.string()])),
+  /** The kind's own small values (counts, sizes); its split validates them. */
+  state: z.unknown(),
+  sections: z.record(z.string(), sectionSchema),
+});
+export type PartialSuite = z.infer<typeof partialSuiteSchema>;
+
+export const headerSchema = z.strictObject({
+  format: z.literal(PARTIAL_FORMAT),
+  version: z.literal(PARTIAL_VERSION),
+  tool: z.strictObject({ name: z.string(), version: z.string() }),
+  /** The byte order of the typed columns: a merge on a machine of the other order refuses them. */
+  endianness: z.enum(['LE', 'BE']),
+  config: z.strictObject({ file: z.string(), sha256: z.string() }),
+  release: z.boolean(),
+  /** The selected suites, in the config's order. */
+  suites: z.record(z.string(), partialSuiteSchema),
+  /** Bytes after the header line: a shorter file was cut off. */
+  bytes: z.int().min(0),
+});
+export type PartialHeader = z.infer<typeof headerSchema>;
+
+/** A suite's sections as the partial writes them. */
+export type Sections = Record<string, Uint8Array | ArrayBufferView>;
+
+/** Writes a partial: the header, with each section's place filled in, then the sections. */
+export function writePartial(
+  file: string,
+  header: Omit<PartialHeader, 'bytes' | 'suites' | 'endianness'>,
+  suites: Record<string, Omit<PartialSuite, 'sections'> & { sections: Sections }>,
+): void {
+  const body: Uint8Array[] = [];
+  let offset = 0;
+  const described: Record<string, PartialSuite> = {};
+  for (const [name, suite] of Object.entries(suites)) {
+    const sections: PartialSuite['sections'] = {};
+    for (const [key, view] of Object.entries(suite.sections)) {
+      const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+      sections[key] = { offset, length: bytes.length, sha256: sha256(bytes) };
+      body.push(bytes);
+      offset += bytes.length;
+    }
+    described[name] = { ...suite, sections };
+  }
+  const head: PartialHeader = { ...header, endianness: endianness(), suites: described, bytes: offset };
+  let fd: number;
+  try {
+    fd = openSync(file, 'w');
+  } catch (err) {
+    throw new InputError(
+      { file },
+      `cannot write the partial (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(head)}\n`);
+    for (const bytes of body) writeSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A partial opened for a merge: its validated header, and its sections read on demand. */
+export class PartialFile {
+  private constructor(
+    readonly file: string,
+    readonly header: PartialHeader,
+    private readonly fd: number,
+    private readonly bodyStart: number,
+  ) {}
+
+  static open(file: string): PartialFile {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (err) {
+      throw new InputError(
+        { file },
+        `cannot read the partial (${(err as NodeJS.ErrnoException).code ?? 'error'}); expected a file written by "groundgate check --partial"`,
+      );
+    }
+    try {
+      const { header, bodyStart } = readHeader(fd, file);
+      const size = fstatSync(fd).size;
+      if (size !== bodyStart + header.bytes) {
+        throw new InputError(
+          { file },
+          `the partial holds ${size - bodyStart} bytes after its header, not the ${header.bytes} it lists; expected a whole file (was it cut off in an upload?)`,
+        );
+      }
+      for (const [name, suite] of Object.entries(header.suites)) {
+        for (const [key, s] of Object.entries(suite.sections)) {
+          if (s.offset + s.length > header.bytes)
+            throw new InputError(
+              { file },
+              `section ${name}.${key} ends at byte ${s.offset + s.length} of ${header.bytes}; expected sections inside the file`,
+            );
+        }
+      }
+      return new PartialFile(file, header, fd, bodyStart);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** A section's bytes, in an ArrayBuffer of their own (so typed arrays of any width can view them). */
+  section(suite: string, key: string, verify = false): ArrayBuffer {
+    const s = this.place(suite, key);
+    const buffer = new ArrayBuffer(s.length);
+    this.read(new Uint8Array(buffer), s.offset);
+    if (verify && sha256(new Uint8Array(buffer)) !== s.sha256)
+      throw new InputError(
+        { file: this.file },
+        `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
+      );
+    return buffer;
+  }
+
+  /** `length` bytes at `offset` within a section. */
+  range(suite: string, key: string, offset: number, length: number): Buffer {
+    const s = this.place(suite, key);
+    if (
+      !Number.isSafeInteger(offset) ||
+      !Number.isSafeInteger(length) ||
+      offset < 0 ||
+      length < 0 ||
+      offset + length > s.length
+    )
+      throw new InputError(
+        { file: this.file },
+        `bytes ${offset}–${offset + length} are outside section ${suite}.${key} (${s.length} bytes); expected a consistent partial`,
+      );
+    const out = Buffer.alloc(length);
+    this.read(out, s.offset + offset);
+    return out;
+  }
+
+  sha256Of(suite: string, key: string): string {
+    return this.place(suite, key).sha256;
+  }
+
+  private place(suite: string, key: string): z.infer<typeof sectionSchema> {
+    const s = this.header.suites[suite]?.sections[key];
+    if (!s)
+      throw new InputError(
+        { file: this.file },
+        `no section ${suite}.${key}; expected a partial written by this version`,
+      );
+    return s;
+  }
+
+  private read(into: Uint8Array, at: number): void {
+    let done = 0;
+    while (done < into.length) {
+      const n = readSync(this.fd, into, done, into.length - done, this.bodyStart + at + done);
+      if (n === 0) throw new InputError({ file: this.file }, 'the partial ends early; expected a whole file');
+      done += n;
+    }
+  }
+}
+
+/** The header line: JSON, at most 64 MB (a partial's header holds counts and file names, not data). */
+function readHeader(fd: number, file: string): { header: PartialHeader; bodyStart: number } {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(1 << 20, Math.max(65536, read)));
+    const n = readSync(fd, chunk, 0, chunk.length, read);
+    const nl = chunk.subarray(0, n).indexOf(10);
+    if (nl >= 0) {
+      chunks.push(chunk.subarray(0, nl));
+      read += nl + 1;
+      break;
+    }
+    if (n === 0 || read + n > 64 << 20)
+      throw new InputError(
+        { file },
+        read + n === 0
+          ? 'the partial is empty; expected a file written by "groundgate check --partial"'
+          : 'no header line; expected a file written by "groundgate check --partial"',
+      );
+    chunks.push(chunk.subarray(0, n));
+    read += n;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new InputError(
+      { file, line: 1 },
+      'the header is not JSON; expected a file written by "groundgate check --partial"',
+    );
+  }
+  const format = (value as { format?: unknown } | null)?.format;
+  const version = (value as { version?: unknown } | null)?.version;
+  if (format !== PARTIAL_FORMAT)
+    throw new InputError(
+      { file, line: 1 },
+      `not a groundgate partial; expected "format": "${PARTIAL_FORMAT}"`,
+    );
+  if (version !== PARTIAL_VERSION)
+    throw new InputError(
+      { file, line: 1 },
+      `partial format version ${JSON.stringify(version)}; expected ${PARTIAL_VERSION} (write the partials and merge them with one groundgate version)`,
+    );
+  const parsed = safeParse(headerSchema, value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError({ file, line: 1 }, `header ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  if (parsed.data.endianness !== endianness())
+    throw new InputError(
+      { file },
+      `written on a ${parsed.data.endianness} machine; expected this machine's byte order (${endianness()})`,
+    );
+  return { header: parsed.data, bodyStart: read };
+}
+
+export function sha256(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A file's sha256, read in 1 MB pieces. */
+export function fileSha256(file: string): string {
+  const h = createHash('sha256');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return h.digest('hex');
+}

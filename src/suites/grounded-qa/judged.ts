@@ -1,0 +1,239 @@
+import { recordWord } from '../../errors.js';
+import type { LineRef } from '../../io/jsonl.js';
+import type { FieldMap } from '../../io/field-map.js';
+import { isParquet } from '../../io/records.js';
+import type { GoldDigest } from '../../gold/digest.js';
+import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
+import type { Label } from '../../grounded-answer/labels.js';
+import { loadGold, startJudging, startRecordJudging, type RunsLoad } from '../../grounded-answer/load.js';
+import { readsRecords, traceInput, type TraceInput } from '../../grounded-answer/source.js';
+import { asTraceLine } from '../../grounded-answer/contract.js';
+import { compileFieldMap } from '../../io/field-map.js';
+import { recordsAt } from '../../io/records.js';
+import type { ScoreOptions } from '../../grounded-answer/score.js';
+import { scuRules } from '../../grounded-answer/config.js';
+import { compileRules } from '../../grounded-answer/scu.js';
+import { aggregate, offendingItems } from '../../grounded-answer/score.js';
+import { stageOf, triage } from '../../grounded-answer/triage.js';
+import { itemVerdicts, type Offender, type ScoreContext, type SuiteResult } from '../types.js';
+import type { GroundedQaConfig } from './index.js';
+
+/** How the suite's runs are judged: its config's settings, at every cutoff a metric or gate asks for. */
+export function scoreOptions(
+  config: GroundedQaConfig,
+  ctx: ScoreContext,
+): ScoreOptions & { traces: TraceInput } {
+  const rules = scuRules(config.scu);
+  const cutoffs = [
+    ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
+  ].sort((a, b) => a - b);
+  return {
+    refusalToken: config.refusal_token,
+    scuRules: rules ? compileRules(rules) : null,
+    cutoffs,
+    traces: traceInput({ ...config, fields: config.fields?.traces }),
+  };
+}
+
+/** A suite's gold set, traces judged against it, and the options they were judged with. */
+export async function judgeSuite(config: GroundedQaConfig, ctx: ScoreContext) {
+  const options = scoreOptions(config, ctx);
+  const goldFields = config.fields?.gold;
+  const judged = readsRecords(ctx.inputs.traces!, options.traces)
+    ? await judgeInMemory(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields)
+    : await judgeLines(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields);
+  return { ...judged, options, goldFields };
+}
+export type JudgedSuite = Awaited<ReturnType<typeof judgeSuite>>;
+
+/**
+ * The fields of offenders `ids`, read again from disk (records held in memory aside): only the offenders a
+ * report shows are, so memory does not grow with failures.
+ */
+export function describer(
+  { gold, loaded, options, goldFields }: JudgedSuite,
+  ctx: Pick<ScoreContext, 'relative'>,
+): NonNullable<SuiteResult['describe']> {
+  const byId = new Map(gold.map((g, row) => [g.qid, row]));
+  return async (ids) => {
+    const rows = ids.flatMap((id) => byId.get(id) ?? []);
+    const refs = rows.map((row) => loaded.ref(row));
+    // Records are keyed by the reference objects asked for: take each gold item's once.
+    const sources = rows.map((row) => gold[row]!.source);
+    const again = loaded.record ? [] : refs.filter((r): r is LineRef => r !== undefined);
+    const records = await recordsAt([...sources, ...again]);
+    const goldMap = compileFieldMap(goldFields);
+    const traceMap = compileFieldMap(options.traces.fields);
+    const out = new Map<string, NonNullable<Offender['fields']>>();
+    rows.forEach((row, i) => {
+      const record = records.get(sources[i]!);
+      const question = (goldMap ? goldMap.apply(record) : record) as { question?: unknown };
+      const ref = refs[i];
+      const t = loaded.record
+        ? loaded.record(row)
+        : ref
+          ? asTraceLine(traceMap ? traceMap.apply(records.get(ref)) : records.get(ref))
+          : undefined;
+      const rule = loaded.table.rule[row]!;
+      out.set(
+        gold[row]!.qid,
+        describeItem(gold[row]!, question.question, t, {
+          labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
+          trace: ref && where(ref, ctx.relative),
+          contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,
+        }),
+      );
+    });
+    return out;
+  };
+}
+
+/** What a gold item's part of the result needs: a run's own GoldItem, or one a merge rebuilt from a partial. */
+export type GoldView = Pick<GoldItem, 'qid' | 'answerable'> & { source: { file: string; line: number } };
+
+/** What judging found, as much as the suite's result needs: a run's RunsLoad, or one merged from partials. */
+export type JudgedRuns = Pick<RunsLoad, 'table' | 'lines' | 'superseded' | 'unknown' | 'labels' | 'passed'>;
+
+/** The suite's result from its judged runs: one function for a run and a merge, so they agree to the byte. */
+export function resultOf(
+  gold: readonly GoldView[],
+  loaded: JudgedRuns,
+  options: ScoreOptions,
+  relative: (file: string) => string,
+  describe: NonNullable<SuiteResult['describe']>,
+): SuiteResult {
+  const { metrics, counts } = aggregate(gold, loaded.table, options);
+  const warnings: string[] = [];
+  if (loaded.unknown.size > 0) {
+    const ids = [...loaded.unknown.keys()].sort();
+    const lines = [...loaded.unknown.values()].reduce((a, b) => a + b, 0);
+    const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length - 5} more)` : '');
+    warnings.push(
+      `${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold (${lines} line${lines === 1 ? '' : 's'}) not scored: ${shown}`,
+    );
+  }
+  if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
+
+  // Only failing items get their labels spelled out: a passing item needs just a yes in `items`.
+  const failing = gold.flatMap((g, row) =>
+    loaded.passed(row)
+      ? []
+      : [{ gold: g, row, labels: loaded.labels(row) ?? (['missing_trace'] as Label[]) }],
+  );
+  return {
+    metrics,
+    counts: {
+      ...counts,
+      trace_lines: loaded.lines,
+      superseded_runs: loaded.superseded,
+      unknown_qids: loaded.unknown.size,
+    },
+    offenders: offendingItems(failing).map((v) => {
+      const { file, line } = v.gold.source;
+      const stage = loaded.table.present[v.row]
+        ? stageOf(loaded.table.flags[v.row]!, v.gold.answerable)
+        : undefined;
+      return {
+        id: v.gold.qid,
+        labels: v.labels,
+        ...(stage ? { stage } : {}),
+        source: { file: relative(file), line },
+      };
+    }),
+    describe,
+    warnings,
+    items: itemVerdicts(
+      gold,
+      (g) => g.qid,
+      (_, row) => loaded.passed(row),
+    ),
+    triage: triage(gold, loaded.table),
+  };
+}
+
+interface Judged {
+  gold: GoldItem[];
+  loaded: RunsLoad;
+  digest: GoldDigest;
+}
+
+/**
+ * Traces read as lines: on a large input, workers start reading them while this thread loads and checks
+ * gold, and one of them digests gold (when it is JSON Lines) while this thread judges.
+ */
+async function judgeLines(
+  goldFiles: readonly string[],
+  traceFiles: readonly string[],
+  options: ScoreOptions,
+  fields: FieldMap | undefined,
+): Promise<Judged> {
+  const judging = startJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
+  const digestsGold = await judging.digestsGold;
+  const { items: gold, digest: ownDigest } = await loadGold(goldFiles, {
+    digest: !digestsGold,
+    fields,
+  }).catch(async (err: unknown) => {
+    await judging.cancel();
+    throw err;
+  });
+  const loaded = await judging.finish(gold);
+  return { gold, loaded, digest: ownDigest ?? (await judging.goldDigest(gold)) };
+}
+
+/**
+ * Traces read as records (Parquet rows, OpenInference traces): threads start reading them while this thread
+ * loads gold (see startRecordJudging), which the runs are then matched to.
+ */
+async function judgeInMemory(
+  goldFiles: readonly string[],
+  traceFiles: readonly string[],
+  options: ScoreOptions,
+  fields: FieldMap | undefined,
+): Promise<Judged> {
+  const byQuestion = options.traces?.format === 'openinference' && options.traces.qid === 'input.value';
+  const judging = startRecordJudging(traceFiles, options);
+  const {
+    items: gold,
+    digest,
+    questions,
+  } = await loadGold(goldFiles, {
+    fields,
+    questions: byQuestion,
+  }).catch(async (err: unknown) => {
+    await judging.cancel();
+    throw err;
+  });
+  const loaded = await judging.finish(gold, questions);
+  return { gold, loaded, digest: digest! };
+}
+
+/** Where a run is, as an offender shows it: `file:line`, or `file row N` for Parquet. */
+export function where(ref: LineRef, relative: (file: string) => string): string {
+  return recordWord(ref.file) === 'row'
+    ? `${relative(ref.file)} row ${ref.line}`
+    : `${relative(ref.file)}:${ref.line}`;
+}
+
+/** An offender's fields, from its gold item, its question and its winning run (with where it is). */
+export function describeItem(
+  gold: GoldItem,
+  question: unknown,
+  t: Pick<TraceLine, 'answer_json' | 'retrieved_ids'> | undefined,
+  run: { labels: readonly Label[]; trace: string | undefined; contradiction: string | undefined },
+): NonNullable<Offender['fields']> {
+  const fields: NonNullable<Offender['fields']> = {
+    question: typeof question === 'string' ? question : null,
+    claim: t ? t.answer_json.claim : null,
+    citations: t ? t.answer_json.citations : null,
+    retrieved_ids: t ? t.retrieved_ids : null,
+    gold_citations: gold.citations,
+  };
+  if (run.labels.includes('claim_miss')) fields.gold_claim_substr = gold.claimSubstrings;
+  if (run.labels.includes('scu_violation')) {
+    fields.constraints = gold.constraints;
+    fields.constraints_echo = t?.answer_json.constraints_echo ?? null;
+    if (run.contradiction !== undefined) fields.contradiction = run.contradiction;
+  }
+  if (run.trace !== undefined) fields.trace = run.trace;
+  return fields;
+}

@@ -1,0 +1,391 @@
+import { isAscii } from 'node:buffer';
+import { hash } from 'node:crypto';
+import { z } from 'zod';
+import { displayPath, InputError } from '../../errors.js';
+import { canonicalJson } from '../../gold/canonical.js';
+import type { ItemDigests } from '../../gold/digest.js';
+import { compileFieldMap, recordChecker } from '../../io/field-map.js';
+import type { LineRef } from '../../io/jsonl.js';
+import { recordsAt } from '../../io/records.js';
+import { safeParse } from '../../io/validate.js';
+import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
+import { GoldStore } from '../../grounded-answer/gold-item.js';
+import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
+import type { PartialFile } from '../../partial/file.js';
+import type { MergePart, Offender, SuiteSplit } from '../types.js';
+import type { GroundedQaConfig } from './index.js';
+import { describeItem, describer, judgeSuite, resultOf, scoreOptions, type GoldView } from './judged.js';
+
+/**
+ * grounded-qa over shards of its traces. Every shard reads the whole gold set and keeps, for each gold item
+ * it has runs of, its winning run's `ts`, file and verdict (flags, recall and upper-bound bits, the SCU rule
+ * broken), and a failing winner's offender fields. A merge picks each item's winner among the shards' as
+ * one run picks among all runs (runs.ts `replaces`: shards read distinct files, so a tie in `ts` goes to
+ * the later file) and makes the suite's result with the function a run makes it with (resultOf).
+ */
+
+const stateSchema = z.strictObject({
+  items: z.int().min(1),
+  cutoffs: z.array(z.int().min(1)).min(1),
+  /** Gold items with a run in this shard: the length of the runs.* columns. */
+  runs: z.int().min(0),
+  lines: z.int().min(0),
+  /** Runs of qids in gold, winners included. */
+  known: z.int().min(0),
+});
+type State = z.infer<typeof stateSchema>;
+
+/** The gold columns every shard writes alike: a merge reads the first partial's. */
+const GOLD = ['gold.qids', 'gold.qid_ends', 'gold.answerable', 'gold.digest', 'gold.source'] as const;
+
+const offenderFieldsSchema = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]),
+);
+const unknownSchema = z.array(z.tuple([z.string(), z.int().min(1)]));
+
+export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
+  shardKeys: ['traces'],
+
+  async partial(config, ctx) {
+    const suite = await judgeSuite(config, ctx);
+    const { gold, loaded, digest, options } = suite;
+    const n = gold.length;
+    const c = options.cutoffs.length;
+    const traceFiles = new Map(ctx.inputs.traces!.map((f, i) => [f, i]));
+    const goldFiles = new Map(ctx.inputs.gold!.map((f, i) => [f, i]));
+
+    const qidEnds = new Uint32Array(n);
+    let end = 0;
+    gold.forEach((g, i) => (qidEnds[i] = end += Buffer.byteLength(g.qid, 'utf8')));
+    const digests = new Uint8Array(8 * n);
+    for (let i = 0; i < n; i++) digests.set(digest.digests.subarray(32 * i, 32 * i + 8), 8 * i);
+    const source = new Float64Array(4 * n);
+    gold.forEach((g, i) => {
+      source.set([goldFiles.get(g.source.file)!, g.source.line, g.source.offset, g.source.length], 4 * i);
+    });
+
+    const t = loaded.table;
+    const rows: number[] = [];
+    for (let row = 0; row < n; row++) if (t.present[row]) rows.push(row);
+    const m = rows.length;
+    const recall = new Uint8Array(m * c);
+    const upper = new Uint8Array(m * c);
+    rows.forEach((r, j) => {
+      recall.set(t.recall.subarray(r * c, r * c + c), j * c);
+      upper.set(t.upper.subarray(r * c, r * c + c), j * c);
+    });
+
+    // A failing winner's fields as a run over this shard alone would show them, a JSON line each: a merge
+    // reads the few its report shows.
+    const failing = rows.filter((r) => !loaded.passed(r));
+    const described = await describer(suite, ctx)(failing.map((r) => gold[r]!.qid));
+    const fieldsAt = new Float64Array(2 * m).fill(-1);
+    const lines: string[] = [];
+    let at = 0;
+    rows.forEach((r, j) => {
+      const fields = described.get(gold[r]!.qid);
+      if (!fields) return;
+      const text = `${JSON.stringify(fields)}\n`;
+      fieldsAt[2 * j] = at;
+      fieldsAt[2 * j + 1] = Buffer.byteLength(text, 'utf8');
+      at += fieldsAt[2 * j + 1]!;
+      lines.push(text);
+    });
+
+    const state: State = {
+      items: n,
+      cutoffs: [...options.cutoffs],
+      runs: m,
+      lines: loaded.lines,
+      known: loaded.superseded + m,
+    };
+    return {
+      state,
+      goldDigest: digest,
+      sections: {
+        'gold.qids': Buffer.from(gold.map((g) => g.qid).join(''), 'utf8'),
+        'gold.qid_ends': qidEnds,
+        'gold.answerable': Uint8Array.from(gold, (g) => (g.answerable ? 1 : 0)),
+        'gold.digest': digests,
+        'gold.source': source,
+        'runs.row': Uint32Array.from(rows),
+        'runs.ts': Float64Array.from(rows, (r) => t.ts[r]!),
+        'runs.file': Uint32Array.from(rows, (r) => traceFiles.get(loaded.ref(r)!.file)!),
+        'runs.flags': Uint32Array.from(rows, (r) => t.flags[r]!),
+        'runs.rule': Int16Array.from(rows, (r) => t.rule[r]!),
+        'runs.recall': recall,
+        'runs.upper': upper,
+        'runs.fields': fieldsAt,
+        fields: Buffer.from(lines.join(''), 'utf8'),
+        unknown: Buffer.from(JSON.stringify([...loaded.unknown]), 'utf8'),
+      },
+    };
+  },
+
+  async merge(config, parts, ctx) {
+    const name = ctx.suite;
+    const states = parts.map(stateOf);
+    const first = states[0]!;
+    const n = first.items;
+    const c = first.cutoffs.length;
+    const options = scoreOptions(config, ctx);
+    if (JSON.stringify(options.cutoffs) !== JSON.stringify(first.cutoffs))
+      throw new InputError(
+        { file: parts[0]!.partial.file },
+        `suite ${name}: cutoffs ${first.cutoffs.join(', ')}; expected ${options.cutoffs.join(', ')}, as the config asks`,
+      );
+    states.forEach((s, i) => {
+      const where = { file: parts[i]!.partial.file };
+      if (s.items !== n || s.cutoffs.join() !== first.cutoffs.join())
+        throw new InputError(
+          where,
+          `suite ${name}: ${s.items} gold items at cutoffs ${s.cutoffs.join(', ')}; expected ${n} at ${first.cutoffs.join(', ')}, as in ${displayPath(parts[0]!.partial.file)}`,
+        );
+      for (const key of GOLD)
+        if (parts[i]!.suite.sections[key]?.sha256 !== parts[0]!.suite.sections[key]?.sha256)
+          throw new InputError(
+            where,
+            `suite ${name}: its gold columns (${key}) differ from ${displayPath(parts[0]!.partial.file)}'s; expected partials of one gold set`,
+          );
+    });
+    const gold = readGold(parts[0]!.partial, name, n, ctx.inputs.gold!);
+    const rules = options.scuRules?.length ?? 0;
+
+    const table = newRunTable(n, c);
+    const winner = new Int32Array(n).fill(-1);
+    const winnerRun = new Uint32Array(n);
+    let lines = 0;
+    let known = 0;
+    const unknown = new Map<string, number>();
+    parts.forEach((part, p) => {
+      const s = states[p]!;
+      const cols = new Columns(part.partial, name);
+      const m = s.runs;
+      const row = cols.get('runs.row', Uint32Array, m);
+      const ts = cols.get('runs.ts', Float64Array, m);
+      const file = cols.get('runs.file', Uint32Array, m);
+      const flags = cols.get('runs.flags', Uint32Array, m);
+      const rule = cols.get('runs.rule', Int16Array, m);
+      const recall = cols.get('runs.recall', Uint8Array, m * c);
+      const upper = cols.get('runs.upper', Uint8Array, m * c);
+      const order = part.order.traces!;
+      for (let j = 0; j < m; j++) {
+        const r = row[j]!;
+        const f = file[j]!;
+        if (r >= n) badRun(part, name, j, `gold row ${r}; expected one of ${n}`);
+        if (f >= order.length) badRun(part, name, j, `trace file ${f}; expected one of ${order.length}`);
+        if (rule[j]! < -1 || rule[j]! >= rules)
+          badRun(part, name, j, `SCU rule ${rule[j]}; expected one of ${rules}`);
+        const position = order[f]!;
+        if (table.present[r] && !replaces(ts[j]!, position, 0, table.ts[r]!, table.chunk[r]!, 0)) continue;
+        table.present[r] = 1;
+        table.ts[r] = ts[j]!;
+        table.chunk[r] = position;
+        table.flags[r] = flags[j]!;
+        table.rule[r] = rule[j]!;
+        table.recall.set(recall.subarray(j * c, j * c + c), r * c);
+        table.upper.set(upper.subarray(j * c, j * c + c), r * c);
+        winner[r] = p;
+        winnerRun[r] = j;
+      }
+      lines += s.lines;
+      known += s.known;
+      for (const [qid, count] of unknownOf(part, name)) unknown.set(qid, (unknown.get(qid) ?? 0) + count);
+    });
+
+    const fieldsAt: (Float64Array | undefined)[] = [];
+    const describe = async (ids: readonly string[]) => {
+      const out = new Map<string, NonNullable<Offender['fields']>>();
+      const missing: number[] = [];
+      for (const id of ids) {
+        const r = gold.rowOf(id);
+        if (r === undefined) continue;
+        const p = winner[r]!;
+        if (p < 0) {
+          missing.push(r);
+          continue;
+        }
+        const part = parts[p]!;
+        const at = (fieldsAt[p] ??= new Columns(part.partial, name).get(
+          'runs.fields',
+          Float64Array,
+          2 * states[p]!.runs,
+        ));
+        const j = winnerRun[r]!;
+        if (!(at[2 * j]! >= 0)) badRun(part, name, j, 'a failing run without its fields');
+        out.set(id, fieldsOf(part, name, at[2 * j]!, at[2 * j + 1]!));
+      }
+      // Items without a run in any shard: their fields come from gold alone, read here.
+      for (const [r, fields] of await gold.describeMissing(missing, config))
+        out.set(gold.views[r]!.qid, fields);
+      return out;
+    };
+    const runs = judged(table, lines, known, unknown, options);
+    return { result: resultOf(gold.views, runs, options, ctx.relative, describe), digests: gold.digests };
+  },
+};
+
+/** A partial's typed columns of one suite, each checked to hold as many values as its state says. */
+class Columns {
+  constructor(
+    private readonly partial: PartialFile,
+    private readonly suite: string,
+  ) {}
+
+  get<T extends { length: number }>(
+    key: string,
+    Kind: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
+    want: number,
+    verify = false,
+  ): T {
+    const bytes = this.partial.section(this.suite, key, verify);
+    if (bytes.byteLength !== want * Kind.BYTES_PER_ELEMENT)
+      throw new InputError(
+        { file: this.partial.file },
+        `section ${this.suite}.${key} holds ${bytes.byteLength} bytes; expected ${want} values of ${Kind.BYTES_PER_ELEMENT}`,
+      );
+    return new Kind(bytes);
+  }
+}
+
+/** The gold set as the partials saw it: ids, answerability, digests, and where each item is. */
+function readGold(partial: PartialFile, suite: string, n: number, files: readonly string[]) {
+  const cols = new Columns(partial, suite);
+  const ends = cols.get('gold.qid_ends', Uint32Array, n, true);
+  const bytes = Buffer.from(partial.section(suite, 'gold.qids', true));
+  const answerable = cols.get('gold.answerable', Uint8Array, n, true);
+  const digest = Buffer.from(cols.get('gold.digest', Uint8Array, 8 * n, true));
+  const source = cols.get('gold.source', Float64Array, 4 * n, true);
+  // ASCII ids (the usual) are sliced from one string: 200k toString calls took 40 ms.
+  const ascii = isAscii(bytes) ? bytes.toString('latin1') : undefined;
+  const ids: string[] = new Array(n);
+  const views: GoldView[] = new Array(n);
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const end = ends[i]!;
+    const file = files[source[4 * i]!];
+    if (end < start || end > bytes.length || file === undefined)
+      throw new InputError(
+        { file: partial.file },
+        `suite ${suite}: gold item ${i} ${file === undefined ? `names gold file ${source[4 * i]} of ${files.length}` : 'has a broken qid'}; expected a consistent partial`,
+      );
+    const qid = ascii !== undefined ? ascii.slice(start, end) : bytes.toString('utf8', start, end);
+    ids[i] = qid;
+    views[i] = { qid, answerable: answerable[i] === 1, source: { file, line: source[4 * i + 1]! } };
+    start = end;
+  }
+  const digests: ItemDigests = { ids, size: n, hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8) };
+  let index: Map<string, number> | undefined;
+  return {
+    views,
+    digests,
+    rowOf(id: string): number | undefined {
+      index ??= new Map(ids.map((qid, i) => [qid, i]));
+      return index.get(id);
+    },
+    /** Offender fields of items without a run, from their gold lines, each checked against its digest. */
+    async describeMissing(rows: readonly number[], config: GroundedQaConfig) {
+      const refs: LineRef[] = rows.map((r) => ({
+        file: views[r]!.source.file,
+        line: source[4 * r + 1]!,
+        offset: source[4 * r + 2]!,
+        length: source[4 * r + 3]!,
+      }));
+      const records = await recordsAt(refs);
+      const goldMap = compileFieldMap(config.fields?.gold);
+      const checker = recordChecker(goldLineSchema, goldTest, config.fields?.gold, GOLD_WHAT);
+      const store = new GoldStore();
+      const out = new Map<number, NonNullable<Offender['fields']>>();
+      rows.forEach((r, i) => {
+        const ref = refs[i]!;
+        const value = records.get(ref);
+        const sha = hash('sha256', canonicalJson(value), 'hex').slice(0, 16);
+        if (sha !== digests.hex(r, 8))
+          throw new InputError(
+            ref,
+            `gold item ${JSON.stringify(ids[r])} differs from the gold set the partials were written with; expected the same gold files in the merge's checkout`,
+          );
+        const g = checker.check(value, ref.file, ref.line);
+        const item = store.add(
+          g.qid,
+          g.answerable,
+          [g.gold_claim_substr, g.gold_citations, g.constraints ?? []],
+          ref,
+        );
+        const question = ((goldMap ? goldMap.apply(value) : value) as { question?: unknown }).question;
+        out.set(
+          r,
+          describeItem(item, question, undefined, {
+            labels: ['missing_trace'],
+            trace: undefined,
+            contradiction: undefined,
+          }),
+        );
+      });
+      store.seal();
+      return out;
+    },
+  };
+}
+
+function stateOf(part: MergePart): State {
+  const parsed = safeParse(stateSchema, part.suite.state);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(
+      { file: part.partial.file, line: 1 },
+      `header state.${issue.path.join('.')}: ${issue.message}; expected a grounded-qa partial of this version`,
+    );
+  }
+  return parsed.data;
+}
+
+function badRun(part: MergePart, suite: string, j: number, what: string): never {
+  throw new InputError(
+    { file: part.partial.file },
+    `suite ${suite}: run ${j} names ${what} (a consistent partial)`,
+  );
+}
+
+function jsonSection<T>(
+  part: MergePart,
+  suite: string,
+  key: string,
+  text: string,
+  schema: z.ZodType<T>,
+  what: string,
+): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const parsed = safeParse(schema, value);
+  if (!parsed.success)
+    throw new InputError({ file: part.partial.file }, `section ${suite}.${key}: expected ${what}`);
+  return parsed.data;
+}
+
+function unknownOf(part: MergePart, suite: string): [string, number][] {
+  const text = Buffer.from(part.partial.section(suite, 'unknown')).toString('utf8');
+  return jsonSection(part, suite, 'unknown', text, unknownSchema, '[qid, lines] pairs');
+}
+
+function fieldsOf(
+  part: MergePart,
+  suite: string,
+  offset: number,
+  length: number,
+): NonNullable<Offender['fields']> {
+  const text = part.partial.range(suite, 'fields', offset, length).toString('utf8');
+  return jsonSection(
+    part,
+    suite,
+    'fields',
+    text,
+    offenderFieldsSchema,
+    `an offender's fields at byte ${offset} (a JSON object of strings, numbers, booleans, string lists and nulls)`,
+  );
+}

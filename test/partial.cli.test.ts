@@ -1,0 +1,188 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError, UsageError } from '../src/errors.js';
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { runCli } from './helpers/process.js';
+import { seeded } from './helpers/random.js';
+import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
+
+/** The example's qa suite in a folder of its own, with runs/qa-regressed.trace.jsonl dealt to three shards. */
+function sharded(): string {
+  const dir = tmpTree({
+    'gates.yaml': qaOnlyGates().replace('traces: runs/qa.trace.jsonl', 'traces: runs/*/trace.jsonl'),
+  });
+  mkdirSync(path.join(dir, 'gold'));
+  for (const f of ['qa.gold.jsonl', 'qa.gold.lock.json'])
+    copyFileSync(path.join(REPO, 'gold', f), path.join(dir, 'gold', f));
+  const lines = readFileSync(path.join(REPO, 'runs/qa-regressed.trace.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  for (let k = 0; k < 3; k++) {
+    mkdirSync(path.join(dir, 'runs', `shard-${k}`), { recursive: true });
+    const own = lines.filter((_, i) => i % 3 === k);
+    writeFileSync(path.join(dir, 'runs', `shard-${k}`, 'trace.jsonl'), own.map((l) => `${l}\n`).join(''));
+  }
+  mkdirSync(path.join(dir, 'parts'));
+  return dir;
+}
+const shard = (dir: string, k: number) =>
+  runCli(
+    ['check', '--input', `qa.traces=runs/shard-${k}/trace.jsonl`, '--partial', `parts/${k}.partial`],
+    dir,
+  );
+
+describe('groundgate check --partial and groundgate merge (dist)', () => {
+  it('merge prints, writes and exits as one check over every shard', () => {
+    const dir = sharded();
+    for (let k = 0; k < 3; k++) {
+      const r = shard(dir, k);
+      expect([r.status, r.stdout]).toEqual([0, '']);
+    }
+    const single = runCli(['check', '--report', 'single.json', '--offenders', '30'], dir);
+    const merged = runCli(['merge', 'parts/*.partial', '--report', 'merged.json', '--offenders', '30'], dir);
+    expect(single.status).toBe(1);
+    expect(merged.status).toBe(1);
+    expect(merged.stdout).toBe(single.stdout);
+    expect(merged.stderr).toBe(single.stderr);
+    expect(readFileSync(path.join(dir, 'merged.json'), 'utf8')).toBe(
+      readFileSync(path.join(dir, 'single.json'), 'utf8'),
+    );
+    const md = runCli(['merge', 'parts/0.partial', 'parts/1.partial', 'parts/2.partial', '-f', 'junit'], dir);
+    expect(md.stdout).toBe(runCli(['check', '-f', 'junit'], dir).stdout);
+  });
+
+  it('refuses mismatched or broken partials with one line and exit 2', () => {
+    const dir = sharded();
+    for (let k = 0; k < 3; k++) expect(shard(dir, k).status).toBe(0);
+    const fails = (args: string[], message: RegExp) => {
+      const r = runCli(['merge', ...args], dir);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    };
+    fails(['parts/0.partial', 'parts/0.partial'], /parts\/0\.partial: is the same shard as .*0\.partial/);
+    copyFileSync(path.join(dir, 'parts/1.partial'), path.join(dir, 'parts/copy.partial'));
+    fails(['parts/1.partial', 'parts/copy.partial'], /copy\.partial: is the same shard as/);
+
+    const bytes = readFileSync(path.join(dir, 'parts/2.partial'));
+    writeFileSync(path.join(dir, 'cut.partial'), bytes.subarray(0, bytes.length - 10));
+    fails(
+      ['parts/0.partial', 'cut.partial'],
+      /cut\.partial: the partial holds \d+ bytes after its header, not the \d+ it lists/,
+    );
+    const header = bytes.subarray(0, bytes.indexOf(10)).toString();
+    writeFileSync(
+      path.join(dir, 'old.partial'),
+      Buffer.concat([
+        Buffer.from(header.replace('"version":"0.1.0"', '"version":"0.0.9"')),
+        bytes.subarray(header.length),
+      ]),
+    );
+    fails(
+      ['parts/0.partial', 'old.partial'],
+      /old\.partial: written by groundgate 0\.0\.9; expected 0\.1\.0/,
+    );
+    writeFileSync(path.join(dir, 'junk.partial'), '{"format":"something else"}\n');
+    fails(['junk.partial'], /junk\.partial:1: not a groundgate partial/);
+    fails(['missing.partial'], /missing\.partial: cannot read the partial \(ENOENT\)/);
+    fails(['nothing-*.partial'], /no partial matches "nothing-\*\.partial"/);
+
+    // Another config: the same suites with another gate.
+    const config = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    writeFileSync(path.join(dir, 'gates.yaml'), config.replace("'>= 0.80'", "'>= 0.81'"));
+    fails(
+      ['parts/0.partial'],
+      /0\.partial: written with another config \(gates\.yaml, sha256 \w+…\); expected this merge's gates\.yaml/,
+    );
+    writeFileSync(path.join(dir, 'gates.yaml'), config);
+
+    // Another gold set in the merge's checkout, or in one shard.
+    const gold = path.join(dir, 'gold/qa.gold.jsonl');
+    const goldText = readFileSync(gold, 'utf8');
+    writeFileSync(gold, goldText.replace('What is the maximum length', 'What is the longest length'));
+    fails(
+      ['parts/0.partial'],
+      /suite qa: gold\/qa\.gold\.jsonl differs from the shard's \(sha256 \w+… there, \w+… here\); expected the gold the partials were written with/,
+    );
+    expect(shard(dir, 2).status).toBe(0);
+    writeFileSync(gold, goldText);
+    fails(
+      ['parts/0.partial', 'parts/2.partial'],
+      /parts\/2\.partial: suite qa: gold\/qa\.gold\.jsonl differs from the shard's \(sha256 \w+… there/,
+    );
+    expect(shard(dir, 2).status).toBe(0);
+
+    // The same trace file in two shards.
+    expect(
+      runCli(['check', '--input', 'qa.traces=runs/shard-[12]/trace.jsonl', '--partial', 'again.partial'], dir)
+        .status,
+    ).toBe(0);
+    fails(
+      ['parts/1.partial', 'again.partial'],
+      /again\.partial: suite qa: traces file runs\/shard-1\/trace\.jsonl is also parts\/1\.partial's/,
+    );
+    expect(runCli(['merge', 'parts/[0-9].partial', '-q'], dir).status).toBe(1);
+  });
+
+  it('refuses flags that do not belong to a partial or a merge', () => {
+    const dir = sharded();
+    const r = runCli(['check', '--partial', 'p.partial', '--report', 'r.json'], dir);
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--report with --partial: a partial judges no gate/),
+    ]);
+    const m = runCli(['merge', 'p.partial', '--input', 'qa.traces=x'], dir);
+    expect([m.status, m.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--input with merge: the partials say which/),
+    ]);
+    // The example's config has kinds that cannot be split yet: --partial says so, --suite leaves them out.
+    const all = runCli(['check', '--partial', path.join(dir, 'all.partial')], REPO);
+    expect([all.status, all.stderr]).toEqual([
+      2,
+      expect.stringMatching(/suite "retrieval" \(ranking\) cannot be split into partials yet/),
+    ]);
+    expect(runCli(['check', '-s', 'qa', '--partial', path.join(dir, 'qa.partial')], REPO).status).toBe(0);
+  });
+});
+
+describe('merge of a damaged partial (fuzz)', () => {
+  it('ends with an input error naming the partial, or merges, never anything else', async () => {
+    const dir = sharded();
+    const config = path.join(dir, 'gates.yaml');
+    const parts = [0, 1].map((k) => path.join(dir, `${k}.partial`));
+    for (const [k, part] of parts.entries())
+      await writePartialRun(part, {
+        config,
+        inputs: [{ suite: 'qa', key: 'traces', path: path.join(dir, `runs/shard-${k}/trace.jsonl`) }],
+      });
+    const good = readFileSync(parts[1]!);
+    const bodyAt = good.indexOf(10) + 1;
+    const rnd = seeded(77);
+    const outcomes = { merged: 0, refused: 0 };
+    for (let round = 0; round < 300; round++) {
+      const bad = Buffer.from(good);
+      const flips = 1 + Math.floor(rnd() * 4);
+      // Mostly the body (the columns and fields), sometimes the header.
+      for (let f = 0; f < flips; f++) {
+        const at =
+          rnd() < 0.8 ? bodyAt + Math.floor(rnd() * (bad.length - bodyAt)) : Math.floor(rnd() * bodyAt);
+        bad[at] = Math.floor(rnd() * 256);
+      }
+      const file = path.join(dir, 'bad.partial');
+      writeFileSync(file, rnd() < 0.1 ? bad.subarray(0, Math.floor(rnd() * bad.length)) : bad);
+      try {
+        await mergeRun([parts[0]!, file], { config });
+        outcomes.merged++;
+      } catch (err) {
+        if (!(err instanceof InputError || err instanceof UsageError)) throw err;
+        expect(err.message).toMatch(/\.partial|gold|qa/);
+        expect(err.message).not.toMatch(/\n/);
+        outcomes.refused++;
+      }
+    }
+    expect(outcomes.refused).toBeGreaterThan(100);
+  });
+});
