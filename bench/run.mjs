@@ -51,11 +51,12 @@ const WORKLOADS = [
   'context',
   'agent-retrieval',
   'formats',
+  'merge',
   'cold-start',
   'dist-size',
 ];
 /** Workloads whose input grows with the scale (the others are measured once, on fixed inputs). */
-const SCALED = new Set(['grounded-qa', 'ranking', 'context', 'agent-retrieval', 'formats']);
+const SCALED = new Set(['grounded-qa', 'ranking', 'context', 'agent-retrieval', 'formats', 'merge']);
 
 const { values: args } = parseArgs({
   options: {
@@ -264,6 +265,73 @@ async function formats(scale) {
     });
   }
   return lines;
+}
+
+/**
+ * A sharded run of the grounded-qa workload: its traces dealt to SHARDS shard files in blocks of lines (as
+ * matrix jobs would write them, a qid's runs landing in several shards), a partial written for each, then
+ * `merge` of all the partials timed against one `check` over the same shard files. The issue's limit: the
+ * merge under 10% of the single run. The two report.json files must be byte-identical.
+ */
+const SHARDS = 64;
+async function merge(scale) {
+  const w = workload('grounded-qa', scale, (dir) =>
+    generateGroundedQa(dir, { items: Math.round(200_000 * scale), lines: Math.round(1_000_000 * scale) }),
+  );
+  const dir = path.join(w.dir, 'sharded');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.join(dir, 'parts'), { recursive: true });
+  // A folder of its own (the workspace, when it is no git repository, is the working directory).
+  cpSync(path.join(w.dir, 'qa.gold.jsonl'), path.join(dir, 'qa.gold.jsonl'));
+  const config = readFileSync(path.join(w.dir, 'gates.yaml'), 'utf8').replace(
+    'traces: qa.trace.jsonl',
+    'traces: runs/shard-*/trace.jsonl',
+  );
+  writeFileSync(path.join(dir, 'gates.yaml'), config);
+  const text = readFileSync(path.join(w.dir, 'qa.trace.jsonl'));
+  const ends = [];
+  for (let at = text.indexOf(10); at !== -1; at = text.indexOf(10, at + 1)) ends.push(at + 1);
+  const shard = (k) => `runs/shard-${String(k).padStart(2, '0')}/trace.jsonl`;
+  for (let k = 0; k < SHARDS; k++) {
+    const from = k === 0 ? 0 : ends[Math.floor((ends.length * k) / SHARDS) - 1];
+    const to = ends[Math.floor((ends.length * (k + 1)) / SHARDS) - 1];
+    mkdirSync(path.dirname(path.join(dir, shard(k))), { recursive: true });
+    writeFileSync(path.join(dir, shard(k)), text.subarray(from, to));
+  }
+  log(`writing ${SHARDS} partials …`);
+  const partials = [];
+  for (let k = 0; k < SHARDS; k++) {
+    const part = path.join('parts', `${String(k).padStart(2, '0')}.partial`);
+    const r = await measure(NODE, [CLI, 'check', '--input', `qa.traces=${shard(k)}`, '--partial', part], {
+      cwd: dir,
+    });
+    if (r.code !== 0) throw new Error(`check --partial exited with ${r.code}: ${r.stderr}`);
+    partials.push({ wall_s: r.wall_s, bytes: statSync(path.join(dir, part)).size });
+  }
+  const r = await race({
+    ours: { args: [CLI, 'merge', 'parts/*.partial', '--report', 'merged.json'], cwd: dir, ok: [0, 1] },
+    floor: { args: [CLI, 'check', '--report', 'report.json'], cwd: dir, ok: [0, 1] },
+  });
+  const same = readFileSync(path.join(dir, 'merged.json')).equals(
+    readFileSync(path.join(dir, 'report.json')),
+  );
+  if (!same) throw new Error('merge: report.json differs from the single run');
+  return {
+    workload: 'merge',
+    shards: SHARDS,
+    ours_s: round(r.ours_s, 3),
+    single_s: round(r.floor_s, 3),
+    ratio_vs_single: round(r.ours_s / r.floor_s, 3),
+    limit: 0.1,
+    peak_rss_mb: round(r.peak_rss_mb, 1),
+    single_rss_mb: round(r.floor_rss_mb, 1),
+    report_identical: same,
+    partial_s_median: round(median(partials.map((p) => p.wall_s)), 3),
+    partials_mb: mb(partials.reduce((a, p) => a + p.bytes, 0)),
+    scale,
+    runs: RUNS,
+    load_1m: round(os.loadavg()[0], 2),
+  };
 }
 
 const TREC_MEASURES = [
@@ -494,6 +562,7 @@ const BENCHES = {
   context,
   'agent-retrieval': agentRetrieval,
   formats,
+  merge,
 };
 
 try {
@@ -503,9 +572,9 @@ try {
     for (const name of only.filter((w) => SCALED.has(w))) {
       log(`${name} ×${size} …`);
       const out = await BENCHES[name](size);
-      // formats gives a line per format; they stay out of the linearity table.
-      if (Array.isArray(out)) {
-        for (const line of out) emit(line);
+      // formats gives a line per format, merge one of its own: they stay out of the linearity table.
+      if (Array.isArray(out) || name === 'merge') {
+        for (const line of [out].flat()) emit(line);
         continue;
       }
       emit(out);

@@ -15,6 +15,7 @@ import {
   type RunOptions,
   type RunOutcome,
 } from '../run.js';
+import { SUITE_KINDS } from '../suites/registry.js';
 import type { LoadedSuite, MergePart, SuiteSplit } from '../suites/types.js';
 import { TOOL_NAME, VERSION } from '../version.js';
 import { fileSha256, PartialFile, sha256, writePartial, type PartialSuite, type Sections } from './file.js';
@@ -34,15 +35,16 @@ export async function writePartialRun(file: string, options: RunOptions): Promis
     const metrics = metricsToCompute(suite);
     const part = await splitOf(suite).partial(suite.config, scoreContext(setup, suite, inputs, metrics));
     const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
-    const gold = goldFiles
-      ? await goldStatus(
-          part.goldDigest,
-          goldFiles,
-          lockPathFor(suite, config, goldFiles),
-          relative,
-          options.release ?? false,
-        )
-      : undefined;
+    const gold =
+      goldFiles && part.goldDigest
+        ? await goldStatus(
+            part.goldDigest,
+            goldFiles,
+            lockPathFor(suite, config, goldFiles),
+            relative,
+            options.release ?? false,
+          )
+        : undefined;
     const utf8 = takeUtf8Notes();
     const texts = await utf8Warnings(utf8, relative);
     warnings.push(...texts.map((w) => `${suite.name}: ${w}`));
@@ -162,7 +164,7 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
       inputs,
       metrics,
       result: merged.result,
-      ...(gold ? { gold: { report: gold, digest: merged.digests } } : {}),
+      ...(gold && merged.digests ? { gold: { report: gold, digest: merged.digests } } : {}),
       // The shards' warnings about bytes that are not UTF-8, in file order, each once; the merge's own reads
       // (gold lines of offenders) are of files a shard read already.
       utf8Warnings: async () => {
@@ -256,7 +258,11 @@ function splitOf(suite: LoadedSuite): SuiteSplit<unknown> {
   const split = suite.kind.split;
   if (!split)
     throw new UsageError(
-      `suite "${suite.name}" (${suite.kind.kind}) cannot be split into partials yet; expected only suites of kind grounded-qa with --partial (leave the others out with --suite, and run them in one job)`,
+      `suite "${suite.name}" (${suite.kind.kind}) cannot be split into partials yet; expected only suites of kind ${SUITE_KINDS.filter(
+        (k) => k.split,
+      )
+        .map((k) => k.kind)
+        .join(' or ')} with --partial (leave the others out with --suite, and run them in one job)`,
     );
   return split as SuiteSplit<unknown>;
 }

@@ -128,8 +128,8 @@ export interface SuiteSplit<C> {
 export interface ShardPart {
   state: unknown;
   sections: Sections;
-  /** The gold set's digest, for the gold status a partial records. */
-  goldDigest: GoldDigest;
+  /** The gold set's digest, for the gold status a partial records (kinds with a goldKey). */
+  goldDigest?: GoldDigest;
 }
 
 export interface MergePart {
@@ -141,8 +141,8 @@ export interface MergePart {
 
 export interface MergedSuite {
   result: SuiteResult;
-  /** Item ids and digests for the report's items. */
-  digests: ItemDigests;
+  /** Item ids and digests for the report's items (kinds with a goldKey). */
+  digests?: ItemDigests;
 }
 
 export interface LoadedSuite {

@@ -60,13 +60,25 @@ export interface RankingEvaluation {
   runOnly: Map<string, number>;
 }
 
-/**
- * Scores a run against qrels as trec_eval does, streaming the run: a run grouped by qid (the usual case)
- * holds one query's docs at a time, each query scored as soon as its lines end. A qid that comes back after
- * its lines ended is set aside and read again, buffered, in a second pass over the run.
- */
+/** Scores a run against qrels as trec_eval does (see scanRun and summarize). */
 export async function evaluateRanking(options: RankingOptions): Promise<RankingEvaluation> {
   const qrels = await loadQrels(options.qrels, options.qrelsFormat);
+  return summarize(qrels, await scanRun(qrels, options), options);
+}
+
+/** What reading a run found: each judged query's result, every qid in the run, and those without judgments. */
+export interface RunScan {
+  results: Map<string, QueryResult>;
+  seen: Set<string>;
+  runOnly: Map<string, number>;
+}
+
+/**
+ * Scores each judged query of the run, streaming it: a run grouped by qid (the usual case) holds one query's
+ * docs at a time, each query scored as soon as its lines end. A qid that comes back after its lines ended is
+ * set aside and read again, buffered, in a second pass over the run.
+ */
+export async function scanRun(qrels: Map<string, QrelsQuery>, options: RankingOptions): Promise<RunScan> {
   const results = new Map<string, QueryResult>();
   const finish = (block: Block) => {
     block.checkDuplicates();
@@ -109,7 +121,15 @@ export async function evaluateRanking(options: RankingOptions): Promise<RankingE
     });
     for (const block of buffered.values()) finish(block);
   }
+  return { results, seen, runOnly };
+}
 
+/** The evaluation from a scan: qrels queries missing from the run skipped (or scored 0), the means. */
+export function summarize(
+  qrels: Map<string, QrelsQuery>,
+  { results, seen, runOnly }: RunScan,
+  options: Pick<RankingOptions, 'complete' | 'measures' | 'relevanceLevel' | 'offender'>,
+): RankingEvaluation {
   const skipped: string[] = [];
   const zeroed: string[] = [];
   for (const [qid, judged] of qrels) {
@@ -144,7 +164,7 @@ function scoreQuery(
   qid: string,
   ranking: readonly string[],
   judged: QrelsQuery,
-  options: RankingOptions,
+  options: Pick<RankingOptions, 'measures' | 'relevanceLevel' | 'offender'>,
   runSource: Source | undefined,
 ): QueryResult {
   const level = options.relevanceLevel;
