@@ -66,6 +66,10 @@ export function writePartial(
   for (const [name, suite] of Object.entries(suites)) {
     const sections: PartialSuite['sections'] = {};
     for (const [key, view] of Object.entries(suite.sections)) {
+      // Every section starts at a multiple of 8: several read at once are typed arrays of any width in place.
+      const pad = -offset & 7;
+      if (pad) body.push(new Uint8Array(pad));
+      offset += pad;
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
       sections[key] = { offset, length: bytes.length, sha256: sha256(bytes) };
       body.push(bytes);
@@ -150,6 +154,22 @@ export class PartialFile {
         `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
       );
     return buffer;
+  }
+
+  /**
+   * Several sections read at once (one read for the span they cover): each an ArrayBuffer slice-free view
+   * source, as `section` gives, keyed by name.
+   */
+  sections(
+    suite: string,
+    keys: readonly string[],
+  ): Map<string, { buffer: ArrayBuffer; offset: number; length: number }> {
+    const places = keys.map((key) => [key, this.place(suite, key)] as const);
+    const start = Math.min(...places.map(([, s]) => s.offset));
+    const end = Math.max(...places.map(([, s]) => s.offset + s.length));
+    const buffer = new ArrayBuffer(end - start);
+    this.read(new Uint8Array(buffer), start);
+    return new Map(places.map(([key, s]) => [key, { buffer, offset: s.offset - start, length: s.length }]));
   }
 
   /** `length` bytes at `offset` within a section. */

@@ -11,7 +11,7 @@ import { safeParse } from '../../io/validate.js';
 import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
-import type { PartialFile } from '../../partial/file.js';
+import { sha256, type PartialFile } from '../../partial/file.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
 import { describeItem, describer, judgeSuite, resultOf, scoreOptions, type GoldView } from './judged.js';
@@ -37,6 +37,8 @@ type State = z.infer<typeof stateSchema>;
 
 /** The gold columns every shard writes alike: a merge reads the first partial's. */
 const GOLD = ['gold.qids', 'gold.qid_ends', 'gold.answerable', 'gold.digest', 'gold.source'] as const;
+/** The columns of a shard's runs that every merge reads (runs.fields only for the offenders shown). */
+const RUNS = ['runs.row', 'runs.ts', 'runs.file', 'runs.flags', 'runs.rule', 'runs.recall', 'runs.upper'];
 
 const offenderFieldsSchema = z.record(
   z.string(),
@@ -160,7 +162,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     const unknown = new Map<string, number>();
     parts.forEach((part, p) => {
       const s = states[p]!;
-      const cols = new Columns(part.partial, name);
+      const cols = new Columns(part.partial, name, RUNS);
       const m = s.runs;
       const row = cols.get('runs.row', Uint32Array, m);
       const ts = cols.get('runs.ts', Float64Array, m);
@@ -184,8 +186,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         table.chunk[r] = position;
         table.flags[r] = flags[j]!;
         table.rule[r] = rule[j]!;
-        table.recall.set(recall.subarray(j * c, j * c + c), r * c);
-        table.upper.set(upper.subarray(j * c, j * c + c), r * c);
+        for (let k = 0; k < c; k++) {
+          table.recall[r * c + k] = recall[j * c + k]!;
+          table.upper[r * c + k] = upper[j * c + k]!;
+        }
         winner[r] = p;
         winnerRun[r] = j;
       }
@@ -194,12 +198,22 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       for (const [qid, count] of unknownOf(part, name)) unknown.set(qid, (unknown.get(qid) ?? 0) + count);
     });
 
+    const runs = judged(table, lines, known, unknown, options);
+    // Only failing items are described: their rows by qid (a map of all 200k took 80 ms).
+    let failing: Map<string, number> | undefined;
+    const rowOf = (id: string) => {
+      if (!failing) {
+        failing = new Map();
+        for (let r = 0; r < n; r++) if (!runs.passed(r)) failing.set(gold.views[r]!.qid, r);
+      }
+      return failing.get(id);
+    };
     const fieldsAt: (Float64Array | undefined)[] = [];
     const describe = async (ids: readonly string[]) => {
       const out = new Map<string, NonNullable<Offender['fields']>>();
       const missing: number[] = [];
       for (const id of ids) {
-        const r = gold.rowOf(id);
+        const r = rowOf(id);
         if (r === undefined) continue;
         const p = winner[r]!;
         if (p < 0) {
@@ -207,7 +221,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           continue;
         }
         const part = parts[p]!;
-        const at = (fieldsAt[p] ??= new Columns(part.partial, name).get(
+        const at = (fieldsAt[p] ??= new Columns(part.partial, name, ['runs.fields']).get(
           'runs.fields',
           Float64Array,
           2 * states[p]!.runs,
@@ -221,46 +235,63 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         out.set(gold.views[r]!.qid, fields);
       return out;
     };
-    const runs = judged(table, lines, known, unknown, options);
     return { result: resultOf(gold.views, runs, options, ctx.relative, describe), digests: gold.digests };
   },
 };
 
-/** A partial's typed columns of one suite, each checked to hold as many values as its state says. */
+/**
+ * Some of a partial's typed columns of one suite, read at once; each is checked to hold as many values as
+ * the state says, and with `verify` against its sha256.
+ */
 class Columns {
+  private readonly read: ReturnType<PartialFile['sections']>;
+
   constructor(
     private readonly partial: PartialFile,
     private readonly suite: string,
-  ) {}
+    keys: readonly string[],
+    private readonly verify = false,
+  ) {
+    this.read = partial.sections(suite, keys);
+  }
 
   get<T extends { length: number }>(
     key: string,
-    Kind: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
+    Kind: { new (b: ArrayBuffer, offset: number, length: number): T; BYTES_PER_ELEMENT: number },
     want: number,
-    verify = false,
   ): T {
-    const bytes = this.partial.section(this.suite, key, verify);
-    if (bytes.byteLength !== want * Kind.BYTES_PER_ELEMENT)
+    const { buffer, offset, length } = this.read.get(key)!;
+    if (length !== want * Kind.BYTES_PER_ELEMENT || offset % Kind.BYTES_PER_ELEMENT !== 0)
       throw new InputError(
         { file: this.partial.file },
-        `section ${this.suite}.${key} holds ${bytes.byteLength} bytes; expected ${want} values of ${Kind.BYTES_PER_ELEMENT}`,
+        `section ${this.suite}.${key} holds ${length} bytes at byte ${offset}; expected ${want} values of ${Kind.BYTES_PER_ELEMENT}, aligned`,
       );
-    return new Kind(bytes);
+    if (
+      this.verify &&
+      sha256(new Uint8Array(buffer, offset, length)) !== this.partial.sha256Of(this.suite, key)
+    )
+      throw new InputError(
+        { file: this.partial.file },
+        `section ${this.suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
+      );
+    return new Kind(buffer, offset, want);
   }
 }
 
 /** The gold set as the partials saw it: ids, answerability, digests, and where each item is. */
 function readGold(partial: PartialFile, suite: string, n: number, files: readonly string[]) {
-  const cols = new Columns(partial, suite);
-  const ends = cols.get('gold.qid_ends', Uint32Array, n, true);
-  const bytes = Buffer.from(partial.section(suite, 'gold.qids', true));
-  const answerable = cols.get('gold.answerable', Uint8Array, n, true);
-  const digest = Buffer.from(cols.get('gold.digest', Uint8Array, 8 * n, true));
-  const source = cols.get('gold.source', Float64Array, 4 * n, true);
+  const cols = new Columns(partial, suite, GOLD, true);
+  const ends = cols.get('gold.qid_ends', Uint32Array, n);
+  const qids = cols.get('gold.qids', Uint8Array, partial.header.suites[suite]!.sections['gold.qids']!.length);
+  const bytes = Buffer.from(qids.buffer, qids.byteOffset, qids.byteLength);
+  const answerable = cols.get('gold.answerable', Uint8Array, n);
+  const digest = Buffer.from(cols.get('gold.digest', Uint8Array, 8 * n).slice());
+  const source = cols.get('gold.source', Float64Array, 4 * n);
   // ASCII ids (the usual) are sliced from one string: 200k toString calls took 40 ms.
   const ascii = isAscii(bytes) ? bytes.toString('latin1') : undefined;
   const ids: string[] = new Array(n);
   const views: GoldView[] = new Array(n);
+  const place = (i: number) => ({ file: files[source[4 * i]!]!, line: source[4 * i + 1]! });
   let start = 0;
   for (let i = 0; i < n; i++) {
     const end = ends[i]!;
@@ -272,18 +303,13 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       );
     const qid = ascii !== undefined ? ascii.slice(start, end) : bytes.toString('utf8', start, end);
     ids[i] = qid;
-    views[i] = { qid, answerable: answerable[i] === 1, source: { file, line: source[4 * i + 1]! } };
+    views[i] = new GoldRow(qid, answerable[i] === 1, i, place);
     start = end;
   }
   const digests: ItemDigests = { ids, size: n, hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8) };
-  let index: Map<string, number> | undefined;
   return {
     views,
     digests,
-    rowOf(id: string): number | undefined {
-      index ??= new Map(ids.map((qid, i) => [qid, i]));
-      return index.get(id);
-    },
     /** Offender fields of items without a run, from their gold lines, each checked against its digest. */
     async describeMissing(rows: readonly number[], config: GroundedQaConfig) {
       const refs: LineRef[] = rows.map((r) => ({
@@ -327,6 +353,20 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       return out;
     },
   };
+}
+
+/** A gold item as the merge's result needs it; where it is, only for the few offenders that show it. */
+class GoldRow implements GoldView {
+  constructor(
+    readonly qid: string,
+    readonly answerable: boolean,
+    private readonly row: number,
+    private readonly place: (row: number) => GoldView['source'],
+  ) {}
+
+  get source(): GoldView['source'] {
+    return this.place(this.row);
+  }
 }
 
 function stateOf(part: MergePart): State {
