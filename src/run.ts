@@ -114,7 +114,7 @@ export interface ScoredSuite {
   inputs: Record<string, string[]>;
   metrics: ResolvedMetric[];
   result: SuiteResult;
-  gold?: { report: GoldReport; digest: ItemDigests };
+  gold?: { report: GoldReport; digest?: ItemDigests };
   /** The warnings about input that is not UTF-8, once the offenders shown are described. */
   utf8Warnings(): Promise<string[]>;
 }

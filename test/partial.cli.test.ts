@@ -52,6 +52,23 @@ describe('groundgate check --partial and groundgate merge (dist)', () => {
     expect(md.stdout).toBe(runCli(['check', '-f', 'junit'], dir).stdout);
   });
 
+  it('writes the same bytes for the same shard, on the main thread or the engine thread', () => {
+    const dir = sharded();
+    expect(shard(dir, 1).status).toBe(0);
+    const first = readFileSync(path.join(dir, 'parts/1.partial'));
+    expect(shard(dir, 1).status).toBe(0);
+    expect(readFileSync(path.join(dir, 'parts/1.partial')).equals(first)).toBe(true);
+    const args = [
+      'check',
+      '--input',
+      'qa.traces=runs/shard-1/trace.jsonl',
+      '--partial',
+      'parts/engine.partial',
+    ];
+    expect(runCli(args, dir, { GROUNDGATE_ENGINE_THREAD: '256', GROUNDGATE_THREADS: '3' }).status).toBe(0);
+    expect(readFileSync(path.join(dir, 'parts/engine.partial')).equals(first)).toBe(true);
+  });
+
   it('refuses mismatched or broken partials with one line and exit 2', () => {
     const dir = sharded();
     for (let k = 0; k < 3; k++) expect(shard(dir, k).status).toBe(0);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { displayPath, InputError, UsageError } from '../errors.js';
 import { describeDiff } from '../gold/lock.js';
+import { digestGold } from '../gold/digest-files.js';
 import { goldStatus, lockPathFor } from '../gold/status.js';
 import { compareCodeUnits } from '../io/files.js';
 import { takeUtf8Notes, utf8Warnings } from '../io/utf8.js';
@@ -35,16 +36,15 @@ export async function writePartialRun(file: string, options: RunOptions): Promis
     const metrics = metricsToCompute(suite);
     const part = await splitOf(suite).partial(suite.config, scoreContext(setup, suite, inputs, metrics));
     const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
-    const gold =
-      goldFiles && part.goldDigest
-        ? await goldStatus(
-            part.goldDigest,
-            goldFiles,
-            lockPathFor(suite, config, goldFiles),
-            relative,
-            options.release ?? false,
-          )
-        : undefined;
+    const gold = goldFiles
+      ? await goldStatus(
+          part.goldDigest ?? (await digestGold(goldFiles)),
+          goldFiles,
+          lockPathFor(suite, config, goldFiles),
+          relative,
+          options.release ?? false,
+        )
+      : undefined;
     const utf8 = takeUtf8Notes();
     const texts = await utf8Warnings(utf8, relative);
     warnings.push(...texts.map((w) => `${suite.name}: ${w}`));
@@ -164,7 +164,7 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
       inputs,
       metrics,
       result: merged.result,
-      ...(gold && merged.digests ? { gold: { report: gold, digest: merged.digests } } : {}),
+      ...(gold ? { gold: { report: gold, ...(merged.digests ? { digest: merged.digests } : {}) } } : {}),
       // The shards' warnings about bytes that are not UTF-8, in file order, each once; the merge's own reads
       // (gold lines of offenders) are of files a shard read already.
       utf8Warnings: async () => {

@@ -4,10 +4,11 @@ import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
-import type { Offender, ScoreContext, SuiteKind } from '../types.js';
+import type { Offender, ScoreContext, SuiteKind, SuiteResult } from '../types.js';
+import { contextSplit } from './split.js';
 import { AGENTS, INSTANCE_ERRORS, LEVELS, type InstanceError, type Level } from './contract.js';
 import { evaluate, LAYOUTS, type InstanceOutcome } from './evaluate.js';
-import { loadGold } from './gold.js';
+import { loadGold, type GoldInstance } from './gold.js';
 import { loadPredictions } from './predictions.js';
 import { aggregate } from './score.js';
 
@@ -96,71 +97,87 @@ export const context: SuiteKind<ContextConfig> = {
   async score(config, ctx) {
     const gold = await loadGold(ctx.inputs.gold!);
     const predictions = await loadPredictions(ctx.inputs.predictions!, config.agent);
-    const repos = config.repos ? { dir: reposDir(ctx), layout: config.repos_layout } : undefined;
+    const repos = reposOf(config, ctx);
     const { outcomes, unsupported } = await evaluate(gold, predictions, {
       repos,
       patchFallback: config.patch_fallback,
     });
-
-    const errors = Object.fromEntries(INSTANCE_ERRORS.map((e) => [e, 0])) as Record<InstanceError, number>;
-    for (const o of outcomes) if (o.error) errors[o.error]++;
-    const scored = outcomes.filter((o) => o.score);
-    const levels: Level[] = repos ? [...LEVELS] : ['file', 'line'];
-    const values = aggregate(
-      scored.map((o) => o.score!),
-      levels,
-      errors,
-      NO_REPOS,
-    );
-
-    const predicted = new Set(outcomes.filter((o) => o.gold).map((o) => o.gold!));
-    const unpredicted = gold.filter((g) => !predicted.has(g));
-    const warnings: string[] = [];
-    for (const error of INSTANCE_ERRORS) {
-      const ids = outcomes.filter((o) => o.error === error).map((o) => o.id);
-      if (ids.length > 0)
-        warnings.push(`${plural(ids.length, 'instance')} not scored (${error}): ${listed(ids)}`);
-    }
-    if (unpredicted.length > 0) {
-      warnings.push(
-        `${plural(unpredicted.length, 'gold row')} without a prediction, not scored: ${listed(unpredicted.map((g) => g.ids[g.ids.length - 1]!))}`,
-      );
-    }
-    if (!repos)
-      warnings.push(`no "repos": symbol and span metrics are not computable; file paths are not checked`);
-    if (unsupported.size > 0) {
-      warnings.push(
-        `no symbols from ${plural(unsupported.size, 'file')} in languages without a grammar here: ${listed([...unsupported].sort(compareCodeUnits))}`,
-      );
-    }
-
-    return {
-      metrics: values,
-      // Instances are the items: a bootstrap over them keeps each instance's lines together.
-      resample: {
-        items: scored.length,
-        metric: (name, pick) =>
-          aggregate(
-            Array.from(pick, (i) => scored[i]!.score!),
-            levels,
-            errors,
-            NO_REPOS,
-          )[name]?.value,
-      },
-      counts: {
-        gold_rows: gold.length,
-        predictions: outcomes.length,
-        scored: scored.length,
-        ...errors,
-        gold_without_prediction: unpredicted.length,
-        steps: scored.reduce((n, o) => n + o.steps, 0),
-        with_patch: scored.filter((o) => o.score!.editloc).length,
-      },
-      offenders: offenders(outcomes, ctx.relative),
-      warnings,
-    };
+    return contextResult(ctx, gold, outcomes, unsupported, repos !== undefined);
   },
+  split: contextSplit,
 };
+
+/** The suite's result from every prediction's outcome: one function for a run and a merge, so they agree. */
+export function contextResult(
+  ctx: Pick<ScoreContext, 'relative'>,
+  gold: readonly GoldInstance[],
+  outcomes: readonly InstanceOutcome[],
+  unsupported: ReadonlySet<string>,
+  repos: boolean,
+): SuiteResult {
+  const errors = Object.fromEntries(INSTANCE_ERRORS.map((e) => [e, 0])) as Record<InstanceError, number>;
+  for (const o of outcomes) if (o.error) errors[o.error]++;
+  const scored = outcomes.filter((o) => o.score);
+  const levels: Level[] = repos ? [...LEVELS] : ['file', 'line'];
+  const values = aggregate(
+    scored.map((o) => o.score!),
+    levels,
+    errors,
+    NO_REPOS,
+  );
+
+  const predicted = new Set(outcomes.filter((o) => o.gold).map((o) => o.gold!));
+  const unpredicted = gold.filter((g) => !predicted.has(g));
+  const warnings: string[] = [];
+  for (const error of INSTANCE_ERRORS) {
+    const ids = outcomes.filter((o) => o.error === error).map((o) => o.id);
+    if (ids.length > 0)
+      warnings.push(`${plural(ids.length, 'instance')} not scored (${error}): ${listed(ids)}`);
+  }
+  if (unpredicted.length > 0) {
+    warnings.push(
+      `${plural(unpredicted.length, 'gold row')} without a prediction, not scored: ${listed(unpredicted.map((g) => g.ids[g.ids.length - 1]!))}`,
+    );
+  }
+  if (!repos)
+    warnings.push(`no "repos": symbol and span metrics are not computable; file paths are not checked`);
+  if (unsupported.size > 0) {
+    warnings.push(
+      `no symbols from ${plural(unsupported.size, 'file')} in languages without a grammar here: ${listed([...unsupported].sort(compareCodeUnits))}`,
+    );
+  }
+
+  return {
+    metrics: values,
+    // Instances are the items: a bootstrap over them keeps each instance's lines together.
+    resample: {
+      items: scored.length,
+      metric: (name, pick) =>
+        aggregate(
+          Array.from(pick, (i) => scored[i]!.score!),
+          levels,
+          errors,
+          NO_REPOS,
+        )[name]?.value,
+    },
+    counts: {
+      gold_rows: gold.length,
+      predictions: outcomes.length,
+      scored: scored.length,
+      ...errors,
+      gold_without_prediction: unpredicted.length,
+      steps: scored.reduce((n, o) => n + o.steps, 0),
+      with_patch: scored.filter((o) => o.score!.editloc).length,
+    },
+    offenders: offenders(outcomes, ctx.relative),
+    warnings,
+  };
+}
+
+/** The checkouts the suite reads files from, when its config names them. */
+export function reposOf(config: ContextConfig, ctx: ScoreContext) {
+  return config.repos ? { dir: reposDir(ctx), layout: config.repos_layout } : undefined;
+}
 
 /**
  * The folder `repos` names, relative to gates.yaml. Files under it are read only when they resolve inside

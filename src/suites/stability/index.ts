@@ -7,9 +7,17 @@ import { compileFieldMap, type CompiledFieldMap } from '../../io/field-map.js';
 import { recordsAt } from '../../io/records.js';
 import { goldShape } from '../../grounded-answer/contract.js';
 import { loadGold } from '../../grounded-answer/load.js';
-import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
+import {
+  itemVerdicts,
+  type Offender,
+  type ScoreContext,
+  type SuiteKind,
+  type SuiteResult,
+} from '../types.js';
+import type { GoldItem } from '../../grounded-answer/contract.js';
+import { stabilitySplit } from './split.js';
 import { CHECKS, DEFAULT_THRESHOLDS, runShape, type Check } from './contract.js';
-import { loadStabilityRuns } from './load.js';
+import { loadStabilityRuns, type StabilityRunsLoad } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
 
 const MEANS: Record<Check, Omit<MetricSpec, 'name'>> = {
@@ -112,44 +120,54 @@ export const stability: SuiteKind<StabilityConfig> = {
       new Set(gold.map((g) => g.qid)),
       config.fields?.runs,
     );
-    const goldMap = compileFieldMap(config.fields?.gold);
-    const scored = scoreStability(gold, loaded.runs, {
-      refusalToken: config.refusal_token,
-      thresholds: config.thresholds,
-      minRuns: config.min_runs,
-    });
-
-    const warnings: string[] = [];
-    if (loaded.unknown.size > 0) {
-      const ids = [...loaded.unknown.keys()].sort(compareCodeUnits);
-      const lines = [...loaded.unknown.values()].reduce((a, b) => a + b, 0);
-      warnings.push(
-        `${ids.length} run qid${ids.length === 1 ? '' : 's'} not in gold (${lines} line${lines === 1 ? '' : 's'}) not scored: ${listed(ids)}`,
-      );
-    }
-    if (scored.counts.missing > 0) {
-      warnings.push(`${scored.counts.missing} of ${scored.counts.gold} gold questions have no runs`);
-    }
-
-    return {
-      metrics: scored.metrics,
-      counts: {
-        ...scored.counts,
-        run_lines: loaded.lines,
-        superseded_runs: loaded.superseded,
-        unknown_qids: loaded.unknown.size,
-      },
-      offenders: await offendersOf(unstableQuestions(scored.questions), ctx.relative, goldMap),
-      warnings,
-      items: itemVerdicts(
-        scored.questions,
-        (q) => q.gold.qid,
-        (q) => q.labels.length === 0,
-      ),
-      goldDigest: digest,
-    };
+    return { ...(await stabilityResult(config, ctx, gold, loaded)), goldDigest: digest! };
   },
+  split: stabilitySplit,
 };
+
+/** The suite's result from gold and the runs read: one function for a run and a merge, so they agree to the byte. */
+export async function stabilityResult(
+  config: StabilityConfig,
+  ctx: Pick<ScoreContext, 'relative'>,
+  gold: readonly GoldItem[],
+  loaded: StabilityRunsLoad,
+): Promise<SuiteResult> {
+  const goldMap = compileFieldMap(config.fields?.gold);
+  const scored = scoreStability(gold, loaded.runs, {
+    refusalToken: config.refusal_token,
+    thresholds: config.thresholds,
+    minRuns: config.min_runs,
+  });
+
+  const warnings: string[] = [];
+  if (loaded.unknown.size > 0) {
+    const ids = [...loaded.unknown.keys()].sort(compareCodeUnits);
+    const lines = [...loaded.unknown.values()].reduce((a, b) => a + b, 0);
+    warnings.push(
+      `${ids.length} run qid${ids.length === 1 ? '' : 's'} not in gold (${lines} line${lines === 1 ? '' : 's'}) not scored: ${listed(ids)}`,
+    );
+  }
+  if (scored.counts.missing > 0) {
+    warnings.push(`${scored.counts.missing} of ${scored.counts.gold} gold questions have no runs`);
+  }
+
+  return {
+    metrics: scored.metrics,
+    counts: {
+      ...scored.counts,
+      run_lines: loaded.lines,
+      superseded_runs: loaded.superseded,
+      unknown_qids: loaded.unknown.size,
+    },
+    offenders: await offendersOf(unstableQuestions(scored.questions), ctx.relative, goldMap),
+    warnings,
+    items: itemVerdicts(
+      scored.questions,
+      (q) => q.gold.qid,
+      (q) => q.labels.length === 0,
+    ),
+  };
+}
 
 /** The question text stays on disk until an offender needs it. */
 async function offendersOf(

@@ -14,6 +14,8 @@ export interface StabilityRunsLoad {
   superseded: number;
   /** Run qids that are not in gold, with their line counts. */
   unknown: Map<string, number>;
+  /** Where each run replaced by a later line first was: its place in the list (its `source` is the last line's). */
+  firsts: Map<StabilityRun, { file: string; line: number }>;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function loadStabilityRuns(
   const runs = new Map<string, StabilityRun[]>();
   const byRunId = new Map<string, Map<string, number>>();
   const unknown = new Map<string, number>();
+  const firsts = new Map<StabilityRun, { file: string; line: number }>();
   let lines = 0;
   let superseded = 0;
   for (const file of files) {
@@ -61,10 +64,13 @@ export async function loadStabilityRuns(
       if (at === undefined) {
         ids.set(r.run_id, list.push(run) - 1);
       } else {
+        const replaced = list[at]!;
+        firsts.set(run, firsts.get(replaced) ?? replaced.source);
+        firsts.delete(replaced);
         list[at] = run;
         superseded++;
       }
     }
   }
-  return { runs, lines, superseded, unknown };
+  return { runs, lines, superseded, unknown, firsts };
 }
