@@ -258,11 +258,11 @@ function splitOf(suite: LoadedSuite): SuiteSplit<unknown> {
   const split = suite.kind.split;
   if (!split)
     throw new UsageError(
-      `suite "${suite.name}" (${suite.kind.kind}) cannot be split into partials yet; expected only suites of kind ${SUITE_KINDS.filter(
+      `suite "${suite.name}" (${suite.kind.kind}) cannot be split into partials yet; expected suites of the kinds that split (${SUITE_KINDS.filter(
         (k) => k.split,
       )
         .map((k) => k.kind)
-        .join(' or ')} with --partial (leave the others out with --suite, and run them in one job)`,
+        .join(', ')}) with --partial: leave the others out with --suite, and run them in one job`,
     );
   return split as SuiteSplit<unknown>;
 }

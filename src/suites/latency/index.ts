@@ -18,7 +18,8 @@ import { aggregate } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
 import { stageLine } from '../../report/triage.js';
 import type { Table } from '../../report/schema.js';
-import type { Offender, SuiteKind } from '../types.js';
+import type { Offender, ScoreContext, SuiteKind, SuiteResult } from '../types.js';
+import { latencySplit } from './split.js';
 import { STAGES, type LatencySample } from './contract.js';
 import { loadCsv, loadTraceLatencies } from './load.js';
 import {
@@ -112,109 +113,147 @@ export const latency: SuiteKind<LatencyConfig> = {
 
   async score(config, ctx) {
     const { csv, traces, gold } = ctx.inputs;
-    const inputs = csv ?? traces ?? [];
-    if (csv && traces) {
-      throw new InputError(
-        { file: inputs[0]! },
-        `suite "${ctx.suite}": both csv and traces are given (one by --input); expected one of them`,
+    const read = await readLatencies(config, ctx);
+    const accuracy =
+      traces && gold && read.configurations.length > 1
+        ? await scoreConfigurations(traces, gold, config, ctx.relative)
+        : undefined;
+    return latencyResult(config, ctx, { ...read, accuracy, hasStages: csv !== undefined });
+  },
+  split: latencySplit,
+};
+
+/** What a latency suite read: every sample, in input order, its configurations, and lines without a time. */
+export interface LatencyRead {
+  samples: LatencySample[];
+  configurations: string[];
+  /** Trace lines read, and those without latency_ms (traces only). */
+  untimed?: { untimed: number; lines: number };
+}
+
+/** The samples of a suite's csv or traces (whichever it has), after checking it has one of them. */
+export async function readLatencies(config: LatencyConfig, ctx: ScoreContext): Promise<LatencyRead> {
+  const { csv, traces, gold } = ctx.inputs;
+  const inputs = csv ?? traces ?? [];
+  if (csv && traces) {
+    throw new InputError(
+      { file: inputs[0]! },
+      `suite "${ctx.suite}": both csv and traces are given (one by --input); expected one of them`,
+    );
+  }
+  if (csv && gold) {
+    throw new InputError(
+      { file: gold[0]! },
+      `suite "${ctx.suite}": gold is given (by --input) with csv, which has no answers to score; expected traces with gold`,
+    );
+  }
+  if (csv) {
+    const samples = await loadCsv(csv);
+    return {
+      samples,
+      configurations: [...new Set(samples.map((s) => s.configuration))].sort(compareCodeUnits),
+    };
+  }
+  const loaded = await loadTraceLatencies(
+    inputs,
+    ctx.relative,
+    traceInput({ ...config, fields: config.fields?.traces }),
+  );
+  return {
+    samples: loaded.samples,
+    configurations: inputs.map(ctx.relative),
+    untimed: { untimed: loaded.untimed, lines: loaded.lines },
+  };
+}
+
+/** The suite's result from its samples (and accuracy): one function for a run and a merge, so they agree. */
+export function latencyResult(
+  config: LatencyConfig,
+  ctx: ScoreContext,
+  read: LatencyRead & { accuracy?: ConfigurationAccuracy; hasStages: boolean },
+): SuiteResult {
+  const { samples, configurations, accuracy, hasStages } = read;
+  const inputs = ctx.inputs.csv ?? ctx.inputs.traces ?? [];
+  const warnings: string[] = [];
+  const counts: Record<string, number> = {};
+  if (read.untimed) {
+    counts.untimed_lines = read.untimed.untimed;
+    if (read.untimed.untimed > 0) {
+      warnings.push(
+        `${read.untimed.untimed} of ${read.untimed.lines} trace lines have no latency_ms and are left out of the latency figures`,
       );
     }
-    if (csv && gold) {
-      throw new InputError(
-        { file: gold[0]! },
-        `suite "${ctx.suite}": gold is given (by --input) with csv, which has no answers to score; expected traces with gold`,
-      );
-    }
-    const warnings: string[] = [];
-    const counts: Record<string, number> = {};
-    let samples: LatencySample[];
-    let configurations: string[];
-    if (csv) {
-      samples = await loadCsv(csv);
-      configurations = [...new Set(samples.map((s) => s.configuration))].sort(compareCodeUnits);
-    } else {
-      const loaded = await loadTraceLatencies(
-        inputs,
-        ctx.relative,
-        traceInput({ ...config, fields: config.fields?.traces }),
-      );
-      samples = loaded.samples;
-      configurations = inputs.map(ctx.relative);
-      counts.untimed_lines = loaded.untimed;
-      if (loaded.untimed > 0) {
+  }
+
+  const scope = config.configuration;
+  // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
+  if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
+    throw new InputError(
+      { file: inputs[0]! },
+      `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`,
+    );
+  }
+  const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
+
+  const offenders: Offender[] = [];
+  const tables: Table[] = [];
+  if (configurations.length > 1) {
+    if (accuracy) {
+      counts.unknown_qids = accuracy.unknown.size;
+      if (accuracy.unknown.size > 0) {
+        const ids = [...accuracy.unknown].sort(compareCodeUnits);
         warnings.push(
-          `${loaded.untimed} of ${loaded.lines} trace lines have no latency_ms and are left out of the latency figures`,
+          `${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold not scored for accuracy: ${listed(ids)}`,
         );
       }
     }
+    const points = configurationPoints(samples, configurations, accuracy?.byConfiguration);
+    if (accuracy) counts.pareto = points.filter((p) => p.pareto).length;
+    tables.push(pointsTable(points, accuracy !== undefined));
+  }
+  offenders.push(
+    ...slowRequests(scoped).map((s) => slowOffender(s, configurations.length > 1, hasStages, ctx.relative)),
+  );
 
-    const scope = config.configuration;
-    // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
-    if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
-      throw new InputError(
-        { file: inputs[0]! },
-        `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`,
-      );
-    }
-    const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
-
-    const offenders: Offender[] = [];
-    const tables: Table[] = [];
-    if (configurations.length > 1) {
-      const accuracy =
-        traces && gold ? await scoreConfigurations(traces, gold, config, ctx.relative) : undefined;
-      if (accuracy) {
-        counts.unknown_qids = accuracy.unknown.size;
-        if (accuracy.unknown.size > 0) {
-          const ids = [...accuracy.unknown].sort(compareCodeUnits);
-          warnings.push(
-            `${ids.length} trace qid${ids.length === 1 ? '' : 's'} not in gold not scored for accuracy: ${listed(ids)}`,
-          );
-        }
-      }
-      const points = configurationPoints(samples, configurations, accuracy?.byConfiguration);
-      if (accuracy) counts.pareto = points.filter((p) => p.pareto).length;
-      tables.push(pointsTable(points, accuracy !== undefined));
-    }
-    const hasStages = csv !== undefined;
-    offenders.push(
-      ...slowRequests(scoped).map((s) => slowOffender(s, configurations.length > 1, hasStages, ctx.relative)),
-    );
-
-    return {
-      resample: {
-        items: scoped.length,
-        metric(name, pick) {
-          const m = ctx.metrics.find((x) => x.name === name);
-          if (!m) return undefined;
-          return latencyMetrics(
-            Array.from(pick, (i) => scoped[i]!),
-            [m],
-            hasStages,
-          )[name]!.value;
-        },
+  return {
+    resample: {
+      items: scoped.length,
+      metric(name, pick) {
+        const m = ctx.metrics.find((x) => x.name === name);
+        if (!m) return undefined;
+        return latencyMetrics(
+          Array.from(pick, (i) => scoped[i]!),
+          [m],
+          hasStages,
+        )[name]!.value;
       },
-      metrics: latencyMetrics(scoped, ctx.metrics, hasStages),
-      counts: {
-        samples: samples.length,
-        requests: scoped.length,
-        configurations: configurations.length,
-        ...counts,
-      },
-      offenders,
-      warnings,
-      tables,
-    };
-  },
-};
+    },
+    metrics: latencyMetrics(scoped, ctx.metrics, hasStages),
+    counts: {
+      samples: samples.length,
+      requests: scoped.length,
+      configurations: configurations.length,
+      ...counts,
+    },
+    offenders,
+    warnings,
+    tables,
+  };
+}
+
+/** Each trace file's accuracy as a configuration, and the trace qids gold does not have. */
+export interface ConfigurationAccuracy {
+  byConfiguration: Map<string, Accuracy>;
+  unknown: Set<string>;
+}
 
 /** Scores each trace file as its own configuration with the grounded-qa definitions. */
-async function scoreConfigurations(
+export async function scoreConfigurations(
   traces: readonly string[],
   goldFiles: readonly string[],
   config: LatencyConfig,
   relative: (file: string) => string,
-): Promise<{ byConfiguration: Map<string, Accuracy>; unknown: Set<string> }> {
+): Promise<ConfigurationAccuracy> {
   const input = traceInput({ ...config, fields: config.fields?.traces });
   const { items: gold, questions } = await loadGold(goldFiles, {
     fields: config.fields?.gold,

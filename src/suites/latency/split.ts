@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { InputError } from '../../errors.js';
+import { compareCodeUnits } from '../../io/files.js';
+import { safeParse } from '../../io/validate.js';
+import type { MergePart, SuiteSplit } from '../types.js';
+import { STAGES, type LatencySample } from './contract.js';
+import { latencyResult, readLatencies, scoreConfigurations, type LatencyConfig } from './index.js';
+
+/**
+ * latency over shards of its csv or traces files: percentiles need every sample, so a shard keeps its
+ * samples (the exact state; a sample is a few numbers) and, with traces and gold, each trace file's accuracy
+ * (a file is a configuration, scored alone). A merge lists the samples in the order one run reads them
+ * (file, then line) and makes the suite's result with the function a run makes it with.
+ */
+const stageSchema = z.strictObject(Object.fromEntries(STAGES.map((s) => [s, z.number().optional()])));
+const sectionSchema = z.strictObject({
+  samples: z.array(
+    z.strictObject({
+      configuration: z.string(),
+      qid: z.string(),
+      e2e: z.number(),
+      stages: stageSchema,
+      at: z.tuple([z.int().min(0), z.int().min(1)]),
+    }),
+  ),
+  untimed: z.strictObject({ untimed: z.int().min(0), lines: z.int().min(0) }).optional(),
+  accuracy: z
+    .strictObject({
+      by_configuration: z.array(
+        z.tuple([
+          z.string(),
+          z.strictObject({
+            precision: z.number().nullable(),
+            chr: z.number().nullable(),
+            coverage: z.number().nullable(),
+            triage: z.string(),
+          }),
+        ]),
+      ),
+      unknown: z.array(z.string()),
+    })
+    .optional(),
+});
+type Section = z.infer<typeof sectionSchema>;
+
+export const latencySplit: SuiteSplit<LatencyConfig> = {
+  shardKeys: ['csv', 'traces'],
+
+  async partial(config, ctx) {
+    const read = await readLatencies(config, ctx);
+    const { traces, gold } = ctx.inputs;
+    const accuracy =
+      traces && gold ? await scoreConfigurations(traces, gold, config, ctx.relative) : undefined;
+    const files = new Map((ctx.inputs.csv ?? traces ?? []).map((f, i) => [f, i]));
+    const section: Section = {
+      samples: read.samples.map((s) => ({
+        configuration: s.configuration,
+        qid: s.qid,
+        e2e: s.e2eMs,
+        stages: s.stageMs,
+        at: [files.get(s.source.file)!, s.source.line],
+      })),
+      ...(read.untimed ? { untimed: read.untimed } : {}),
+      ...(accuracy
+        ? { accuracy: { by_configuration: [...accuracy.byConfiguration], unknown: [...accuracy.unknown] } }
+        : {}),
+    };
+    return { state: {}, sections: { samples: Buffer.from(JSON.stringify(section), 'utf8') } };
+  },
+
+  async merge(config, parts, ctx) {
+    const key = ctx.inputs.csv ? 'csv' : 'traces';
+    const files = ctx.inputs[key] ?? [];
+    const placed: { sample: LatencySample; at: [number, number] }[] = [];
+    let untimed: Section['untimed'];
+    const byConfiguration = new Map<
+      string,
+      NonNullable<Section['accuracy']>['by_configuration'][number][1]
+    >();
+    const unknown = new Set<string>();
+    let scored = false;
+    for (const part of parts) {
+      const section = sectionOf(part, ctx.suite);
+      const order = part.order[key] ?? [];
+      for (const s of section.samples) {
+        const f = order[s.at[0]];
+        if (f === undefined)
+          throw new InputError(
+            { file: part.partial.file },
+            `suite ${ctx.suite}: a sample names ${key} file ${s.at[0]} of ${order.length}; expected a consistent partial`,
+          );
+        placed.push({
+          sample: {
+            configuration: s.configuration,
+            qid: s.qid,
+            e2eMs: s.e2e,
+            stageMs: s.stages,
+            source: { file: files[f]!, line: s.at[1] },
+          },
+          at: [f, s.at[1]],
+        });
+      }
+      if (section.untimed) {
+        untimed ??= { untimed: 0, lines: 0 };
+        untimed.untimed += section.untimed.untimed;
+        untimed.lines += section.untimed.lines;
+      }
+      if (section.accuracy) {
+        scored = true;
+        for (const [name, accuracy] of section.accuracy.by_configuration) byConfiguration.set(name, accuracy);
+        for (const qid of section.accuracy.unknown) unknown.add(qid);
+      }
+    }
+    placed.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
+    const samples = placed.map((p) => p.sample);
+    const configurations =
+      key === 'csv'
+        ? [...new Set(samples.map((s) => s.configuration))].sort(compareCodeUnits)
+        : files.map(ctx.relative);
+    return {
+      result: latencyResult(config, ctx, {
+        samples,
+        configurations,
+        ...(untimed ? { untimed } : {}),
+        ...(scored && configurations.length > 1 ? { accuracy: { byConfiguration, unknown } } : {}),
+        hasStages: key === 'csv',
+      }),
+    };
+  },
+};
+
+function sectionOf(part: MergePart, suite: string): Section {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(part.partial.section(suite, 'samples')).toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  const parsed = safeParse(sectionSchema, value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InputError(
+      { file: part.partial.file },
+      `section ${suite}.samples${issue?.path.length ? ` ${issue.path.join('.')}` : ''}: expected the samples a latency shard read${issue ? ` (${issue.message})` : ''}`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,89 @@
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { serializeReport } from '../src/report/schema.js';
+import { run } from '../src/run.js';
+import { seeded } from './helpers/random.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+// latency over shards: every sample is kept, so the percentiles, the configuration points, the Pareto set
+// and the slowest requests of the merge are one run's, byte for byte.
+const rnd = seeded(7171);
+const EXAMPLE = path.join(REPO, 'examples/latency');
+
+async function merged(dir: string, key: string, shards: string[][]) {
+  const config = path.join(dir, 'gates.yaml');
+  const parts: string[] = [];
+  for (const [k, files] of shards.entries()) {
+    const part = path.join(dir, `part-${k}.partial`);
+    const glob = files.length === 1 ? files[0]! : `{${files.join(',')}}`;
+    await writePartialRun(part, { config, inputs: [{ key, path: path.join(dir, glob) }] });
+    parts.push(part);
+  }
+  return {
+    single: serializeReport((await run({ config })).report),
+    merged: serializeReport((await mergeRun(parts, { config })).report),
+  };
+}
+
+describe('latency: check --partial and merge give the report of one run', () => {
+  it("the example's CSV (a sweep of three configurations), its rows dealt to shard files", async () => {
+    const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+    const block = /\n {2}latency:\n[\s\S]*?(?=\n {2}\S)/
+      .exec(gates)![0]
+      .replace('csv: examples/latency/latency.csv', 'csv: csv/*/rows.csv');
+    const dir = tmpTree({ 'gates.yaml': `version: 1\nreport_offenders: 40\nsuites:${block}\n` });
+    const [header, ...rows] = readFileSync(path.join(EXAMPLE, 'latency.csv'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    for (const shards of [1, 2, 3, 5]) {
+      rmSync(path.join(dir, 'csv'), { recursive: true, force: true });
+      const dealt: string[][] = Array.from({ length: shards }, () => []);
+      for (const row of rows) dealt[Math.floor(rnd() * shards)]!.push(row);
+      const files = dealt.map((own, k) => {
+        const file = `csv/${k}/rows.csv`;
+        mkdirSync(path.join(dir, 'csv', String(k)), { recursive: true });
+        writeFileSync(path.join(dir, file), [header, ...own].map((l) => `${l}\n`).join(''));
+        return [file];
+      });
+      const { single, merged: m } = await merged(dir, 'csv', files);
+      expect(m).toBe(single);
+      // The example repeats its header line once: not a sample, in one run or merged.
+      expect(JSON.parse(m).suites.latency.counts.samples).toBe(rows.length - 1);
+    }
+  });
+
+  it("the example's traces with gold (a configuration per file), the files dealt to shards", async () => {
+    const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+    const block = /\n {2}latency-accuracy:\n[\s\S]*?(?=\n {2}\S)/
+      .exec(gates)![0]
+      .replace('traces: examples/latency/traces/*.trace.jsonl', 'traces: traces/*.trace.jsonl')
+      .replace('gold: examples/latency/gold.jsonl', 'gold: gold.jsonl')
+      .replace(
+        'configuration: examples/latency/traces/balanced.trace.jsonl',
+        'configuration: traces/balanced.trace.jsonl',
+      );
+    const dir = tmpTree({ 'gates.yaml': `version: 1\nsuites:${block}\n` });
+    copyFileSync(path.join(EXAMPLE, 'gold.jsonl'), path.join(dir, 'gold.jsonl'));
+    mkdirSync(path.join(dir, 'traces'));
+    const names = ['balanced', 'deep', 'fast'];
+    for (const n of names)
+      copyFileSync(
+        path.join(EXAMPLE, 'traces', `${n}.trace.jsonl`),
+        path.join(dir, 'traces', `${n}.trace.jsonl`),
+      );
+    const file = (n: string) => `traces/${n}.trace.jsonl`;
+    for (const shards of [[names], [['deep'], ['balanced', 'fast']], [['fast'], ['deep'], ['balanced']]]) {
+      const { single, merged: m } = await merged(
+        dir,
+        'traces',
+        shards.map((s) => s.map(file)),
+      );
+      expect(m).toBe(single);
+      const report = JSON.parse(m).suites['latency-accuracy'];
+      expect(report.counts.configurations).toBe(3);
+      expect(report.tables[0].columns).toContain('pareto');
+    }
+  });
+});
