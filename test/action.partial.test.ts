@@ -83,10 +83,10 @@ describe('the Action in a matrix: mode partial on each job, mode merge in the ga
     writeFileSync(
       path.join(ws, 'gates.yaml'),
       readFileSync(path.join(ws, 'gates.yaml'), 'utf8') +
-        '  agree:\n    kind: consistency\n    pairs: runs/shard-0/trace.jsonl\n    gates:\n      agreement: ">= 0.9"\n',
+        '  agents:\n    kind: agent-retrieval\n    events: runs/shard-0/trace.jsonl\n',
     );
     const partial = await runAction(ws, gh.url, { mode: 'partial' });
     expect(partial.code).toBe(2);
-    expect(partial.stdout).toMatch(/suite "agree" \(consistency\) cannot be split into partials yet/);
+    expect(partial.stdout).toMatch(/suite "agents" \(agent-retrieval\) cannot be split into partials yet/);
   });
 });

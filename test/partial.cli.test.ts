@@ -160,13 +160,18 @@ describe('groundgate check --partial and groundgate merge (dist)', () => {
     expect([all.status, all.stderr]).toEqual([
       2,
       expect.stringMatching(
-        /suite "consistency" \(consistency\) cannot be split into partials yet; expected suites of the kinds that split \(grounded-qa, ranking, latency, stability, context\)/,
+        /suite "agent-retrieval" \(agent-retrieval\) cannot be split into partials yet; expected suites of the kinds that split \(grounded-qa, ranking, latency, consistency, stability, context\)/,
       ),
     ]);
-    const two = ['qa', 'retrieval', 'latency', 'latency-accuracy', 'stability', 'context'].flatMap((s) => [
-      '-s',
-      s,
-    ]);
+    const two = [
+      'qa',
+      'retrieval',
+      'latency',
+      'latency-accuracy',
+      'consistency',
+      'stability',
+      'context',
+    ].flatMap((s) => ['-s', s]);
     expect(runCli(['check', ...two, '--partial', path.join(dir, 'two.partial')], REPO).status).toBe(0);
     const merged = runCli(['merge', path.join(dir, 'two.partial'), '-f', 'json'], REPO);
     expect(merged.stdout).toBe(runCli(['check', ...two, '-f', 'json'], REPO).stdout);

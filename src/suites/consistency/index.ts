@@ -2,9 +2,16 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import type { MetricSpec } from '../../metrics/spec.js';
-import { itemVerdicts, type Offender, type SuiteKind } from '../types.js';
-import { LABELS } from './contract.js';
-import { joinRaters, loadPairs } from './load.js';
+import {
+  itemVerdicts,
+  type Offender,
+  type ScoreContext,
+  type SuiteKind,
+  type SuiteResult,
+} from '../types.js';
+import { LABELS, type Pair } from './contract.js';
+import { joinRaters, loadPairs, type JoinedPairs } from './load.js';
+import { consistencySplit } from './split.js';
 import { scoreConsistency, type FlaggedPair } from './score.js';
 
 export const metrics: readonly MetricSpec[] = [
@@ -63,60 +70,78 @@ export const consistency: SuiteKind<ConsistencyConfig> = {
   defaultCutoffs: () => [],
 
   async score(_config, ctx) {
-    const { pairs: pairFiles, scholar, auditor } = ctx.inputs;
-    if (pairFiles && (scholar || auditor)) {
-      throw new InputError(
-        { file: pairFiles[0]! },
-        `suite "${ctx.suite}": both pairs and scholar/auditor are given (one by --input); expected one of them`,
-      );
-    }
-    const warnings: string[] = [];
-    const counts: Record<string, number> = {};
-    let pairs;
-    if (pairFiles) {
-      pairs = await loadPairs(pairFiles);
-    } else {
-      const joined = await joinRaters(scholar!, auditor!);
-      pairs = joined.pairs;
-      counts.scholar_only = joined.scholarOnly.length;
-      counts.auditor_only = joined.auditorOnly.length;
-      for (const [ids, who, other] of [
-        [joined.scholarOnly, 'scholar', 'auditor'],
-        [joined.auditorOnly, 'auditor', 'scholar'],
-      ] as const) {
-        if (ids.length > 0) {
-          warnings.push(
-            `${ids.length} qid${ids.length === 1 ? '' : 's'} labelled by the ${who} only (no ${other} label) not scored: ${listed(ids)}`,
-          );
-        }
+    const { pairs: pairFiles, scholar, auditor } = oneInput(ctx);
+    const read = pairFiles
+      ? { pairs: await loadPairs(pairFiles) }
+      : { joined: await joinRaters(scholar!, auditor!) };
+    return consistencyResult(ctx, read);
+  },
+  split: consistencySplit,
+};
+
+/** The suite's inputs, checked to be pairs or scholar and auditor, not both. */
+export function oneInput(ctx: ScoreContext): ScoreContext['inputs'] {
+  const { pairs, scholar, auditor } = ctx.inputs;
+  if (pairs && (scholar || auditor)) {
+    throw new InputError(
+      { file: pairs[0]! },
+      `suite "${ctx.suite}": both pairs and scholar/auditor are given (one by --input); expected one of them`,
+    );
+  }
+  return ctx.inputs;
+}
+
+/** The suite's result from its pairs (read whole, or joined): one function for a run and a merge. */
+export function consistencyResult(
+  ctx: Pick<ScoreContext, 'relative'>,
+  read: { pairs: Pair[] } | { joined: JoinedPairs },
+): SuiteResult {
+  const warnings: string[] = [];
+  const counts: Record<string, number> = {};
+  let pairs;
+  if ('pairs' in read) {
+    pairs = read.pairs;
+  } else {
+    const joined = read.joined;
+    pairs = joined.pairs;
+    counts.scholar_only = joined.scholarOnly.length;
+    counts.auditor_only = joined.auditorOnly.length;
+    for (const [ids, who, other] of [
+      [joined.scholarOnly, 'scholar', 'auditor'],
+      [joined.auditorOnly, 'auditor', 'scholar'],
+    ] as const) {
+      if (ids.length > 0) {
+        warnings.push(
+          `${ids.length} qid${ids.length === 1 ? '' : 's'} labelled by the ${who} only (no ${other} label) not scored: ${listed(ids)}`,
+        );
       }
     }
-    const scored = scoreConsistency(pairs);
-    const all = pairs;
-    return {
-      resample: {
-        items: all.length,
-        metric: (name, pick) => scoreConsistency(Array.from(pick, (i) => all[i]!)).metrics[name]?.value,
+  }
+  const scored = scoreConsistency(pairs);
+  const all = pairs;
+  return {
+    resample: {
+      items: all.length,
+      metric: (name, pick) => scoreConsistency(Array.from(pick, (i) => all[i]!)).metrics[name]?.value,
+    },
+    metrics: scored.metrics,
+    counts: { pairs: pairs.length, ...counts },
+    offenders: scored.flagged.map((f) => toOffender(f, ctx.relative)),
+    warnings,
+    tables: [
+      {
+        title: 'confusion matrix (rows: Scholar, columns: Auditor)',
+        columns: ['scholar \\ auditor', ...LABELS],
+        rows: LABELS.map((s, i) => [s, ...scored.confusion[i]!]),
       },
-      metrics: scored.metrics,
-      counts: { pairs: pairs.length, ...counts },
-      offenders: scored.flagged.map((f) => toOffender(f, ctx.relative)),
-      warnings,
-      tables: [
-        {
-          title: 'confusion matrix (rows: Scholar, columns: Auditor)',
-          columns: ['scholar \\ auditor', ...LABELS],
-          rows: LABELS.map((s, i) => [s, ...scored.confusion[i]!]),
-        },
-      ],
-      items: itemVerdicts(
-        pairs,
-        (p) => p.qid,
-        (p) => p.scholar.label === p.auditor.label && p.scholar.label !== 'ABSTAIN',
-      ),
-    };
-  },
-};
+    ],
+    items: itemVerdicts(
+      pairs,
+      (p) => p.qid,
+      (p) => p.scholar.label === p.auditor.label && p.scholar.label !== 'ABSTAIN',
+    ),
+  };
+}
 
 function toOffender(f: FlaggedPair, relative: (file: string) => string): Offender {
   const { pair } = f;

@@ -20,7 +20,7 @@ function verdict(label: string, field: string, file: string, line: number): Verd
 }
 
 /** Refuses a second line for a qid: two verdicts for one item cannot both be counted. */
-function once(
+export function once(
   seen: Map<string, { file: string; line: number }>,
   qid: string,
   file: string,
@@ -74,7 +74,7 @@ export async function loadPairs(files: readonly string[]): Promise<Pair[]> {
   return pairs;
 }
 
-async function loadRater(files: readonly string[], rater: string): Promise<Map<string, Judgment>> {
+export async function loadRater(files: readonly string[], rater: string): Promise<Map<string, Judgment>> {
   const out = new Map<string, Judgment>();
   const seen = new Map<string, { file: string; line: number }>();
   for (const file of files) {
@@ -103,8 +103,14 @@ export async function joinRaters(
   scholarFiles: readonly string[],
   auditorFiles: readonly string[],
 ): Promise<JoinedPairs> {
-  const scholar = await loadRater(scholarFiles, 'scholar');
-  const auditor = await loadRater(auditorFiles, 'auditor');
+  return joinJudgments(await loadRater(scholarFiles, 'scholar'), await loadRater(auditorFiles, 'auditor'));
+}
+
+/** Each rater's judgments by qid, in the order read, joined on qid. */
+export function joinJudgments(
+  scholar: ReadonlyMap<string, Judgment>,
+  auditor: ReadonlyMap<string, Judgment>,
+): JoinedPairs {
   const pairs: Pair[] = [];
   const scholarOnly: string[] = [];
   for (const [qid, s] of scholar) {
