@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { goldReportSchema } from '../report/schema.js';
@@ -15,10 +16,14 @@ import { safeParse } from '../io/validate.js';
 export const PARTIAL_FORMAT = 'groundgate-partial';
 export const PARTIAL_VERSION = 1;
 
+const sha = z.string().regex(/^[0-9a-f]{64}$/);
 const sectionSchema = z.strictObject({
   offset: z.int().min(0),
   length: z.int().min(0),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Of the bytes as stored. */
+  sha256: sha,
+  /** A section stored deflated: its length and sha256 once inflated (compressed bytes differ by zlib version). */
+  inflated: z.strictObject({ length: z.int().min(0), sha256: sha }).optional(),
 });
 
 export const partialSuiteSchema = z.strictObject({
@@ -52,7 +57,7 @@ export const headerSchema = z.strictObject({
 export type PartialHeader = z.infer<typeof headerSchema>;
 
 /** A suite's sections as the partial writes them. */
-export type Sections = Record<string, Uint8Array | ArrayBufferView>;
+export type Sections = Record<string, ArrayBufferView | { deflate: ArrayBufferView }>;
 
 /** Writes a partial: the header, with each section's place filled in, then the sections. */
 export function writePartial(
@@ -70,8 +75,15 @@ export function writePartial(
       const pad = -offset & 7;
       if (pad) body.push(new Uint8Array(pad));
       offset += pad;
-      const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-      sections[key] = { offset, length: bytes.length, sha256: sha256(bytes) };
+      const raw = 'deflate' in view ? view.deflate : view;
+      const plain = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+      const bytes = 'deflate' in view ? deflateRawSync(plain, { level: 1 }) : plain;
+      sections[key] = {
+        offset,
+        length: bytes.length,
+        sha256: sha256(bytes),
+        ...('deflate' in view ? { inflated: { length: plain.length, sha256: sha256(plain) } } : {}),
+      };
       body.push(bytes);
       offset += bytes.length;
     }
@@ -143,17 +155,48 @@ export class PartialFile {
     closeSync(this.fd);
   }
 
-  /** A section's bytes, in an ArrayBuffer of their own (so typed arrays of any width can view them). */
+  /**
+   * A section's bytes (inflated, if stored deflated), in an ArrayBuffer of their own (so typed arrays of any
+   * width can view them); with `verify`, checked against their sha256.
+   */
   section(suite: string, key: string, verify = false): ArrayBuffer {
     const s = this.place(suite, key);
-    const buffer = new ArrayBuffer(s.length);
-    this.read(new Uint8Array(buffer), s.offset);
-    if (verify && sha256(new Uint8Array(buffer)) !== s.sha256)
+    const stored = new Uint8Array(s.length);
+    this.read(stored, s.offset);
+    if (!s.inflated) {
+      if (verify && sha256(stored) !== s.sha256)
+        throw new InputError(
+          { file: this.file },
+          `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
+        );
+      return stored.buffer;
+    }
+    let bytes: Uint8Array = stored;
+    {
+      try {
+        // At most the length the header gives: a deflated bomb stops there.
+        bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, s.inflated.length) });
+      } catch {
+        throw new InputError(
+          { file: this.file },
+          `section ${suite}.${key} does not inflate to its ${s.inflated.length} bytes; expected the bytes the partial was written with`,
+        );
+      }
+      if (bytes.length !== s.inflated.length)
+        throw new InputError(
+          { file: this.file },
+          `section ${suite}.${key} inflates to ${bytes.length} bytes; expected ${s.inflated.length}`,
+        );
+    }
+    if (verify && sha256(bytes) !== s.inflated.sha256)
       throw new InputError(
         { file: this.file },
         `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
       );
-    return buffer;
+    // A fresh buffer: inflateRawSync's may be a slice of a larger one, at an offset typed arrays refuse.
+    const own = new ArrayBuffer(bytes.length);
+    new Uint8Array(own).set(bytes);
+    return own;
   }
 
   /**
@@ -165,6 +208,7 @@ export class PartialFile {
     keys: readonly string[],
   ): Map<string, { buffer: ArrayBuffer; offset: number; length: number }> {
     const places = keys.map((key) => [key, this.place(suite, key)] as const);
+    if (places.length === 0) return new Map();
     const start = Math.min(...places.map(([, s]) => s.offset));
     const end = Math.max(...places.map(([, s]) => s.offset + s.length));
     const buffer = new ArrayBuffer(end - start);
@@ -191,8 +235,10 @@ export class PartialFile {
     return out;
   }
 
+  /** What a section holds, whether stored deflated or not: its content's sha256. */
   sha256Of(suite: string, key: string): string {
-    return this.place(suite, key).sha256;
+    const s = this.place(suite, key);
+    return (s.inflated ?? s).sha256;
   }
 
   private place(suite: string, key: string): z.infer<typeof sectionSchema> {
