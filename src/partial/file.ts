@@ -171,23 +171,21 @@ export class PartialFile {
         );
       return stored.buffer;
     }
-    let bytes: Uint8Array = stored;
-    {
-      try {
-        // At most the length the header gives: a deflated bomb stops there.
-        bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, s.inflated.length) });
-      } catch {
-        throw new InputError(
-          { file: this.file },
-          `section ${suite}.${key} does not inflate to its ${s.inflated.length} bytes; expected the bytes the partial was written with`,
-        );
-      }
-      if (bytes.length !== s.inflated.length)
-        throw new InputError(
-          { file: this.file },
-          `section ${suite}.${key} inflates to ${bytes.length} bytes; expected ${s.inflated.length}`,
-        );
+    let bytes: Uint8Array;
+    try {
+      // At most the length the header gives: a deflated bomb stops there.
+      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, s.inflated.length) });
+    } catch {
+      throw new InputError(
+        { file: this.file },
+        `section ${suite}.${key} does not inflate to its ${s.inflated.length} bytes; expected the bytes the partial was written with`,
+      );
     }
+    if (bytes.length !== s.inflated.length)
+      throw new InputError(
+        { file: this.file },
+        `section ${suite}.${key} inflates to ${bytes.length} bytes; expected ${s.inflated.length}`,
+      );
     if (verify && sha256(bytes) !== s.inflated.sha256)
       throw new InputError(
         { file: this.file },
