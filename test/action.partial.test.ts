@@ -75,7 +75,7 @@ describe('the Action in a matrix: mode partial on each job, mode merge in the ga
     );
   });
 
-  it('refuses input suites with mode merge, and a partial mode on a suite that cannot split', async () => {
+  it('refuses input suites with mode merge, and a partial of documents normalized from a runs: folder', async () => {
     const ws = shardedWorkspace();
     const merge = await runAction(ws, gh.url, { mode: 'merge', suites: 'qa' });
     expect(merge.code).toBe(2);
@@ -83,10 +83,12 @@ describe('the Action in a matrix: mode partial on each job, mode merge in the ga
     writeFileSync(
       path.join(ws, 'gates.yaml'),
       readFileSync(path.join(ws, 'gates.yaml'), 'utf8') +
-        '  agents:\n    kind: agent-retrieval\n    events: runs/shard-0/trace.jsonl\n',
+        '  agents:\n    kind: agent-retrieval\n    runs: runs\n',
     );
     const partial = await runAction(ws, gh.url, { mode: 'partial' });
     expect(partial.code).toBe(2);
-    expect(partial.stdout).toMatch(/suite "agents" \(agent-retrieval\) cannot be split into partials yet/);
+    expect(partial.stdout).toMatch(
+      /suite "agents": runs: \(a run folder normalized in memory\) cannot be split into partials/,
+    );
   });
 });

@@ -4,7 +4,8 @@ import { gatesSchema } from '../../config/gate.js';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { notComputable, type MetricValue } from '../../metrics/spec.js';
-import type { ScoreContext, SuiteKind } from '../types.js';
+import type { ScoreContext, SuiteKind, SuiteResult } from '../types.js';
+import { agentRetrievalSplit } from './split.js';
 import { mean, type TaskRecord } from './aggregate.js';
 import { writeArtifacts } from './artifacts.js';
 import { MIN_MATCHED } from './compare.js';
@@ -59,104 +60,127 @@ export const agentRetrieval: SuiteKind<AgentRetrievalConfig> = {
   defaultCutoffs: (config) => [...config.k].sort((a, b) => a - b),
 
   async score(config, ctx) {
-    const cutoffs = [
-      ...new Set([...config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
-    ].sort((a, b) => a - b);
     const warnings: string[] = [];
     const { loaded, outcomesGiven } = await load(config, ctx, warnings);
-    const records = toRecords(loaded, cutoffs);
-
-    const configs = [...new Set(records.map((r) => r.doc.provenance.config_name))].sort(compareCodeUnits);
-    const where = { file: loaded[0]?.file ?? config.runs ?? ctx.suite };
-    const known = (name: string, key: string) => {
-      if (configs.includes(name)) return;
-      throw new InputError(
-        where,
-        `suite "${ctx.suite}": ${key} ${JSON.stringify(name)} is not a config of the documents; expected one of ${configs.map((c) => JSON.stringify(c)).join(', ')}`,
-      );
-    };
-    if (config.config_name) known(config.config_name, 'config_name');
-    if (config.compare) {
-      known(config.compare.baseline, 'compare.baseline');
-      known(config.compare.candidate, 'compare.candidate');
-    }
-    const scoped = config.config_name
-      ? records.filter((r) => r.doc.provenance.config_name === config.config_name)
-      : records;
-
-    const values: Record<string, MetricValue> = {};
-    for (const m of ctx.metrics) if (!m.name.startsWith('delta.')) values[m.name] = mean(scoped, m.name);
-    const compared = config.compare
-      ? comparison(records, config.compare.baseline, config.compare.candidate, cutoffs)
-      : undefined;
-    for (const m of ctx.metrics) if (m.name.startsWith('delta.')) values[m.name] = delta(m.name, compared);
-
-    const counts: Record<string, number> = {
-      documents: records.length,
-      ...(config.config_name ? { in_config: scoped.length } : {}),
-      scored: scoped.filter((r) => r.score.fileLevel.reason === undefined).length,
-      no_ground_truth: scoped.filter((r) => r.score.fileLevel.missing === 'ground_truth').length,
-      no_trace: scoped.filter((r) => r.score.fileLevel.missing === 'trace').length,
-      chunk_level: scoped.filter((r) => r.score.chunkLevel.resolution === 'chunk_level').length,
-    };
-    for (const size of ['small', 'medium', 'large'] as const) {
-      counts[`slice_${size}`] = scoped.filter((r) => r.score.taxonomy?.candidate_set_size === size).length;
-    }
-    for (const type of ['local', 'mcp'] as const) {
-      counts[`slice_${type}`] = scoped.filter((r) => r.score.taxonomy?.evidence_type === type).length;
-    }
-    if (compared) {
-      counts.matched_tasks = compared.matched_tasks;
-      const recall = compared.metrics.file_recall;
-      if (recall && !('reason' in recall)) {
-        counts.file_recall_wins = recall.wins;
-        counts.file_recall_losses = recall.losses;
-        counts.file_recall_ties = recall.ties;
-      }
-    }
-
-    warnings.push(...coverageWarnings(scoped, outcomesGiven));
-    if (compared && compared.excluded.length > 0) {
-      const shown = compared.excluded.slice(0, 5).map((e) => `${e.task} (${e.reason})`);
-      warnings.push(
-        `compare: ${compared.excluded.length} task${compared.excluded.length === 1 ? '' : 's'} not matched: ${shown.join(', ')}${compared.excluded.length > 5 ? ', …' : ''}`,
-      );
-    }
-    if (config.artifacts) {
-      // Written into: no link under it may lead out (a planted one would turn a write into an overwrite).
-      const dir = ctx.resolvePath('artifacts', { tree: true });
-      writeArtifacts(
-        dir,
-        records,
-        runSummary(records, {
-          cutoffs,
-          outcomes: outcomesGiven,
-          ...(compared ? { comparison: compared } : {}),
-        }),
-        cutoffs,
-      );
-    }
-    return {
-      metrics: values,
-      counts,
-      offenders: offenders(scoped, ctx.relative),
-      warnings,
-      // Means over tasks; the matched comparisons (delta.*) pair configs and are not resampled.
-      resample: {
-        items: scoped.length,
-        metric: (name, pick) =>
-          name.startsWith('delta.') || !ctx.metrics.some((m) => m.name === name)
-            ? undefined
-            : mean(
-                Array.from(pick, (i) => scoped[i]!),
-                name,
-              ).value,
-      },
-    };
+    return agentResult(config, ctx, loaded, outcomesGiven, warnings);
   },
+  split: agentRetrievalSplit,
 };
 
-interface Loaded {
+/** The suite's result from its documents: one function for a run and a merge, so they agree to the byte. */
+export function agentResult(
+  config: AgentRetrievalConfig,
+  ctx: ScoreContext,
+  loaded: readonly Loaded[],
+  outcomesGiven: boolean,
+  warnings: string[],
+): SuiteResult {
+  const cutoffs = [
+    ...new Set([...config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
+  ].sort((a, b) => a - b);
+  const records = toRecords(loaded, cutoffs);
+
+  const configs = [...new Set(records.map((r) => r.doc.provenance.config_name))].sort(compareCodeUnits);
+  const where = { file: loaded[0]?.file ?? config.runs ?? ctx.suite };
+  const known = (name: string, key: string) => {
+    if (configs.includes(name)) return;
+    throw new InputError(
+      where,
+      `suite "${ctx.suite}": ${key} ${JSON.stringify(name)} is not a config of the documents; expected one of ${configs.map((c) => JSON.stringify(c)).join(', ')}`,
+    );
+  };
+  if (config.config_name) known(config.config_name, 'config_name');
+  if (config.compare) {
+    known(config.compare.baseline, 'compare.baseline');
+    known(config.compare.candidate, 'compare.candidate');
+  }
+  const scoped = config.config_name
+    ? records.filter((r) => r.doc.provenance.config_name === config.config_name)
+    : records;
+
+  const values: Record<string, MetricValue> = {};
+  for (const m of ctx.metrics) if (!m.name.startsWith('delta.')) values[m.name] = mean(scoped, m.name);
+  const compared = config.compare
+    ? comparison(records, config.compare.baseline, config.compare.candidate, cutoffs)
+    : undefined;
+  for (const m of ctx.metrics) if (m.name.startsWith('delta.')) values[m.name] = delta(m.name, compared);
+
+  const counts: Record<string, number> = {
+    documents: records.length,
+    ...(config.config_name ? { in_config: scoped.length } : {}),
+    scored: scoped.filter((r) => r.score.fileLevel.reason === undefined).length,
+    no_ground_truth: scoped.filter((r) => r.score.fileLevel.missing === 'ground_truth').length,
+    no_trace: scoped.filter((r) => r.score.fileLevel.missing === 'trace').length,
+    chunk_level: scoped.filter((r) => r.score.chunkLevel.resolution === 'chunk_level').length,
+  };
+  for (const size of ['small', 'medium', 'large'] as const) {
+    counts[`slice_${size}`] = scoped.filter((r) => r.score.taxonomy?.candidate_set_size === size).length;
+  }
+  for (const type of ['local', 'mcp'] as const) {
+    counts[`slice_${type}`] = scoped.filter((r) => r.score.taxonomy?.evidence_type === type).length;
+  }
+  if (compared) {
+    counts.matched_tasks = compared.matched_tasks;
+    const recall = compared.metrics.file_recall;
+    if (recall && !('reason' in recall)) {
+      counts.file_recall_wins = recall.wins;
+      counts.file_recall_losses = recall.losses;
+      counts.file_recall_ties = recall.ties;
+    }
+  }
+
+  warnings.push(...coverageWarnings(scoped, outcomesGiven));
+  if (compared && compared.excluded.length > 0) {
+    const shown = compared.excluded.slice(0, 5).map((e) => `${e.task} (${e.reason})`);
+    warnings.push(
+      `compare: ${compared.excluded.length} task${compared.excluded.length === 1 ? '' : 's'} not matched: ${shown.join(', ')}${compared.excluded.length > 5 ? ', …' : ''}`,
+    );
+  }
+  if (config.artifacts) {
+    // Written into: no link under it may lead out (a planted one would turn a write into an overwrite).
+    const dir = ctx.resolvePath('artifacts', { tree: true });
+    writeArtifacts(
+      dir,
+      records,
+      runSummary(records, {
+        cutoffs,
+        outcomes: outcomesGiven,
+        ...(compared ? { comparison: compared } : {}),
+      }),
+      cutoffs,
+    );
+  }
+  return {
+    metrics: values,
+    counts,
+    offenders: offenders(scoped, ctx.relative),
+    warnings,
+    // Means over tasks; the matched comparisons (delta.*) pair configs and are not resampled.
+    resample: {
+      items: scoped.length,
+      metric: (name, pick) =>
+        name.startsWith('delta.') || !ctx.metrics.some((m) => m.name === name)
+          ? undefined
+          : mean(
+              Array.from(pick, (i) => scoped[i]!),
+              name,
+            ).value,
+    },
+  };
+}
+
+/** With events:, no tasks or registry (they are ground truth for normalizing runs:). */
+export function eventsAlone(config: AgentRetrievalConfig, ctx: ScoreContext): void {
+  const { events, registry } = ctx.inputs;
+  if (events && (config.tasks || registry)) {
+    throw new InputError(
+      { file: events[0]! },
+      `suite "${ctx.suite}": tasks and registry belong with runs: (ground truth for normalizing); event documents carry their ground truth`,
+    );
+  }
+}
+
+export interface Loaded {
   doc: EventDocument;
   file?: string;
   trial?: string;
@@ -170,12 +194,7 @@ async function load(
 ): Promise<{ loaded: Loaded[]; outcomesGiven: boolean }> {
   const { events, outcomes, registry } = ctx.inputs;
   if (events) {
-    if (config.tasks || registry) {
-      throw new InputError(
-        { file: events[0]! },
-        `suite "${ctx.suite}": tasks and registry belong with runs: (ground truth for normalizing); event documents carry their ground truth`,
-      );
-    }
+    eventsAlone(config, ctx);
     const byTrial = outcomes ? loadOutcomes(outcomes) : undefined;
     return {
       loaded: loadDocuments(events).map(({ doc, file }) => {

@@ -82,22 +82,31 @@ export const EMPTY_OUTCOME: Outcome = {
  * first; a job file fills in the reward of trials that have none.
  */
 export function loadOutcomes(files: readonly string[]): Map<string, Outcome> {
+  return outcomesOf(files.map(outcomeFile));
+}
+
+/** What one result.json says: a trial's outcome, or a job's rewards by trial. */
+export type OutcomeFile = { trial: string; outcome: Outcome } | { jobs: [string, number][] };
+
+export function outcomeFile(file: string): OutcomeFile {
+  const value = parseJson(readText(file).replace(/^\uFEFF/, ''), file, 'a Harbor result.json');
+  if (!isRecord(value))
+    throw new InputError({ file, line: 1 }, 'expected a JSON object (a Harbor result.json)');
+  if (typeof value.trial_name === 'string') return { trial: value.trial_name, outcome: outcomeOf(value) };
+  if (isRecord(value.stats)) return { jobs: [...jobRewards(value)] };
+  throw new InputError(
+    { file },
+    'found neither "trial_name" (a trial result) nor "stats" (a job result); expected a Harbor result.json',
+  );
+}
+
+/** Each trial's outcome from the result files in order: a later trial result wins; job rewards fill in. */
+export function outcomesOf(files: readonly OutcomeFile[]): Map<string, Outcome> {
   const trials = new Map<string, Outcome>();
   const fromJobs = new Map<string, number>();
-  for (const file of files) {
-    const value = parseJson(readText(file).replace(/^\uFEFF/, ''), file, 'a Harbor result.json');
-    if (!isRecord(value))
-      throw new InputError({ file, line: 1 }, 'expected a JSON object (a Harbor result.json)');
-    if (typeof value.trial_name === 'string') {
-      trials.set(value.trial_name, outcomeOf(value));
-    } else if (isRecord(value.stats)) {
-      for (const [trial, reward] of jobRewards(value)) fromJobs.set(trial, reward);
-    } else {
-      throw new InputError(
-        { file },
-        'found neither "trial_name" (a trial result) nor "stats" (a job result); expected a Harbor result.json',
-      );
-    }
+  for (const f of files) {
+    if ('trial' in f) trials.set(f.trial, f.outcome);
+    else for (const [trial, reward] of f.jobs) fromJobs.set(trial, reward);
   }
   for (const [trial, reward] of fromJobs) {
     const known = trials.get(trial);
