@@ -8,7 +8,7 @@ import { serializeReport, writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
-import { cliScope, confineIfInside, UNCONFINED } from '../io/confine.js';
+import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeapBytes, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
@@ -160,6 +160,22 @@ function parseOverride(text: string): InputOverride {
   return { suite: m[1], key: m[2]!, path: m[3]! };
 }
 
+/**
+ * Where the config's paths may lead; and the files named on the command line, which may be anywhere but not
+ * out through a link in the workspace, checked against it.
+ */
+export function commandScope(args: CheckArgs): PathScope {
+  const scope = args.allowOutsideWorkspace ? UNCONFINED : cliScope(args.config);
+  const own = (flag: string, file: string | undefined) =>
+    file !== undefined && confineIfInside(path.resolve(file), scope, file, { file: flag });
+  own('--report', args.report);
+  own('--out', args.out);
+  own('--history', args.history);
+  own('--partial', args.partial);
+  if (args.baseline !== GH_AUTO) own('--baseline', args.baseline);
+  return scope;
+}
+
 /** The default command: score every suite and check its gates. */
 export const checkCommand: Command = {
   name: 'check',
@@ -167,16 +183,8 @@ export const checkCommand: Command = {
   usage: CHECK_USAGE,
   async run(argv, io) {
     const args = parseCheckArgs(argv);
-    const scope = args.allowOutsideWorkspace ? UNCONFINED : cliScope(args.config);
-    // Files named on the command line may be anywhere, but not out through a link in the workspace.
-    const own = (flag: string, file: string | undefined) =>
-      file !== undefined && confineIfInside(path.resolve(file), scope, file, { file: flag });
-    own('--report', args.report);
-    own('--out', args.out);
-    own('--history', args.history);
-    own('--partial', args.partial);
+    const scope = commandScope(args);
     const ghAuto = args.baseline === GH_AUTO;
-    if (!ghAuto) own('--baseline', args.baseline);
     const options: RunOptions = {
       config: args.config,
       suites: args.suites,

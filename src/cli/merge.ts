@@ -1,8 +1,6 @@
-import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { cliScope, confineIfInside, UNCONFINED } from '../io/confine.js';
 import type { RunOptions } from '../run.js';
-import { check, parseCheckArgs } from './check.js';
+import { check, commandScope, parseCheckArgs } from './check.js';
 import type { Command } from './command.js';
 
 export const MERGE_USAGE = `Usage: groundgate merge PARTIAL... [options]
@@ -41,13 +39,7 @@ export const mergeCommand: Command = {
     const args = parseCheckArgs(argv, { usage: MERGE_USAGE });
     if (args.positionals.length === 0)
       throw new UsageError('merge: no partial given; expected the files "groundgate check --partial" wrote');
-    const scope = args.allowOutsideWorkspace ? UNCONFINED : cliScope(args.config);
-    const own = (flag: string, file: string | undefined) =>
-      file !== undefined && confineIfInside(path.resolve(file), scope, file, { file: flag });
-    own('--report', args.report);
-    own('--out', args.out);
-    own('--history', args.history);
-    if (args.baseline !== 'gh:auto') own('--baseline', args.baseline);
+    const scope = commandScope(args);
     const { mergeRun, partialFiles } = await import('../partial/run.js');
     const files = await partialFiles(args.positionals);
     const options: RunOptions = {

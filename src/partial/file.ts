@@ -214,6 +214,36 @@ export class PartialFile {
     return new Map(places.map(([key, s]) => [key, { buffer, offset: s.offset - start, length: s.length }]));
   }
 
+  /**
+   * A section holding one JSON value (or the part of it at `range`), validated by `schema`; `what` says what
+   * it should hold.
+   */
+  json<T>(
+    suite: string,
+    key: string,
+    schema: z.ZodType<T>,
+    what: string,
+    range?: { offset: number; length: number },
+  ): T {
+    let value: unknown;
+    try {
+      const bytes = range
+        ? this.range(suite, key, range.offset, range.length)
+        : Buffer.from(this.section(suite, key));
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      value = undefined;
+    }
+    const parsed = safeParse(schema, value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw new InputError(
+      { file: this.file },
+      `section ${suite}.${key}${issue?.path.length ? ` ${issue.path.join('.')}` : ''}: expected ${what}${issue ? ` (${issue.message})` : ''}`,
+    );
+  }
+
   /** `length` bytes at `offset` within a section. */
   range(suite: string, key: string, offset: number, length: number): Buffer {
     const s = this.place(suite, key);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
-import { safeParse } from '../../io/validate.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { agentResult, eventsAlone, type AgentRetrievalConfig, type Loaded } from './index.js';
 import { loadDocuments, parseDocumentJson } from './load.js';
@@ -90,17 +89,10 @@ export const agentRetrievalSplit: SuiteSplit<AgentRetrievalConfig> = {
 };
 
 function sectionOf(part: MergePart, suite: string): Section {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(part.partial.section(suite, 'read')).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(sectionSchema, value);
-  if (!parsed.success)
-    throw new InputError(
-      { file: part.partial.file },
-      `section ${suite}.read: expected the documents and result files an agent-retrieval shard read`,
-    );
-  return parsed.data;
+  return part.partial.json(
+    suite,
+    'read',
+    sectionSchema,
+    'the documents and result files an agent-retrieval shard read',
+  );
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
-import { safeParse } from '../../io/validate.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { LABELS, type Judgment, type Pair } from './contract.js';
 import { consistencyResult, oneInput } from './index.js';
@@ -147,17 +146,5 @@ export const consistencySplit: SuiteSplit<unknown> = {
 };
 
 function sectionOf(part: MergePart, suite: string): Section {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(part.partial.section(suite, 'read')).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(sectionSchema, value);
-  if (!parsed.success)
-    throw new InputError(
-      { file: part.partial.file },
-      `section ${suite}.read: expected the pairs or judgments a consistency shard read`,
-    );
-  return parsed.data;
+  return part.partial.json(suite, 'read', sectionSchema, 'the pairs or judgments a consistency shard read');
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { displayPath, InputError } from '../../errors.js';
-import { safeParse } from '../../io/validate.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { INSTANCE_ERRORS } from './contract.js';
 import type { InstanceOutcome } from './evaluate.js';
@@ -153,19 +152,5 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
 };
 
 function sectionOf(part: MergePart, suite: string): Section {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(part.partial.section(suite, 'outcomes')).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(sectionSchema, value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(
-      { file: part.partial.file },
-      `section ${suite}.outcomes${issue?.path.length ? ` ${issue.path.join('.')}` : ''}: expected the outcomes a context shard scored${issue ? ` (${issue.message})` : ''}`,
-    );
-  }
-  return parsed.data;
+  return part.partial.json(suite, 'outcomes', sectionSchema, 'the outcomes a context shard scored');
 }

@@ -410,29 +410,8 @@ function badRun(part: MergePart, suite: string, j: number, what: string): never 
   );
 }
 
-function jsonSection<T>(
-  part: MergePart,
-  suite: string,
-  key: string,
-  text: string,
-  schema: z.ZodType<T>,
-  what: string,
-): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(schema, value);
-  if (!parsed.success)
-    throw new InputError({ file: part.partial.file }, `section ${suite}.${key}: expected ${what}`);
-  return parsed.data;
-}
-
 function unknownOf(part: MergePart, suite: string): [string, number][] {
-  const text = Buffer.from(part.partial.section(suite, 'unknown')).toString('utf8');
-  return jsonSection(part, suite, 'unknown', text, unknownSchema, '[qid, lines] pairs');
+  return part.partial.json(suite, 'unknown', unknownSchema, '[qid, lines] pairs');
 }
 
 function fieldsOf(
@@ -441,13 +420,11 @@ function fieldsOf(
   offset: number,
   length: number,
 ): NonNullable<Offender['fields']> {
-  const text = part.partial.range(suite, 'fields', offset, length).toString('utf8');
-  return jsonSection(
-    part,
+  return part.partial.json(
     suite,
     'fields',
-    text,
     offenderFieldsSchema,
     `an offender's fields at byte ${offset} (a JSON object of strings, numbers, booleans, string lists and nulls)`,
+    { offset, length },
   );
 }

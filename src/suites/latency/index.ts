@@ -114,6 +114,8 @@ export const latency: SuiteKind<LatencyConfig> = {
   async score(config, ctx) {
     const { csv, traces, gold } = ctx.inputs;
     const read = await readLatencies(config, ctx);
+    // Before accuracy is scored: a configuration that is not in the input is named before any gold error.
+    knownConfiguration(config, ctx, read.configurations);
     const accuracy =
       traces && gold && read.configurations.length > 1
         ? await scoreConfigurations(traces, gold, config, ctx.relative)
@@ -166,6 +168,23 @@ export async function readLatencies(config: LatencyConfig, ctx: ScoreContext): P
   };
 }
 
+/** The configuration the gates apply to, checked to be one of the input's (undefined: all pooled). */
+function knownConfiguration(
+  config: LatencyConfig,
+  ctx: ScoreContext,
+  configurations: readonly string[],
+): string | undefined {
+  const scope = config.configuration;
+  // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
+  if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
+    throw new InputError(
+      { file: (ctx.inputs.csv ?? ctx.inputs.traces ?? [])[0]! },
+      `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`,
+    );
+  }
+  return scope;
+}
+
 /** The suite's result from its samples (and accuracy): one function for a run and a merge, so they agree. */
 export function latencyResult(
   config: LatencyConfig,
@@ -173,7 +192,6 @@ export function latencyResult(
   read: LatencyRead & { accuracy?: ConfigurationAccuracy; hasStages: boolean },
 ): SuiteResult {
   const { samples, configurations, accuracy, hasStages } = read;
-  const inputs = ctx.inputs.csv ?? ctx.inputs.traces ?? [];
   const warnings: string[] = [];
   const counts: Record<string, number> = {};
   if (read.untimed) {
@@ -185,14 +203,7 @@ export function latencyResult(
     }
   }
 
-  const scope = config.configuration;
-  // A CSV without requests has no configurations: its metrics are not computable, whatever is named.
-  if (scope !== undefined && configurations.length > 0 && !configurations.includes(scope)) {
-    throw new InputError(
-      { file: inputs[0]! },
-      `suite "${ctx.suite}": configuration ${JSON.stringify(scope)} is not in the input; expected one of ${configurations.map((c) => JSON.stringify(c)).join(', ')}`,
-    );
-  }
+  const scope = knownConfiguration(config, ctx, configurations);
   const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
 
   const offenders: Offender[] = [];

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
-import { safeParse } from '../../io/validate.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { STAGES, type LatencySample } from './contract.js';
 import { latencyResult, readLatencies, scoreConfigurations, type LatencyConfig } from './index.js';
@@ -130,19 +129,5 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
 };
 
 function sectionOf(part: MergePart, suite: string): Section {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(part.partial.section(suite, 'samples')).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(sectionSchema, value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(
-      { file: part.partial.file },
-      `section ${suite}.samples${issue?.path.length ? ` ${issue.path.join('.')}` : ''}: expected the samples a latency shard read${issue ? ` (${issue.message})` : ''}`,
-    );
-  }
-  return parsed.data;
+  return part.partial.json(suite, 'samples', sectionSchema, 'the samples a latency shard read');
 }

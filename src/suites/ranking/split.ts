@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { displayPath, InputError } from '../../errors.js';
-import { safeParse } from '../../io/validate.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { scanRun, summarize, type QueryResult } from './evaluate.js';
 import { planOf, rankingResult, type RankingConfig } from './index.js';
@@ -111,19 +110,5 @@ export const rankingSplit: SuiteSplit<RankingConfig> = {
 };
 
 function scanOf(part: MergePart, suite: string): z.infer<typeof scanSchema> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(part.partial.section(suite, 'scan')).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(scanSchema, value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(
-      { file: part.partial.file },
-      `section ${suite}.scan${issue?.path.length ? ` ${issue.path.join('.')}` : ''}: expected the queries a ranking shard scored${issue ? ` (${issue.message})` : ''}`,
-    );
-  }
-  return parsed.data;
+  return part.partial.json(suite, 'scan', scanSchema, 'the queries a ranking shard scored');
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
-import { safeParse } from '../../io/validate.js';
 import { loadGold } from '../../grounded-answer/load.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import type { StabilityRun } from './contract.js';
@@ -156,19 +155,5 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
 };
 
 function sectionOf(part: MergePart, suite: string): Section {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(part.partial.section(suite, 'runs')).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const parsed = safeParse(sectionSchema, value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(
-      { file: part.partial.file },
-      `section ${suite}.runs${issue?.path.length ? ` ${issue.path.join('.')}` : ''}: expected the runs a stability shard read${issue ? ` (${issue.message})` : ''}`,
-    );
-  }
-  return parsed.data;
+  return part.partial.json(suite, 'runs', sectionSchema, 'the runs a stability shard read');
 }
