@@ -5,6 +5,8 @@ import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
 import { seeded } from './helpers/random.js';
+import { otlpLines, parquetTraces } from './helpers/formats.js';
+import type { TraceLine } from '../src/grounded-answer/contract.js';
 import { FIXTURES, jsonl, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 // A sharded run (check --partial on each shard, then merge) must give the report one run over every
@@ -218,5 +220,59 @@ suites:
     expect(merged).toBe(single);
     // The seed's reference numbers: precision 2/3 is the worked example's (score_eval_expected_output.json).
     expect(JSON.parse(merged).verdict).toBe(JSON.parse(single).verdict);
+  });
+});
+
+describe('merge of grounded-qa shards in other formats', () => {
+  const traces = Array.from({ length: 300 }, generatedTrace).map((l) => JSON.parse(l) as TraceLine);
+  const byQuestion = (t: TraceLine) => `question ${t.qid.slice(1)}?`;
+
+  async function formatCompare(format: 'parquet' | 'openinference', shards: number) {
+    const ext = format === 'parquet' ? 'parquet' : 'otlp.jsonl';
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(generatedGold),
+      'gates.yaml': generatedGates(30).replace(
+        'traces: traces/*/*.jsonl',
+        `traces: traces/*/*.${ext}${format === 'openinference' ? '\n    format: openinference' : ''}`,
+      ),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    // Spans have times (so every OTLP trace has a ts), and qids are matched by question (unknown ones have none).
+    const own =
+      format === 'openinference'
+        ? traces.filter((t) => t.ts !== undefined && Number(t.qid.slice(1)) < 120)
+        : traces;
+    const dealt: TraceLine[][] = Array.from({ length: shards }, () => []);
+    for (const t of own) dealt[int(0, shards - 1)]!.push(t);
+    const parts: string[] = [];
+    for (const [k, list] of dealt.entries()) {
+      const file = path.join(dir, 'traces', `shard-${k}`, `t.${ext}`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(
+        file,
+        format === 'parquet'
+          ? parquetTraces(list)
+          : otlpLines(list, byQuestion).replace(
+              /"traceId":"0000/g,
+              `"traceId":"${k.toString(16).padStart(4, '0')}`,
+            ),
+      );
+      const part = path.join(dir, `part-${k}.partial`);
+      await writePartialRun(part, { config, inputs: [{ key: 'traces', path: file }] });
+      parts.push(part);
+    }
+    const single = serializeReport((await run({ config })).report);
+    const merged = serializeReport((await mergeRun(parts, { config })).report);
+    return { single, merged };
+  }
+
+  it.each([
+    ['parquet', 3],
+    ['openinference', 3],
+    ['parquet', 1],
+  ] as const)('%s traces over %i shards', async (format, shards) => {
+    const { single, merged } = await formatCompare(format, shards);
+    expect(merged).toBe(single);
+    expect(JSON.parse(merged).suites.qa.counts.traced).toBeGreaterThan(50);
   });
 });
