@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../src/errors.js';
@@ -201,5 +201,65 @@ describe('merge of a damaged partial (fuzz)', () => {
       }
     }
     expect(outcomes.refused).toBeGreaterThan(100);
+  });
+});
+
+// The header as JSON, edited freely by the tests below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Header = Record<string, any>;
+
+describe('merge of partials damaged where a byte flip seldom reaches', () => {
+  /** A partial of shard 1, its header changed by `edit` (the body kept). */
+  async function edited(edit: (header: Header) => void) {
+    const dir = sharded();
+    const config = path.join(dir, 'gates.yaml');
+    const good = path.join(dir, 'good.partial');
+    await writePartialRun(good, {
+      config,
+      inputs: [{ suite: 'qa', key: 'traces', path: path.join(dir, 'runs/shard-1/trace.jsonl') }],
+    });
+    const bytes = readFileSync(good);
+    const nl = bytes.indexOf(10);
+    const header = JSON.parse(bytes.subarray(0, nl).toString());
+    edit(header);
+    const bad = path.join(dir, 'bad.partial');
+    // A state too deep to stringify goes in as text.
+    const text = JSON.stringify(header).replace('"__DEEP__"', '['.repeat(20000) + ']'.repeat(20000));
+    writeFileSync(bad, Buffer.concat([Buffer.from(text), bytes.subarray(nl)]));
+    return { dir, config, bad };
+  }
+  const refused = async (edit: (header: Header) => void, message: RegExp) => {
+    const { config, bad } = await edited(edit);
+    await expect(mergeRun([bad], { config })).rejects.toThrow(message);
+    await expect(mergeRun([bad], { config })).rejects.toBeInstanceOf(InputError);
+  };
+
+  it('refuses no suite, a deflated section past what the gold allows, and gold places outside the gold', async () => {
+    await refused((h) => (h.suites = {}), /bad\.partial: the partial holds no suite/);
+    await refused(
+      (h) => (h.suites.qa.sections['gold.qids'].inflated.length = 2 ** 40),
+      /section qa\.gold\.qids would inflate to 1099511627776 bytes; expected at most \d+/,
+    );
+    await refused(
+      (h) => (h.suites.qa.state.items = 10 ** 9),
+      /suite qa: 1000000000 gold items; expected at most \d+/,
+    );
+    // A state nested deeper than any stack: refused by its schema, not by a recursion.
+    await refused(
+      (h) => (h.suites.qa.state = '__DEEP__'),
+      /header state: .*expected a grounded-qa partial of this version/,
+    );
+  });
+
+  it('refuses a folder, and a partial reached through a link out of the workspace', async () => {
+    const dir = sharded();
+    await expect(
+      mergeRun([path.join(dir, 'parts')], { config: path.join(dir, 'gates.yaml') }),
+    ).rejects.toThrow(/parts: not a file; expected a file written by "groundgate check --partial"/);
+    mkdirSync(path.join(dir, 'planted'));
+    symlinkSync('/etc/hostname', path.join(dir, 'planted', 'x.partial'));
+    const r = runCli(['merge', 'planted/*.partial'], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/resolves outside the workspace/);
   });
 });

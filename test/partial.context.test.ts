@@ -90,4 +90,19 @@ describe('context: check --partial and merge give the report of one run', () => 
       /suite context: instance ".+" is predicted in .*\.partial too; expected one prediction per instance/,
     );
   });
+
+  it("refuses raw trajectories (their order is not the files' ): extracted predictions split", async () => {
+    const dir = tmpTree({
+      'gates.yaml': gates('repo').replace('kind: context', 'kind: context\n    agent: miniswe'),
+    });
+    cpSync(path.join(FIXTURES, 'contextbench/mini-eval/gold.jsonl'), path.join(dir, 'gold.jsonl'));
+    mkdirSync(path.join(dir, 'repo'));
+    mkdirSync(path.join(dir, 'preds', 'a'), { recursive: true });
+    writeFileSync(path.join(dir, 'preds', 'a', 'p.jsonl'), '{}\n');
+    await expect(
+      writePartialRun(path.join(dir, 'p.partial'), { config: path.join(dir, 'gates.yaml') }),
+    ).rejects.toThrow(
+      /raw miniswe trajectories cannot be split into partials; expected extracted predictions/,
+    );
+  });
 });

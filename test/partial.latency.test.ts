@@ -86,4 +86,41 @@ describe('latency: check --partial and merge give the report of one run', () => 
       expect(report.tables[0].columns).toContain('pareto');
     }
   });
+
+  it('a broken gold set fails the merge only where one run scores accuracy (more than one configuration)', async () => {
+    const gates = `version: 1\nsuites:\n  lat:\n    kind: latency\n    traces: traces/*.trace.jsonl\n    gold: gold.jsonl\n    gates:\n      p95_ms: '<= 9000'\n`;
+    const dir = tmpTree({ 'gates.yaml': gates, 'gold.jsonl': '{"qid": "L1", broken\n' });
+    mkdirSync(path.join(dir, 'traces'));
+    for (const n of ['deep', 'fast'])
+      copyFileSync(
+        path.join(EXAMPLE, 'traces', `${n}.trace.jsonl`),
+        path.join(dir, 'traces', `${n}.trace.jsonl`),
+      );
+    const config = path.join(dir, 'gates.yaml');
+    // One configuration: one run never reads gold, and the merge of its partial neither fails.
+    const one = [['traces/deep.trace.jsonl']];
+    const single = serializeReport(
+      (await run({ config, inputs: [{ key: 'traces', path: path.join(dir, 'traces/deep.trace.jsonl') }] }))
+        .report,
+    );
+    const part = path.join(dir, 'one.partial');
+    await writePartialRun(part, { config, inputs: [{ key: 'traces', path: path.join(dir, one[0]![0]!) }] });
+    expect(serializeReport((await mergeRun([part], { config })).report)).toBe(single);
+    // Two: one run stops at the gold line, and so does the merge, with the same message.
+    const error = await run({ config }).then(
+      () => 'no error',
+      (err: Error) => err.message,
+    );
+    expect(error).toMatch(/gold\.jsonl:1:\d+: /);
+    const parts = [];
+    for (const n of ['deep', 'fast']) {
+      const p = path.join(dir, `${n}.partial`);
+      await writePartialRun(p, {
+        config,
+        inputs: [{ key: 'traces', path: path.join(dir, `traces/${n}.trace.jsonl`) }],
+      });
+      parts.push(p);
+    }
+    await expect(mergeRun(parts, { config })).rejects.toThrow(error);
+  });
 });

@@ -72,7 +72,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     };
     outcome =
       inputs.mode === 'merge'
-        ? await mergeRun(await partialFiles(inputs.partials, workspace), options)
+        ? await mergeRun(await partialFiles(inputs.partials, workspace, scope), options)
         : await run(options);
     if (files.history) history = await readHistory(files.history);
   } catch (err) {

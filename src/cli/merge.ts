@@ -41,7 +41,7 @@ export const mergeCommand: Command = {
       throw new UsageError('merge: no partial given; expected the files "groundgate check --partial" wrote');
     const scope = commandScope(args);
     const { mergeRun, partialFiles } = await import('../partial/run.js');
-    const files = await partialFiles(args.positionals);
+    const files = await partialFiles(args.positionals, process.cwd(), scope);
     const options: RunOptions = {
       config: args.config,
       baseline: args.baseline === 'gh:auto' ? undefined : args.baseline,

@@ -56,6 +56,9 @@ export const headerSchema = z.strictObject({
 });
 export type PartialHeader = z.infer<typeof headerSchema>;
 
+/** What a deflated section may inflate to when its reader knows no tighter bound. */
+const DEFAULT_INFLATE_CAP = 64 << 20;
+
 /** A suite's sections as the partial writes them. */
 export type Sections = Record<string, ArrayBufferView | { deflate: ArrayBufferView }>;
 
@@ -127,6 +130,8 @@ export class PartialFile {
       );
     }
     try {
+      if (!fstatSync(fd).isFile())
+        throw new InputError({ file }, 'not a file; expected a file written by "groundgate check --partial"');
       const { header, bodyStart } = readHeader(fd, file);
       const size = fstatSync(fd).size;
       if (size !== bodyStart + header.bytes) {
@@ -159,8 +164,14 @@ export class PartialFile {
    * A section's bytes (inflated, if stored deflated), in an ArrayBuffer of their own (so typed arrays of any
    * width can view them); with `verify`, checked against their sha256.
    */
-  section(suite: string, key: string, verify = false): ArrayBuffer {
+  section(suite: string, key: string, verify = false, cap = DEFAULT_INFLATE_CAP): ArrayBuffer {
     const s = this.place(suite, key);
+    // The header's length is the partial's word: what a section may inflate to is bounded by the caller.
+    if (s.inflated && s.inflated.length > cap)
+      throw new InputError(
+        { file: this.file },
+        `section ${suite}.${key} would inflate to ${s.inflated.length} bytes; expected at most ${cap} (for the inputs of this merge)`,
+      );
     const stored = new Uint8Array(s.length);
     this.read(stored, s.offset);
     if (!s.inflated) {

@@ -6,6 +6,7 @@ import { describeDiff } from '../gold/lock.js';
 import { digestGold } from '../gold/digest-files.js';
 import { goldStatus, lockPathFor } from '../gold/status.js';
 import { compareCodeUnits } from '../io/files.js';
+import { confineIfInside, type PathScope } from '../io/confine.js';
 import { takeUtf8Notes, utf8Warnings } from '../io/utf8.js';
 import {
   judgeRun,
@@ -99,6 +100,12 @@ export async function mergeRun(files: readonly string[], options: RunOptions): P
 async function mergeOpen(partials: readonly PartialFile[], options: RunOptions): Promise<RunOutcome> {
   const first = partials[0]!;
   const names = Object.keys(first.header.suites);
+  // No names would select every suite of the config.
+  if (names.length === 0)
+    throw new InputError(
+      { file: first.file },
+      'the partial holds no suite; expected one written by "groundgate check --partial"',
+    );
   const setup = prepareRun({ ...options, suites: names });
   const { config } = setup;
   const configSha = sha256(readFileSync(config.file));
@@ -122,13 +129,15 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
         where,
         `holds suites ${theirs.join(', ') || '(none)'}; expected ${names.join(', ')}, as ${displayPath(first.file)} does`,
       );
-    const same = seen.get(h.config.sha256 + JSON.stringify(h.suites));
+    // Keyed by what each suite read (flat lists of names): a damaged state could be nested past any stack.
+    const key = JSON.stringify(Object.values(h.suites).map((s) => s.inputs));
+    const same = seen.get(key);
     if (same !== undefined)
       throw new InputError(
         where,
         `is the same shard as ${displayPath(same)}; expected each shard's partial once`,
       );
-    seen.set(h.config.sha256 + JSON.stringify(h.suites), p.file);
+    seen.set(key, p.file);
   }
   return judgeRun(setup, options, async (suite) => {
     const split = splitOf(suite);
@@ -268,7 +277,11 @@ function splitOf(suite: LoadedSuite): SuiteSplit<unknown> {
 }
 
 /** The partials named, globs expanded and sorted as a shell sorts them (one named twice is refused later). */
-export async function partialFiles(specs: readonly string[], cwd = process.cwd()): Promise<string[]> {
+export async function partialFiles(
+  specs: readonly string[],
+  cwd = process.cwd(),
+  scope?: PathScope,
+): Promise<string[]> {
   const out: string[] = [];
   for (const spec of specs) {
     if (!isDynamicPattern(spec)) {
@@ -279,5 +292,8 @@ export async function partialFiles(specs: readonly string[], cwd = process.cwd()
     if (found.length === 0) throw new UsageError(`merge: no partial matches ${JSON.stringify(spec)}`);
     out.push(...found.sort(compareCodeUnits));
   }
+  // A partial may be anywhere the command line says, but not out through a link in the workspace.
+  if (scope)
+    for (const file of out) confineIfInside(file, scope, path.relative(cwd, file), { file: 'merge' });
   return out;
 }

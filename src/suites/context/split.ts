@@ -66,6 +66,13 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
   shardKeys: ['predictions'],
 
   async partial(config, ctx) {
+    // Raw trajectories are listed in an order of their own (completion folders after files): extracted
+    // predictions keep one run's order, file by file and line by line, which a merge can restore.
+    if (config.agent !== 'extracted')
+      throw new InputError(
+        { file: ctx.inputs.predictions![0]! },
+        `suite "${ctx.suite}": raw ${config.agent} trajectories cannot be split into partials; expected extracted predictions (groundgate extract --agent ${config.agent} … --out predictions.jsonl) with --partial`,
+      );
     const gold = await loadGold(ctx.inputs.gold!);
     const predictions = await loadPredictions(ctx.inputs.predictions!, config.agent);
     const { outcomes, unsupported } = await evaluate(gold, predictions, {
@@ -112,6 +119,15 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
           throw new InputError(
             where,
             `suite ${ctx.suite}: instance ${JSON.stringify(o.id)} names ${f >= order.length ? `predictions file ${f} of ${order.length}` : `gold row ${o.gold} of ${gold.length}`}; expected a consistent partial`,
+          );
+        const levels = config.repos
+          ? (['file', 'symbol', 'span', 'line'] as const)
+          : (['file', 'line'] as const);
+        const lacking = o.score && levels.find((level) => !o.score!.final[level]);
+        if (lacking)
+          throw new InputError(
+            where,
+            `suite ${ctx.suite}: instance ${JSON.stringify(o.id)} has no ${lacking} score; expected a score at every level the config computes`,
           );
         const source = { file: files[order[f]!]!, line };
         // Only what the result reads of a prediction: its final files and where it is.

@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { hash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { displayPath, InputError } from '../../errors.js';
 import { canonicalJson } from '../../gold/canonical.js';
@@ -253,6 +254,7 @@ class Columns {
     private readonly suite: string,
     keys: readonly string[],
     private readonly verify = false,
+    caps: Readonly<Record<string, number>> = {},
   ) {
     const stored = partial.header.suites[suite]?.sections ?? {};
     // Deflated sections are inflated one by one; the others are read at once.
@@ -262,7 +264,7 @@ class Columns {
     );
     for (const key of keys.filter((k) => stored[k]?.inflated)) {
       // Checked as it is inflated.
-      const buffer = partial.section(suite, key, verify);
+      const buffer = partial.section(suite, key, verify, caps[key]);
       this.read.set(key, { buffer, offset: 0, length: buffer.byteLength });
       this.verified.add(key);
     }
@@ -302,7 +304,20 @@ class Columns {
 
 /** The gold set as the partials saw it: ids, answerability, digests, and where each item is. */
 function readGold(partial: PartialFile, suite: string, n: number, files: readonly string[]) {
-  const cols = new Columns(partial, suite, GOLD, true);
+  // What a gold column may inflate to, from this checkout's gold files: an item takes a byte of them at least.
+  const sizes = files.map((f) => statSync(f).size);
+  const goldBytes = sizes.reduce((sum, size) => sum + size, 0);
+  if (n > goldBytes)
+    throw new InputError(
+      { file: partial.file },
+      `suite ${suite}: ${n} gold items; expected at most ${goldBytes}, the bytes of this checkout's gold files`,
+    );
+  const cols = new Columns(partial, suite, GOLD, true, {
+    'gold.qids': goldBytes,
+    'gold.qid_ends': 4 * n,
+    'gold.answerable': n,
+    'gold.source': 32 * n,
+  });
   const ends = cols.get('gold.qid_ends', Uint32Array, n);
   const qids = cols.bytes('gold.qids');
   const bytes = Buffer.from(qids.buffer, qids.byteOffset, qids.byteLength);
@@ -322,6 +337,21 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       throw new InputError(
         { file: partial.file },
         `suite ${suite}: gold item ${i} ${file === undefined ? `names gold file ${source[4 * i]} of ${files.length}` : 'has a broken qid'}; expected a consistent partial`,
+      );
+    const [line, offset, length] = [source[4 * i + 1]!, source[4 * i + 2]!, source[4 * i + 3]!];
+    // Where the item is, checked now: the merge reads an offender's line from this checkout's gold file.
+    if (
+      !Number.isSafeInteger(line) ||
+      line < 1 ||
+      !Number.isSafeInteger(offset) ||
+      offset < -1 ||
+      !Number.isSafeInteger(length) ||
+      length < 0 ||
+      offset + length > sizes[source[4 * i]!]!
+    )
+      throw new InputError(
+        { file: partial.file },
+        `suite ${suite}: gold item ${i} is at line ${line}, bytes ${offset}+${length}; expected a place in ${files[source[4 * i]!]}`,
       );
     const qid = ascii !== undefined ? ascii.slice(start, end) : bytes.toString('utf8', start, end);
     ids[i] = qid;
@@ -397,7 +427,7 @@ function stateOf(part: MergePart): State {
     const issue = parsed.error.issues[0]!;
     throw new InputError(
       { file: part.partial.file, line: 1 },
-      `header state.${issue.path.join('.')}: ${issue.message}; expected a grounded-qa partial of this version`,
+      `header state${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}; expected a grounded-qa partial of this version`,
     );
   }
   return parsed.data;

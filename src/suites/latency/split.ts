@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
@@ -23,6 +24,15 @@ const sectionSchema = z.strictObject({
     }),
   ),
   untimed: z.strictObject({ untimed: z.int().min(0), lines: z.int().min(0) }).optional(),
+  /** Scoring accuracy failed (gold or a trace file): an error for the merge, if one run would score it. */
+  accuracy_error: z
+    .strictObject({
+      file: z.string(),
+      line: z.int().min(1).optional(),
+      column: z.int().min(1).optional(),
+      detail: z.string(),
+    })
+    .optional(),
   accuracy: z
     .strictObject({
       by_configuration: z.array(
@@ -48,8 +58,24 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
   async partial(config, ctx) {
     const read = await readLatencies(config, ctx);
     const { traces, gold } = ctx.inputs;
-    const accuracy =
-      traces && gold ? await scoreConfigurations(traces, gold, config, ctx.relative) : undefined;
+    // One run scores accuracy only over more than one configuration, which a shard cannot tell: its error
+    // waits for the merge, which knows.
+    let accuracy: Awaited<ReturnType<typeof scoreConfigurations>> | undefined;
+    let failed: Section['accuracy_error'];
+    if (traces && gold) {
+      try {
+        accuracy = await scoreConfigurations(traces, gold, config, ctx.relative);
+      } catch (err) {
+        if (!(err instanceof InputError) || !err.where) throw err;
+        const { file, line, column } = err.where;
+        failed = {
+          file: ctx.relative(file),
+          ...(line !== undefined ? { line } : {}),
+          ...(column !== undefined ? { column } : {}),
+          detail: err.detail,
+        };
+      }
+    }
     const files = new Map((ctx.inputs.csv ?? traces ?? []).map((f, i) => [f, i]));
     const section: Section = {
       samples: read.samples.map((s) => ({
@@ -60,6 +86,7 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
         at: [files.get(s.source.file)!, s.source.line],
       })),
       ...(read.untimed ? { untimed: read.untimed } : {}),
+      ...(failed ? { accuracy_error: failed } : {}),
       ...(accuracy
         ? { accuracy: { by_configuration: [...accuracy.byConfiguration], unknown: [...accuracy.unknown] } }
         : {}),
@@ -78,8 +105,10 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
     >();
     const unknown = new Set<string>();
     let scored = false;
+    const failures: NonNullable<Section['accuracy_error']>[] = [];
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
+      if (section.accuracy_error) failures.push(section.accuracy_error);
       const order = part.order[key] ?? [];
       for (const s of section.samples) {
         const f = order[s.at[0]];
@@ -116,6 +145,21 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
       key === 'csv'
         ? [...new Set(samples.map((s) => s.configuration))].sort(compareCodeUnits)
         : files.map(ctx.relative);
+    if (configurations.length > 1 && failures.length > 0) {
+      // One run reads gold first, then the trace files in order: the error it would stop at.
+      const gold = new Set((ctx.inputs.gold ?? []).map(ctx.relative));
+      const names = files.map(ctx.relative);
+      const at = (f: (typeof failures)[number]) => (gold.has(f.file) ? -1 : names.indexOf(f.file));
+      const first = failures.reduce((a, b) => (at(b) < at(a) ? b : a));
+      throw new InputError(
+        {
+          file: path.resolve(ctx.baseDir, first.file),
+          ...(first.line !== undefined ? { line: first.line } : {}),
+          ...(first.column !== undefined ? { column: first.column } : {}),
+        },
+        first.detail,
+      );
+    }
     return {
       result: latencyResult(config, ctx, {
         samples,
