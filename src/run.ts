@@ -6,8 +6,8 @@ import { compareItems, withBaseline } from './baseline/compare.js';
 import { loadBaseline } from './baseline/load.js';
 import { displayPath, UsageError } from './errors.js';
 import { digestGold } from './gold/digest-files.js';
-import type { ItemDigests } from './gold/digest.js';
-import { goldStatus, lockPathFor } from './gold/status.js';
+import type { GoldDigest, ItemDigests } from './gold/digest.js';
+import { goldStatus, lockPathFor, type GoldStatus } from './gold/status.js';
 import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
 import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
@@ -124,17 +124,8 @@ async function scoreSuite(setup: RunSetup, suite: LoadedSuite, options: RunOptio
   const { config, relative } = setup;
   const inputs = await suiteInputs(suite, config, options.inputs ?? []);
   const metrics = metricsToCompute(suite);
-  const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
   const result = await suite.kind.score(suite.config, scoreContext(setup, suite, inputs, metrics));
-  const gold = goldFiles
-    ? await goldStatus(
-        result.goldDigest ?? (await digestGold(goldFiles)),
-        goldFiles,
-        lockPathFor(suite, config, goldFiles),
-        relative,
-        options.release ?? false,
-      )
-    : undefined;
+  const gold = await suiteGold(setup, suite, inputs, result.goldDigest, options.release ?? false);
   return {
     inputs,
     metrics,
@@ -142,6 +133,28 @@ async function scoreSuite(setup: RunSetup, suite: LoadedSuite, options: RunOptio
     ...(gold ? { gold } : {}),
     utf8Warnings: () => utf8Warnings(takeUtf8Notes(), relative),
   };
+}
+
+/**
+ * The gold status of a suite whose kind has a gold set: its digest as the loader made it (else made here)
+ * against its lock; undefined for kinds without gold.
+ */
+export async function suiteGold(
+  { config, relative }: RunSetup,
+  suite: LoadedSuite,
+  inputs: Record<string, string[]>,
+  digest: GoldDigest | undefined,
+  release: boolean,
+): Promise<GoldStatus | undefined> {
+  const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
+  if (!goldFiles) return undefined;
+  return goldStatus(
+    digest ?? (await digestGold(goldFiles)),
+    goldFiles,
+    lockPathFor(suite, config, goldFiles),
+    relative,
+    release,
+  );
 }
 
 export function scoreContext(

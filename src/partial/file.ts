@@ -65,7 +65,7 @@ export type Sections = Record<string, ArrayBufferView | { deflate: ArrayBufferVi
 /** Writes a partial: the header, with each section's place filled in, then the sections. */
 export function writePartial(
   file: string,
-  header: Omit<PartialHeader, 'bytes' | 'suites' | 'endianness'>,
+  header: Omit<PartialHeader, 'format' | 'version' | 'bytes' | 'suites' | 'endianness'>,
   suites: Record<string, Omit<PartialSuite, 'sections'> & { sections: Sections }>,
 ): void {
   const body: Uint8Array[] = [];
@@ -92,7 +92,14 @@ export function writePartial(
     }
     described[name] = { ...suite, sections };
   }
-  const head: PartialHeader = { ...header, endianness: endianness(), suites: described, bytes: offset };
+  const head: PartialHeader = {
+    format: PARTIAL_FORMAT,
+    version: PARTIAL_VERSION,
+    ...header,
+    endianness: endianness(),
+    suites: described,
+    bytes: offset,
+  };
   let fd: number;
   try {
     fd = openSync(file, 'w');
@@ -174,47 +181,46 @@ export class PartialFile {
       );
     const stored = new Uint8Array(s.length);
     this.read(stored, s.offset);
-    if (!s.inflated) {
-      if (verify && sha256(stored) !== s.sha256)
-        throw new InputError(
-          { file: this.file },
-          `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
-        );
-      return stored.buffer;
-    }
-    let bytes: Uint8Array;
-    try {
-      // At most the length the header gives: a deflated bomb stops there.
-      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, s.inflated.length) });
-    } catch {
-      throw new InputError(
-        { file: this.file },
-        `section ${suite}.${key} does not inflate to its ${s.inflated.length} bytes; expected the bytes the partial was written with`,
-      );
-    }
-    if (bytes.length !== s.inflated.length)
-      throw new InputError(
-        { file: this.file },
-        `section ${suite}.${key} inflates to ${bytes.length} bytes; expected ${s.inflated.length}`,
-      );
-    if (verify && sha256(bytes) !== s.inflated.sha256)
+    const bytes = s.inflated ? this.inflate(stored, `${suite}.${key}`, s.inflated.length) : stored;
+    if (verify && sha256(bytes) !== (s.inflated ?? s).sha256)
       throw new InputError(
         { file: this.file },
         `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
       );
+    if (!s.inflated) return stored.buffer;
     // A fresh buffer: inflateRawSync's may be a slice of a larger one, at an offset typed arrays refuse.
     const own = new ArrayBuffer(bytes.length);
     new Uint8Array(own).set(bytes);
     return own;
   }
 
+  /** A deflated section's bytes: exactly `length` of them, or an input error (a deflated bomb stops there). */
+  private inflate(stored: Uint8Array, name: string, length: number): Uint8Array {
+    let bytes: Uint8Array;
+    try {
+      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, length) });
+    } catch {
+      throw new InputError(
+        { file: this.file },
+        `section ${name} does not inflate to its ${length} bytes; expected the bytes the partial was written with`,
+      );
+    }
+    if (bytes.length !== length)
+      throw new InputError(
+        { file: this.file },
+        `section ${name} inflates to ${bytes.length} bytes; expected ${length}`,
+      );
+    return bytes;
+  }
+
   /**
-   * Several sections read at once (one read for the span they cover): each an ArrayBuffer slice-free view
-   * source, as `section` gives, keyed by name.
+   * Sections stored as they are (not deflated), read at once (one read for the span they cover): each a
+   * place in one shared ArrayBuffer, keyed by name.
    */
   sections(
     suite: string,
     keys: readonly string[],
+    verify = false,
   ): Map<string, { buffer: ArrayBuffer; offset: number; length: number }> {
     const places = keys.map((key) => [key, this.place(suite, key)] as const);
     if (places.length === 0) return new Map();
@@ -222,6 +228,12 @@ export class PartialFile {
     const end = Math.max(...places.map(([, s]) => s.offset + s.length));
     const buffer = new ArrayBuffer(end - start);
     this.read(new Uint8Array(buffer), start);
+    for (const [key, s] of places)
+      if (verify && sha256(new Uint8Array(buffer, s.offset - start, s.length)) !== s.sha256)
+        throw new InputError(
+          { file: this.file },
+          `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
+        );
     return new Map(places.map(([key, s]) => [key, { buffer, offset: s.offset - start, length: s.length }]));
   }
 

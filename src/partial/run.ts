@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { displayPath, InputError, UsageError } from '../errors.js';
 import { describeDiff } from '../gold/lock.js';
-import { digestGold } from '../gold/digest-files.js';
-import { goldStatus, lockPathFor } from '../gold/status.js';
 import { compareCodeUnits } from '../io/files.js';
 import { confineIfInside, type PathScope } from '../io/confine.js';
 import { takeUtf8Notes, utf8Warnings } from '../io/utf8.js';
@@ -13,6 +10,7 @@ import {
   metricsToCompute,
   prepareRun,
   scoreContext,
+  suiteGold,
   suiteInputs,
   type RunOptions,
   type RunOutcome,
@@ -20,7 +18,7 @@ import {
 import { SUITE_KINDS } from '../suites/registry.js';
 import type { LoadedSuite, MergePart, SuiteSplit } from '../suites/types.js';
 import { TOOL_NAME, VERSION } from '../version.js';
-import { fileSha256, PartialFile, sha256, writePartial, type PartialSuite, type Sections } from './file.js';
+import { fileSha256, PartialFile, writePartial, type PartialSuite, type Sections } from './file.js';
 
 /**
  * `check --partial`: scores the selected suites over this shard's inputs and writes what a merge needs to
@@ -33,19 +31,11 @@ export async function writePartialRun(file: string, options: RunOptions): Promis
   const warnings = (await utf8Warnings(takeUtf8Notes(), relative)).slice();
   const suites: Record<string, Omit<PartialSuite, 'sections'> & { sections: Sections }> = {};
   for (const suite of selected) {
+    const split = splitOf(suite);
     const inputs = await suiteInputs(suite, config, options.inputs ?? []);
     const metrics = metricsToCompute(suite);
-    const part = await splitOf(suite).partial(suite.config, scoreContext(setup, suite, inputs, metrics));
-    const goldFiles = suite.kind.goldKey ? inputs[suite.kind.goldKey] : undefined;
-    const gold = goldFiles
-      ? await goldStatus(
-          part.goldDigest ?? (await digestGold(goldFiles)),
-          goldFiles,
-          lockPathFor(suite, config, goldFiles),
-          relative,
-          options.release ?? false,
-        )
-      : undefined;
+    const part = await split.partial(suite.config, scoreContext(setup, suite, inputs, metrics));
+    const gold = await suiteGold(setup, suite, inputs, part.goldDigest, options.release ?? false);
     const utf8 = takeUtf8Notes();
     const texts = await utf8Warnings(utf8, relative);
     warnings.push(...texts.map((w) => `${suite.name}: ${w}`));
@@ -54,7 +44,7 @@ export async function writePartialRun(file: string, options: RunOptions): Promis
       inputs: Object.fromEntries(Object.entries(inputs).map(([k, files]) => [k, files.map(relative)])),
       digests: Object.fromEntries(
         Object.entries(inputs)
-          .filter(([k]) => !splitOf(suite).shardKeys.includes(k))
+          .filter(([k]) => !split.shardKeys.includes(k))
           .map(([k, files]) => [k, files.map(fileSha256)]),
       ),
       ...(gold ? { gold: gold.report } : {}),
@@ -68,10 +58,8 @@ export async function writePartialRun(file: string, options: RunOptions): Promis
   writePartial(
     file,
     {
-      format: 'groundgate-partial',
-      version: 1,
       tool: { name: TOOL_NAME, version: VERSION },
-      config: { file: relative(config.file), sha256: sha256(readFileSync(config.file)) },
+      config: { file: relative(config.file), sha256: fileSha256(config.file) },
       release: options.release ?? false,
     },
     suites,
@@ -108,7 +96,7 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
     );
   const setup = prepareRun({ ...options, suites: names });
   const { config } = setup;
-  const configSha = sha256(readFileSync(config.file));
+  const configSha = fileSha256(config.file);
   const seen = new Map<string, string>();
   for (const p of partials) {
     const h = p.header;
@@ -166,7 +154,20 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
         );
     });
     if (options.release && gold) releaseCheck(suite, gold, first.file);
-    const parts: MergePart[] = partials.map((partial, i) => ({ partial, suite: own[i]!, order: order[i]! }));
+    const parts: MergePart[] = partials.map((partial, i) => ({
+      partial,
+      suite: own[i]!,
+      order: order[i]!,
+      fileAt(key, index) {
+        const files = order[i]![key] ?? [];
+        if (!(index < files.length))
+          throw new InputError(
+            { file: partial.file },
+            `suite ${suite.name}: names ${key} file ${index} of the ${files.length} the partial lists; expected a consistent partial`,
+          );
+        return files[index]!;
+      },
+    }));
     const metrics = metricsToCompute(suite);
     const merged = await split.merge(suite.config, parts, scoreContext(setup, suite, inputs, metrics));
     return {

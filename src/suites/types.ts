@@ -137,6 +137,8 @@ export interface MergePart {
   suite: PartialSuite;
   /** For each shard key, where each of this part's files stands among the union of every part's, in order. */
   order: Record<string, number[]>;
+  /** Where this part's file `index` of shard key `key` stands in the union; past its files, an input error. */
+  fileAt(key: string, index: number): number;
 }
 
 export interface MergedSuite {

@@ -56,24 +56,14 @@ export const agentRetrievalSplit: SuiteSplit<AgentRetrievalConfig> = {
     const files: { at: number; file: OutcomeFile }[] = [];
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
-      const where = { file: part.partial.file };
-      const place = (key: 'events' | 'outcomes', i: number) => {
-        const f = part.order[key]?.[i];
-        if (f === undefined)
-          throw new InputError(
-            where,
-            `suite ${ctx.suite}: names ${key} file ${i}; expected a consistent partial`,
-          );
-        return f;
-      };
       for (const d of section.documents) {
-        const f = place('events', d.at);
+        const f = part.fileAt('events', d.at);
         const doc = parseDocumentJson({ file: part.partial.file, text: '', value: d.doc });
         documents.push({ at: f, loaded: { doc, file: events[f]! } });
       }
       for (const o of section.outcomes) {
         const { at: i, ...file } = o;
-        files.push({ at: place('outcomes', i), file });
+        files.push({ at: part.fileAt('outcomes', i), file });
       }
     }
     documents.sort((a, b) => a.at - b.at);

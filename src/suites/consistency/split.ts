@@ -86,16 +86,8 @@ export const consistencySplit: SuiteSplit<unknown> = {
         `suite ${ctx.suite}: some partials hold pairs and some raters; expected one kind of input`,
       );
     const file = (key: Key, part: MergePart, [f, line]: [number, number]) => {
-      const order = part.order[key] ?? [];
-      if (f >= order.length)
-        throw new InputError(
-          { file: part.partial.file },
-          `suite ${ctx.suite}: names ${key} file ${f} of ${order.length}; expected a consistent partial`,
-        );
-      return {
-        at: [order[f]!, line] as [number, number],
-        source: { file: ctx.inputs[key]![order[f]!]!, line },
-      };
+      const at = part.fileAt(key, f);
+      return { at: [at, line] as [number, number], source: { file: ctx.inputs[key]![at]!, line } };
     };
     const byPlace = <T extends { at: [number, number] }>(list: T[]) =>
       list.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);

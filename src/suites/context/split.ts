@@ -111,14 +111,13 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
     const unsupported = new Set<string>();
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
-      const order = part.order.predictions!;
       const where = { file: part.partial.file };
       for (const o of section.outcomes) {
-        const [f, line] = o.at;
-        if (f >= order.length || (o.gold !== null && o.gold >= gold.length))
+        const [f, line] = [part.fileAt('predictions', o.at[0]), o.at[1]];
+        if (o.gold !== null && o.gold >= gold.length)
           throw new InputError(
             where,
-            `suite ${ctx.suite}: instance ${JSON.stringify(o.id)} names ${f >= order.length ? `predictions file ${f} of ${order.length}` : `gold row ${o.gold} of ${gold.length}`}; expected a consistent partial`,
+            `suite ${ctx.suite}: instance ${JSON.stringify(o.id)} names gold row ${o.gold} of ${gold.length}; expected a consistent partial`,
           );
         const levels = config.repos
           ? (['file', 'symbol', 'span', 'line'] as const)
@@ -129,7 +128,7 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
             where,
             `suite ${ctx.suite}: instance ${JSON.stringify(o.id)} has no ${lacking} score; expected a score at every level the config computes`,
           );
-        const source = { file: files[order[f]!]!, line };
+        const source = { file: files[f]!, line };
         // Only what the result reads of a prediction: its final files and where it is.
         const prediction = {
           id: o.id,
@@ -145,7 +144,7 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
             ...(o.score ? { score: o.score } : {}),
             steps: o.steps,
           },
-          at: [order[f]!, line],
+          at: [f, line],
           part,
         });
       }

@@ -12,7 +12,7 @@ import { safeParse } from '../../io/validate.js';
 import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
-import { sha256, type PartialFile } from '../../partial/file.js';
+import type { PartialFile } from '../../partial/file.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
 import { describeItem, describer, judgeSuite, resultOf, scoreOptions, type GoldView } from './judged.js';
@@ -243,8 +243,8 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
 };
 
 /**
- * Some of a partial's typed columns of one suite, read at once; each is checked to hold as many values as
- * the state says, and with `verify` against its sha256.
+ * Some of a partial's typed columns of one suite, read at once (with `verify`, checked against their
+ * sha256); each is checked to hold as many values as the state says.
  */
 class Columns {
   private readonly read: ReturnType<PartialFile['sections']>;
@@ -253,7 +253,7 @@ class Columns {
     private readonly partial: PartialFile,
     private readonly suite: string,
     keys: readonly string[],
-    private readonly verify = false,
+    verify = false,
     caps: Readonly<Record<string, number>> = {},
   ) {
     const stored = partial.header.suites[suite]?.sections ?? {};
@@ -261,16 +261,13 @@ class Columns {
     this.read = partial.sections(
       suite,
       keys.filter((k) => !stored[k]?.inflated),
+      verify,
     );
     for (const key of keys.filter((k) => stored[k]?.inflated)) {
-      // Checked as it is inflated.
       const buffer = partial.section(suite, key, verify, caps[key]);
       this.read.set(key, { buffer, offset: 0, length: buffer.byteLength });
-      this.verified.add(key);
     }
   }
-
-  private readonly verified = new Set<string>();
 
   /** A section's bytes, as many as it holds. */
   bytes(key: string): Uint8Array {
@@ -288,15 +285,6 @@ class Columns {
       throw new InputError(
         { file: this.partial.file },
         `section ${this.suite}.${key} holds ${length} bytes at byte ${offset}; expected ${want} values of ${Kind.BYTES_PER_ELEMENT}, aligned`,
-      );
-    if (
-      this.verify &&
-      !this.verified.has(key) &&
-      sha256(new Uint8Array(buffer, offset, length)) !== this.partial.sha256Of(this.suite, key)
-    )
-      throw new InputError(
-        { file: this.partial.file },
-        `section ${this.suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
       );
     return new Kind(buffer, offset, want);
   }

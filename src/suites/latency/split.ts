@@ -109,14 +109,8 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
       if (section.accuracy_error) failures.push(section.accuracy_error);
-      const order = part.order[key] ?? [];
       for (const s of section.samples) {
-        const f = order[s.at[0]];
-        if (f === undefined)
-          throw new InputError(
-            { file: part.partial.file },
-            `suite ${ctx.suite}: a sample names ${key} file ${s.at[0]} of ${order.length}; expected a consistent partial`,
-          );
+        const f = part.fileAt(key, s.at[0]);
         placed.push({
           sample: {
             configuration: s.configuration,

@@ -86,16 +86,8 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
     };
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
-      const order = part.order.runs!;
       const where = { file: part.partial.file };
-      const union = ([f, line]: [number, number]) => {
-        if (f >= order.length)
-          throw new InputError(
-            where,
-            `suite ${ctx.suite}: a run names runs file ${f} of ${order.length}; expected a consistent partial`,
-          );
-        return [order[f]!, line];
-      };
+      const union = ([f, line]: [number, number]) => [part.fileAt('runs', f), line];
       loaded.lines += section.lines;
       loaded.superseded += section.superseded;
       for (const [qid, n] of section.unknown) loaded.unknown.set(qid, (loaded.unknown.get(qid) ?? 0) + n);
