@@ -136,8 +136,19 @@ function summary(load: RunsLoad, rows: number, positions = true) {
     superseded: load.superseded,
     unknown: [...load.unknown],
     table: (positions ? [...columns, t.chunk, t.offset] : columns).map((a) => [...a]),
-    rows: Array.from({ length: rows }, (_, row) => [load.ref(row), load.record?.(row), load.labels(row)]),
+    rows: Array.from({ length: rows }, (_, row) => [
+      load.ref(row),
+      judged(load.record?.(row)),
+      load.labels(row),
+    ]),
   };
+}
+
+/** What judging and the offenders read of a run held in memory (all a reader need keep of it). */
+function judged(t: ReturnType<NonNullable<RunsLoad['record']>>) {
+  if (!t) return t;
+  const { claim, citations, constraints_echo } = t.answer_json;
+  return { retrieved_ids: t.retrieved_ids, answer_json: { claim, citations, constraints_echo } };
 }
 
 /** The one-pass reader's outcome and the threaded one's (`start`), on the same files: a load or an error. */
@@ -356,6 +367,62 @@ suites:
     expect(suite('one.json').metrics).toEqual(suite('canonical.json').metrics);
     expect(suite('one.json').counts).toEqual(suite('canonical.json').counts);
     expect(suite('one.json').counts).toMatchObject({ trace_lines: 3000, gold: 120 });
+  }, 60_000);
+
+  // Helpers check the JSON columns on their bytes and parse only the winners; one thread parses every row.
+  // Answers the bytes check refuses but the contract takes (a null member, which a row leaves out; nesting
+  // past its depth) go the long way, and a row of the wrong type fails with the same first error.
+  const odd = rows.map((r, i) => {
+    const answer: Record<string, unknown> = { ...r.answer_json };
+    if (i % 5 === 0) answer.constraints_echo = null;
+    if (i % 7 === 0) answer.claim = `${answer.claim as string} "quoted" \\ é 漢字 😀 \u2028 end`;
+    if (i % 11 === 0) answer.extra = { deep: [null, 1.5, 'x'], Claim: 'not the claim' };
+    if (i % 13 === 0) answer.nested = JSON.parse('['.repeat(70) + ']'.repeat(70)) as unknown;
+    return { ...r, answer_json: answer };
+  });
+  const oddTree = (rows: readonly object[]) => {
+    const t = tmpTree({ 'gates.yaml': gates, 'gold.jsonl': jsonl(gold) });
+    mkdirSync(path.join(t, 'traces'));
+    writeFileSync(path.join(t, 'traces', 'a.parquet'), parquetTraces(rows.slice(0, 1700) as never));
+    writeFileSync(path.join(t, 'traces', 'b.parquet'), parquetTraces(rows.slice(1700) as never));
+    return t;
+  };
+  const onThreads = (t: string, threads: string) => {
+    const r = runCli(['check', '--report', `r${threads}.json`, '--offenders', '40'], t, {
+      GROUNDGATE_THREADS: threads,
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  it('answers the bytes check refuses, and rows of the wrong type, read on threads as on one', () => {
+    const t = oddTree(odd);
+    const one = onThreads(t, '1');
+    expect(one.stderr).toBe('');
+    expect(onThreads(t, '3')).toEqual(one);
+    expect(readFileSync(path.join(t, 'r3.json'), 'utf8')).toBe(readFileSync(path.join(t, 'r1.json'), 'utf8'));
+    for (const [at, bad, error] of [
+      [2500, { citations: [1] }, /b\.parquet row 801: field "answer_json\.citations\[0\]"/],
+      [2600, { claim: 7 }, /b\.parquet row 901: field "answer_json\.claim"/],
+    ] as const) {
+      const broken = odd.map((r, i) =>
+        i === at
+          ? { ...r, answer_json: { ...r.answer_json, ...bad } }
+          : i === at + 50
+            ? { ...r, qid: '' }
+            : r,
+      );
+      const bt = oddTree(broken);
+      const first = onThreads(bt, '1');
+      expect([first.status, first.stderr]).toEqual([2, expect.stringMatching(error)]);
+      expect(onThreads(bt, '3')).toEqual(first);
+    }
+    const noQid = oddTree(odd.map((r, i) => (i === 2000 ? { ...r, qid: '' } : r)));
+    const first = onThreads(noQid, '1');
+    expect([first.status, first.stderr]).toEqual([
+      2,
+      expect.stringMatching(/b\.parquet row 301: field "qid"/),
+    ]);
+    expect(onThreads(noQid, '3')).toEqual(first);
   }, 60_000);
 });
 

@@ -38,6 +38,7 @@ import { isSpanDocument } from './openinference.js';
 import { startOtlpJudging } from './otlp-judging.js';
 import { startParquetJudging } from './parquet-runs.js';
 import type { ScoreOptions } from './score.js';
+import type { JudgedTrace } from './trace-scan.js';
 import type { ScuRule } from './scu.js';
 import { judgeRows } from './verdicts.js';
 
@@ -181,8 +182,8 @@ export interface RunsLoad {
   labels(row: number): Label[] | undefined;
   /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
   passed(row: number): boolean;
-  /** The winning run of gold item `row`, when runs are held in memory rather than read again (see ref). */
-  record?(row: number): TraceLine | undefined;
+  /** What judging read of gold item `row`'s winning run, when runs are held in memory rather than read again (see ref). */
+  record?(row: number): JudgedTrace | undefined;
 }
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */

@@ -1,8 +1,9 @@
 import { compareCodeUnits } from '../io/files.js';
-import type { GoldItem, TraceLine } from './contract.js';
+import type { GoldItem } from './contract.js';
 import { judgeInto, judgeItem, judgeOptions, labelsOf, passed } from './judge.js';
 import type { RunsLoad } from './load.js';
 import type { ScoreOptions } from './score.js';
+import type { JudgedTrace } from './trace-scan.js';
 
 /**
  * The winning run of each gold item and its verdict, as columns indexed by the item's position in gold:
@@ -111,7 +112,7 @@ export function judged(
  */
 export function heldRuns(
   table: RunTable,
-  records: readonly (TraceLine | undefined)[],
+  records: readonly (JudgedTrace | undefined)[],
   fileOf: (row: number) => string,
   lines: number,
   known: number,
@@ -130,7 +131,7 @@ export function heldRuns(
 export function judgeHeld(
   table: RunTable,
   gold: readonly GoldItem[],
-  records: readonly (TraceLine | undefined)[],
+  records: readonly (JudgedTrace | undefined)[],
   options: ScoreOptions,
 ): void {
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);

@@ -6,6 +6,7 @@ import { InputError, ioError, type Where } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
 import { decodeSeconds, notDecoded } from './parquet-limits.js';
 import type { JsonlRecord } from './jsonl.js';
+import { skipSpace, skipValue } from './json-scan.js';
 
 // Parquet gold and traces (ContextBench ships its gold as Parquet; Hugging Face datasets publish it), read
 // with hyparquet (pure JavaScript, no native build) a row group at a time. A row is a record as a JSON line
@@ -84,6 +85,42 @@ export interface RowRange {
   start?: number;
   end?: number;
   rows?: ReadonlySet<number>;
+  /**
+   * Top-level JSON columns whose values are given as JsonText, not parsed: a reader that checks them on
+   * their bytes parses only the values it keeps (JSON.parse of two such columns was half of decoding 500k
+   * trace rows). Only on the thread that decodes them: a JsonText does not cross threads.
+   */
+  rawJson?: ReadonlySet<string>;
+}
+
+// hyparquet's own decoding of JSON columns (convert.js: TextDecoder, then JSON.parse), so that a value read
+// later parses to what hyparquet would have given.
+const utf8 = new TextDecoder();
+
+/** The value of a JSON column, undecoded: its bytes are JSON (checked when decoded). */
+export class JsonText {
+  constructor(readonly bytes: Uint8Array) {}
+  /** The text hyparquet would have parsed. */
+  text(): string {
+    return utf8.decode(this.bytes);
+  }
+  /** The value as a row holds it when decoded in full (see plain). */
+  value(): unknown {
+    return plain(JSON.parse(this.text()));
+  }
+}
+
+/**
+ * hyparquet's jsonFromBytes, but a value whose bytes are JSON is left as JsonText. Any other is parsed here,
+ * as hyparquet does, so that text which is not JSON fails the same page with the same error; bytes the
+ * check is unsure of (a byte-order mark, very deep nesting) are parsed too.
+ */
+function jsonLater(bytes: Uint8Array | undefined): unknown {
+  if (!bytes) return bytes;
+  const i = skipSpace(bytes, 0, bytes.length);
+  const end = skipValue(bytes, i, bytes.length);
+  if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length) return new JsonText(bytes);
+  return JSON.parse(utf8.decode(bytes));
 }
 
 /**
@@ -110,7 +147,13 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
         const end = Math.min(at + WINDOW_ROWS, to);
         let objects: Record<string, unknown>[];
         try {
-          objects = await parquetReadObjects({ file: buffer, metadata, rowStart: at, rowEnd: end });
+          objects = await parquetReadObjects({
+            file: buffer,
+            metadata,
+            rowStart: at,
+            rowEnd: end,
+            ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater } }),
+          });
         } catch (err) {
           throw new InputError(
             { file, line: at + 1 },
@@ -122,7 +165,7 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
           if (range.rows && !range.rows.has(line)) continue;
           let value: unknown;
           try {
-            value = plain(objects[i]);
+            value = plain(objects[i], range.rawJson);
           } catch (err) {
             throw new InputError(
               { file, line },
@@ -143,11 +186,13 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
 /**
  * A row's values as JSON.parse would give them, so a row checks and digests as the same JSON line would
  * (null members left out): 64-bit integers (BigInt) become numbers, timestamps ISO-8601 strings, byte arrays
- * that are not text base64 strings. The row is hyparquet's, made for this call: it is changed in place.
+ * that are not text base64 strings; the JSON values of the `raw` columns of a row stay JsonText. The row is
+ * hyparquet's, made for this call: it is changed in place.
  */
-function plain(v: unknown): unknown {
+function plain(v: unknown, raw?: ReadonlySet<string>): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v !== 'object' || v === null) return v;
+  if (v instanceof JsonText) return v.value();
   if (v instanceof Date) return v.toISOString();
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (Array.isArray(v)) {
@@ -159,6 +204,7 @@ function plain(v: unknown): unknown {
     const x = o[k];
     // Parquet has no absent value, only null: a null column or struct field is an absent member.
     if (x === null || x === undefined) delete o[k];
+    else if (raw?.has(k) && x instanceof JsonText) continue;
     else if (typeof x === 'object' || typeof x === 'bigint') o[k] = plain(x);
   }
   return o;
