@@ -19,7 +19,7 @@ import { heldRuns, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
-import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace, type TraceFields } from './trace-scan.js';
+import { heldBuffers, heldLine, heldReader, holdLines, type HeldLines } from './held-lines.js';
 import {
   gatherScans,
   startThreads,
@@ -44,12 +44,8 @@ export interface ParquetScan {
   chunk: Int32Array;
   /** The winning run's row, numbered from 1 in its file. */
   row: Float64Array;
-  /**
-   * What judging reads of each slot's winning run, as a trace line in the contract's shape (see lineOf):
-   * slot i's is bytes [lineAt[i], lineAt[i + 1]) of `lines`.
-   */
-  lines: Uint8Array;
-  lineAt: Float64Array;
+  /** What judging reads of each slot's winning run (see held-lines.ts). */
+  held: HeldLines;
   /** Rows read. */
   rows: number;
   utf8?: [string, number][];
@@ -158,7 +154,7 @@ export async function scanParquetRuns(
     ts: Float64Array.from(ts),
     chunk: Int32Array.from(chunks),
     row: Float64Array.from(rowAt),
-    ...joinLines(records.map((r, slot) => lineOf(qids[slot]!, r))),
+    held: holdLines(records.map((r, slot) => heldLine(qids[slot]!, r))),
     rows,
     ...(error ? { error } : {}),
   });
@@ -218,45 +214,9 @@ function isAnswer(b: Uint8Array, found: Found): boolean {
   return answerScanner.scan(Buffer.from(b.buffer, b.byteOffset, b.byteLength), 0, b.length, found);
 }
 
-/**
- * What judging and the offenders read of a run (judge.ts, describeItem), as a trace line in the contract's
- * shape. A thread hands its winners over as one buffer of such lines, read back with the contract's byte
- * scanner: 100k records as objects took the main thread 1.5 s to rebuild, and JSON.parse of their text
- * 0.6 s. A record checked in full gives only the members read, strings and arrays of strings, which JSON
- * gives back exactly.
- */
-function lineOf(qid: string, t: string | TraceLine): string {
-  if (typeof t === 'string') return `{"qid":${JSON.stringify(qid)},${t}}`;
-  const { claim, citations, constraints_echo } = t.answer_json;
-  return JSON.stringify({
-    qid,
-    retrieved_ids: t.retrieved_ids,
-    answer_json: { claim, citations, constraints_echo },
-  });
-}
-
-/** The lines as UTF-8 in one buffer of its own (to hand over uncopied), and where each starts. */
-function joinLines(lines: readonly string[]): { lines: Uint8Array; lineAt: Float64Array } {
-  const lineAt = new Float64Array(lines.length + 1);
-  for (let i = 0; i < lines.length; i++) lineAt[i + 1] = lineAt[i]! + Buffer.byteLength(lines[i]!);
-  const out = Buffer.from(new ArrayBuffer(lineAt[lines.length]!));
-  for (let i = 0; i < lines.length; i++) out.write(lines[i]!, lineAt[i]!);
-  return { lines: new Uint8Array(out.buffer), lineAt };
-}
-
-/** Slot `slot`'s line in a scan's buffer, read as judging reads it. */
-function judgedAt(s: ParquetScan, slot: number, found: TraceFields): JudgedTrace {
-  const b = Buffer.from(s.lines.buffer, s.lines.byteOffset, s.lines.byteLength);
-  const start = s.lineAt[slot]!;
-  const end = s.lineAt[slot + 1]!;
-  if (scanTraceLine(b, start, end, found)) return judgedTrace(b, end, found);
-  // Bytes the scanner is unsure of (very deep nesting in a member judging skips).
-  return JSON.parse(b.toString('utf8', start, end)) as JudgedTrace;
-}
-
 /** The buffers a ParquetScan can hand to another thread without copying. */
 export function parquetScanBuffers(s: ParquetScan): ArrayBuffer[] {
-  return [s.count, s.ts, s.chunk, s.row, s.lines, s.lineAt].map((a) => a.buffer as ArrayBuffer);
+  return [...[s.count, s.ts, s.chunk, s.row].map((a) => a.buffer as ArrayBuffer), ...heldBuffers(s.held)];
 }
 
 /** Starts decoding Parquet traces (every file Parquet) while gold loads. */
@@ -352,8 +312,8 @@ function judgeParquet(
     });
   }
   // Only the winners are read: each thread's own winners were most of the runs.
-  const found = traceFields();
-  const records = won.map(([s, slot]) => judgedAt(s, slot, found));
+  const judgedAt = heldReader();
+  const records = won.map(([s, slot]) => judgedAt(s.held, slot));
   judgeHeld(table, gold, records, options);
   return heldRuns(table, records, (row) => chunks[table.chunk[row]!]!.file, read, known, unknown, options);
 }
