@@ -333,8 +333,9 @@ export async function judgeRecords(
     if (offer(table, row, { ts: time, chunk: fileIndex.get(file)!, offset: at, line, length: 0 }))
       winners[row] = byQuestion ? { ...t, qid } : t;
   }
-  judgeHeld(table, gold, winners, options);
-  return heldRuns(table, winners, (row) => files[table.chunk[row]!]!, lines, known, unknown, options);
+  const record = (row: number) => winners[row];
+  judgeHeld(table, gold, record, options);
+  return heldRuns(table, record, (row) => files[table.chunk[row]!]!, lines, known, unknown, options);
 }
 
 /** The winning run of each gold item, from every thread's scan, and what else the scans counted. */

@@ -215,7 +215,15 @@ async function judgeOtlp(
       w.spans = [];
     }
   });
-  return heldRuns(table, records, (row) => files[table.chunk[row]!]!, traces, known, unknown, options);
+  return heldRuns(
+    table,
+    (row) => records[row],
+    (row) => files[table.chunk[row]!]!,
+    traces,
+    known,
+    unknown,
+    options,
+  );
 }
 
 /**

@@ -291,11 +291,12 @@ function judgeParquet(
   gold.forEach((g, i) => rows.set(g.qid, i));
   const table = newRunTable(gold.length, options.cutoffs.length);
   /** The scan and slot of each gold item's winning run. */
-  const won: [ParquetScan, number][] = new Array(gold.length);
+  const wonScan = new Int32Array(gold.length);
+  const wonSlot = new Int32Array(gold.length);
   const unknown = new Map<string, number>();
   let read = 0;
   let known = 0;
-  for (const s of scans) {
+  scans.forEach((s, k) => {
     read += s.rows;
     s.qids.forEach((qid, slot) => {
       const row = rows.get(qid);
@@ -308,12 +309,16 @@ function judgeParquet(
         line: s.row[slot]!,
         length: 0,
       };
-      if (offer(table, row, run)) won[row] = [s, slot];
+      if (!offer(table, row, run)) return;
+      wonScan[row] = k;
+      wonSlot[row] = slot;
     });
-  }
-  // Only the winners are read: each thread's own winners were most of the runs.
+  });
+  // Only the winners are read, and each when asked: 100k runs kept as objects cost their copying by the
+  // young generation's collections (0.6 s).
   const judgedAt = heldReader();
-  const records = won.map(([s, slot]) => judgedAt(s.held, slot));
-  judgeHeld(table, gold, records, options);
-  return heldRuns(table, records, (row) => chunks[table.chunk[row]!]!.file, read, known, unknown, options);
+  const record = (row: number) =>
+    table.present[row] ? judgedAt(scans[wonScan[row]!]!.held, wonSlot[row]!) : undefined;
+  judgeHeld(table, gold, record, options);
+  return heldRuns(table, record, (row) => chunks[table.chunk[row]!]!.file, read, known, unknown, options);
 }

@@ -112,7 +112,7 @@ export function judged(
  */
 export function heldRuns(
   table: RunTable,
-  records: readonly (JudgedTrace | undefined)[],
+  record: (row: number) => JudgedTrace | undefined,
   fileOf: (row: number) => string,
   lines: number,
   known: number,
@@ -123,20 +123,20 @@ export function heldRuns(
     ...judged(table, lines, known, unknown, options),
     ref: (row) =>
       table.present[row] ? { file: fileOf(row), line: table.line[row]!, offset: -1, length: 0 } : undefined,
-    record: (row) => records[row],
+    record,
   };
 }
 
-/** Judges each gold item's winning run held in `records` into its row of the table. */
+/** Judges each gold item's winning run held in memory (`record` gives it) into its row of the table. */
 export function judgeHeld(
   table: RunTable,
   gold: readonly GoldItem[],
-  records: readonly (JudgedTrace | undefined)[],
+  record: (row: number) => JudgedTrace | undefined,
   options: ScoreOptions,
 ): void {
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
   for (let row = 0; row < gold.length; row++) {
-    const t = records[row];
+    const t = table.present[row] ? record(row) : undefined;
     if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
   }
 }
