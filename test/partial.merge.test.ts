@@ -5,7 +5,7 @@ import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
 import { seeded } from './helpers/random.js';
-import { otlpLines, parquetTraces } from './helpers/formats.js';
+import { otlpLines, parquetTraces, phoenixArray } from './helpers/formats.js';
 import type { TraceLine } from '../src/grounded-answer/contract.js';
 import { FIXTURES, jsonl, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -274,5 +274,46 @@ describe('merge of grounded-qa shards in other formats', () => {
     const { single, merged } = await formatCompare(format, shards);
     expect(merged).toBe(single);
     expect(JSON.parse(merged).suites.qa.counts.traced).toBeGreaterThan(50);
+  });
+
+  it.each([
+    ['OTLP lines', 'otlp.jsonl'],
+    ['a Phoenix span document', 'spans.json'],
+  ])('an OpenInference trace with spans in two shards (%s) is refused, naming both', async (_, ext) => {
+    // Each shard numbers its traces from 1: one run would assemble trace 1 of every shard into one trace.
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(generatedGold),
+      'gates.yaml': generatedGates(30).replace(
+        'traces: traces/*/*.jsonl',
+        `traces: traces/*/*.${ext}\n    format: openinference`,
+      ),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    const own = traces.filter((t) => t.ts !== undefined && Number(t.qid.slice(1)) < 120);
+    const parts: string[] = [];
+    for (const [k, list] of [own.slice(0, 40), own.slice(40, 80)].entries()) {
+      const file = path.join(dir, 'traces', `shard-${k}`, `t.${ext}`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(
+        file,
+        ext === 'spans.json' ? phoenixArray(list, byQuestion) : otlpLines(list, byQuestion),
+      );
+      const part = path.join(dir, `part-${k}.partial`);
+      await writePartialRun(part, { config, inputs: [{ key: 'traces', path: file }] });
+      parts.push(part);
+    }
+    await expect(mergeRun(parts, { config })).rejects.toThrow(
+      /part-1\.partial: suite qa: trace "(0+1|t0)" has spans in this shard and in \S*part-0\.partial; expected each trace's spans in one shard's files/,
+    );
+    // Ids of their own in each shard merge as one run over both.
+    const unique = parts.map((p) => `${p}.unique`);
+    for (const [k, list] of [own.slice(0, 40), own.slice(40, 80)].entries()) {
+      const file = path.join(dir, 'traces', `shard-${k}`, `t.${ext}`);
+      const text = ext === 'spans.json' ? phoenixArray(list, byQuestion) : otlpLines(list, byQuestion);
+      writeFileSync(file, text.replace(/"(trace_id|traceId)": ?"(0000|t)/g, `"$1":"${k}$2`));
+      await writePartialRun(unique[k]!, { config, inputs: [{ key: 'traces', path: file }] });
+    }
+    const merged = serializeReport((await mergeRun(unique, { config })).report);
+    expect(merged).toBe(serializeReport((await run({ config })).report));
   });
 });

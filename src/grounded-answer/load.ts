@@ -184,6 +184,11 @@ export interface RunsLoad {
   passed(row: number): boolean;
   /** What judging read of gold item `row`'s winning run, when runs are held in memory rather than read again (see ref). */
   record?(row: number): JudgedTrace | undefined;
+  /**
+   * OpenInference: the id of every trace assembled, in the order of its first span. A merge refuses a trace
+   * in two shards: one run assembles its spans into one trace, the shards into two.
+   */
+  traceIds?: readonly string[];
 }
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
@@ -318,7 +323,9 @@ export async function judgeRecords(
   let known = 0;
   let index = 0;
   const fileIndex = new Map(files.map((f, i) => [f, i]));
-  for await (const { file, line, value } of traceRecords(files, input)) {
+  const traceIds: string[] = [];
+  for await (const { file, line, value, traceId } of traceRecords(files, input)) {
+    if (traceId !== undefined) traceIds.push(traceId);
     const t = checker.check(value, file, line);
     const time = timestamp(t.ts, file, line);
     lines++;
@@ -335,7 +342,10 @@ export async function judgeRecords(
   }
   const record = (row: number) => winners[row];
   judgeHeld(table, gold, record, options);
-  return heldRuns(table, record, (row) => files[table.chunk[row]!]!, lines, known, unknown, options);
+  return {
+    ...heldRuns(table, record, (row) => files[table.chunk[row]!]!, lines, known, unknown, options),
+    ...(input.format === 'openinference' && { traceIds }),
+  };
 }
 
 /** The winning run of each gold item, from every thread's scan, and what else the scans counted. */

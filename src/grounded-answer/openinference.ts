@@ -32,6 +32,8 @@ export interface TraceRecord {
   file: string;
   line: number;
   value: unknown;
+  /** The trace's id, for a record assembled from spans. */
+  traceId?: string;
 }
 
 /**
@@ -361,5 +363,5 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
       `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${id === undefined ? 'no' : `a non-string (${preview(id)})`} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
     );
   record.qid = id;
-  return { file: root.file, line: root.line, value: record };
+  return { file: root.file, line: root.line, value: record, traceId };
 }

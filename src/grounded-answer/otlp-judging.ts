@@ -132,12 +132,14 @@ async function judgeOtlp(
   );
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
+  const traceIds: string[] = [];
   for (let k = 0; k < order.length; k++) {
     const [s, i] = order[k]!;
     const chunk = s.chunk[i]!;
     const more = others.get(k);
     if (later.has(k)) continue;
     position++;
+    traceIds.push(s.traceIds[i]!);
     let qid: string;
     let time: number;
     let file: string;
@@ -215,15 +217,18 @@ async function judgeOtlp(
       w.spans = [];
     }
   });
-  return heldRuns(
-    table,
-    (row) => records[row],
-    (row) => files[table.chunk[row]!]!,
-    traces,
-    known,
-    unknown,
-    options,
-  );
+  return {
+    ...heldRuns(
+      table,
+      (row) => records[row],
+      (row) => files[table.chunk[row]!]!,
+      traces,
+      known,
+      unknown,
+      options,
+    ),
+    traceIds,
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { isAscii } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { z } from 'zod';
-import { displayPath, InputError } from '../../errors.js';
+import { displayPath, InputError, preview } from '../../errors.js';
 import { canonicalJson } from '../../gold/canonical.js';
 import type { ItemDigests } from '../../gold/digest.js';
 import { compileFieldMap, recordChecker } from '../../io/field-map.js';
@@ -46,6 +46,7 @@ const offenderFieldsSchema = z.record(
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]),
 );
 const unknownSchema = z.array(z.tuple([z.string(), z.int().min(1)]));
+const traceIdsSchema = z.array(z.string());
 
 export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
   shardKeys: ['traces'],
@@ -124,6 +125,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         'runs.fields': fieldsAt,
         fields: Buffer.from(lines.join(''), 'utf8'),
         unknown: Buffer.from(JSON.stringify([...loaded.unknown]), 'utf8'),
+        ...(loaded.traceIds && { 'runs.trace_ids': Buffer.from(JSON.stringify(loaded.traceIds), 'utf8') }),
       },
     };
   },
@@ -154,6 +156,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
             `suite ${name}: its gold columns (${key}) differ from ${displayPath(parts[0]!.partial.file)}'s; expected partials of one gold set`,
           );
     });
+    if (options.traces?.format === 'openinference') oneShardATrace(parts, name);
     const gold = readGold(parts[0]!.partial, name, n, ctx.inputs.gold!);
     const rules = options.scuRules?.length ?? 0;
 
@@ -426,6 +429,26 @@ function badRun(part: MergePart, suite: string, j: number, what: string): never 
     { file: part.partial.file },
     `suite ${suite}: run ${j} names ${what} (a consistent partial)`,
   );
+}
+
+/**
+ * Refuses an OpenInference trace whose spans are in two shards: one run assembles them into one trace, each
+ * shard into one of its own, and no merge of the two is that trace.
+ */
+function oneShardATrace(parts: readonly MergePart[], suite: string): void {
+  const shardOf = new Map<string, number>();
+  parts.forEach((part, p) => {
+    const ids = part.partial.json(suite, 'runs.trace_ids', traceIdsSchema, 'the ids of its traces (strings)');
+    for (const id of ids) {
+      const q = shardOf.get(id);
+      if (q !== undefined && q !== p)
+        throw new InputError(
+          { file: part.partial.file },
+          `suite ${suite}: trace ${preview(id)} has spans in this shard and in ${displayPath(parts[q]!.partial.file)}; expected each trace's spans in one shard's files (one run assembles them into one trace, the shards into two)`,
+        );
+      shardOf.set(id, p);
+    }
+  });
 }
 
 function unknownOf(part: MergePart, suite: string): [string, number][] {
