@@ -72,6 +72,16 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
         'spans.json': phoenixArray(traces, questionOf),
         'gold.parquet': parquetGold(GOLD),
         'traces.parquet': parquetTraces(traces),
+        // Of a gold set mapped with fields:, offenders decode only the column their question is in.
+        'gold-a.parquet': Buffer.from(
+          parquetWriteBuffer({
+            columnData: ['item', 'label'].map((name) => ({
+              name,
+              data: GOLD.map((g) => nestedA.gold(g)[name as 'item' | 'label']),
+            })),
+            rowGroupSize: 16,
+          }),
+        ),
       },
       {
         canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
@@ -97,6 +107,12 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
         },
         phoenix: { ...QA, gold: 'gold.jsonl', traces: 'spans.json', format: 'openinference' },
         parquet: { ...QA, gold: 'gold.parquet', traces: 'traces.parquet' },
+        parquetNested: {
+          ...QA,
+          gold: 'gold-a.parquet',
+          traces: 'traces.parquet',
+          fields: { gold: nestedA.goldFields },
+        },
       },
     );
     const canonical = scoredPart(suites.canonical);
@@ -105,7 +121,8 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
     // The example's own figures, so that equal cannot mean equally empty.
     expect(Object.keys(suites.canonical!.metrics)).toHaveLength(9);
     expect(suites.canonical!.counts.trace_lines).toBe(traces.length);
-    for (const name of ['nestedA', 'nestedB', 'otlpByMetadata', 'parquet']) {
+    expect((suites.canonical!.offenders[0] as { question?: unknown }).question).toEqual(expect.any(String));
+    for (const name of ['nestedA', 'nestedB', 'otlpByMetadata', 'parquet', 'parquetNested']) {
       expect([name, scoredPart(suites[name])]).toEqual([name, canonical]);
     }
     // Matched by their question, traces of questions not in gold are named by it.

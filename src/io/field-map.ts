@@ -118,6 +118,14 @@ export class CompiledFieldMap {
   }
 }
 
+/**
+ * The top-level member of the user's records that the contract's top-level `member` is read from (a Parquet
+ * reader then decodes only that column); undefined when it is the whole record.
+ */
+export function sourceColumn(map: CompiledFieldMap | undefined, member: string): string | undefined {
+  return map ? (parsePointer(map.userPointer([member])) as string[])[0] : member;
+}
+
 /** The compiled map, or undefined when there is none to apply. */
 export const compileFieldMap = (map: FieldMap | undefined): CompiledFieldMap | undefined =>
   map && Object.keys(map).length > 0 ? new CompiledFieldMap(map) : undefined;

@@ -8,7 +8,7 @@ import type { Label } from '../../grounded-answer/labels.js';
 import { loadGold, startJudging, startRecordJudging, type RunsLoad } from '../../grounded-answer/load.js';
 import { readsRecords, traceInput, type TraceInput } from '../../grounded-answer/source.js';
 import { asTraceLine } from '../../grounded-answer/contract.js';
-import { compileFieldMap } from '../../io/field-map.js';
+import { compileFieldMap, sourceColumn } from '../../io/field-map.js';
 import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
@@ -61,8 +61,13 @@ export function describer(
     // Records are keyed by the reference objects asked for: take each gold item's once.
     const sources = rows.map((row) => gold[row]!.source);
     const again = loaded.record ? [] : refs.filter((r): r is LineRef => r !== undefined);
-    const records = await recordsAt([...sources, ...again]);
     const goldMap = compileFieldMap(goldFields);
+    // Of a Parquet gold set, only the question's column is decoded.
+    const question = sourceColumn(goldMap, 'question');
+    const records = new Map([
+      ...(await recordsAt(sources, question === undefined ? undefined : [question])),
+      ...(await recordsAt(again)),
+    ]);
     const traceMap = compileFieldMap(options.traces.fields);
     const out = new Map<string, NonNullable<Offender['fields']>>();
     rows.forEach((row, i) => {
