@@ -416,6 +416,47 @@ suites:
       expect([first.status, first.stderr]).toEqual([2, expect.stringMatching(error)]);
       expect(onThreads(bt, '3')).toEqual(first);
     }
+    // A JSON column whose value is JSON's null (as DuckDB or pyarrow may write it; hyparquet-writer writes a
+    // Parquet null, so the bytes are put in by hand): the row leaves the member out, on threads as on one.
+    const nullJson = (at: number, column: 'reason' | 'answer_json') => {
+      const file = Buffer.from(
+        parquetWriteBuffer({
+          codec: 'UNCOMPRESSED',
+          columnData: [
+            { name: 'qid', data: rows.map((r) => r.qid), type: 'STRING' },
+            { name: 'retrieved_ids', data: rows.map((r) => r.retrieved_ids) },
+            {
+              name: 'answer_json',
+              data: rows.map((r, i) => (column === 'answer_json' && i === at ? 'ZZZZZZ' : r.answer_json)),
+              type: 'JSON',
+            },
+            { name: 'reason', data: rows.map((_, i) => (i === at ? 'ZZZZZZ' : 'why')), type: 'JSON' },
+          ],
+          rowGroupSize: 16,
+        }),
+      );
+      const marker = Buffer.from('"ZZZZZZ"');
+      for (let k = file.indexOf(marker); k >= 0; k = file.indexOf(marker, k + 1))
+        Buffer.from('null    ').copy(file, k);
+      const t = tmpTree({ 'gates.yaml': gates, 'gold.jsonl': jsonl(gold) });
+      mkdirSync(path.join(t, 'traces'));
+      writeFileSync(path.join(t, 'traces', 'a.parquet'), file);
+      return t;
+    };
+    const reasonNull = nullJson(7, 'reason');
+    const oneNull = onThreads(reasonNull, '1');
+    expect([oneNull.status, oneNull.stderr]).toEqual([0, '']);
+    expect(onThreads(reasonNull, '3')).toEqual(oneNull);
+    expect(readFileSync(path.join(reasonNull, 'r3.json'), 'utf8')).toBe(
+      readFileSync(path.join(reasonNull, 'r1.json'), 'utf8'),
+    );
+    const answerNull = nullJson(2900, 'answer_json');
+    const missing = onThreads(answerNull, '1');
+    expect([missing.status, missing.stderr]).toEqual([
+      2,
+      expect.stringMatching(/a\.parquet row 2901: missing field "answer_json"/),
+    ]);
+    expect(onThreads(answerNull, '3')).toEqual(missing);
     const noQid = oddTree(odd.map((r, i) => (i === 2000 ? { ...r, qid: '' } : r)));
     const first = onThreads(noQid, '1');
     expect([first.status, first.stderr]).toEqual([

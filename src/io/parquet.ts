@@ -121,7 +121,9 @@ function jsonLater(bytes: Uint8Array | undefined): unknown {
   if (!bytes) return bytes;
   const i = skipSpace(bytes, 0, bytes.length);
   const end = skipValue(bytes, i, bytes.length);
-  if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length) return new JsonText(bytes);
+  if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length)
+    // JSON's null is null here, as hyparquet's JSON.parse gives it: a row leaves the member out (see plain).
+    return bytes[i] === 0x6e ? null : new JsonText(bytes);
   return JSON.parse(utf8.decode(bytes));
 }
 
