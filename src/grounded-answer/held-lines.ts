@@ -14,8 +14,8 @@ export interface HeldLines {
 }
 
 /**
- * The trace line of a run: from its record, or from `members`, the JSON text of its members retrieved_ids
- * and answer_json (checked on their bytes already).
+ * The trace line of a run: from its record, or (a string) from the JSON text of its members retrieved_ids
+ * and answer_json, checked on their bytes already.
  */
 export function heldLine(qid: string, run: string | TraceLine): string {
   if (typeof run === 'string') return `{"qid":${JSON.stringify(qid)},${run}}`;

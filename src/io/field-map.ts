@@ -119,11 +119,12 @@ export class CompiledFieldMap {
 }
 
 /**
- * The top-level member of the user's records that the contract's top-level `member` is read from (a Parquet
- * reader then decodes only that column); undefined when it is the whole record.
+ * The top-level member of the user's records that the contract's top-level `member` is read from, as the
+ * columns a Parquet reader need decode for it; undefined (all of them) when it is the whole record.
  */
-export function sourceColumn(map: CompiledFieldMap | undefined, member: string): string | undefined {
-  return map ? (parsePointer(map.userPointer([member])) as string[])[0] : member;
+export function sourceColumns(map: CompiledFieldMap | undefined, member: string): string[] | undefined {
+  const column = map ? (parsePointer(map.userPointer([member])) as string[])[0] : member;
+  return column === undefined ? undefined : [column];
 }
 
 /** The compiled map, or undefined when there is none to apply. */

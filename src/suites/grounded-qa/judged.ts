@@ -8,7 +8,7 @@ import type { Label } from '../../grounded-answer/labels.js';
 import { loadGold, startJudging, startRecordJudging, type RunsLoad } from '../../grounded-answer/load.js';
 import { readsRecords, traceInput, type TraceInput } from '../../grounded-answer/source.js';
 import { asTraceLine } from '../../grounded-answer/contract.js';
-import { compileFieldMap, sourceColumn } from '../../io/field-map.js';
+import { compileFieldMap, sourceColumns } from '../../io/field-map.js';
 import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
@@ -63,9 +63,8 @@ export function describer(
     const again = loaded.record ? [] : refs.filter((r): r is LineRef => r !== undefined);
     const goldMap = compileFieldMap(goldFields);
     // Of a Parquet gold set, only the question's column is decoded.
-    const question = sourceColumn(goldMap, 'question');
     const records = new Map([
-      ...(await recordsAt(sources, question === undefined ? undefined : [question])),
+      ...(await recordsAt(sources, sourceColumns(goldMap, 'question'))),
       ...(await recordsAt(again)),
     ]);
     const traceMap = compileFieldMap(options.traces.fields);

@@ -3,7 +3,7 @@ import { gatesSchema } from '../../config/gate.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import { answerSettings, fieldsSchema } from '../../grounded-answer/config.js';
-import { compileFieldMap, sourceColumn, type CompiledFieldMap } from '../../io/field-map.js';
+import { compileFieldMap, sourceColumns, type CompiledFieldMap } from '../../io/field-map.js';
 import { recordsAt } from '../../io/records.js';
 import { goldShape } from '../../grounded-answer/contract.js';
 import { loadGold } from '../../grounded-answer/load.js';
@@ -178,8 +178,7 @@ async function offendersOf(
   // One read for all: a Parquet gold set is decoded once, not once per question, and only its question's
   // column. A gold item's source is built when asked for: the records are keyed by these objects.
   const sources = questions.map((q) => q.gold.source);
-  const question = sourceColumn(goldMap, 'question');
-  const records = await recordsAt(sources, question === undefined ? undefined : [question]);
+  const records = await recordsAt(sources, sourceColumns(goldMap, 'question'));
   return questions.map((q, i) => {
     const record = records.get(sources[i]!);
     return toOffender(q, relative, (goldMap ? goldMap.apply(record) : record) as { question?: unknown });
