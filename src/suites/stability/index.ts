@@ -114,16 +114,22 @@ export const stability: SuiteKind<StabilityConfig> = {
   defaultCutoffs: () => [],
 
   async score(config, ctx) {
-    const { items: gold, digest } = await loadGold(ctx.inputs.gold!, { fields: config.fields?.gold });
-    const loaded = await loadStabilityRuns(
-      ctx.inputs.runs!,
-      new Set(gold.map((g) => g.qid)),
-      config.fields?.runs,
-    );
+    const { gold, digest, loaded } = await loadStability(config, ctx);
     return { ...(await stabilityResult(config, ctx, gold, loaded)), goldDigest: digest! };
   },
   split: stabilitySplit,
 };
+
+/** Gold and the runs of its questions, as a run and a shard's partial read them. */
+export async function loadStability(config: StabilityConfig, ctx: Pick<ScoreContext, 'inputs'>) {
+  const { items: gold, digest } = await loadGold(ctx.inputs.gold!, { fields: config.fields?.gold });
+  const loaded = await loadStabilityRuns(
+    ctx.inputs.runs!,
+    new Set(gold.map((g) => g.qid)),
+    config.fields?.runs,
+  );
+  return { gold, digest, loaded };
+}
 
 /** The suite's result from gold and the runs read: one function for a run and a merge, so they agree to the byte. */
 export async function stabilityResult(

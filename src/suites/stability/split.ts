@@ -4,8 +4,8 @@ import { compareCodeUnits } from '../../io/files.js';
 import { loadGold } from '../../grounded-answer/load.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import type { StabilityRun } from './contract.js';
-import { stabilityResult, type StabilityConfig } from './index.js';
-import { loadStabilityRuns, type StabilityRunsLoad } from './load.js';
+import { loadStability, stabilityResult, type StabilityConfig } from './index.js';
+import type { StabilityRunsLoad } from './load.js';
 
 /**
  * stability over shards of its runs: a question's runs may sit in any shards. Each shard keeps its runs of
@@ -37,12 +37,7 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
   shardKeys: ['runs'],
 
   async partial(config, ctx) {
-    const { items: gold, digest } = await loadGold(ctx.inputs.gold!, { fields: config.fields?.gold });
-    const loaded = await loadStabilityRuns(
-      ctx.inputs.runs!,
-      new Set(gold.map((g) => g.qid)),
-      config.fields?.runs,
-    );
+    const { digest, loaded } = await loadStability(config, ctx);
     const files = new Map(ctx.inputs.runs!.map((f, i) => [f, i]));
     const at = (s: { file: string; line: number }): [number, number] => [files.get(s.file)!, s.line];
     const section: Section = {
