@@ -24,6 +24,7 @@ import {
   scanTraceLine,
   traceFields,
 } from '../src/grounded-answer/trace-scan.js';
+import { ANSWER, memberShapes, STRINGS } from '../src/grounded-answer/member-shapes.js';
 import { JUNK } from './helpers/junk.js';
 import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
 import { compileFieldMap } from '../src/io/field-map.js';
@@ -301,6 +302,32 @@ describe('loader fuzzing (seeded)', () => {
       '{ "answer_json" : { "constraints_echo" : [ ] , "citations" : [ "z" ] , "claim" : "" } , "qid" : "é" , "retrieved_ids" : [ ] }',
     ];
     agreesWithParse(TRACES, edge, rnd, fromBytes, fromParse);
+  });
+
+  it('tags the JSON bytes of a trace member only when JSON.parse gives a value of that shape', () => {
+    // What Parquet traces keep unparsed (member-shapes.ts): retrieved_ids and answer_json of the example traces.
+    const members = TRACES.flatMap((line) => {
+      const t = JSON.parse(line) as TraceLine;
+      return [JSON.stringify(t.retrieved_ids), JSON.stringify(t.answer_json, null, 1)];
+    });
+    const shapeOf = memberShapes();
+    const fromBytes = (text: string) => {
+      const shape = shapeOf(Buffer.from(text));
+      return shape ? { shape, value: JSON.parse(text) as unknown } : undefined;
+    };
+    const fromParse = (text: string) => {
+      const value = parsedOrUndefined(text);
+      const strings = Array.isArray(value) && value.every((v) => typeof v === 'string');
+      const answer = asTraceLine({ qid: 'q', retrieved_ids: [], answer_json: value }) !== undefined;
+      return strings ? { shape: STRINGS, value } : answer ? { shape: ANSWER, value } : undefined;
+    };
+    const edge = [
+      ' [ "d1" , "d\\u00e9\\n" ] ',
+      '[]',
+      '{"claim":"été \\ud83d\\ude00","citations":[],"extra":{"a":[1e999,null]}}',
+      '{"citations":["a"],"claim":"x","claim":"y","constraints_echo":["k"]}',
+    ];
+    agreesWithParse(members, edge, seeded(4646), fromBytes, fromParse);
   });
 
   it("builds canonical JSON from a line's bytes exactly as canonicalJson(JSON.parse(line)) does", () => {

@@ -28,14 +28,18 @@ export class GoldStore {
   private offset = new Float64Array(1024);
   private length = new Uint32Array(1024);
   private readonly files: string[] = [];
+  /** Per row, its question when kept (see GoldItem.question). */
+  private readonly questions: (string | undefined)[] = [];
 
   add(
     qid: string,
     answerable: boolean,
     lists: readonly [readonly string[], readonly string[], readonly string[]],
     source: LineRef,
+    question?: string,
   ): GoldItem {
     const row = this.rows++;
+    if (question !== undefined) this.questions[row] = question;
     if (row === this.answerable.length) this.resize(2 * row);
     // A UTF-16 unit is at most 3 bytes of UTF-8: room for that, and for each string's length.
     let room = 0;
@@ -88,6 +92,10 @@ export class GoldStore {
       }
     }
     return out;
+  }
+
+  question(row: number): string | undefined {
+    return this.questions[row];
   }
 
   source(row: number): LineRef {
@@ -146,5 +154,9 @@ class StoredGoldItem implements GoldItem {
 
   get source(): LineRef {
     return this.store.source(this.row);
+  }
+
+  get question(): string | undefined {
+    return this.store.question(this.row);
   }
 }

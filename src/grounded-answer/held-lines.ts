@@ -14,25 +14,43 @@ export interface HeldLines {
 }
 
 /**
- * The trace line of a run: from its record, or (a string) from the JSON text of its members retrieved_ids
- * and answer_json, checked on their bytes already.
+ * The trace line of a run: from its record checked in full, or from the JSON bytes of its members
+ * retrieved_ids and answer_json, checked on their bytes already.
  */
-export function heldLine(qid: string, run: string | TraceLine): string {
-  if (typeof run === 'string') return `{"qid":${JSON.stringify(qid)},${run}}`;
+export function heldLine(qid: string, run: TraceLine | RawMembers): LineParts {
+  if (!('answer_json' in run))
+    return [`{"qid":${JSON.stringify(qid)},"retrieved_ids":`, run[0], ',"answer_json":', run[1], '}'];
   const { claim, citations, constraints_echo } = run.answer_json;
-  return JSON.stringify({
-    qid,
-    retrieved_ids: run.retrieved_ids,
-    answer_json: { claim, citations, constraints_echo },
-  });
+  return [
+    JSON.stringify({
+      qid,
+      retrieved_ids: run.retrieved_ids,
+      answer_json: { claim, citations, constraints_echo },
+    }),
+  ];
 }
 
+/** The JSON bytes of a run's members retrieved_ids and answer_json (see member-shapes.ts). */
+export type RawMembers = readonly [ids: Uint8Array, answer: Uint8Array];
+
+/**
+ * A line as parts to join: text, and bytes of JSON checked already (views of the decoded pages that hold a
+ * run's members, so that a run costs no copy until it is known to win).
+ */
+export type LineParts = readonly (string | Uint8Array)[];
+
 /** The lines as UTF-8 in one buffer of its own (to hand over uncopied). */
-export function holdLines(lines: readonly string[]): HeldLines {
+export function holdLines(lines: readonly LineParts[]): HeldLines {
   const at = new Float64Array(lines.length + 1);
-  for (let i = 0; i < lines.length; i++) at[i + 1] = at[i]! + Buffer.byteLength(lines[i]!);
+  for (let i = 0; i < lines.length; i++) {
+    let n = 0;
+    for (const part of lines[i]!) n += Buffer.byteLength(part);
+    at[i + 1] = at[i]! + n;
+  }
   const out = Buffer.from(new ArrayBuffer(at[lines.length]!));
-  for (let i = 0; i < lines.length; i++) out.write(lines[i]!, at[i]!);
+  for (let i = 0, o = 0; i < lines.length; i++)
+    for (const part of lines[i]!)
+      o += typeof part === 'string' ? out.write(part, o) : (out.set(part, o), part.length);
   return { bytes: new Uint8Array(out.buffer), at };
 }
 

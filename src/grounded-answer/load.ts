@@ -56,13 +56,19 @@ export async function loadGold(
   const seen = new Map<string, number>();
   const questions = options.questions ? new Map<string, string>() : undefined;
   const fields = goldFields();
-  const add = (g: LoadedGold, value: unknown, source: LineRef) => {
+  const add = (g: LoadedGold, value: unknown, source: LineRef, question?: string) => {
     const where = { file: source.file, line: source.line };
     checkGoldItem(g, where, items, seen);
     seen.set(g.qid, items.length);
     digester?.add(g.qid, value);
     items.push(
-      store.add(g.qid, g.answerable, [g.gold_claim_substr, g.gold_citations, g.constraints ?? []], source),
+      store.add(
+        g.qid,
+        g.answerable,
+        [g.gold_claim_substr, g.gold_citations, g.constraints ?? []],
+        source,
+        question,
+      ),
     );
   };
   // Gold that is not JSON Lines in the contract's shape is read record by record.
@@ -74,7 +80,7 @@ export async function loadGold(
       for await (const r of readRecordsOf(file)) {
         const { line, value } = r;
         const g = checker.check(value, file, line);
-        add(g, value, refOf(file, r));
+        add(g, value, refOf(file, r), isParquet(file) ? g.question : undefined);
         if (questions) {
           const first = questions.get(g.question);
           if (first !== undefined)

@@ -1,25 +1,24 @@
 import { InputError } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
-import { skipSpace, skipStringArray } from '../io/json-scan.js';
 import { parquetRowGroups } from '../io/records.js';
-import { lineScanner, type Found } from '../io/record-shape.js';
 import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import type { Segment } from '../io/split.js';
-import {
-  answerShape,
-  TRACE_WHAT,
-  traceLineSchema,
-  traceTest,
-  type GoldItem,
-  type TraceLine,
-} from './contract.js';
+import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
 import type { RecordJudging, RunsLoad } from './load.js';
 import { heldRuns, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
-import { heldBuffers, heldLine, heldReader, holdLines, type HeldLines } from './held-lines.js';
+import {
+  heldBuffers,
+  heldLine,
+  heldReader,
+  holdLines,
+  type HeldLines,
+  type RawMembers,
+} from './held-lines.js';
+import { ANSWER, memberShapes, STRINGS } from './member-shapes.js';
 import {
   gatherScans,
   startThreads,
@@ -119,17 +118,18 @@ export async function scanParquetRuns(
   // On a helper's own decoding, the JSON of a trace in the contract's shape is checked on its bytes and kept
   // as text; only the winners are parsed, on the main thread.
   const rawJson = lease && !input.fields ? RAW_JSON : undefined;
-  const answers = answerScanner.found();
-  const judgedRaw = (row: Record<string, unknown>): string | undefined => {
+  const shapeOf = memberShapes();
+  /** The JSON bytes of a row's members retrieved_ids and answer_json, when both check on their bytes. */
+  const rawMembers = (row: Record<string, unknown>): RawMembers | undefined => {
     const ids = row.retrieved_ids;
     const answer = row.answer_json;
     const idsRaw = ids instanceof JsonText;
     const answerRaw = answer instanceof JsonText;
-    if (idsRaw && answerRaw && isStringArray(ids.bytes) && isAnswer(answer.bytes, answers)) {
+    if (idsRaw && answerRaw && ids.shape === STRINGS && answer.shape === ANSWER) {
       // Values the contract accepts stand in for the two checked, so the rest of the row checks as it would.
       row.retrieved_ids = NO_IDS;
       row.answer_json = NO_ANSWER;
-      return `"retrieved_ids":${ids.text()},"answer_json":${answer.text()}`;
+      return [ids.bytes, answer.bytes];
     }
     if (idsRaw) row.retrieved_ids = ids.value();
     if (answerRaw) row.answer_json = answer.value();
@@ -143,10 +143,11 @@ export async function scanParquetRuns(
   const chunks: number[] = [];
   const rowAt: number[] = [];
   /**
-   * Per slot, the winning run: the members of its trace line judging reads, as JSON text, or the record it
-   * was checked as.
+   * Per slot, the winning run: its record, or the JSON bytes of its members judging reads, checked on their
+   * bytes, as views of the pages they were decoded in. Decoding or copying every run's members instead cost
+   * more than the pages kept: most runs are superseded.
    */
-  const records: (string | TraceLine)[] = [];
+  const records: (TraceLine | RawMembers)[] = [];
   let rows = 0;
   const result = (error?: ParquetScan['error']): ParquetScan => ({
     qids,
@@ -163,9 +164,9 @@ export async function scanParquetRuns(
     const { file, start, end } = next.chunk;
     if (lease) Atomics.store(lease, chunk, Math.max(1, Math.ceil(Date.now() / 1000 - leases!.base)));
     try {
-      const range = { start, end, rawJson };
+      const range = { start, end, rawJson, shapeOf };
       for await (const { line, value } of (lease ? readParquetHere : readParquet)(file, range)) {
-        const text = rawJson && judgedRaw(value as Record<string, unknown>);
+        const raw = rawJson && rawMembers(value as Record<string, unknown>);
         const t = checker.check(value, file, line);
         const time = timestamp(t.ts, file, line);
         rows++;
@@ -177,7 +178,7 @@ export async function scanParquetRuns(
           ts.push(time);
           chunks.push(chunk);
           rowAt.push(line);
-          records.push(text ?? t);
+          records.push(raw || t);
           continue;
         }
         count[slot]!++;
@@ -185,7 +186,7 @@ export async function scanParquetRuns(
         ts[slot] = time;
         chunks[slot] = chunk;
         rowAt[slot] = line;
-        records[slot] = text ?? t;
+        records[slot] = raw || t;
       }
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
@@ -201,18 +202,6 @@ export async function scanParquetRuns(
 const RAW_JSON: ReadonlySet<string> = new Set(['retrieved_ids', 'answer_json']);
 const NO_IDS: readonly string[] = [];
 const NO_ANSWER = { claim: '', citations: [] };
-const answerScanner = lineScanner(answerShape);
-
-/** The bytes are an array of strings (JSON, space around it allowed). */
-function isStringArray(b: Uint8Array): boolean {
-  const end = skipStringArray(b, skipSpace(b, 0, b.length), b.length);
-  return end > 0 && skipSpace(b, end, b.length) === b.length;
-}
-
-/** The bytes are an answer in the contract's shape (see LineScanner.scan: false when unsure). */
-function isAnswer(b: Uint8Array, found: Found): boolean {
-  return answerScanner.scan(Buffer.from(b.buffer, b.byteOffset, b.byteLength), 0, b.length, found);
-}
 
 /** The buffers a ParquetScan can hand to another thread without copying. */
 export function parquetScanBuffers(s: ParquetScan): ArrayBuffer[] {

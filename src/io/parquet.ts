@@ -93,6 +93,11 @@ export interface RowRange {
    * trace rows). Only on the thread that decodes them: a JsonText does not cross threads.
    */
   rawJson?: ReadonlySet<string>;
+  /**
+   * With rawJson: tells bytes of a shape the reader expects (a non-zero tag, kept as the JsonText's `shape`),
+   * strictly enough that bytes it tags are JSON: they are not scanned a second time to check that.
+   */
+  shapeOf?: (bytes: Uint8Array) => number;
 }
 
 // hyparquet's own decoding of JSON columns (convert.js: TextDecoder, then JSON.parse), so that a value read
@@ -101,7 +106,10 @@ const utf8 = new TextDecoder();
 
 /** The value of a JSON column, undecoded: its bytes are JSON (checked when decoded). */
 export class JsonText {
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly shape = 0,
+  ) {}
   /** The text hyparquet would have parsed. */
   text(): string {
     return utf8.decode(this.bytes);
@@ -113,18 +121,22 @@ export class JsonText {
 }
 
 /**
- * hyparquet's jsonFromBytes, but a value whose bytes are JSON is left as JsonText. Any other is parsed here,
- * as hyparquet does, so that text which is not JSON fails the same page with the same error; bytes the
- * check is unsure of (a byte-order mark, very deep nesting) are parsed too.
+ * hyparquet's jsonFromBytes, but a value whose bytes are JSON is left as JsonText (tagged by `shapeOf`). Any
+ * other is parsed here, as hyparquet does, so that text which is not JSON fails the same page with the same
+ * error; bytes the check is unsure of (a byte-order mark, very deep nesting) are parsed too.
  */
-function jsonLater(bytes: Uint8Array | undefined): unknown {
-  if (!bytes) return bytes;
-  const i = skipSpace(bytes, 0, bytes.length);
-  const end = skipValue(bytes, i, bytes.length);
-  if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length)
-    // JSON's null is null here, as hyparquet's JSON.parse gives it: a row leaves the member out (see plain).
-    return bytes[i] === 0x6e ? null : new JsonText(bytes);
-  return JSON.parse(utf8.decode(bytes));
+function jsonLater(shapeOf: RowRange['shapeOf']): (bytes: Uint8Array | undefined) => unknown {
+  return (bytes) => {
+    if (!bytes) return bytes;
+    const shape = shapeOf?.(bytes);
+    if (shape) return new JsonText(bytes, shape);
+    const i = skipSpace(bytes, 0, bytes.length);
+    const end = skipValue(bytes, i, bytes.length);
+    if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length)
+      // JSON's null is null here, as hyparquet's JSON.parse gives it: a row leaves the member out (see plain).
+      return bytes[i] === 0x6e ? null : new JsonText(bytes);
+    return JSON.parse(utf8.decode(bytes));
+  };
 }
 
 /**
@@ -157,7 +169,7 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             rowStart: at,
             rowEnd: end,
             ...(range.columns && { columns: [...range.columns] }),
-            ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater } }),
+            ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater(range.shapeOf) } }),
           });
         } catch (err) {
           throw new InputError(

@@ -8,7 +8,8 @@ import type { Label } from '../../grounded-answer/labels.js';
 import { loadGold, startJudging, startRecordJudging, type RunsLoad } from '../../grounded-answer/load.js';
 import { readsRecords, traceInput, type TraceInput } from '../../grounded-answer/source.js';
 import { asTraceLine } from '../../grounded-answer/contract.js';
-import { compileFieldMap, sourceColumns } from '../../io/field-map.js';
+import { compileFieldMap } from '../../io/field-map.js';
+import { questionsOf } from '../../grounded-answer/questions.js';
 import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
@@ -58,20 +59,17 @@ export function describer(
   return async (ids) => {
     const rows = ids.flatMap((id) => byId.get(id) ?? []);
     const refs = rows.map((row) => loaded.ref(row));
-    // Records are keyed by the reference objects asked for: take each gold item's once.
-    const sources = rows.map((row) => gold[row]!.source);
     const again = loaded.record ? [] : refs.filter((r): r is LineRef => r !== undefined);
     const goldMap = compileFieldMap(goldFields);
-    // Of a Parquet gold set, only the question's column is decoded.
-    const records = new Map([
-      ...(await recordsAt(sources, sourceColumns(goldMap, 'question'))),
-      ...(await recordsAt(again)),
-    ]);
+    const questions = await questionsOf(
+      rows.map((row) => gold[row]!),
+      goldMap,
+    );
+    // Records are keyed by the reference objects asked for.
+    const records = await recordsAt(again);
     const traceMap = compileFieldMap(options.traces.fields);
     const out = new Map<string, NonNullable<Offender['fields']>>();
     rows.forEach((row, i) => {
-      const record = records.get(sources[i]!);
-      const question = (goldMap ? goldMap.apply(record) : record) as { question?: unknown };
       const ref = refs[i];
       const t = loaded.record
         ? loaded.record(row)
@@ -81,7 +79,7 @@ export function describer(
       const rule = loaded.table.rule[row]!;
       out.set(
         gold[row]!.qid,
-        describeItem(gold[row]!, question.question, t, {
+        describeItem(gold[row]!, questions[i], t, {
           labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
           trace: ref && where(ref, ctx.relative),
           contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,

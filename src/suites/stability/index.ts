@@ -3,8 +3,8 @@ import { gatesSchema } from '../../config/gate.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import { answerSettings, fieldsSchema } from '../../grounded-answer/config.js';
-import { compileFieldMap, sourceColumns, type CompiledFieldMap } from '../../io/field-map.js';
-import { recordsAt } from '../../io/records.js';
+import { compileFieldMap, type CompiledFieldMap } from '../../io/field-map.js';
+import { questionsOf } from '../../grounded-answer/questions.js';
 import { goldShape } from '../../grounded-answer/contract.js';
 import { loadGold } from '../../grounded-answer/load.js';
 import {
@@ -181,21 +181,14 @@ async function offendersOf(
   relative: (file: string) => string,
   goldMap: CompiledFieldMap | undefined,
 ): Promise<Offender[]> {
-  // One read for all: a Parquet gold set is decoded once, not once per question, and only its question's
-  // column. A gold item's source is built when asked for: the records are keyed by these objects.
-  const sources = questions.map((q) => q.gold.source);
-  const records = await recordsAt(sources, sourceColumns(goldMap, 'question'));
-  return questions.map((q, i) => {
-    const record = records.get(sources[i]!);
-    return toOffender(q, relative, (goldMap ? goldMap.apply(record) : record) as { question?: unknown });
-  });
+  const texts = await questionsOf(
+    questions.map((q) => q.gold),
+    goldMap,
+  );
+  return questions.map((q, i) => toOffender(q, relative, texts[i]));
 }
 
-function toOffender(
-  q: QuestionScore,
-  relative: (file: string) => string,
-  { question }: { question?: unknown },
-): Offender {
+function toOffender(q: QuestionScore, relative: (file: string) => string, question: unknown): Offender {
   const fields: NonNullable<Offender['fields']> = {
     question: typeof question === 'string' ? question : null,
     runs: q.runs.length,
