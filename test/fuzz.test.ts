@@ -24,7 +24,7 @@ import {
   scanTraceLine,
   traceFields,
 } from '../src/grounded-answer/trace-scan.js';
-import { ANSWER, memberShapes, STRINGS } from '../src/grounded-answer/member-shapes.js';
+import { ANSWER, memberReader, memberShapes, STRINGS } from '../src/grounded-answer/member-shapes.js';
 import { JUNK } from './helpers/junk.js';
 import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
 import { compileFieldMap } from '../src/io/field-map.js';
@@ -304,22 +304,32 @@ describe('loader fuzzing (seeded)', () => {
     agreesWithParse(TRACES, edge, rnd, fromBytes, fromParse);
   });
 
-  it('tags the JSON bytes of a trace member only when JSON.parse gives a value of that shape', () => {
+  it('tags the JSON bytes of a trace member only when JSON.parse gives a value of that shape, read alike', () => {
     // What Parquet traces keep unparsed (member-shapes.ts): retrieved_ids and answer_json of the example traces.
     const members = TRACES.flatMap((line) => {
       const t = JSON.parse(line) as TraceLine;
       return [JSON.stringify(t.retrieved_ids), JSON.stringify(t.answer_json, null, 1)];
     });
     const shapeOf = memberShapes();
+    const read = memberReader();
+    const none = Buffer.from('{"claim":"","citations":[]}');
+    // Tagged bytes are also read as judging reads them, on the thread the pages are handed to.
     const fromBytes = (text: string) => {
-      const shape = shapeOf(Buffer.from(text));
-      return shape ? { shape, value: JSON.parse(text) as unknown } : undefined;
+      const b = Buffer.from(text);
+      const shape = shapeOf(b);
+      if (!shape) return undefined;
+      const judged = shape === STRINGS ? read(b, none).retrieved_ids : read(Buffer.from('[]'), b).answer_json;
+      return { shape, value: JSON.parse(text) as unknown, judged };
     };
     const fromParse = (text: string) => {
       const value = parsedOrUndefined(text);
       const strings = Array.isArray(value) && value.every((v) => typeof v === 'string');
       const answer = asTraceLine({ qid: 'q', retrieved_ids: [], answer_json: value }) !== undefined;
-      return strings ? { shape: STRINGS, value } : answer ? { shape: ANSWER, value } : undefined;
+      if (strings) return { shape: STRINGS, value, judged: value };
+      if (!answer) return undefined;
+      const { claim, citations, constraints_echo } = value as TraceLine['answer_json'];
+      const judged = { claim, citations, ...(constraints_echo ? { constraints_echo } : {}) };
+      return { shape: ANSWER, value, judged };
     };
     const edge = [
       ' [ "d1" , "d\\u00e9\\n" ] ',

@@ -1,69 +1,80 @@
 import type { TraceLine } from './contract.js';
+import { memberReader } from './member-shapes.js';
 import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from './trace-scan.js';
 
 // What judging and the offenders read of a winning run (judge.ts, describeItem), handed from the thread
-// that read it to the one that judges it as a trace line in the contract's shape: all of a thread's winners
-// cross as one buffer of such lines, read back with the contract's byte scanner. 100k Parquet records as
-// objects took the main thread 1.5 s to rebuild, and JSON.parse of their text 0.6 s. A record checked in
-// full gives only the members judging reads, strings and arrays of strings, which JSON gives back exactly.
-
-/** Winners' lines, slot i's being bytes [at[i], at[i + 1]) of `bytes`. */
-export interface HeldLines {
-  bytes: Uint8Array;
-  at: Float64Array;
-}
-
-/**
- * The trace line of a run: from its record checked in full, or from the JSON bytes of its members
- * retrieved_ids and answer_json, checked on their bytes already.
- */
-export function heldLine(qid: string, run: TraceLine | RawMembers): LineParts {
-  if (!('answer_json' in run))
-    return [`{"qid":${JSON.stringify(qid)},"retrieved_ids":`, run[0], ',"answer_json":', run[1], '}'];
-  const { claim, citations, constraints_echo } = run.answer_json;
-  return [
-    JSON.stringify({
-      qid,
-      retrieved_ids: run.retrieved_ids,
-      answer_json: { claim, citations, constraints_echo },
-    }),
-  ];
-}
+// that read it to the one that judges it. A run checked in full crosses as a trace line in the contract's
+// shape: all of a thread's such lines cross as one buffer, read back with the contract's byte scanner (100k
+// Parquet records as objects took the main thread 1.5 s to rebuild, and JSON.parse of their text 0.6 s).
+// Such a record gives only the members judging reads, strings and arrays of strings, which JSON gives back
+// exactly. A run whose JSON members were checked on their bytes crosses as where those bytes are, in the
+// decoded pages that hold them, handed over whole: copying 40 MB of winners out of them took a helper 0.3 s,
+// most of it the first touch of fresh memory.
 
 /** The JSON bytes of a run's members retrieved_ids and answer_json (see member-shapes.ts). */
 export type RawMembers = readonly [ids: Uint8Array, answer: Uint8Array];
 
-/**
- * A line as parts to join: text, and bytes of JSON checked already (views of the decoded pages that hold a
- * run's members, so that a run costs no copy until it is known to win).
- */
-export type LineParts = readonly (string | Uint8Array)[];
-
-/** The lines as UTF-8 in one buffer of its own (to hand over uncopied). */
-export function holdLines(lines: readonly LineParts[]): HeldLines {
-  const at = new Float64Array(lines.length + 1);
-  for (let i = 0; i < lines.length; i++) {
-    let n = 0;
-    for (const part of lines[i]!) n += Buffer.byteLength(part);
-    at[i + 1] = at[i]! + n;
-  }
-  const out = Buffer.from(new ArrayBuffer(at[lines.length]!));
-  for (let i = 0, o = 0; i < lines.length; i++)
-    for (const part of lines[i]!)
-      o += typeof part === 'string' ? out.write(part, o) : (out.set(part, o), part.length);
-  return { bytes: new Uint8Array(out.buffer), at };
+/** A thread's winning runs, by slot. */
+export interface HeldRuns {
+  /** Slot i's trace line is bytes [at[i], at[i + 1]) of `lines` (none when its members are in pages). */
+  lines: Uint8Array;
+  at: Float64Array;
+  pages: ArrayBuffer[];
+  /** Per slot: page, start and end of retrieved_ids, then of answer_json; page -1 when the run is a line. */
+  members: Float64Array;
 }
 
-export const heldBuffers = (h: HeldLines): ArrayBuffer[] => [
-  h.bytes.buffer as ArrayBuffer,
+/** The runs as they cross to another thread (see heldBuffers). */
+export function holdRuns(qids: readonly string[], runs: readonly (TraceLine | RawMembers)[]): HeldRuns {
+  const pages = new Map<ArrayBufferLike, number>();
+  const page = (v: Uint8Array) => {
+    let k = pages.get(v.buffer);
+    if (k === undefined) pages.set(v.buffer, (k = pages.size));
+    return k;
+  };
+  const members = new Float64Array(6 * runs.length).fill(-1);
+  const lines = runs.map((run, slot) => {
+    if ('answer_json' in run) return traceLine(qids[slot]!, run);
+    run.forEach((v, m) =>
+      members.set([page(v), v.byteOffset, v.byteOffset + v.byteLength], 6 * slot + 3 * m),
+    );
+    return '';
+  });
+  const at = new Float64Array(lines.length + 1);
+  for (let i = 0; i < lines.length; i++) at[i + 1] = at[i]! + Buffer.byteLength(lines[i]!);
+  const out = Buffer.from(new ArrayBuffer(at[lines.length]!));
+  for (let i = 0; i < lines.length; i++) out.write(lines[i]!, at[i]!);
+  return { lines: new Uint8Array(out.buffer), at, pages: [...pages.keys()] as ArrayBuffer[], members };
+}
+
+/** The trace line of a run checked in full: the members judging reads. */
+function traceLine(qid: string, run: TraceLine): string {
+  const { claim, citations, constraints_echo } = run.answer_json;
+  return JSON.stringify({
+    qid,
+    retrieved_ids: run.retrieved_ids,
+    answer_json: { claim, citations, constraints_echo },
+  });
+}
+
+export const heldBuffers = (h: HeldRuns): ArrayBuffer[] => [
+  h.lines.buffer as ArrayBuffer,
   h.at.buffer as ArrayBuffer,
+  h.members.buffer as ArrayBuffer,
+  ...h.pages,
 ];
 
-/** Reads slots of held lines as judging reads them. */
-export function heldReader(): (h: HeldLines, slot: number) => JudgedTrace {
+/** Reads slots of held runs as judging reads them. */
+export function heldReader(): (h: HeldRuns, slot: number) => JudgedTrace {
   const found = traceFields();
+  const fromMembers = memberReader();
   return (h, slot) => {
-    const b = Buffer.from(h.bytes.buffer, h.bytes.byteOffset, h.bytes.byteLength);
+    const m = h.members.subarray(6 * slot, 6 * slot + 6);
+    if (m[0]! >= 0) {
+      const view = (k: number) => Buffer.from(h.pages[m[k]!]!, m[k + 1]!, m[k + 2]! - m[k + 1]!);
+      return fromMembers(view(0), view(3));
+    }
+    const b = Buffer.from(h.lines.buffer, h.lines.byteOffset, h.lines.byteLength);
     const start = h.at[slot]!;
     const end = h.at[slot + 1]!;
     if (scanTraceLine(b, start, end, found)) return judgedTrace(b, end, found);

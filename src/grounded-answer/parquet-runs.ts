@@ -10,14 +10,7 @@ import { heldRuns, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
-import {
-  heldBuffers,
-  heldLine,
-  heldReader,
-  holdLines,
-  type HeldLines,
-  type RawMembers,
-} from './held-lines.js';
+import { heldBuffers, heldReader, holdRuns, type HeldRuns, type RawMembers } from './held-lines.js';
 import { ANSWER, memberShapes, STRINGS } from './member-shapes.js';
 import {
   gatherScans,
@@ -44,7 +37,7 @@ export interface ParquetScan {
   /** The winning run's row, numbered from 1 in its file. */
   row: Float64Array;
   /** What judging reads of each slot's winning run (see held-lines.ts). */
-  held: HeldLines;
+  held: HeldRuns;
   /** Rows read. */
   rows: number;
   utf8?: [string, number][];
@@ -155,7 +148,7 @@ export async function scanParquetRuns(
     ts: Float64Array.from(ts),
     chunk: Int32Array.from(chunks),
     row: Float64Array.from(rowAt),
-    held: holdLines(records.map((r, slot) => heldLine(qids[slot]!, r))),
+    held: holdRuns(qids, records),
     rows,
     ...(error ? { error } : {}),
   });
