@@ -12,7 +12,7 @@ import type { ScoreOptions } from '../src/grounded-answer/score.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { parquetTraces } from './helpers/formats.js';
+import { parquetGold, parquetTraces } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 // Traces read as records, on threads: OpenInference traces in OTLP lines, each thread assembling the traces
@@ -584,6 +584,31 @@ describe('a Parquet file whose decoding never ends (dist)', () => {
       );
     }
   }, 60_000);
+
+  it('gives a result or one line naming the file, exit 2, for any byte of a gold or trace file corrupted', () => {
+    // Bytes anywhere: the pages, and the footer's metadata (schema, row counts, offsets) at the file's end.
+    const flips = seeded(20261126);
+    const files = {
+      'gold.yaml': parquetGold(gold),
+      'traces.yaml': parquetTraces(lines(Array.from({ length: 40 }, run))),
+    };
+    const seen = new Set<number>();
+    for (const [config, good] of Object.entries(files)) {
+      for (let n = 0; n < 16; n++) {
+        const bad = Buffer.from(good);
+        const at = n < 8 ? Math.floor(flips() * bad.length) : bad.length - 9 - Math.floor(flips() * 200);
+        bad[at] = bad[at]! ^ (1 + Math.floor(flips() * 255));
+        writeFileSync(path.join(tree, 'loops.parquet'), bad);
+        const r = runCli(['check', '-c', config], tree, { GROUNDGATE_DECODE_SECONDS: '2' });
+        const context = `${config}: byte ${at} of ${bad.length}`;
+        expect([0, 1, 2], context).toContain(r.status);
+        if (r.status === 2) expect(r.stderr, context).toMatch(/^groundgate: loops\.parquet[ :][^\n]*\n$/);
+        else expect(r.stderr, context).toBe('');
+        seen.add(r.status!);
+      }
+    }
+    expect([...seen].sort()).toContain(2);
+  }, 240_000);
 
   it('names a corrupt page as one thread does under GROUNDGATE_THREADS (windows of whole row groups)', () => {
     const good = parquetTraces(lines(Array.from({ length: 40 }, run)));
