@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import type { ObjectHeap } from './engine-thread.js';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
@@ -275,18 +276,22 @@ export async function judgeRun(
 
 /**
  * How many bytes the selected suites whose kind holds its input as objects (SuiteKind.objectHeap) would
- * read: what decides whether a run goes to an engine thread.
+ * read, and whether any of them reads records: what decides whether a run goes to an engine thread, and its
+ * limits.
  */
-export async function objectHeapBytes(options: RunOptions, config: LoadedConfig): Promise<number> {
+export async function objectHeap(options: RunOptions, config: LoadedConfig): Promise<ObjectHeap> {
   const selected = selectSuites(config, options.suites ?? []);
   checkOverrides(selected, options.inputs ?? []);
   const files = new Set<string>();
-  for (const suite of selected.filter((s) => s.kind.objectHeap))
-    for (const list of Object.values(await suiteInputs(suite, config, options.inputs ?? [])))
-      for (const file of list) files.add(file);
+  let records = false;
+  for (const suite of selected.filter((s) => s.kind.objectHeap)) {
+    const inputs = await suiteInputs(suite, config, options.inputs ?? []);
+    for (const list of Object.values(inputs)) for (const file of list) files.add(file);
+    records ||= suite.kind.readsRecords?.(suite.config, inputs) ?? false;
+  }
   let bytes = 0;
   for (const file of files) bytes += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-  return bytes;
+  return { bytes, records };
 }
 
 /** A suite's input files: overrides (relative to the working directory) over its config (relative to the config). */

@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { ENGINE_THREAD_BYTES, enginePlan } from '../src/engine-thread.js';
 import { loadConfig } from '../src/config/load.js';
 import { UsageError } from '../src/errors.js';
-import { objectHeapBytes } from '../src/run.js';
+import { objectHeap } from '../src/run.js';
 import { runCli } from './helpers/process.js';
 import { REPO, tmpTree } from './helpers/tmp.js';
 
 const MB = 1024 * 1024;
-const plan = (env: NodeJS.ProcessEnv, bytes: number) => enginePlan(env, () => Promise.resolve(bytes));
+const plan = (env: NodeJS.ProcessEnv, bytes: number, records = false) =>
+  enginePlan(env, () => Promise.resolve({ bytes, records }));
 
 describe('enginePlan', () => {
   it('uses an engine thread from 64 MB of input, its heap limit twice the input and at least 1 GB', async () => {
@@ -19,6 +20,16 @@ describe('enginePlan', () => {
       explicit: false,
     });
     expect((await plan({}, 700 * MB + 1))!.limits.maxOldGenerationSizeMb).toBe(1401);
+  });
+
+  it('gives a run that reads records (Parquet rows, OpenInference spans) a 48 MB young generation', async () => {
+    expect((await plan({}, ENGINE_THREAD_BYTES, true))!.limits).toEqual({
+      maxYoungGenerationSizeMb: 48,
+      maxOldGenerationSizeMb: 1024,
+    });
+    expect((await plan({ GROUNDGATE_ENGINE_THREAD: '300' }, 10, true))!.limits.maxYoungGenerationSizeMb).toBe(
+      48,
+    );
   });
 
   it('obeys GROUNDGATE_ENGINE_THREAD whatever the input: 0 never, N MB always', async () => {
@@ -32,19 +43,52 @@ describe('enginePlan', () => {
   });
 });
 
-describe('objectHeapBytes', () => {
+describe('objectHeap', () => {
   it('counts the inputs of grounded-qa suites only, overrides included', async () => {
     const config = loadConfig(path.join(REPO, 'gates.yaml'));
     const size = (f: string) => statSync(path.join(REPO, f)).size;
     const options = { config: config.file };
-    expect(await objectHeapBytes(options, config)).toBe(
-      size('gold/qa.gold.jsonl') + size('runs/qa.trace.jsonl'),
-    );
+    expect(await objectHeap(options, config)).toEqual({
+      bytes: size('gold/qa.gold.jsonl') + size('runs/qa.trace.jsonl'),
+      records: false,
+    });
     const regressed = { suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') };
-    expect(await objectHeapBytes({ ...options, inputs: [regressed] }, config)).toBe(
-      size('gold/qa.gold.jsonl') + size('runs/qa-regressed.trace.jsonl'),
-    );
-    expect(await objectHeapBytes({ ...options, suites: ['retrieval', 'stability'] }, config)).toBe(0);
+    expect(await objectHeap({ ...options, inputs: [regressed] }, config)).toEqual({
+      bytes: size('gold/qa.gold.jsonl') + size('runs/qa-regressed.trace.jsonl'),
+      records: false,
+    });
+    expect(await objectHeap({ ...options, suites: ['retrieval', 'stability'] }, config)).toEqual({
+      bytes: 0,
+      records: false,
+    });
+  });
+
+  it('says a grounded-qa suite reads records when its traces are OpenInference or Parquet, or its gold Parquet', async () => {
+    const dir = tmpTree({
+      'gates.yaml': [
+        'version: 1',
+        'suites:',
+        '  lines: { kind: grounded-qa, gold: g.jsonl, traces: t.jsonl }',
+        '  spans: { kind: grounded-qa, gold: g.jsonl, traces: t.jsonl, format: openinference }',
+        '  rows: { kind: grounded-qa, gold: g.jsonl, traces: t.parquet }',
+        '  gold: { kind: grounded-qa, gold: g.parquet, traces: t.jsonl }',
+        '',
+      ].join('\n'),
+      // Only their names matter here.
+      'g.jsonl': '',
+      't.jsonl': '',
+      'g.parquet': '',
+      't.parquet': '',
+    });
+    const config = loadConfig(path.join(dir, 'gates.yaml'));
+    const records = async (suite: string) =>
+      (await objectHeap({ config: config.file, suites: [suite] }, config)).records;
+    expect(await Promise.all(['lines', 'spans', 'rows', 'gold'].map(records))).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 });
 

@@ -10,7 +10,7 @@ import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
 import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
-import { objectHeapBytes, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
+import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
@@ -198,7 +198,7 @@ export const checkCommand: Command = {
       entry &&
       (await enginePlan(io.env, () => {
         options.loaded = loadConfig(args.config, options.scope);
-        return objectHeapBytes(options, options.loaded);
+        return objectHeap(options, options.loaded);
       }));
     if (entry && plan) {
       const code = await runOnEngineThread(entry, ['check', ...argv], plan.limits);

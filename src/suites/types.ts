@@ -105,6 +105,11 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
    * agent-retrieval no smaller and 8-12% slower, for the second copy of the bundle.
    */
   objectHeap?: boolean;
+  /**
+   * Whether the suite, given its inputs, reads records (Parquet rows, OpenInference spans) rather than
+   * lines: an engine thread's young generation is sized for it (see RECORDS_YOUNG_MB).
+   */
+  readsRecords?(config: C, inputs: Record<string, string[]>): boolean;
   /** The cutoff at which families are reported when no gate names one. */
   defaultCutoffs(config: C): number[];
   score(config: C, ctx: ScoreContext): Promise<SuiteResult>;

@@ -9,6 +9,8 @@ import {
   fieldsSchema,
   inputSettings,
 } from '../../grounded-answer/config.js';
+import { readsRecords, traceInput } from '../../grounded-answer/source.js';
+import { isParquet } from '../../io/records.js';
 import { describer, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';
 
@@ -94,6 +96,9 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   inputKeys: ['gold', 'traces'],
   goldKey: 'gold',
   objectHeap: true,
+  readsRecords: (config, inputs) =>
+    readsRecords(inputs.traces ?? [], traceInput({ ...config, fields: config.fields?.traces })) ||
+    (inputs.gold ?? []).some(isParquet),
   metrics,
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
   defaultCutoffs: (config) => [config.k],
