@@ -109,7 +109,7 @@ export async function scanParquetRuns(
   const { readParquet, readParquetHere, JsonText } = await import('../io/parquet.js');
   const lease = leases && new Int32Array(leases.shared);
   // On a helper's own decoding, the JSON of a trace in the contract's shape is checked on its bytes and kept
-  // as text; only the winners are parsed, on the main thread.
+  // as bytes; only the winners are read, on the judging thread.
   const rawJson = lease && !input.fields ? RAW_JSON : undefined;
   const shapeOf = memberShapes();
   /** The JSON bytes of a row's members retrieved_ids and answer_json, when both check on their bytes. */

@@ -110,13 +110,9 @@ export class JsonText {
     readonly bytes: Uint8Array,
     readonly shape = 0,
   ) {}
-  /** The text hyparquet would have parsed. */
-  text(): string {
-    return utf8.decode(this.bytes);
-  }
-  /** The value as a row holds it when decoded in full (see plain). */
+  /** The value as a row holds it when decoded in full (see plain), parsed as hyparquet parses it. */
   value(): unknown {
-    return plain(JSON.parse(this.text()));
+    return plain(JSON.parse(utf8.decode(this.bytes)));
   }
 }
 
