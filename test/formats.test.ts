@@ -72,7 +72,7 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
         'spans.json': phoenixArray(traces, questionOf),
         'gold.parquet': parquetGold(GOLD),
         'traces.parquet': parquetTraces(traces),
-        // Of a gold set mapped with fields:, offenders decode only the column their question is in.
+        // A Parquet gold set mapped with fields: keeps the question its mapping names, for the offenders.
         'gold-a.parquet': Buffer.from(
           parquetWriteBuffer({
             columnData: ['item', 'label'].map((name) => ({

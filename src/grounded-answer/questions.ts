@@ -1,11 +1,10 @@
-import { sourceColumns, type CompiledFieldMap } from '../io/field-map.js';
+import type { CompiledFieldMap } from '../io/field-map.js';
 import { recordsAt } from '../io/records.js';
 import type { GoldItem } from './contract.js';
 
 /**
- * The questions of gold items, as offenders show them: the one an item kept (see GoldItem.question), else
- * read again from where the item was read, mapped by the gold set's `fields:`. One read for all: a Parquet
- * gold set is decoded once, and only its question's column.
+ * The questions of gold items, as offenders show them: the one an item kept (a Parquet gold set's, see
+ * GoldItem.question), else read again from its line, mapped by the gold set's `fields:`.
  */
 export async function questionsOf(
   items: readonly GoldItem[],
@@ -13,10 +12,7 @@ export async function questionsOf(
 ): Promise<unknown[]> {
   // A gold item's source is built when asked for: the records are keyed by these objects.
   const sources = items.map((g) => (g.question === undefined ? g.source : undefined));
-  const records = await recordsAt(
-    sources.filter((s) => s !== undefined),
-    sourceColumns(goldMap, 'question'),
-  );
+  const records = await recordsAt(sources.filter((s) => s !== undefined));
   return items.map((g, i) => {
     if (g.question !== undefined) return g.question;
     const record = records.get(sources[i]!);

@@ -32,7 +32,7 @@ export interface WorkerInput {
   /** When each chunk's reading began, for the main thread to watch (see Leases in parquet-runs.ts). */
   leases?: Leases;
   /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
-  decode?: { file: string; start?: number; end?: number; rows?: number[]; columns?: string[] };
+  decode?: { file: string; start?: number; end?: number; rows?: number[] };
 }
 
 /**

@@ -118,15 +118,6 @@ export class CompiledFieldMap {
   }
 }
 
-/**
- * The top-level member of the user's records that the contract's top-level `member` is read from, as the
- * columns a Parquet reader need decode for it; undefined (all of them) when it is the whole record.
- */
-export function sourceColumns(map: CompiledFieldMap | undefined, member: string): string[] | undefined {
-  const column = map ? (parsePointer(map.userPointer([member])) as string[])[0] : member;
-  return column === undefined ? undefined : [column];
-}
-
 /** The compiled map, or undefined when there is none to apply. */
 export const compileFieldMap = (map: FieldMap | undefined): CompiledFieldMap | undefined =>
   map && Object.keys(map).length > 0 ? new CompiledFieldMap(map) : undefined;

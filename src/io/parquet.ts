@@ -85,8 +85,6 @@ export interface RowRange {
   start?: number;
   end?: number;
   rows?: ReadonlySet<number>;
-  /** Only these top-level columns (a row then has only their members): the rest are not decoded. */
-  columns?: readonly string[];
   /**
    * Top-level JSON columns whose values are given as JsonText, not parsed: a reader that checks them on
    * their bytes parses only the values it keeps (JSON.parse of two such columns was half of decoding 500k
@@ -164,7 +162,6 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             metadata,
             rowStart: at,
             rowEnd: end,
-            ...(range.columns && { columns: [...range.columns] }),
             ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater(range.shapeOf) } }),
           });
         } catch (err) {
@@ -251,7 +248,6 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
         start: range.start,
         end: range.end,
         rows: range.rows && [...range.rows],
-        columns: range.columns && [...range.columns],
       },
     },
     resourceLimits: HELPER_LIMITS,
@@ -296,7 +292,7 @@ function nextMessage(worker: Worker, ms: number): Promise<DecodeMessage | { inte
 
 /** A decoder thread's work (see readParquet): rows sent a batch at a time, the next batch when asked. */
 export async function decodeOnThread(
-  job: { file: string; start?: number; end?: number; rows?: number[]; columns?: string[] },
+  job: { file: string; start?: number; end?: number; rows?: number[] },
   post: (m: DecodeMessage) => void,
   asked: () => Promise<unknown>,
 ): Promise<void> {

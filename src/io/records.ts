@@ -7,7 +7,7 @@ export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
 /** Rows of a Parquet file, all or those asked for (see readParquet). */
 export async function* parquetRows(
   file: string,
-  range?: { start?: number; end?: number; rows?: ReadonlySet<number>; columns?: readonly string[] },
+  range?: { start?: number; end?: number; rows?: ReadonlySet<number> },
 ): AsyncGenerator<SourceRecord> {
   const { readParquet } = await import('./parquet.js');
   yield* readParquet(file, range);
@@ -51,14 +51,8 @@ export async function recordAt(ref: LineRef): Promise<unknown> {
   return readRecord(ref);
 }
 
-/**
- * Records again by where they were read, keyed by the references asked for. With `columns`, a Parquet row
- * holds only those top-level columns (a JSON line is read whole).
- */
-export async function recordsAt(
-  refs: readonly LineRef[],
-  columns?: readonly string[],
-): Promise<Map<LineRef, unknown>> {
+/** Records again by where they were read, keyed by the references asked for. */
+export async function recordsAt(refs: readonly LineRef[]): Promise<Map<LineRef, unknown>> {
   const lines = refs.filter((r) => !isParquet(r.file));
   const out = await readRecords(lines);
   // A Parquet file is read once for all the rows asked of it: decoding is by row group, not by row.
@@ -66,7 +60,7 @@ export async function recordsAt(
   for (const r of refs) if (isParquet(r.file)) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
   for (const [file, wanted] of byFile) {
     const rows = new Map<number, unknown>();
-    for await (const r of parquetRows(file, { rows: new Set(wanted.map((w) => w.line)), columns }))
+    for await (const r of parquetRows(file, { rows: new Set(wanted.map((w) => w.line)) }))
       rows.set(r.line, r.value);
     for (const w of wanted) out.set(w, rows.get(w.line));
   }
