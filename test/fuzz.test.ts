@@ -28,7 +28,11 @@ import { ANSWER, memberReader, memberShapes, STRINGS } from '../src/grounded-ans
 import { JUNK } from './helpers/junk.js';
 import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
 import { compileFieldMap } from '../src/io/field-map.js';
-import { spanFacts } from '../src/grounded-answer/openinference.js';
+import { assemble, lineSpans, spanFacts } from '../src/grounded-answer/openinference.js';
+import { leanReader } from '../src/grounded-answer/otlp-lean.js';
+import { recordChecker } from '../src/io/field-map.js';
+import { TRACE_WHAT, traceTest } from '../src/grounded-answer/contract.js';
+import { unescapeInto } from '../src/io/json-scan.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
@@ -258,6 +262,138 @@ describe('loader fuzzing (seeded)', () => {
       '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"1700000000123456789","endTimeUnixNano":1700000001000000000,"attributes":[{"value":{"intValue":"7"},"key":"retrieval.documents.1.document.id"},{"key":"retrieval.documents.0.document.id","value":{"stringValue":"d\\u00e9"}},{"key":"openinference.span.kind","value":{"stringValue":"retriever"}},{"key":"llm.model_name","value":{"doubleValue":1.5}}]}]}]}]}',
     ];
     agreesWithParse(lines, edge, seeded(4747), fromBytes, fromParse);
+  });
+
+  it('decodes a JSON string into UTF-8 bytes as JSON.parse and Buffer.from do, refusing lone surrogates', () => {
+    const rnd = seeded(5151);
+    const pieces = ['a', 'é', '💥', '\\', '"', '\n', '\u0000', '\u2028', '\ud83d', '\ude00', '<', '{', ' '];
+    const out = Buffer.alloc(256);
+    let refused = 0;
+    for (let i = 0; i < 5000; i++) {
+      let text = '';
+      for (let n = Math.floor(rnd() * 12); n > 0; n--) text += pieces[Math.floor(rnd() * pieces.length)];
+      // Written as JSON.stringify does, or with every character beyond ASCII (and some within) as \uXXXX.
+      let literal = JSON.stringify(text);
+      if (rnd() < 0.5)
+        literal = literal.replace(
+          /[^\x20-\x7e]|[<{]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
+      const b = Buffer.from(literal);
+      const n = unescapeInto(b, 0, b.length, out);
+      const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+      if (lone) refused++;
+      expect([literal, n < 0 ? null : out.subarray(0, n).toString('hex')]).toEqual([
+        literal,
+        lone ? null : Buffer.from(JSON.parse(literal) as string).toString('hex'),
+      ]);
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect(unescapeInto(Buffer.from('"abc"'), 0, 5, Buffer.alloc(2))).toBe(-1);
+  });
+
+  it('checks an OTLP trace read with placeholders exactly as with its values: verdict, qid, time and error', () => {
+    const rnd = seeded(5252);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    const answers = [
+      '{"claim":"x","citations":["a"]}',
+      '{"claim":"x","citations":["a"],"constraints_echo":["c"],"extra":{"y":[1]}}',
+      ' {"claim":"x","citations":[]}',
+      '\n{"claim":"x","citations":[]}',
+      '\u00a0{"claim":"x","citations":[]}',
+      '{"claim":"x","claim":5,"citations":[]}',
+      '{"claim":5,"citations":[]}',
+      '{"claim":"x","citations":[1]}',
+      '{"claim":"x"}',
+      '{"claim":"x","citations":[],"constraints_echo":"c"}',
+      '{"claim":"<é & 💥>","citations":["d<1>"]}',
+      '{"claim":"x",',
+      '[]',
+      '["a"]',
+      '',
+      'plain text',
+      '<p>text</p>',
+      'é text',
+      '{}',
+      'null',
+      '"x"',
+      '\ud800{',
+    ];
+    const metadata = [
+      '{"qid":"q1"}',
+      '{"tenant":"t","qid":"q<2>"}',
+      '{"qid":""}',
+      '{"qid":5}',
+      '{"qid":"a","qid":"b"}',
+      '{"qid":"a","qid":7}',
+      '{"tenant":"t"}',
+      ' {"qid":"q3"} ',
+      'qid',
+      '{"qid":"é',
+      '[{"qid":"q"}]',
+      '{"qid":null}',
+    ];
+    const traces = TRACES.map((l) => JSON.parse(l) as TraceLine);
+    const base = otlpLines(traces, (t) => t.qid)
+      .trimEnd()
+      .split('\n');
+    const varied = (line: string): string => {
+      const o = JSON.parse(line) as {
+        resourceSpans: { scopeSpans: { spans: { attributes: { key: string; value: unknown }[] }[] }[] }[];
+      };
+      for (const span of o.resourceSpans[0]!.scopeSpans[0]!.spans)
+        for (const a of span.attributes) {
+          if (a.key === 'output.value' && rnd() < 0.7)
+            a.value = { stringValue: pick(['', '', ' ', '\n', '\t', '\u00a0', '\ufeff']) + pick(answers) };
+          if (a.key === 'metadata' && rnd() < 0.4) a.value = { stringValue: pick(metadata) };
+          if (a.key === 'retrieval.documents.1.document.id' && rnd() < 0.1)
+            a.value = pick([{ intValue: '3' }, {}]);
+          if (a.key === 'input.value' && rnd() < 0.1) a.value = { boolValue: true };
+        }
+      const text = JSON.stringify(o);
+      // Go's encoder writes <, > and & (and here anything beyond ASCII) as \uXXXX.
+      return rnd() < 0.5
+        ? text.replace(/[<>&]|[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        : text;
+    };
+    const checker = recordChecker(traceLineSchema, traceTest, undefined, TRACE_WHAT);
+    let good = 0;
+    let bad = 0;
+    for (const qid of ['metadata.qid', 'input.value']) {
+      const full = lineSpans(undefined);
+      const lean = lineSpans(undefined, leanReader(qid));
+      /** Each trace of the line: its qid and time, or its error; or the line's own error. */
+      const outcome = (spansOf: typeof full, line: string) => {
+        const b = Buffer.from(line);
+        try {
+          const spans = spansOf(b, 0, b.length, 1, 'o.jsonl');
+          const byTrace = new Map<string, typeof spans>();
+          for (const x of spans) byTrace.set(x.traceId, [...(byTrace.get(x.traceId) ?? []), x]);
+          return [...byTrace.values()].map((group) => {
+            try {
+              const r = assemble(group, { qid });
+              const t = checker.check(r.value, r.file, r.line);
+              good++;
+              return { qid: t.qid, ts: t.ts, latency: t.latency_ms, line: r.line };
+            } catch (err) {
+              if (!(err instanceof InputError)) throw err;
+              bad++;
+              return { error: err.message };
+            }
+          });
+        } catch (err) {
+          if (!(err instanceof InputError)) throw err;
+          return err.message;
+        }
+      };
+      for (let i = 0; i < 6000; i++) {
+        let line = varied(base[i % base.length]!);
+        if (rnd() < 0.2) line = mutate(line, rnd).split('\n')[0]!;
+        expect([line, outcome(lean, line)]).toEqual([line, outcome(full, line)]);
+      }
+    }
+    expect(good).toBeGreaterThan(3000);
+    expect(bad).toBeGreaterThan(1000);
   });
 
   it('accepts a trace line by hand exactly when the zod contract does', () => {

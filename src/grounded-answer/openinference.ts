@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { InputError, ioError, preview } from '../errors.js';
 import { MAX_DEPTH, skipSpace, skipValue } from '../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord, type LineBatch } from '../io/jsonl.js';
+import type { LeanReader } from './otlp-lean.js';
 import { nanosToMs, otlpScanner, type SpanFacts } from './otlp-scan.js';
 
 // Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
@@ -84,10 +85,11 @@ export const qidAttributeOf = (options: OpenInferenceOptions): string | undefine
 
 /**
  * Reads the spans of one line, b[start, end): on its bytes when the scanner is sure of it, else parsed. No
- * spans for a line that is blank once decoded (a BOM alone).
+ * spans for a line that is blank once decoded (a BOM alone). With `lean`, values stand in for what they
+ * would assemble to where they can (see otlp-lean.ts).
  */
-export function lineSpans(qidAttribute: string | undefined) {
-  const scan = otlpScanner(qidAttribute);
+export function lineSpans(qidAttribute: string | undefined, lean?: LeanReader) {
+  const scan = otlpScanner(qidAttribute, lean);
   return (b: Buffer, start: number, end: number, line: number, file: string): SpanFacts[] => {
     const fast = scan(b, start, end, line, file);
     if (fast) return fast;

@@ -5,6 +5,7 @@ import { readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
 import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
+import { leanReader } from './otlp-lean.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { timestamp } from './scan.js';
 import type { TraceInput } from './source.js';
@@ -53,7 +54,9 @@ interface LocalTrace {
 export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<OtlpScan> {
   const options = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
-  const spansOf = lineSpans(qidAttributeOf(options));
+  // Traces are checked for their qid and time only: a winner is read again whole. A mapping may read any
+  // value, so it gets them all.
+  const spansOf = lineSpans(qidAttributeOf(options), input.fields ? undefined : leanReader(input.qid));
   const traceIds: string[] = [];
   const qids: string[] = [];
   const chunks: number[] = [];

@@ -9,6 +9,7 @@ import {
   skipValue,
   stringValue,
 } from '../io/json-scan.js';
+import { DECODE, type LeanFact, type LeanReader } from './otlp-lean.js';
 
 // The OTLP JSON a file exporter writes, `{"resourceSpans":[{"scopeSpans":[{"spans":[…]}]}]}` a line, read
 // on its bytes for the few attributes OpenInference assembling needs: a span has dozens, and the documents'
@@ -67,6 +68,20 @@ const DOC_ID = ascii('.document.id');
 const PHOENIX_MEMBERS = ['context', 'parent_id', 'span_kind', 'start_time', 'end_time'].map(ascii);
 
 const STRING_VALUE_OPEN = ascii('{"stringValue":');
+const KIND_NAMES = [
+  'CHAIN',
+  'RETRIEVER',
+  'LLM',
+  'EMBEDDING',
+  'RERANKER',
+  'TOOL',
+  'AGENT',
+  'GUARDRAIL',
+  'EVALUATOR',
+];
+const KINDS = KIND_NAMES.map((k) => ascii(`"${k}"`));
+/** State.stringEnd before it is known. */
+const UNKNOWN = -2;
 const KEY_OPEN = ascii('{"key":');
 const VALUE_NEXT = ascii(',"value":');
 
@@ -132,6 +147,8 @@ interface State {
   keyEnd: number;
   valueAt: number;
   valueEnd: number;
+  /** Where the string of a `{"stringValue":"…"}` value at valueAt ends; -1 for another value, or UNKNOWN. */
+  stringEnd: number;
   line: number;
   file: string;
   /** Set when a member the reader collects appears twice in one object: JSON.parse keeps the last, this refuses. */
@@ -142,8 +159,11 @@ interface State {
  * The spans of the OTLP export at b[start, end), or undefined when the line is not one this reader is sure
  * of (another shape, escapes in keys, a span without ids or times): the caller then parses it.
  */
-export function otlpScanner(qidAttribute: string | undefined) {
+export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader) {
   const attrs = wanted(qidAttribute);
+  /** Whether a wanted key has this length: most keys are told apart by it. */
+  const wantedLength: boolean[] = [];
+  for (const [name] of attrs) wantedLength[name.length] = true;
   const fresh = (line: number, file: string): SpanFacts => ({
     traceId: '',
     spanId: '',
@@ -163,12 +183,6 @@ export function otlpScanner(qidAttribute: string | undefined) {
    * for any other (the line is then parsed).
    */
   const anyValue = (b: Buffer, v: number, e: number): unknown => {
-    // {"stringValue":"…"} as exporters write it, read without walking members.
-    if (bytesAre(b, v, e, STRING_VALUE_OPEN)) {
-      const end = skipString(b, v + STRING_VALUE_OPEN.length, e);
-      if (end > 0 && end + 1 === e && b[end] === 0x7d)
-        return stringValue(b, v + STRING_VALUE_OPEN.length, end);
-    }
     let out: unknown = REFUSED;
     let members = 0;
     const close = scanMembers(b, v, e, null, (b, k, x, e) => {
@@ -193,16 +207,70 @@ export function otlpScanner(qidAttribute: string | undefined) {
     return close < 0 || members !== 1 ? REFUSED : out;
   };
 
-  /** `{"key":"…","value":{…}}` with nothing else and no space, as exporters write it: its end, or -1. */
+  /** Where the string of `{"stringValue":"…"}` at b[v, e) ends, as exporters write it; -1 for any other value. */
+  const plainString = (b: Buffer, v: number, e: number): number => {
+    if (!bytesAre(b, v, e, STRING_VALUE_OPEN)) return -1;
+    const end = skipString(b, v + STRING_VALUE_OPEN.length, e);
+    return end > 0 && end + 1 === e && b[end] === 0x7d ? end : -1;
+  };
+
+  /**
+   * A wanted attribute's value for `fact`, the AnyValue at b[s.valueAt, s.valueEnd): its placeholder when lean
+   * reading has one (see otlp-lean.ts).
+   */
+  const factValue = (b: Buffer, s: State, fact: LeanFact | 'qid' | 'kind'): unknown => {
+    const v = s.valueAt;
+    const e = s.valueEnd;
+    if (s.stringEnd === UNKNOWN) s.stringEnd = plainString(b, v, e);
+    const end = s.stringEnd;
+    if (end > 0) {
+      const at = v + STRING_VALUE_OPEN.length;
+      if (fact === 'kind') {
+        // The few kinds OpenInference names, without making a string of each span's.
+        for (let j = 0; j < KINDS.length; j++)
+          if (end - at === KINDS[j]!.length && bytesAre(b, at, end, KINDS[j]!)) return KIND_NAMES[j];
+      } else if (lean && fact !== 'qid') {
+        const placeholder = lean(fact, b, at, end);
+        if (placeholder !== DECODE) return placeholder;
+      }
+      return stringValue(b, at, end);
+    }
+    return anyValue(b, v, e);
+  };
+
+  /**
+   * `{"key":"…","value":{…}}` with nothing else, no space and no escape in the key, as exporters write it:
+   * its end, or -1. A `{"stringValue":"…"}` value's string is found on the way.
+   */
   const plainAttribute = (b: Buffer, i: number, e: number, s: State): number => {
     if (!bytesAre(b, i, e, KEY_OPEN)) return -1;
     const keyAt = i + KEY_OPEN.length;
-    const keyEnd = skipString(b, keyAt, e);
-    if (keyEnd < 0 || !bytesAre(b, keyEnd, e, VALUE_NEXT)) return -1;
+    if (b[keyAt] !== 0x22) return -1;
+    let keyEnd = keyAt + 1;
+    for (; keyEnd < e; keyEnd++) {
+      const c = b[keyEnd]!;
+      if (c === 0x22) break;
+      if (c === 0x5c || c < 0x20) return -1;
+    }
+    keyEnd++;
+    if (keyEnd > e || !bytesAre(b, keyEnd, e, VALUE_NEXT)) return -1;
     const valueAt = keyEnd + VALUE_NEXT.length;
-    const valueEnd = skipValue(b, valueAt, e, 3);
-    if (valueEnd < 0 || b[valueEnd] !== 0x7d) return -1;
-    [s.keyAt, s.keyEnd, s.valueAt, s.valueEnd] = [keyAt, keyEnd, valueAt, valueEnd];
+    let valueEnd: number;
+    if (bytesAre(b, valueAt, e, STRING_VALUE_OPEN)) {
+      const end = skipString(b, valueAt + STRING_VALUE_OPEN.length, e);
+      if (end < 0 || b[end] !== 0x7d) return -1;
+      s.stringEnd = end;
+      valueEnd = end + 1;
+    } else {
+      s.stringEnd = -1;
+      valueEnd = skipValue(b, valueAt, e, 3);
+      if (valueEnd < 0) return -1;
+    }
+    if (b[valueEnd] !== 0x7d) return -1;
+    s.keyAt = keyAt;
+    s.keyEnd = keyEnd;
+    s.valueAt = valueAt;
+    s.valueEnd = valueEnd;
     return valueEnd + 1;
   };
 
@@ -213,6 +281,7 @@ export function otlpScanner(qidAttribute: string | undefined) {
     if (close < 0) {
       s.keyAt = -1;
       s.valueAt = -1;
+      s.stringEnd = UNKNOWN;
       close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
         if (keyIs(b, k, KEY)) {
           s.keyAt = v;
@@ -224,16 +293,17 @@ export function otlpScanner(qidAttribute: string | undefined) {
         }
         return skipValue(b, v, e, 3);
       });
+      if (close >= 0 && s.keyAt >= 0 && hasEscape(b, s.keyAt + 1, s.keyEnd - 1)) return -1;
     }
     if (close < 0 || s.keyAt < 0) return close;
+    // (A key written with escapes may spell one wanted: such a line was refused above, for JSON.parse.)
     const k0 = s.keyAt + 1;
     const k1 = s.keyEnd - 1;
-    // A key written with escapes may spell one wanted: JSON.parse decodes it (see spanFacts).
-    if (hasEscape(b, k0, k1)) return -1;
     const len = k1 - k0;
     let facts: (keyof SpanFacts)[] | undefined;
-    for (const [name, f] of attrs)
-      if (len === name.length && bytesAre(b, k0, k1, name)) (facts ??= []).push(f);
+    if (len < wantedLength.length && wantedLength[len])
+      for (const [name, f] of attrs)
+        if (len === name.length && bytesAre(b, k0, k1, name)) (facts ??= []).push(f);
     let doc = -1;
     if (
       len > DOCS.length + DOC_ID.length &&
@@ -249,13 +319,17 @@ export function otlpScanner(qidAttribute: string | undefined) {
     if (facts === undefined && doc < 0) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
     if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
-    const value = anyValue(b, s.valueAt, s.valueEnd);
-    if (value === REFUSED) return -1;
     for (const fact of facts ?? []) {
+      const value = factValue(b, s, fact as LeanFact | 'qid' | 'kind');
+      if (value === REFUSED) return -1;
       if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
       else (s.span as unknown as Record<string, unknown>)[fact] = value;
     }
-    if (doc >= 0) s.span.documents[doc] = value;
+    if (doc >= 0) {
+      const value = factValue(b, s, 'document');
+      if (value === REFUSED) return -1;
+      s.span.documents[doc] = value;
+    }
     return close;
   };
 
@@ -270,7 +344,7 @@ export function otlpScanner(qidAttribute: string | undefined) {
         return b[v] === 0x5b ? skipArray(b, v, e, 4, (b, j, e) => attribute(b as Buffer, j, e, s)) : -1;
       }
       // Phoenix's names for what OTLP calls otherwise: such a span is read by openinference.ts.
-      if (PHOENIX_MEMBERS.some((name) => keyIs(b, k, name))) return -1;
+      for (const name of PHOENIX_MEMBERS) if (keyIs(b, k, name)) return -1;
       if (keyIs(b, k, TRACE_ID) || keyIs(b, k, SPAN_ID) || keyIs(b, k, PARENT_SPAN_ID) || keyIs(b, k, NAME)) {
         const end = skipString(b, v, e);
         if (end < 0) return -1;
@@ -327,6 +401,7 @@ export function otlpScanner(qidAttribute: string | undefined) {
     keyEnd: -1,
     valueAt: -1,
     valueEnd: -1,
+    stringEnd: UNKNOWN,
     line: 0,
     repeated: false,
   };

@@ -238,3 +238,74 @@ function skipDigits(b: Uint8Array, i: number, e: number): number {
   while (i < e && isDigit(b[i]!)) i++;
   return i;
 }
+
+const ESCAPED: Record<number, number> = {
+  0x22: 0x22,
+  0x5c: 0x5c,
+  0x2f: 0x2f,
+  0x62: 8,
+  0x66: 12,
+  0x6e: 10,
+  0x72: 13,
+  0x74: 9,
+};
+
+/**
+ * The UTF-8 bytes of the string whose quotes are at b[i] and b[e - 1] (skipString accepted it), decoded into
+ * `out`: their length, or -1 when they do not fit or the string holds a lone surrogate (which has no UTF-8).
+ * A JSON document kept in a string (an OTLP attribute's value) is then checked on these bytes, not parsed.
+ */
+export function unescapeInto(b: Uint8Array, i: number, e: number, out: Uint8Array): number {
+  let n = 0;
+  const last = e - 1;
+  for (let k = i + 1; k < last;) {
+    const c = b[k]!;
+    if (c !== 0x5c) {
+      if (n >= out.length) return -1;
+      out[n++] = c;
+      k++;
+      continue;
+    }
+    const d = b[k + 1]!;
+    if (d !== 0x75) {
+      if (n >= out.length) return -1;
+      out[n++] = ESCAPED[d]!;
+      k += 2;
+      continue;
+    }
+    let cp = hexValue(b, k + 2);
+    k += 6;
+    if (cp >= 0xdc00 && cp <= 0xdfff) return -1;
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+      const low = b[k] === 0x5c && b[k + 1] === 0x75 ? hexValue(b, k + 2) : -1;
+      if (low < 0xdc00 || low > 0xdfff) return -1;
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+      k += 6;
+    }
+    if (n + 4 > out.length) return -1;
+    if (cp < 0x80) out[n++] = cp;
+    else if (cp < 0x800) {
+      out[n++] = 0xc0 | (cp >> 6);
+      out[n++] = 0x80 | (cp & 0x3f);
+    } else if (cp < 0x10000) {
+      out[n++] = 0xe0 | (cp >> 12);
+      out[n++] = 0x80 | ((cp >> 6) & 0x3f);
+      out[n++] = 0x80 | (cp & 0x3f);
+    } else {
+      out[n++] = 0xf0 | (cp >> 18);
+      out[n++] = 0x80 | ((cp >> 12) & 0x3f);
+      out[n++] = 0x80 | ((cp >> 6) & 0x3f);
+      out[n++] = 0x80 | (cp & 0x3f);
+    }
+  }
+  return n;
+}
+
+function hexValue(b: Uint8Array, i: number): number {
+  let v = 0;
+  for (let k = i; k < i + 4; k++) {
+    const c = b[k]! | 0x20;
+    v = v * 16 + (c <= 0x39 ? c - 0x30 : c - 0x57);
+  }
+  return v;
+}
