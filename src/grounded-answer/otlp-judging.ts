@@ -1,13 +1,16 @@
 import { InputError } from '../errors.js';
 import { recordChecker } from '../io/field-map.js';
-import { forEachSpan } from '../io/read-at.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
+import { heldReader } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import type { RecordJudging, RunsLoad } from './load.js';
-import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
+import { assemble, type OpenInferenceOptions } from './openinference.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import { addWinner, newWinnersJob, readSpans, readWinners, type LineAt } from './otlp-winners.js';
+
+import type { JudgedTrace } from './trace-scan.js';
 import { heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
@@ -25,26 +28,10 @@ import {
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
 // assemble and check the traces they find there (otlp-runs.ts); this thread puts the chunks back in input
 // order, assembles again the rare trace whose spans were in several chunks, picks each gold item's winning
-// run, and reads back only the winners' lines to judge them. The result is the one a single pass over all
+// run, and reads back only the winners' lines to judge them (with the helpers, each its stretch of the
+// input: see otlp-winners.ts). The result is the one a single pass over all
 // spans gives (readOpenInference then judgeRecords), the first input error included: an error reading
 // spans comes before any error assembling a trace, and traces come in the order of their first span.
-
-/** A winning trace being read back: its gold row, its spans so far, and how many of its lines are still to come. */
-interface Wanted {
-  row: number;
-  spans: SpanFacts[];
-  left: number;
-}
-
-/** A line of the input, by its place in a file. */
-interface LineAt {
-  file: string;
-  /** The file's place in the input (a file listed twice is read twice). */
-  fileIndex: number;
-  offset: number;
-  length: number;
-  line: number;
-}
 
 /**
  * A thread holds a chunk's spans until its end, where it assembles them: small chunks keep that in the young
@@ -68,8 +55,16 @@ export function startOtlpJudging(
     },
     async finish(gold, questions) {
       const { chunks, queue, helpers } = await started;
-      const scans = await gatherScans([scanOtlpRuns(queue, input), ...helpers.map((h) => h.scan)], helpers);
-      return judgeOtlp(scans, chunks, files, gold, options, input, questions);
+      const scans = await gatherScans(
+        [scanOtlpRuns(queue, input), ...helpers.map((h) => h.scan)],
+        helpers,
+        true,
+      );
+      try {
+        return await judgeOtlp(scans, chunks, files, gold, options, input, questions, helpers);
+      } finally {
+        await stopHelpers(helpers);
+      }
     },
   };
 }
@@ -82,6 +77,8 @@ async function judgeOtlp(
   options: ScoreOptions,
   input: TraceInput,
   questions: ReadonlyMap<string, string> | undefined,
+  /** Helpers done scanning, to read back a share of the winners each. */
+  helpers: readonly Helper<OtlpScan>[],
 ): Promise<RunsLoad> {
   const lineBase = lineBases(scans, chunks);
   throwFirstError(scans, lineBase);
@@ -180,43 +177,50 @@ async function judgeOtlp(
     }
   }
 
-  // The winners' lines, read back, each line once, and each winner judged as soon as its last line is in.
+  // The winners' lines, read back, each line once, by this thread and the helpers at once: each reads the
+  // winners of its stretch of the input; the helpers' come back as trace lines.
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  const records: (TraceLine | undefined)[] = new Array(gold.length);
-  const want = new Map<string, Wanted>();
-  const lines: LineAt[] = [];
+  const records: (JudgedTrace | undefined)[] = new Array(gold.length);
+  const judgeRow = (row: number, t: JudgedTrace) => {
+    records[row] = t;
+    judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
+  };
+  const parts = helpers.length + 1;
+  const jobs = Array.from({ length: parts }, newWinnersJob);
+  const rowsOf: number[][] = jobs.map(() => []);
+  // Winners in input order, dealt in stretches of equal count (where they are in the input depends on
+  // when each item's run was latest).
+  const rowAt = new Int32Array(order.length).fill(-1);
+  let toRead = 0;
   for (let row = 0; row < gold.length; row++) {
     const k = winner[row]!;
     if (k < 0) continue;
     const done = assembled.get(k);
-    if (done) {
-      records[row] = done;
-      judgeInto(judgeItem(gold[row]!, options.scuRules), done, judge, table, row);
-      continue;
+    if (done) judgeRow(row, done);
+    else {
+      rowAt[k] = row;
+      toRead++;
     }
-    const [s, i] = order[k]!;
-    const at = linesOf(s, i);
-    want.set(s.traceIds[i]!, { row, spans: [], left: at.length });
-    lines.push(...at);
   }
-  await readSpans(lines, opts, (spans) => {
-    const here = new Set<Wanted>();
-    for (const span of spans) {
-      const w = want.get(span.traceId);
-      if (!w) continue;
-      w.spans.push(span);
-      here.add(w);
-    }
-    for (const w of here) {
-      if (--w.left > 0) continue;
-      const r = assemble(w.spans, opts);
-      const t = checker.check(r.value, r.file, r.line);
-      const qid = gold[w.row]!.qid;
-      records[w.row] = qid === t.qid ? t : { ...t, qid };
-      judgeInto(judgeItem(gold[w.row]!, options.scuRules), records[w.row]!, judge, table, w.row);
-      w.spans = [];
-    }
-  });
+  for (let k = 0, n = 0; k < order.length; k++) {
+    const row = rowAt[k]!;
+    if (row < 0) continue;
+    const [s, i] = order[k]!;
+    const part = Math.floor((n++ * parts) / toRead);
+    addWinner(jobs[part]!, s.traceIds[i]!, gold[row]!.qid, linesOf(s, i));
+    rowsOf[part]!.push(row);
+  }
+  const asked = helpers.map((h, p) =>
+    jobs[p + 1]!.traceIds.length > 0 ? h.readBack(jobs[p + 1]!) : undefined,
+  );
+  await readWinners(jobs[0]!, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, t));
+  const read = heldReader();
+  for (let p = 0; p < helpers.length; p++) {
+    const held = await asked[p];
+    // Its heap is let go before the report is made, the run's peak.
+    await stopHelpers([helpers[p]!]);
+    if (held) held.slots.forEach((slot, j) => judgeRow(rowsOf[p + 1]![slot]!, read(held.runs, j)));
+  }
   return {
     ...heldRuns(
       table,
@@ -264,32 +268,4 @@ function inputOrder(scans: readonly OtlpScan[]): {
     else others.set(at, [k]);
   });
   return { order, others, later };
-}
-
-/**
- * Reads each of these lines once (a line listed again is read once), file by file in input order and by
- * offset within a file, that is in input order, and hands each line's spans to `each`.
- */
-async function readSpans(
-  lines: readonly LineAt[],
-  options: OpenInferenceOptions,
-  each: (spans: SpanFacts[]) => void,
-): Promise<void> {
-  const byFile = new Map<number, Map<number, LineAt>>();
-  for (const l of lines) {
-    let inFile = byFile.get(l.fileIndex);
-    if (!inFile) byFile.set(l.fileIndex, (inFile = new Map()));
-    inFile.set(l.offset, l);
-  }
-  const spansOf = lineSpans(qidAttributeOf(options));
-  for (const fileIndex of [...byFile.keys()].sort((a, b) => a - b)) {
-    const list = [...byFile.get(fileIndex)!.values()];
-    const { file } = list[0]!;
-    await forEachSpan(
-      file,
-      list.map((l) => l.offset),
-      list.map((l) => l.length),
-      (j, buf, start, end) => each(spansOf(buf, start, end, list[j]!.line, file)),
-    );
-  }
 }

@@ -6,6 +6,7 @@ import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
+import type { HeldWinners, WinnersJob } from './otlp-winners.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 // Reading a large trace input on several threads: the files are cut into chunks of whole lines, handed out
@@ -115,10 +116,12 @@ export function lineBases(
 export async function gatherScans<T>(
   scans: readonly Promise<T>[],
   helpers: readonly Helper<ThreadScan>[],
+  /** Leaves the helpers running after their scans, for more work (see Helper.readBack); not on a failure. */
+  keep = false,
 ): Promise<T[]> {
   const settled = await Promise.allSettled(scans);
-  await stopHelpers(helpers);
   const failed = settled.find((r) => r.status === 'rejected');
+  if (!keep || failed) await stopHelpers(helpers);
   if (failed) throw failed.reason;
   return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
@@ -167,6 +170,8 @@ export interface Helper<T extends ThreadScan> {
   scan: Promise<T>;
   /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
   digests: Promise<Uint8Array | null>;
+  /** Asks a helper that scanned OTLP lines to read these winners back (see otlp-winners.ts), once. */
+  readBack(job: WinnersJob): Promise<HeldWinners>;
 }
 
 export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): Helper<T> {
@@ -177,17 +182,23 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   let digested!: (digests: Uint8Array | null) => void;
   const scan = new Promise<T>((resolve, reject) => ([answer, fail] = [resolve, reject]));
   const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
+  let heldRuns!: (h: HeldWinners) => void;
+  let heldFailed!: (err: unknown) => void;
+  const held = new Promise<HeldWinners>((resolve, reject) => ([heldRuns, heldFailed] = [resolve, reject]));
+  held.catch(() => undefined);
   if (!input.gold) digested(null);
   // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
   const failed = (err: unknown) => {
     fail(err);
     digested(null);
+    heldFailed(err);
   };
   worker.on('message', (m: WorkerMessage) => {
     if ('scan' in m) {
       for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
       answer(m.scan as unknown as T);
-    } else if ('digests' in m) digested(m.digests);
+    } else if ('held' in m) heldRuns(m.held);
+    else if ('digests' in m) digested(m.digests);
     else if ('internal' in m) failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
   worker.once('error', failed);
@@ -196,5 +207,9 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   );
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
   scan.catch(() => undefined);
-  return { worker, scan, digests };
+  const readBack = (job: WinnersJob) => {
+    worker.postMessage({ winners: job });
+    return held;
+  };
+  return { worker, scan, digests, readBack };
 }

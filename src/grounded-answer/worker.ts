@@ -1,7 +1,8 @@
 // A worker thread's entry (bundled as dist/qa-worker/index.js): reads chunks of trace lines until none is
 // left and posts back what it found, its buffers transferred rather than copied: where each qid's winning
-// run is (JSON Lines), each trace assembled from its chunk (OTLP, see otlp-runs.ts), or each qid's winning
-// record (Parquet rows, see parquet-runs.ts). It needs no gold, so it starts while the main thread is still
+// run is (JSON Lines), each trace assembled from its chunk (OTLP, see otlp-runs.ts, and then the winners it
+// is asked to read back, see otlp-winners.ts), or each qid's winning record (Parquet rows, see
+// parquet-runs.ts). It needs no gold, so it starts while the main thread is still
 // loading it. Started with no chunks and the gold files, it digests the gold set while the main thread
 // judges, on the core that would otherwise idle: the digest (canonical JSON and a sha256 per item) was half
 // the time of loading gold.
@@ -12,7 +13,9 @@ import type { FieldMap } from '../io/field-map.js';
 import { decodeOnThread, type DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
+import { heldBuffers, heldLineWriter } from './held-lines.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import { readWinners, type HeldWinners, type WinnersJob } from './otlp-winners.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-runs.js';
 import { scanBuffers, scanRuns, type Scan } from './scan.js';
 import type { TraceInput } from './source.js';
@@ -42,6 +45,7 @@ export interface WorkerInput {
 export type WorkerMessage =
   | { scan: Scan | OtlpScan | ParquetScan }
   | { digests: Uint8Array | null }
+  | { held: HeldWinners }
   | DecodeMessage
   | { internal: string };
 
@@ -55,8 +59,19 @@ async function main(): Promise<void> {
   }
   const queue = new ChunkQueue(input.chunks, input.shared);
   if (input.otlp) {
-    const scan = { ...(await scanOtlpRuns(queue, input.otlp)), utf8: takeUtf8Notes() };
-    post({ scan }, otlpScanBuffers(scan));
+    await postOtlpScan(queue, input.otlp);
+    // Then, unless stopped, the winners it is asked to read back, without the scan kept meanwhile.
+    const { winners } = await new Promise<{ winners: WinnersJob }>((next) =>
+      parentPort!.once('message', next),
+    );
+    const lines = heldLineWriter();
+    const slots: number[] = [];
+    await readWinners(winners, input.otlp, (slot, trace) => {
+      lines.add(winners.qids[slot]!, trace);
+      slots.push(slot);
+    });
+    const held = { runs: lines.held(), slots: Int32Array.from(slots) };
+    post({ held }, [...heldBuffers(held.runs), held.slots.buffer as ArrayBuffer]);
     return;
   }
   if (input.parquet) {
@@ -72,6 +87,11 @@ async function main(): Promise<void> {
   if (!input.gold) return;
   const digests = await lineDigests(input.gold).catch(() => null);
   post({ digests }, digests ? [digests.buffer as ArrayBuffer] : []);
+}
+
+async function postOtlpScan(queue: ChunkQueue<Segment>, otlp: TraceInput): Promise<void> {
+  const scan = { ...(await scanOtlpRuns(queue, otlp)), utf8: takeUtf8Notes() };
+  post({ scan }, otlpScanBuffers(scan));
 }
 
 main().catch((err: unknown) => {
