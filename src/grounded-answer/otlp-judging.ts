@@ -133,8 +133,8 @@ async function judgeOtlp(
   for (let k = 0; k < order.length; k++) {
     const [s, i] = order[k]!;
     const chunk = s.chunk[i]!;
-    const more = others.get(k);
-    if (later.has(k)) continue;
+    const more = others.size > 0 ? others.get(k) : undefined;
+    if (more === undefined && later.size > 0 && later.has(k)) continue;
     position++;
     traceIds.push(s.traceIds[i]!);
     let qid: string;
@@ -150,7 +150,7 @@ async function judgeOtlp(
       time = timestamp(record.ts, file, line);
       qid = record.qid;
     } else {
-      const failure = failures.get(s)!.get(i);
+      const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
       if (failure) {
         const { where, detail } = failure;
         throw new InputError(
@@ -258,14 +258,22 @@ function inputOrder(scans: readonly OtlpScan[]): {
   const first = new Map<string, number>();
   const others = new Map<number, number[]>();
   const later = new Set<number>();
-  order.forEach(([s, i], k) => {
-    const id = s.traceIds[i]!;
-    const at = first.get(id);
-    if (at === undefined) return void first.set(id, k);
-    later.add(k);
-    const list = others.get(at);
-    if (list) list.push(k);
-    else others.set(at, [k]);
-  });
+  // Only traceIds whose hash another shares can be met twice: a map of those alone, not of 500k ids.
+  const hashes = new Uint32Array(order.length);
+  order.forEach(([s, i], k) => (hashes[k] = s.hash[i]!));
+  const sorted = hashes.slice().sort();
+  const shared = new Set<number>();
+  for (let j = 1; j < sorted.length; j++) if (sorted[j] === sorted[j - 1]) shared.add(sorted[j]!);
+  if (shared.size > 0)
+    order.forEach(([s, i], k) => {
+      if (!shared.has(hashes[k]!)) return;
+      const id = s.traceIds[i]!;
+      const at = first.get(id);
+      if (at === undefined) return void first.set(id, k);
+      later.add(k);
+      const list = others.get(at);
+      if (list) list.push(k);
+      else others.set(at, [k]);
+    });
   return { order, others, later };
 }

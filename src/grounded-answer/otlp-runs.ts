@@ -23,6 +23,8 @@ import type { ChunkError } from './threads.js';
  */
 export interface OtlpScan {
   traceIds: string[];
+  /** A hash of each traceId (see idHash), for the main thread to find those met in several chunks. */
+  hash: Uint32Array;
   /** The trace's qid as its record gives it ('' when it failed: see failed). */
   qids: string[];
   chunk: Int32Array;
@@ -70,6 +72,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const chunkLines: [number, number][] = [];
   const result = (error?: OtlpScan['error']): OtlpScan => ({
     traceIds,
+    hash: Uint32Array.from(traceIds, idHash),
     qids,
     chunk: Int32Array.from(chunks),
     ts: Float64Array.from(ts),
@@ -146,9 +149,16 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   return result();
 }
 
+/** FNV-1a of a traceId's UTF-16 code units. */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /** The buffers an OtlpScan can hand to another thread without copying. */
 export function otlpScanBuffers(s: OtlpScan): ArrayBuffer[] {
-  return [s.chunk, s.ts, s.line, s.refStart, s.refOffset, s.refLength, s.refLine].map(
+  return [s.hash, s.chunk, s.ts, s.line, s.refStart, s.refOffset, s.refLength, s.refLine].map(
     (a) => a.buffer as ArrayBuffer,
   );
 }
