@@ -139,10 +139,6 @@ function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
 interface State {
   spans: SpanFacts[];
   span: SpanFacts;
-  startAt: number;
-  startEnd: number;
-  endAt: number;
-  endEnd: number;
   keyAt: number;
   keyEnd: number;
   valueAt: number;
@@ -151,6 +147,8 @@ interface State {
   stringEnd: number;
   line: number;
   file: string;
+  /** The span being read has had its attributes. */
+  attributes: boolean;
   /** Set when a member the reader collects appears twice in one object: JSON.parse keeps the last, this refuses. */
   repeated: boolean;
 }
@@ -333,43 +331,70 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
     return close;
   };
 
+  /** A time member, nanoseconds as a string (or a number), as epoch milliseconds; undefined if it is not. */
+  const timeAt = (b: Buffer, v: number, end: number): number | undefined =>
+    (b[v] === 0x22 ? nanosToMsAt(b, v + 1, end - 1) : undefined) ??
+    nanosToMs(b[v] === 0x22 ? b.toString('latin1', v + 1, end - 1) : Number(b.toString('latin1', v, end)));
+
+  const idMember = (b: Buffer, v: number, e: number, s: State, which: 0 | 1 | 2 | 3): number => {
+    const end = skipString(b, v, e);
+    if (end < 0) return -1;
+    const text = stringValue(b, v, end);
+    if (which === 0) s.span.traceId = text;
+    else if (which === 1) s.span.spanId = text;
+    else if (which === 2) s.span.parentId = text === '' ? undefined : text;
+    else s.span.name = text;
+    return end;
+  };
+
+  const timeMember = (b: Buffer, v: number, e: number, s: State, start: boolean): number => {
+    const end = b[v] === 0x22 ? skipString(b, v, e) : skipNumber(b, v, e);
+    if (end < 0) return -1;
+    const ms = timeAt(b, v, end);
+    if (ms === undefined) return -1;
+    if (start) s.span.start = ms;
+    else s.span.end = ms;
+    return end;
+  };
+
+  const attributeElement = (b: Uint8Array, j: number, e: number) => attribute(b as Buffer, j, e, state);
+
+  /** A member of a span, told by its key's first letter before its name is compared. */
+  const spanMember = (b: Buffer, k: number, v: number, e: number, s: State): number => {
+    switch (b[k + 1]) {
+      case 0x61: // a
+        if (keyIs(b, k, ATTRIBUTES)) {
+          if (s.attributes) s.repeated = true;
+          s.attributes = true;
+          return b[v] === 0x5b ? skipArray(b, v, e, 4, attributeElement) : -1;
+        }
+        break;
+      case 0x74: // t
+        if (keyIs(b, k, TRACE_ID)) return idMember(b, v, e, s, 0);
+        break;
+      case 0x73: // s
+        if (keyIs(b, k, SPAN_ID)) return idMember(b, v, e, s, 1);
+        if (keyIs(b, k, START)) return timeMember(b, v, e, s, true);
+        break;
+      case 0x70: // p
+        if (keyIs(b, k, PARENT_SPAN_ID)) return idMember(b, v, e, s, 2);
+        break;
+      case 0x6e: // n
+        if (keyIs(b, k, NAME)) return idMember(b, v, e, s, 3);
+        break;
+      case 0x65: // e
+        if (keyIs(b, k, END)) return timeMember(b, v, e, s, false);
+        break;
+    }
+    // Phoenix's names for what OTLP calls otherwise: such a span is read by openinference.ts.
+    for (const name of PHOENIX_MEMBERS) if (keyIs(b, k, name)) return -1;
+    return skipValue(b, v, e, 4);
+  };
+
   const span = (b: Buffer, i: number, e: number, s: State): number => {
     s.span = fresh(s.line, s.file);
-    s.startAt = s.endAt = -1;
-    let attributes = false;
-    const close = scanMembers(b, i, e, s, (b, k, v, e, s) => {
-      if (keyIs(b, k, ATTRIBUTES)) {
-        if (attributes) s.repeated = true;
-        attributes = true;
-        return b[v] === 0x5b ? skipArray(b, v, e, 4, (b, j, e) => attribute(b as Buffer, j, e, s)) : -1;
-      }
-      // Phoenix's names for what OTLP calls otherwise: such a span is read by openinference.ts.
-      for (const name of PHOENIX_MEMBERS) if (keyIs(b, k, name)) return -1;
-      if (keyIs(b, k, TRACE_ID) || keyIs(b, k, SPAN_ID) || keyIs(b, k, PARENT_SPAN_ID) || keyIs(b, k, NAME)) {
-        const end = skipString(b, v, e);
-        if (end < 0) return -1;
-        const text = stringValue(b, v, end);
-        if (keyIs(b, k, TRACE_ID)) s.span.traceId = text;
-        else if (keyIs(b, k, SPAN_ID)) s.span.spanId = text;
-        else if (keyIs(b, k, PARENT_SPAN_ID)) s.span.parentId = text === '' ? undefined : text;
-        else s.span.name = text;
-        return end;
-      }
-      if (keyIs(b, k, START) || keyIs(b, k, END)) {
-        const end = b[v] === 0x22 ? skipString(b, v, e) : skipNumber(b, v, e);
-        if (end < 0) return -1;
-        const ms =
-          (b[v] === 0x22 ? nanosToMsAt(b, v + 1, end - 1) : undefined) ??
-          nanosToMs(
-            b[v] === 0x22 ? b.toString('latin1', v + 1, end - 1) : Number(b.toString('latin1', v, end)),
-          );
-        if (ms === undefined) return -1;
-        if (keyIs(b, k, START)) s.span.start = ms;
-        else s.span.end = ms;
-        return end;
-      }
-      return skipValue(b, v, e, 4);
-    });
+    s.attributes = false;
+    const close = scanMembers(b, i, e, s, spanMember);
     if (close < 0 || s.span.traceId === '' || s.span.spanId === '' || Number.isNaN(s.span.start + s.span.end))
       return -1;
     s.spans.push(s.span);
@@ -393,15 +418,12 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
     spans: [],
     span: fresh(0, ''),
     file: '',
-    startAt: -1,
-    startEnd: -1,
-    endAt: -1,
-    endEnd: -1,
     keyAt: -1,
     keyEnd: -1,
     valueAt: -1,
     valueEnd: -1,
     stringEnd: UNKNOWN,
+    attributes: false,
     line: 0,
     repeated: false,
   };
