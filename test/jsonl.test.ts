@@ -1,6 +1,16 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl, readLines, readRecord, type JsonlRecord } from '../src/io/jsonl.js';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import {
+  readJsonl,
+  readLineBatches,
+  readLines,
+  readLinesAt,
+  readRecord,
+  type JsonlRecord,
+  type LineBatch,
+} from '../src/io/jsonl.js';
+import { takeUtf8Notes } from '../src/io/utf8.js';
 import { forEachSpan } from '../src/io/read-at.js';
 import { tmpTree } from './helpers/tmp.js';
 
@@ -83,6 +93,74 @@ describe('readJsonl', () => {
     expect(await readRecord({ file, ...lines[0]! })).toEqual({ a: 1 });
     expect(((await readRecord({ file, ...lines[1]! })) as { s: string }).s).toHaveLength(600_000);
     expect(await readRecord({ file, ...lines[3]! })).toEqual({ b: 'ü' });
+  });
+});
+
+describe('readLinesAt', () => {
+  /** Each line of a batch: number, offset, length, blank, bytes (BOM dropped where readLineBatches drops it). */
+  const linesOf = (b: LineBatch) =>
+    Array.from({ length: b.length }, (_, i) => [
+      b.line(i),
+      b.offset(i),
+      b.byteLength(i),
+      b.blank(i),
+      b.text(i),
+    ]);
+
+  it('gives the lines of a run of whole lines as readLineBatches does, read at once into a buffer it reuses', async () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'r.jsonl');
+    const text = `\ufeff{"a":1}\r\n{"s":"é"}\n\n  \n{"b":"${'ü'.repeat(40)}"}\n{"c":3}`;
+    writeFileSync(file, text);
+    const size = Buffer.byteLength(text);
+    const second = Buffer.from(text).indexOf('\n{"b"') + 1;
+    const fd = openSync(file, 'r');
+    const into = Buffer.alloc(64);
+    try {
+      for (const [start, end] of [
+        [0, size],
+        [0, second],
+        [second, size],
+      ] as const) {
+        // A batch's text is read from a buffer the next one reuses: taken as each comes.
+        const expected: ReturnType<typeof linesOf> = [];
+        for await (const b of readLineBatches(file, { start, end })) expected.push(...linesOf(b));
+        // The whole file does not fit the 64 bytes given: a buffer of its own is read into instead.
+        expect(linesOf(readLinesAt(fd, file, start, end, into))).toEqual(expected);
+      }
+      expect(linesOf(readLinesAt(fd, file, second, size, into))[0]).toEqual([
+        1,
+        second,
+        88,
+        false,
+        `{"b":"${'ü'.repeat(40)}"}`,
+      ]);
+      expect(() => readLinesAt(fd, file, second, size, into, 50)).toThrow(
+        /r\.jsonl:1: line is longer than 50 bytes/,
+      );
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('notes bytes that are not UTF-8 where readLineBatches does', async () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'bad.jsonl');
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('{"a":1}\n{"b":"'), Buffer.from([0xff]), Buffer.from('"}\n')]),
+    );
+    takeUtf8Notes();
+    for await (const b of readLineBatches(file, { start: 8, end: 21 })) expect(b.length).toBe(1);
+    const expected = takeUtf8Notes();
+    expect(expected).toHaveLength(1);
+    const fd = openSync(file, 'r');
+    try {
+      readLinesAt(fd, file, 8, 21, Buffer.alloc(64));
+      expect(takeUtf8Notes()).toEqual(expected);
+    } finally {
+      closeSync(fd);
+    }
   });
 });
 

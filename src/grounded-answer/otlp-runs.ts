@@ -1,7 +1,8 @@
-import { InputError, type Where } from '../errors.js';
+import { closeSync, openSync } from 'node:fs';
+import { InputError, ioError, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
-import { readLineBatches } from '../io/jsonl.js';
+import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
 import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
@@ -86,16 +87,24 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
     ...(error ? { error } : {}),
   });
 
-  for (let next = queue.claim(); next; next = queue.claim()) {
-    const { index: chunk } = next;
-    const { file } = next.chunk;
-    const local = new Map<string, LocalTrace>();
-    const offsets: number[] = [];
-    const lengths: number[] = [];
-    const lineNos: number[] = [];
-    let last = 0;
-    try {
-      for await (const batch of readLineBatches(file, next.chunk)) {
+  const files = new OpenFiles();
+  const scratch = Buffer.allocUnsafe(SYNC_READ_BYTES);
+  try {
+    return await scanChunks();
+  } finally {
+    files.close();
+  }
+
+  async function scanChunks(): Promise<OtlpScan> {
+    for (let next = queue.claim(); next; next = queue.claim()) {
+      const { index: chunk } = next;
+      const { file } = next.chunk;
+      const local = new Map<string, LocalTrace>();
+      const offsets: number[] = [];
+      const lengths: number[] = [];
+      const lineNos: number[] = [];
+      let last = 0;
+      const read = (batch: LineBatch) => {
         for (let i = 0; i < batch.length; i++) {
           last = batch.line(i);
           if (batch.blank(i)) continue;
@@ -112,41 +121,70 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
             if (t.lines.at(-1) !== at) t.lines.push(at);
           }
         }
-      }
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      queue.fail(chunk);
-      return result({ chunk, where: err.where, detail: err.detail });
-    }
-    chunkLines.push([chunk, last]);
-    for (const [traceId, t] of local) {
-      let qid = '';
-      let time = NaN;
-      let line = t.spans[0]!.line;
+      };
       try {
-        const record = assemble(t.spans, options);
-        line = record.line;
-        const checked = checker.check(record.value, file, line);
-        time = timestamp(checked.ts, file, line);
-        qid = checked.qid;
+        const { start, end } = next.chunk;
+        if (end - start <= SYNC_READ_BYTES) read(readLinesAt(files.fd(file), file, start, end, scratch));
+        else for await (const batch of readLineBatches(file, next.chunk)) read(batch);
       } catch (err) {
         if (!(err instanceof InputError)) throw err;
-        failed.push([traceIds.length, err.where, err.detail]);
+        queue.fail(chunk);
+        return result({ chunk, where: err.where, detail: err.detail });
       }
-      traceIds.push(traceId);
-      qids.push(qid);
-      chunks.push(chunk);
-      ts.push(time);
-      rootLine.push(line);
-      for (const k of t.lines) {
-        refOffset.push(offsets[k]!);
-        refLength.push(lengths[k]!);
-        refLine.push(lineNos[k]!);
+      chunkLines.push([chunk, last]);
+      for (const [traceId, t] of local) {
+        let qid = '';
+        let time = NaN;
+        let line = t.spans[0]!.line;
+        try {
+          const record = assemble(t.spans, options);
+          line = record.line;
+          const checked = checker.check(record.value, file, line);
+          time = timestamp(checked.ts, file, line);
+          qid = checked.qid;
+        } catch (err) {
+          if (!(err instanceof InputError)) throw err;
+          failed.push([traceIds.length, err.where, err.detail]);
+        }
+        traceIds.push(traceId);
+        qids.push(qid);
+        chunks.push(chunk);
+        ts.push(time);
+        rootLine.push(line);
+        for (const k of t.lines) {
+          refOffset.push(offsets[k]!);
+          refLength.push(lengths[k]!);
+          refLine.push(lineNos[k]!);
+        }
+        refStart.push(refOffset.length);
       }
-      refStart.push(refOffset.length);
     }
+    return result();
   }
-  return result();
+}
+
+/** A chunk (a run of whole lines) up to this size is read at once, synchronously (see readLinesAt). */
+const SYNC_READ_BYTES = 1024 * 1024;
+
+/** Files a thread keeps open while it reads their chunks. */
+class OpenFiles {
+  private readonly open = new Map<string, number>();
+  fd(file: string): number {
+    let fd = this.open.get(file);
+    if (fd === undefined) {
+      try {
+        fd = openSync(file, 'r');
+      } catch (err) {
+        throw ioError(file, err);
+      }
+      this.open.set(file, fd);
+    }
+    return fd;
+  }
+  close(): void {
+    for (const fd of this.open.values()) closeSync(fd);
+    this.open.clear();
+  }
 }
 
 /** FNV-1a of a traceId's UTF-16 code units. */

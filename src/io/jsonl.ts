@@ -1,5 +1,7 @@
+import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { InputError } from '../errors.js';
+import { InputError, ioError } from '../errors.js';
+import { checkUtf8 } from './utf8.js';
 import { readWindows } from './windows.js';
 
 export interface JsonlRecord {
@@ -122,20 +124,63 @@ export async function* readLineBatches(file: string, options: JsonlOptions = {})
     longLine: () => tooLong(file, lineNo + 1, maxLineBytes),
     what: 'a JSON Lines file',
   })) {
-    const bounds: number[] = [];
-    const firstLine = lineNo + 1;
-    let from = 0;
-    while (from < length) {
-      // Every window but the last ends with a newline; the last may end with a line that has none.
-      const found = buf.indexOf(NEWLINE, from);
-      const nl = found === -1 || found >= length ? length : found;
-      lineNo++;
-      if (nl - from > maxLineBytes) throw tooLong(file, lineNo, maxLineBytes);
-      bounds.push(from, nl > from && buf[nl - 1] === CR ? nl - 1 : nl);
-      from = nl + 1;
-    }
-    yield new LineBatch(buf, bounds, firstLine, offset, offset === 0);
+    const batch = lineBatch(file, buf, length, offset, lineNo + 1, maxLineBytes);
+    lineNo += batch.length;
+    yield batch;
   }
+}
+
+/** The lines of buf[0, length), which starts at byte `offset` of the file, the first being line `firstLine`. */
+function lineBatch(
+  file: string,
+  buf: Buffer,
+  length: number,
+  offset: number,
+  firstLine: number,
+  maxLineBytes: number,
+): LineBatch {
+  const bounds: number[] = [];
+  let lineNo = firstLine - 1;
+  let from = 0;
+  while (from < length) {
+    // Every window but the last ends with a newline; the last may end with a line that has none.
+    const found = buf.indexOf(NEWLINE, from);
+    const nl = found === -1 || found >= length ? length : found;
+    lineNo++;
+    if (nl - from > maxLineBytes) throw tooLong(file, lineNo, maxLineBytes);
+    bounds.push(from, nl > from && buf[nl - 1] === CR ? nl - 1 : nl);
+    from = nl + 1;
+  }
+  return new LineBatch(buf, bounds, firstLine, offset, offset === 0);
+}
+
+/**
+ * The lines of bytes [start, end) of a file already open (whole lines, as splitLines cuts them), read at
+ * once and synchronously into `into` (a larger buffer when they do not fit): for a thread that reads
+ * thousands of small runs of one file, where an open, a read and a close awaited for each left it idle a
+ * tenth of the time. Checked for UTF-8 as readLineBatches is; lines count from the run's first.
+ */
+export function readLinesAt(
+  fd: number,
+  file: string,
+  start: number,
+  end: number,
+  into: Buffer,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): LineBatch {
+  const buf = end - start <= into.length ? into : Buffer.allocUnsafe(end - start);
+  let length = 0;
+  try {
+    while (length < end - start) {
+      const read = readSync(fd, buf, length, end - start - length, start + length);
+      if (read === 0) break;
+      length += read;
+    }
+  } catch (err) {
+    throw ioError(file, err);
+  }
+  checkUtf8(file, buf, 0, length, start);
+  return lineBatch(file, buf, length, start, 1, maxLineBytes);
 }
 
 /** One line at a time, for loaders where convenience beats the last bit of speed. */
