@@ -60,6 +60,22 @@ describe('splitLines', () => {
     expect(await splitLines([empty], 4)).toEqual([]);
   });
 
+  it('cuts into at least as many parts as runs of a maximum size take, up to a cap', async () => {
+    const c = path.join(dir, 'c.jsonl');
+    writeFileSync(
+      c,
+      Array.from({ length: 2000 }, (_, i) => `{"i":${String(i).padStart(40, '0')}}\n`).join(''),
+    );
+    const sizes = (parts: Awaited<ReturnType<typeof splitLines>>) =>
+      parts.map((p) => p.reduce((n, s) => n + s.end - s.start, 0));
+    // 100 kB of 50-byte lines: 10 parts of 10 kB, not the 2 asked for; 64 at most; 2 when 2 are small enough.
+    const cut = sizes(await splitLines([c], 2, 0, 10_000, 64));
+    expect(cut).toHaveLength(10);
+    expect(Math.max(...cut)).toBeLessThanOrEqual(10_050);
+    expect(await splitLines([c], 2, 0, 100, 64)).toHaveLength(64);
+    expect(await splitLines([c], 2, 0, 1e9, 64)).toHaveLength(2);
+  });
+
   it('names a missing file', async () => {
     await expect(splitLines([path.join(dir, 'nope.jsonl')], 2)).rejects.toThrow(
       /nope\.jsonl: file not found/,

@@ -16,13 +16,16 @@ const PROBE = 64 * 1024;
 
 /**
  * Cuts files, read as one stream of lines, into at most `parts` runs of whole lines of about equal size and
- * no smaller than `minPartBytes`, in order, so that each can be read by its own thread. A part is a list of
- * segments, one per file it touches.
+ * no smaller than `minPartBytes`, in order, so that each can be read by its own thread; or, given
+ * `maxPartBytes`, into `parts` or more, as many as runs of that size take (up to `maxParts`). A part is a
+ * list of segments, one per file it touches.
  */
 export async function splitLines(
   files: readonly string[],
   parts: number,
   minPartBytes = 0,
+  maxPartBytes = Infinity,
+  maxParts = Infinity,
 ): Promise<Segment[][]> {
   const sizes = await Promise.all(
     files.map((file) =>
@@ -36,6 +39,7 @@ export async function splitLines(
   );
   const total = sizes.reduce((a, b) => a + b, 0);
   if (minPartBytes > 0) parts = Math.max(1, Math.min(parts, Math.floor(total / minPartBytes)));
+  parts = Math.min(Math.max(parts, Math.ceil(total / maxPartBytes)), Math.max(parts, maxParts));
   const firstByte: number[] = [];
   sizes.reduce((at, size, i) => ((firstByte[i] = at), at + size), 0);
 
