@@ -9,12 +9,11 @@ import { assemble, type OpenInferenceOptions } from './openinference.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import { addWinner, newWinnersJob, readSpans, readWinners, type LineAt } from './otlp-winners.js';
-
-import type { JudgedTrace } from './trace-scan.js';
 import { heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
+import type { JudgedTrace } from './trace-scan.js';
 import {
   byLines,
   gatherScans,

@@ -187,9 +187,9 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   let digested!: (digests: Uint8Array | null) => void;
   const scan = new Promise<T>((resolve, reject) => ([answer, fail] = [resolve, reject]));
   const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
-  let heldRuns!: (h: HeldWinners) => void;
+  let gotHeld!: (h: HeldWinners) => void;
   let heldFailed!: (err: unknown) => void;
-  const held = new Promise<HeldWinners>((resolve, reject) => ([heldRuns, heldFailed] = [resolve, reject]));
+  const held = new Promise<HeldWinners>((resolve, reject) => ([gotHeld, heldFailed] = [resolve, reject]));
   held.catch(() => undefined);
   if (!input.gold) digested(null);
   // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
@@ -202,7 +202,7 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
     if ('scan' in m) {
       for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
       answer(m.scan as unknown as T);
-    } else if ('held' in m) heldRuns(m.held);
+    } else if ('held' in m) gotHeld(m.held);
     else if ('digests' in m) digested(m.digests);
     else if ('internal' in m) failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });

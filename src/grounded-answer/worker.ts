@@ -2,10 +2,9 @@
 // left and posts back what it found, its buffers transferred rather than copied: where each qid's winning
 // run is (JSON Lines), each trace assembled from its chunk (OTLP, see otlp-runs.ts, and then the winners it
 // is asked to read back, see otlp-winners.ts), or each qid's winning record (Parquet rows, see
-// parquet-runs.ts). It needs no gold, so it starts while the main thread is still
-// loading it. Started with no chunks and the gold files, it digests the gold set while the main thread
-// judges, on the core that would otherwise idle: the digest (canonical JSON and a sha256 per item) was half
-// the time of loading gold.
+// parquet-runs.ts). It needs no gold, so it starts while the main thread is still loading it. Started with
+// no chunks and the gold files, it digests the gold set while the main thread judges, on the core that would
+// otherwise idle: the digest (canonical JSON and a sha256 per item) was half the time of loading gold.
 import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
