@@ -1,8 +1,8 @@
-import { closeSync, openSync } from 'node:fs';
-import { InputError, ioError, type Where } from '../errors.js';
+import { InputError, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
 import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
+import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
 import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
@@ -165,27 +165,6 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
 
 /** A chunk (a run of whole lines) up to this size is read at once, synchronously (see readLinesAt). */
 const SYNC_READ_BYTES = 1024 * 1024;
-
-/** Files a thread keeps open while it reads their chunks. */
-class OpenFiles {
-  private readonly open = new Map<string, number>();
-  fd(file: string): number {
-    let fd = this.open.get(file);
-    if (fd === undefined) {
-      try {
-        fd = openSync(file, 'r');
-      } catch (err) {
-        throw ioError(file, err);
-      }
-      this.open.set(file, fd);
-    }
-    return fd;
-  }
-  close(): void {
-    for (const fd of this.open.values()) closeSync(fd);
-    this.open.clear();
-  }
-}
 
 /** FNV-1a of a traceId's UTF-16 code units. */
 function idHash(id: string): number {

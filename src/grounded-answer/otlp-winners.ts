@@ -44,6 +44,13 @@ export function addWinner(job: WinnersJob, traceId: string, qid: string, lines: 
   job.first.push(job.lines.length);
 }
 
+/** A trace being read back: its slot, its spans so far, and how many of its lines are still to come. */
+interface Wanted {
+  slot: number;
+  spans: SpanFacts[];
+  left: number;
+}
+
 /**
  * Reads each trace of the job from all its lines (each line read once), assembled and checked as the scan
  * that picked it did, and under its gold item's qid; `each` gets it as soon as its last line is in.
@@ -55,12 +62,12 @@ export async function readWinners(
 ): Promise<void> {
   const options: OpenInferenceOptions = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
-  const want = new Map<string, { slot: number; spans: SpanFacts[]; left: number }>();
+  const want = new Map<string, Wanted>();
   job.traceIds.forEach((id, slot) =>
     want.set(id, { slot, spans: [], left: job.first[slot + 1]! - job.first[slot]! }),
   );
   await readSpans(job.lines, options, (spans) => {
-    const here = new Set<{ slot: number; spans: SpanFacts[]; left: number }>();
+    const here = new Set<Wanted>();
     for (const span of spans) {
       const w = want.get(span.traceId);
       if (!w) continue;

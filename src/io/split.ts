@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ioError } from '../errors.js';
+import { OpenFiles } from './open-files.js';
 
 /** Bytes [start, end) of one file, beginning and ending on line starts. */
 export interface Segment {
@@ -81,7 +82,7 @@ function fileAt(firstByte: readonly number[], sizes: readonly number[], at: numb
  * OpenInference export, which the helpers waited for.
  */
 class LineStarts {
-  private readonly fds = new Map<number, number>();
+  private readonly open = new OpenFiles();
   private readonly buf = Buffer.allocUnsafe(PROBE);
 
   constructor(private readonly files: readonly string[]) {}
@@ -89,7 +90,7 @@ class LineStarts {
   /** The first line start at or after `at` in file `i`: `at` itself when a line begins there, else after the next newline. */
   from(i: number, at: number, size: number): number {
     if (at === 0) return 0;
-    const fd = this.fd(i);
+    const fd = this.open.fd(this.files[i]!);
     for (let pos = at - 1; pos < size; pos += PROBE) {
       const bytesRead = readSync(fd, this.buf, 0, PROBE, pos);
       const nl = this.buf.subarray(0, bytesRead).indexOf(NEWLINE);
@@ -100,19 +101,6 @@ class LineStarts {
   }
 
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-  }
-
-  private fd(i: number): number {
-    let fd = this.fds.get(i);
-    if (fd === undefined) {
-      try {
-        fd = openSync(this.files[i]!, 'r');
-      } catch (err) {
-        throw ioError(this.files[i]!, err);
-      }
-      this.fds.set(i, fd);
-    }
-    return fd;
+    this.open.close();
   }
 }
