@@ -104,3 +104,33 @@ describe('ItemRecord with an item named like an Object.prototype member', () => 
     expect(record.has('hasOwnProperty')).toBe(false);
   });
 });
+
+describe('ItemRecord written by its own writer', () => {
+  it('escapes ids and digests as JSON.stringify does, at any depth, from columns or a parsed record', () => {
+    const ids = [
+      'plain',
+      'q"uote',
+      'back\\slash',
+      'tab\there',
+      'nl\n',
+      '\u0001',
+      'é',
+      '\ud800',
+      '😀',
+      '',
+      '~',
+      ' ',
+    ];
+    const gold = (k: number) =>
+      k % 3 === 0 ? undefined : k % 3 === 1 ? ids[(k + 5) % ids.length] : 'c8417ec845dbfee1';
+    const pass = ids.map((_, k) => k % 2);
+    const columns = ItemRecord.fromColumns(ids, pass, gold);
+    const parsed = ItemRecord.fromRecord(asObject(ids, pass, gold));
+    for (const record of [columns, parsed]) {
+      const value = { a: { b: [{ items: record }] }, items: record };
+      expect(written(value)).toBe(JSON.stringify(value, null, 2));
+    }
+    const empty = ItemRecord.fromColumns([], [], () => undefined);
+    expect(written({ items: empty, x: [empty] })).toBe(JSON.stringify({ items: {}, x: [{}] }, null, 2));
+  });
+});

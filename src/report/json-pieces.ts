@@ -30,6 +30,7 @@ export function stringifyInPieces(value: unknown, emit: (piece: string) => void,
       }
       return put(`\n${indent}]`);
     }
+    if (isObjectMembers(v) && v.writeJson) return v.writeJson(indent, put);
     let first = true;
     const members = isObjectMembers(v) ? v.members() : Object.entries(v as Record<string, unknown>).values();
     for (const [key, member] of members) {
@@ -52,6 +53,8 @@ export function stringifyInPieces(value: unknown, emit: (piece: string) => void,
 export interface ObjectMembers {
   toJSON(): object;
   members(): Iterable<[string, unknown]>;
+  /** Its text at `indent`, as JSON.stringify(…, null, 2) writes it, by a writer that knows its shape. */
+  writeJson?(indent: string, put: (text: string) => void): void;
 }
 
 const isObjectMembers = (v: object): v is ObjectMembers =>

@@ -214,7 +214,6 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       }
       return failing.get(id);
     };
-    const fieldsAt: (Float64Array | undefined)[] = [];
     const describe = async (ids: readonly string[]) => {
       const out = new Map<string, NonNullable<Offender['fields']>>();
       const missing: number[] = [];
@@ -227,14 +226,13 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           continue;
         }
         const part = parts[p]!;
-        const at = (fieldsAt[p] ??= new Columns(part.partial, name, ['runs.fields']).get(
-          'runs.fields',
-          Float64Array,
-          2 * states[p]!.runs,
-        ));
         const j = winnerRun[r]!;
-        if (!(at[2 * j]! >= 0)) badRun(part, name, j, 'a failing run without its fields');
-        out.set(id, fieldsOf(part, name, at[2 * j]!, at[2 * j + 1]!));
+        // The run's two values only: the whole column of 64 shards took 60 ms for a report's 1000 offenders.
+        const [offset, length] = new Float64Array(
+          Uint8Array.from(part.partial.range(name, 'runs.fields', 16 * j, 16)).buffer,
+        );
+        if (!(offset! >= 0)) badRun(part, name, j, 'a failing run without its fields');
+        out.set(id, fieldsOf(part, name, offset!, length!));
       }
       // Items without a run in any shard: their fields come from gold alone, read here.
       for (const [r, fields] of await gold.describeMissing(missing, config))
