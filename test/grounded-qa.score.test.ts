@@ -3,7 +3,13 @@ import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
 import { judgeInto, judgeItem, judgeOptions, labelsOf } from '../src/grounded-answer/judge.js';
 import { newRunTable } from '../src/grounded-answer/runs.js';
 import { compileRules, DEFAULT_SCU_RULES, echoMatches } from '../src/grounded-answer/scu.js';
-import { aggregate, isRefusal, offendingItems, type ScoreOptions } from '../src/grounded-answer/score.js';
+import {
+  aggregate,
+  answerableOf,
+  isRefusal,
+  offendingItems,
+  type ScoreOptions,
+} from '../src/grounded-answer/score.js';
 import type { Label } from '../src/grounded-answer/labels.js';
 
 let line = 0;
@@ -45,10 +51,11 @@ function scoreGroundedQa(gold: GoldItem[], runs: ReadonlyMap<string, TraceLine>,
   });
   const items = gold.map((g, row) => ({
     gold: g,
+    qid: g.qid,
     labels: table.present[row] ? labelsOf(table.flags[row]!) : (['missing_trace'] as Label[]),
     brokenRule: table.rule[row]! >= 0 ? options.scuRules![table.rule[row]!] : undefined,
   }));
-  return { ...aggregate(gold, table, options), items };
+  return { ...aggregate(answerableOf(gold), table, options), items };
 }
 const off: ScoreOptions = { refusalToken: 'not in context', scuRules: null, cutoffs: [1, 5] };
 const on: ScoreOptions = { ...off, scuRules: compileRules(DEFAULT_SCU_RULES) };

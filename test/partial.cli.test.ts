@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../src/errors.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
@@ -248,6 +250,31 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
     await refused(
       (h) => (h.suites.qa.state = '__DEEP__'),
       /header state: .*expected a grounded-qa partial of this version/,
+    );
+  });
+
+  it('refuses a forged gold column whose sha256 matches: an answerability that is neither 0 nor 1', async () => {
+    const { config, bad } = await edited(() => {});
+    const bytes = readFileSync(bad);
+    const nl = bytes.indexOf(10);
+    const header = JSON.parse(bytes.subarray(0, nl).toString());
+    const body = bytes.subarray(nl + 1);
+    const place = header.suites.qa.sections['gold.answerable'];
+    const column = inflateRawSync(body.subarray(place.offset, place.offset + place.length));
+    column[1] = 2;
+    // The forged column goes at the body's end, its place and digests made to match it.
+    const stored = deflateRawSync(column);
+    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    header.suites.qa.sections['gold.answerable'] = {
+      offset: body.length,
+      length: stored.length,
+      sha256: sha(stored),
+      inflated: { length: column.length, sha256: sha(column) },
+    };
+    header.bytes = body.length + stored.length;
+    writeFileSync(bad, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, stored]));
+    await expect(mergeRun([bad], { config })).rejects.toThrow(
+      /bad\.partial: suite qa: gold item 1 has answerability 2, not 0 or 1; expected a consistent partial/,
     );
   });
 

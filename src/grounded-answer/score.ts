@@ -37,9 +37,19 @@ export function containsClaim(claim: string, substrings: readonly string[]): boo
   return substrings.some((s) => lower.includes(s.toLowerCase()));
 }
 
+/** Each gold item's answerability, in row order: a column, so a merge needs no object per item. */
+export type Answerable = ArrayLike<boolean | number>;
+
+/** The column of `gold`'s answerability. */
+export function answerableOf(gold: readonly Pick<GoldItem, 'answerable'>[]): Uint8Array {
+  const out = new Uint8Array(gold.length);
+  for (let row = 0; row < gold.length; row++) out[row] = gold[row]!.answerable ? 1 : 0;
+  return out;
+}
+
 /** The suite metrics from every gold item's judged winning run. Pure. */
 export function aggregate(
-  gold: readonly Pick<GoldItem, 'answerable'>[],
+  gold: Answerable,
   table: RunTable,
   options: ScoreOptions,
 ): { metrics: Record<string, MetricValue>; counts: Counts } {
@@ -57,21 +67,21 @@ export function aggregate(
   const recall = options.cutoffs.map(() => 0);
   const upper = options.cutoffs.map(() => 0);
   for (let row = 0; row < gold.length; row++) {
-    const item = gold[row]!;
-    if (item.answerable) answerable++;
+    const isAnswerable = gold[row];
+    if (isAnswerable) answerable++;
     if (!table.present[row]) continue;
     traced++;
     const flags = table.flags[row]!;
     for (let j = 0; j < c; j++) recall[j]! += table.recall[row * c + j]!;
     if (flags & REFUSED) {
       refused++;
-      if (item.answerable) refusedAnswerable++;
+      if (isAnswerable) refusedAnswerable++;
       continue;
     }
     shipped++;
     if (flags & CORRECT) correct++;
     if (flags & HIT) hit++;
-    if (!item.answerable) shippedUnanswerable++;
+    if (!isAnswerable) shippedUnanswerable++;
     if (flags & CONSTRAINED) constrained++;
     if (flags & VIOLATION) violations++;
     for (let j = 0; j < c; j++) upper[j]! += table.upper[row * c + j]!;
@@ -119,12 +129,8 @@ export function passes(labels: readonly Label[]): boolean {
 }
 
 /** Failing items, most severe label first, then by qid. */
-export function offendingItems<T extends { gold: { qid: string }; labels: Label[] }>(
-  items: readonly T[],
-): T[] {
+export function offendingItems<T extends { qid: string; labels: Label[] }>(items: readonly T[]): T[] {
   return items
     .filter((i) => !passes(i.labels))
-    .sort(
-      (a, b) => severity(a.labels[0]!) - severity(b.labels[0]!) || compareCodeUnits(a.gold.qid, b.gold.qid),
-    );
+    .sort((a, b) => severity(a.labels[0]!) - severity(b.labels[0]!) || compareCodeUnits(a.qid, b.qid));
 }

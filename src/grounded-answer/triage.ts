@@ -1,7 +1,7 @@
 import type { StageKey, TriageCounts } from '../report/triage.js';
 import { claimMissed, CORRECT, EVIDENCE, HIT, REFUSED, VIOLATION } from './judge.js';
-import type { GoldItem } from './contract.js';
 import type { RunTable } from './runs.js';
+import type { Answerable } from './score.js';
 
 /**
  * The stage an item's scored run fails at (see report/triage.ts), from its judged flags; undefined for a
@@ -22,14 +22,14 @@ export function stageOf(flags: number, answerable: boolean): StageKey | undefine
 }
 
 /** The counts over every gold item's scored run. Pure. */
-export function triage(gold: readonly Pick<GoldItem, 'answerable'>[], table: RunTable): TriageCounts {
+export function triage(gold: Answerable, table: RunTable): TriageCounts {
   const t: TriageCounts = {
     answered_wrong: { retrieval: 0, citation: 0, containment: 0, constraint: 0 },
     over_refused: { not_retrieved: 0, retrieved: 0 },
   };
   for (let row = 0; row < gold.length; row++) {
     if (!table.present[row]) continue;
-    const stage = stageOf(table.flags[row]!, gold[row]!.answerable);
+    const stage = stageOf(table.flags[row]!, Boolean(gold[row]));
     if (stage === undefined) continue;
     if (stage === 'over_refused.retrieved') t.over_refused.retrieved++;
     else if (stage === 'over_refused.not_retrieved') t.over_refused.not_retrieved++;

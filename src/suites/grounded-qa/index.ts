@@ -11,7 +11,7 @@ import {
 } from '../../grounded-answer/config.js';
 import { readsRecords, traceInput } from '../../grounded-answer/source.js';
 import { isParquet } from '../../io/records.js';
-import { describer, judgeSuite, resultOf } from './judged.js';
+import { describer, goldColumns, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';
 
 export const metrics: readonly MetricSpec[] = [
@@ -106,7 +106,13 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   async score(config, ctx) {
     const judged = await judgeSuite(config, ctx);
     return {
-      ...resultOf(judged.gold, judged.loaded, judged.options, ctx.relative, describer(judged, ctx)),
+      ...resultOf(
+        goldColumns(judged.gold),
+        judged.loaded,
+        judged.options,
+        ctx.relative,
+        describer(judged, ctx),
+      ),
       goldDigest: judged.digest,
     };
   },

@@ -12,10 +12,10 @@ import { safeParse } from '../../io/validate.js';
 import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
-import type { PartialFile } from '../../partial/file.js';
+import { Scratch, type PartialFile } from '../../partial/file.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
-import { describeItem, describer, judgeSuite, resultOf, scoreOptions, type GoldView } from './judged.js';
+import { describeItem, describer, judgeSuite, resultOf, scoreOptions, type GoldColumns } from './judged.js';
 
 /**
  * grounded-qa over shards of its traces. Every shard reads the whole gold set and keeps, for each gold item
@@ -166,9 +166,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     let lines = 0;
     let known = 0;
     const unknown = new Map<string, number>();
+    const scratch = new Scratch();
     parts.forEach((part, p) => {
       const s = states[p]!;
-      const cols = new Columns(part.partial, name, RUNS);
+      const cols = new Columns(part.partial, name, RUNS, false, {}, scratch);
       const m = s.runs;
       const row = cols.get('runs.row', Uint32Array, m);
       const ts = cols.get('runs.ts', Float64Array, m);
@@ -210,7 +211,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     const rowOf = (id: string) => {
       if (!failing) {
         failing = new Map();
-        for (let r = 0; r < n; r++) if (!runs.passed(r)) failing.set(gold.views[r]!.qid, r);
+        for (let r = 0; r < n; r++) if (!runs.passed(r)) failing.set(gold.columns.qids[r]!, r);
       }
       return failing.get(id);
     };
@@ -236,10 +237,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       }
       // Items without a run in any shard: their fields come from gold alone, read here.
       for (const [r, fields] of await gold.describeMissing(missing, config))
-        out.set(gold.views[r]!.qid, fields);
+        out.set(gold.columns.qids[r]!, fields);
       return out;
     };
-    return { result: resultOf(gold.views, runs, options, ctx.relative, describe), digests: gold.digests };
+    return { result: resultOf(gold.columns, runs, options, ctx.relative, describe), digests: gold.digests };
   },
 };
 
@@ -256,6 +257,7 @@ class Columns {
     keys: readonly string[],
     verify = false,
     caps: Readonly<Record<string, number>> = {},
+    scratch?: Scratch,
   ) {
     const stored = partial.header.suites[suite]?.sections ?? {};
     // Deflated sections are inflated one by one; the others are read at once.
@@ -263,6 +265,7 @@ class Columns {
       suite,
       keys.filter((k) => !stored[k]?.inflated),
       verify,
+      scratch,
     );
     for (const key of keys.filter((k) => stored[k]?.inflated)) {
       const buffer = partial.section(suite, key, verify, caps[key]);
@@ -316,18 +319,18 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
   // ASCII ids (the usual) are sliced from one string: 200k toString calls took 40 ms.
   const ascii = isAscii(bytes) ? bytes.toString('latin1') : undefined;
   const ids: string[] = new Array(n);
-  const views: GoldView[] = new Array(n);
-  const place = (i: number) => ({ file: files[source[4 * i]!]!, line: source[4 * i + 1]! });
   let start = 0;
   for (let i = 0; i < n; i++) {
     const end = ends[i]!;
     const file = files[source[4 * i]!];
-    if (end < start || end > bytes.length || file === undefined)
+    if (end < start || end > bytes.length || file === undefined || answerable[i]! > 1)
       throw new InputError(
         { file: partial.file },
-        `suite ${suite}: gold item ${i} ${file === undefined ? `names gold file ${source[4 * i]} of ${files.length}` : 'has a broken qid'}; expected a consistent partial`,
+        `suite ${suite}: gold item ${i} ${file === undefined ? `names gold file ${source[4 * i]} of ${files.length}` : answerable[i]! > 1 ? `has answerability ${answerable[i]}, not 0 or 1` : 'has a broken qid'}; expected a consistent partial`,
       );
-    const [line, offset, length] = [source[4 * i + 1]!, source[4 * i + 2]!, source[4 * i + 3]!];
+    const line = source[4 * i + 1]!;
+    const offset = source[4 * i + 2]!;
+    const length = source[4 * i + 3]!;
     // Where the item is, checked now: the merge reads an offender's line from this checkout's gold file.
     if (
       !Number.isSafeInteger(line) ||
@@ -342,19 +345,22 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
         { file: partial.file },
         `suite ${suite}: gold item ${i} is at line ${line}, bytes ${offset}+${length}; expected a place in ${files[source[4 * i]!]}`,
       );
-    const qid = ascii !== undefined ? ascii.slice(start, end) : bytes.toString('utf8', start, end);
-    ids[i] = qid;
-    views[i] = new GoldRow(qid, answerable[i] === 1, i, place);
+    ids[i] = ascii !== undefined ? ascii.slice(start, end) : bytes.toString('utf8', start, end);
     start = end;
   }
   const digests: ItemDigests = { ids, size: n, hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8) };
+  const columns: GoldColumns = {
+    qids: ids,
+    answerable,
+    source: (i) => ({ file: files[source[4 * i]!]!, line: source[4 * i + 1]! }),
+  };
   return {
-    views,
+    columns,
     digests,
     /** Offender fields of items without a run, from their gold lines, each checked against its digest. */
     async describeMissing(rows: readonly number[], config: GroundedQaConfig) {
       const refs: LineRef[] = rows.map((r) => ({
-        file: views[r]!.source.file,
+        file: columns.source(r).file,
         line: source[4 * r + 1]!,
         offset: source[4 * r + 2]!,
         length: source[4 * r + 3]!,
@@ -394,20 +400,6 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       return out;
     },
   };
-}
-
-/** A gold item as the merge's result needs it; where it is, only for the few offenders that show it. */
-class GoldRow implements GoldView {
-  constructor(
-    readonly qid: string,
-    readonly answerable: boolean,
-    private readonly row: number,
-    private readonly place: (row: number) => GoldView['source'],
-  ) {}
-
-  get source(): GoldView['source'] {
-    return this.place(this.row);
-  }
 }
 
 function stateOf(part: MergePart): State {
@@ -450,7 +442,22 @@ function oneShardATrace(parts: readonly MergePart[], suite: string): void {
 }
 
 function unknownOf(part: MergePart, suite: string): [string, number][] {
-  return part.partial.json(suite, 'unknown', unknownSchema, '[qid, lines] pairs');
+  return part.partial.json(suite, 'unknown', unknownSchema, '[qid, lines] pairs', undefined, isUnknownPairs);
+}
+
+/** unknownSchema's test, quicker: zod took 80 ms over 64 shards' 18k pairs. */
+function isUnknownPairs(value: unknown): value is [string, number][] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (p) =>
+        Array.isArray(p) &&
+        p.length === 2 &&
+        typeof p[0] === 'string' &&
+        Number.isSafeInteger(p[1]) &&
+        (p[1] as number) >= 1,
+    )
+  );
 }
 
 function fieldsOf(

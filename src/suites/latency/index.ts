@@ -14,7 +14,7 @@ import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
 import { goldShape, traceShape } from '../../grounded-answer/contract.js';
 import { traceInput } from '../../grounded-answer/source.js';
 import { compileRules } from '../../grounded-answer/scu.js';
-import { aggregate } from '../../grounded-answer/score.js';
+import { aggregate, answerableOf } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
 import { stageLine } from '../../report/triage.js';
 import type { Table } from '../../report/schema.js';
@@ -279,15 +279,16 @@ export async function scoreConfigurations(
   };
   const byConfiguration = new Map<string, Accuracy>();
   const unknown = new Set<string>();
+  const answerable = answerableOf(gold);
   for (const file of traces) {
     const loaded = await judgeRuns([file], gold, options, questions);
     for (const qid of loaded.unknown.keys()) unknown.add(qid);
-    const { metrics: m } = aggregate(gold, loaded.table, options);
+    const { metrics: m } = aggregate(answerable, loaded.table, options);
     byConfiguration.set(relative(file), {
       precision: m.precision!.value,
       chr: m.chr!.value,
       coverage: m.coverage!.value,
-      triage: stageLine(triage(gold, loaded.table)),
+      triage: stageLine(triage(answerable, loaded.table)),
     });
   }
   return { byConfiguration, unknown };
