@@ -200,7 +200,8 @@ export class PartialFile {
   private inflate(stored: Uint8Array, name: string, length: number): Uint8Array {
     let bytes: Uint8Array;
     try {
-      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, length) });
+      // One chunk of the known length: zlib's default 16 KB chunks were concatenated, a copy of every column.
+      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, length), chunkSize: Math.max(64, length) });
     } catch {
       throw new InputError(
         { file: this.file },
