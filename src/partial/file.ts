@@ -201,7 +201,10 @@ export class PartialFile {
     let bytes: Uint8Array;
     try {
       // One chunk of the known length: zlib's default 16 KB chunks were concatenated, a copy of every column.
-      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(1, length), chunkSize: Math.max(64, length) });
+      bytes = inflateRawSync(stored, {
+        maxOutputLength: Math.max(1, length),
+        chunkSize: Math.max(64, length),
+      });
     } catch {
       throw new InputError(
         { file: this.file },
