@@ -10,7 +10,8 @@ import {
   offendingItems,
   type ScoreOptions,
 } from '../src/grounded-answer/score.js';
-import type { Label } from '../src/grounded-answer/labels.js';
+import { FAILURE_LABELS, PASS_LABELS, severity, type Label } from '../src/grounded-answer/labels.js';
+import { seeded } from './helpers/random.js';
 
 let line = 0;
 function gold(
@@ -160,6 +161,31 @@ describe('scoreGroundedQa on the hand-computed set', () => {
       'G6:over_refusal',
       'G8:missing_trace',
     ]);
+  });
+
+  it('orders offenders as a sort by (severity, qid) does, ids in order or not, one id twice', () => {
+    const rnd = seeded(21);
+    const labels = [...PASS_LABELS, ...FAILURE_LABELS];
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(rnd() * 40);
+      let id = 0;
+      const items = Array.from({ length: n }, (_, k) => ({
+        // Ascending ids most rounds (as gold sets in id order give), shuffled in others; now and then a repeat.
+        qid:
+          round % 3
+            ? `q${String((id += rnd() < 0.1 ? 0 : 1)).padStart(3, '0')}`
+            : `q${Math.floor(rnd() * 50)}`,
+        labels: [labels[Math.floor(rnd() * labels.length)]!] as Label[],
+        k,
+      }));
+      const reference = items
+        .filter((i) => !PASS_LABELS.includes(i.labels[0] as 'ok'))
+        .sort(
+          (a, b) =>
+            severity(a.labels[0]!) - severity(b.labels[0]!) || (a.qid < b.qid ? -1 : a.qid > b.qid ? 1 : 0),
+        );
+      expect(offendingItems(items).map((i) => i.k)).toEqual(reference.map((i) => i.k));
+    }
   });
 
   it('puts several labels on one item, most severe first', () => {

@@ -128,9 +128,22 @@ export function passes(labels: readonly Label[]): boolean {
   return labels[0] === 'ok' || labels[0] === 'refusal_ok';
 }
 
-/** Failing items, most severe label first, then by qid. */
+/**
+ * Failing items, most severe label first, then by qid. Dealt into one bucket per severity (a handful), each
+ * sorted by qid only when it is not in qid order already, as items of a gold set kept in id order are: a
+ * comparison sort of a 1x run's 46k offenders took 30 ms.
+ */
 export function offendingItems<T extends { qid: string; labels: Label[] }>(items: readonly T[]): T[] {
-  return items
-    .filter((i) => !passes(i.labels))
-    .sort((a, b) => severity(a.labels[0]!) - severity(b.labels[0]!) || compareCodeUnits(a.qid, b.qid));
+  const buckets: T[][] = [];
+  for (const item of items) if (!passes(item.labels)) (buckets[severity(item.labels[0]!)] ??= []).push(item);
+  const out: T[] = [];
+  for (const bucket of buckets) {
+    if (!bucket) continue;
+    let ordered = true;
+    for (let i = 1; i < bucket.length && ordered; i++) ordered = bucket[i - 1]!.qid <= bucket[i]!.qid;
+    // Array sort is stable: items of one qid keep their order, as in the ordered case.
+    if (!ordered) bucket.sort((a, b) => compareCodeUnits(a.qid, b.qid));
+    for (const item of bucket) out.push(item);
+  }
+  return out;
 }
