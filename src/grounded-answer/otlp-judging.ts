@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import { recordChecker } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
-import { heldReader } from './held-lines.js';
+import { heldLineWriter, heldReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import type { RecordJudging, RunsLoad } from './load.js';
 import { assemble, type OpenInferenceOptions } from './openinference.js';
@@ -179,13 +179,16 @@ async function judgeOtlp(
   }
 
   // The winners' lines, read back, each line once, by this thread and the helpers at once: each reads the
-  // winners of its stretch of the input; the helpers' come back as trace lines.
+  // winners of its stretch of the input; the helpers' come back as trace lines. Every winner is kept as its
+  // trace line, read again for the few offenders a report shows: 100k traces kept as objects took this
+  // thread's young generation about a second to copy.
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
-  const records: (JudgedTrace | undefined)[] = new Array(gold.length);
-  const judgeRow = (row: number, t: JudgedTrace) => {
-    records[row] = t;
+  const judgeRow = (row: number, t: JudgedTrace) =>
     judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
-  };
+  const held: HeldRuns[] = [];
+  /** Row r's winner is slot heldSlot[r] of held[heldIn[r]] (-1: none, or one assembled here). */
+  const heldIn = new Int32Array(gold.length).fill(-1);
+  const heldSlot = new Int32Array(gold.length);
   const parts = helpers.length + 1;
   const jobs = Array.from({ length: parts }, newWinnersJob);
   const rowsOf: number[][] = jobs.map(() => []);
@@ -214,24 +217,36 @@ async function judgeOtlp(
   const asked = helpers.map((h, p) =>
     jobs[p + 1]!.traceIds.length > 0 ? h.readBack(jobs[p + 1]!) : undefined,
   );
-  await readWinners(jobs[0]!, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, t));
+  const own = heldLineWriter();
+  let ownSlots = 0;
+  await readWinners(jobs[0]!, input, (slot, t) => {
+    const row = rowsOf[0]![slot]!;
+    judgeRow(row, t);
+    own.add(t.qid, t);
+    heldIn[row] = 0;
+    heldSlot[row] = ownSlots++;
+  });
+  held.push(own.held());
   const read = heldReader();
   for (let p = 0; p < helpers.length; p++) {
-    const held = await asked[p];
+    const theirs = await asked[p];
     // Its heap is let go before the report is made, the run's peak.
     await stopHelpers([helpers[p]!]);
-    if (held) held.slots.forEach((slot, j) => judgeRow(rowsOf[p + 1]![slot]!, read(held.runs, j)));
+    if (!theirs) continue;
+    held.push(theirs.runs);
+    theirs.slots.forEach((slot, j) => {
+      const row = rowsOf[p + 1]![slot]!;
+      judgeRow(row, read(theirs.runs, j));
+      heldIn[row] = held.length - 1;
+      heldSlot[row] = j;
+    });
   }
+  const record = (row: number): JudgedTrace | undefined => {
+    if (heldIn[row]! >= 0) return read(held[heldIn[row]!]!, heldSlot[row]!);
+    return winner[row]! >= 0 ? assembled.get(winner[row]!) : undefined;
+  };
   return {
-    ...heldRuns(
-      table,
-      (row) => records[row],
-      (row) => files[table.chunk[row]!]!,
-      traces,
-      known,
-      unknown,
-      options,
-    ),
+    ...heldRuns(table, record, (row) => files[table.chunk[row]!]!, traces, known, unknown, options),
     traceIds,
   };
 }
