@@ -5,6 +5,7 @@ import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { spanFacts } from '../src/grounded-answer/openinference.js';
 import { InputError } from '../src/errors.js';
 import type { GoldItem } from '../src/grounded-answer/contract.js';
+import type { JudgedTrace } from '../src/grounded-answer/trace-scan.js';
 import { judgeRecords, loadGold, type RunsLoad } from '../src/grounded-answer/load.js';
 import { startParquetJudging } from '../src/grounded-answer/parquet-runs.js';
 import { startOtlpJudging } from '../src/grounded-answer/otlp-judging.js';
@@ -128,24 +129,22 @@ const OPTIONS: ScoreOptions = {
  * What a RunsLoad says about every gold row, to compare two of them whole. (Where a run is kept, its chunk
  * and offset, means another thing to each reader: the winners and their places are compared instead.)
  */
-function summary(load: RunsLoad, rows: number, positions = true) {
+async function summary(load: RunsLoad, rows: number, positions = true) {
   const t = load.table;
   const columns = [t.present, t.ts, t.flags, t.recall, t.upper, t.rule, t.line];
+  const all = Array.from({ length: rows }, (_, row) => row);
+  const records = await load.records?.(all);
   return {
     lines: load.lines,
     superseded: load.superseded,
     unknown: [...load.unknown],
     table: (positions ? [...columns, t.chunk, t.offset] : columns).map((a) => [...a]),
-    rows: Array.from({ length: rows }, (_, row) => [
-      load.ref(row),
-      judged(load.record?.(row)),
-      load.labels(row),
-    ]),
+    rows: all.map((row) => [load.ref(row), judged(records?.get(row)), load.labels(row)]),
   };
 }
 
 /** What judging and the offenders read of a run held in memory (all a reader need keep of it). */
-function judged(t: ReturnType<NonNullable<RunsLoad['record']>>) {
+function judged(t: JudgedTrace | undefined) {
   if (!t) return t;
   const { claim, citations, constraints_echo } = t.answer_json;
   return { retrieved_ids: t.retrieved_ids, answer_json: { claim, citations, constraints_echo } };
@@ -161,7 +160,7 @@ async function both(
   const { items } = await loadGold([goldFile]);
   const settle = (p: Promise<RunsLoad>) =>
     p.then(
-      (load) => ({ load: summary(load, items.length, positions) }),
+      async (load) => ({ load: await summary(load, items.length, positions) }),
       (err: unknown) => {
         if (!(err instanceof InputError)) throw err;
         return { error: err.message };
@@ -481,9 +480,11 @@ describe('what a review found (each failed before its fix)', () => {
     vi.stubEnv('GROUNDGATE_THREADS', '');
     try {
       readBack.lines = 0;
-      const chunked = summary(await otlp([file])(items), items.length);
+      const load = await otlp([file])(items);
       expect(readBack.lines).toBeLessThanOrEqual(6); // the three lines, for the cut traces and the winners
-      expect(chunked).toEqual(summary(await judgeRecords([file], items, OPTIONS), items.length));
+      expect(await summary(load, items.length)).toEqual(
+        await summary(await judgeRecords([file], items, OPTIONS), items.length),
+      );
     } finally {
       vi.unstubAllEnvs();
     }

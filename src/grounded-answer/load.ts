@@ -31,14 +31,22 @@ import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions } from './judge.js';
 import type { Label } from './labels.js';
-import { heldRuns, judged, judgeHeld, newRunTable, offer, type RunTable } from './runs.js';
+import {
+  heldRuns,
+  inMemory,
+  judged,
+  judgeHeld,
+  newRunTable,
+  offer,
+  type RecordsOf,
+  type RunTable,
+} from './runs.js';
 import { scanRuns, timestamp, type Scan } from './scan.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import { isSpanDocument } from './openinference.js';
 import { startOtlpJudging } from './otlp-judging.js';
 import { startParquetJudging } from './parquet-runs.js';
 import type { ScoreOptions } from './score.js';
-import type { JudgedTrace } from './trace-scan.js';
 import type { ScuRule } from './scu.js';
 import { judgeRows } from './verdicts.js';
 
@@ -188,8 +196,11 @@ export interface RunsLoad {
   labels(row: number): Label[] | undefined;
   /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
   passed(row: number): boolean;
-  /** What judging read of gold item `row`'s winning run, when runs are held in memory rather than read again (see ref). */
-  record?(row: number): JudgedTrace | undefined;
+  /**
+   * What judging read of some gold items' winning runs, when runs are records rather than lines read again by
+   * their place (see ref): held in memory, or read again from their records.
+   */
+  records?: RecordsOf;
   /**
    * OpenInference: the id of every trace assembled, in the order of its first span. A merge refuses a trace
    * in two shards: one run assembles its spans into one trace, the shards into two.
@@ -349,7 +360,7 @@ export async function judgeRecords(
   const record = (row: number) => winners[row];
   judgeHeld(table, gold, record, options);
   return {
-    ...heldRuns(table, record, (row) => files[table.chunk[row]!]!, lines, known, unknown, options),
+    ...heldRuns(table, inMemory(record), (row) => files[table.chunk[row]!]!, lines, known, unknown, options),
     ...(input.format === 'openinference' && { traceIds }),
   };
 }

@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import { recordChecker } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
-import { heldLineWriter, heldReader, type HeldRuns } from './held-lines.js';
+import { heldReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import type { RecordJudging, RunsLoad } from './load.js';
 import { assemble, type OpenInferenceOptions } from './openinference.js';
@@ -179,16 +179,12 @@ async function judgeOtlp(
   }
 
   // The winners' lines, read back, each line once, by this thread and the helpers at once: each reads the
-  // winners of its stretch of the input; the helpers' come back as trace lines. Every winner is kept as its
-  // trace line, read again for the few offenders a report shows: 100k traces kept as objects took this
-  // thread's young generation about a second to copy.
+  // winners of its stretch of the input; the helpers' come back as trace lines. None is kept as an object
+  // (100k traces held took this thread's young generation about a second to copy): the few offenders a
+  // report shows are read again, a helper's from its trace lines, this thread's from their own lines.
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
   const judgeRow = (row: number, t: JudgedTrace) =>
     judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
-  const held: HeldRuns[] = [];
-  /** Row r's winner is slot heldSlot[r] of held[heldIn[r]] (-1: none, or one assembled here). */
-  const heldIn = new Int32Array(gold.length).fill(-1);
-  const heldSlot = new Int32Array(gold.length);
   const parts = helpers.length + 1;
   const jobs = Array.from({ length: parts }, newWinnersJob);
   const rowsOf: number[][] = jobs.map(() => []);
@@ -217,17 +213,14 @@ async function judgeOtlp(
   const asked = helpers.map((h, p) =>
     jobs[p + 1]!.traceIds.length > 0 ? h.readBack(jobs[p + 1]!) : undefined,
   );
-  const own = heldLineWriter();
-  let ownSlots = 0;
-  await readWinners(jobs[0]!, input, (slot, t) => {
-    const row = rowsOf[0]![slot]!;
-    judgeRow(row, t);
-    own.add(t.qid, t);
-    heldIn[row] = 0;
-    heldSlot[row] = ownSlots++;
-  });
-  held.push(own.held());
+  const own = jobs[0]!;
+  await readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, t));
   const read = heldReader();
+  const held: HeldRuns[] = [];
+  /** Row r's winner is slot slotOf[r] of held[heldIn[r]], or of this thread's job when heldIn[r] is -1. */
+  const heldIn = new Int32Array(gold.length).fill(-1);
+  const slotOf = new Int32Array(gold.length).fill(-1);
+  rowsOf[0]!.forEach((row, slot) => (slotOf[row] = slot));
   for (let p = 0; p < helpers.length; p++) {
     const theirs = await asked[p];
     // Its heap is let go before the report is made, the run's peak.
@@ -238,15 +231,30 @@ async function judgeOtlp(
       const row = rowsOf[p + 1]![slot]!;
       judgeRow(row, read(theirs.runs, j));
       heldIn[row] = held.length - 1;
-      heldSlot[row] = j;
+      slotOf[row] = j;
     });
   }
-  const record = (row: number): JudgedTrace | undefined => {
-    if (heldIn[row]! >= 0) return read(held[heldIn[row]!]!, heldSlot[row]!);
-    return winner[row]! >= 0 ? assembled.get(winner[row]!) : undefined;
+  const records = async (rows: readonly number[]) => {
+    const out = new Map<number, JudgedTrace>();
+    const again = newWinnersJob();
+    const rowOfSlot: number[] = [];
+    for (const row of rows) {
+      if (winner[row]! < 0) continue;
+      const done = assembled.get(winner[row]!);
+      const slot = slotOf[row]!;
+      if (done) out.set(row, done);
+      else if (heldIn[row]! >= 0) out.set(row, read(held[heldIn[row]!]!, slot));
+      else if (slot >= 0) {
+        const lines = own.lines.slice(own.first[slot]!, own.first[slot + 1]!);
+        addWinner(again, own.traceIds[slot]!, own.qids[slot]!, lines);
+        rowOfSlot.push(row);
+      }
+    }
+    await readWinners(again, input, (slot, t) => out.set(rowOfSlot[slot]!, t));
+    return out;
   };
   return {
-    ...heldRuns(table, record, (row) => files[table.chunk[row]!]!, traces, known, unknown, options),
+    ...heldRuns(table, records, (row) => files[table.chunk[row]!]!, traces, known, unknown, options),
     traceIds,
   };
 }

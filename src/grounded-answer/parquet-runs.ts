@@ -6,7 +6,7 @@ import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
 import type { RecordJudging, RunsLoad } from './load.js';
-import { heldRuns, judgeHeld, newRunTable, offer, replaces } from './runs.js';
+import { heldRuns, inMemory, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
@@ -302,5 +302,13 @@ function judgeParquet(
   const record = (row: number) =>
     table.present[row] ? judgedAt(scans[wonScan[row]!]!.held, wonSlot[row]!) : undefined;
   judgeHeld(table, gold, record, options);
-  return heldRuns(table, record, (row) => chunks[table.chunk[row]!]!.file, read, known, unknown, options);
+  return heldRuns(
+    table,
+    inMemory(record),
+    (row) => chunks[table.chunk[row]!]!.file,
+    read,
+    known,
+    unknown,
+    options,
+  );
 }

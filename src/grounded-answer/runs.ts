@@ -106,13 +106,28 @@ export function judged(
   };
 }
 
+/** What judging read of some rows' winning runs: held in memory, or read again (see RunsLoad.records). */
+export type RecordsOf = (rows: readonly number[]) => Promise<ReadonlyMap<number, JudgedTrace>>;
+
+/** RecordsOf runs held in memory. */
+export function inMemory(record: (row: number) => JudgedTrace | undefined): RecordsOf {
+  return async (rows) => {
+    const out = new Map<number, JudgedTrace>();
+    for (const row of rows) {
+      const t = record(row);
+      if (t) out.set(row, t);
+    }
+    return out;
+  };
+}
+
 /**
- * What judging found when the winning runs are held in memory (records read from Parquet rows or
- * OpenInference traces): a run is found again by its file and record number, not its bytes.
+ * What judging found when the winning runs are records (read from Parquet rows or OpenInference traces): a
+ * run is found again by its file and record number, not its bytes.
  */
 export function heldRuns(
   table: RunTable,
-  record: (row: number) => JudgedTrace | undefined,
+  records: RecordsOf,
   fileOf: (row: number) => string,
   lines: number,
   known: number,
@@ -123,7 +138,7 @@ export function heldRuns(
     ...judged(table, lines, known, unknown, options),
     ref: (row) =>
       table.present[row] ? { file: fileOf(row), line: table.line[row]!, offset: -1, length: 0 } : undefined,
-    record,
+    records,
   };
 }
 

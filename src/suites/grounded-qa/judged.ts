@@ -59,7 +59,8 @@ export function describer(
   return async (ids) => {
     const rows = ids.flatMap((id) => byId.get(id) ?? []);
     const refs = rows.map((row) => loaded.ref(row));
-    const again = loaded.record ? [] : refs.filter((r): r is LineRef => r !== undefined);
+    const held = loaded.records ? await loaded.records(rows) : undefined;
+    const again = held ? [] : refs.filter((r): r is LineRef => r !== undefined);
     const goldMap = compileFieldMap(goldFields);
     const questions = await questionsOf(
       rows.map((row) => gold[row]!),
@@ -71,8 +72,8 @@ export function describer(
     const out = new Map<string, NonNullable<Offender['fields']>>();
     rows.forEach((row, i) => {
       const ref = refs[i];
-      const t = loaded.record
-        ? loaded.record(row)
+      const t = held
+        ? held.get(row)
         : ref
           ? asTraceLine(traceMap ? traceMap.apply(records.get(ref)) : records.get(ref))
           : undefined;
