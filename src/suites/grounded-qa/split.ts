@@ -15,7 +15,15 @@ import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
-import { describeItem, describer, judgeSuite, resultOf, scoreOptions, type GoldColumns } from './judged.js';
+import {
+  describeItem,
+  describer,
+  judgeSuite,
+  resultOf,
+  rowFinder,
+  scoreOptions,
+  type GoldColumns,
+} from './judged.js';
 
 /**
  * grounded-qa over shards of its traces. Every shard reads the whole gold set and keeps, for each gold item
@@ -396,27 +404,6 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       store.seal();
       return out;
     },
-  };
-}
-
-/**
- * The row of an id: by binary search when the ids are in code-unit order, as gold sets in id order are, else
- * from a map made when first asked (a map of 200k ids took 80 ms, for a report's 1000 offenders).
- */
-function rowFinder(ids: readonly string[]): (id: string) => number | undefined {
-  let sorted: boolean | undefined;
-  let rows: Map<string, number> | undefined;
-  return (id) => {
-    sorted ??= ids.every((x, r) => r === 0 || ids[r - 1]! < x);
-    if (!sorted) return (rows ??= new Map(ids.map((x, r) => [x, r]))).get(id);
-    let lo = 0;
-    let hi = ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ids[mid]! < id) lo = mid + 1;
-      else hi = mid;
-    }
-    return ids[lo] === id ? lo : undefined;
   };
 }
 
