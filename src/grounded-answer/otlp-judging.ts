@@ -84,7 +84,9 @@ async function judgeOtlp(
   const lineBase = lineBases(scans, chunks);
   throwFirstError(scans, lineBase);
 
-  const { order, others, later } = inputOrder(scans);
+  const { scanOf, entryOf, others, later } = inputOrder(scans);
+  const count = entryOf.length;
+  const at = (k: number): [OtlpScan, number] => [scans[scanOf[k]!]!, entryOf[k]!];
   const failures = new Map(
     scans.map((s) => [s, new Map(s.failed.map(([i, where, detail]) => [i, { where, detail }]))]),
   );
@@ -110,7 +112,7 @@ async function judgeOtlp(
   gold.forEach((g, i) => rows.set(g.qid, i));
   const fileIndex = new Map(files.map((f, i) => [f, i]));
   const table = newRunTable(gold.length, options.cutoffs.length);
-  /** The winning entry of each gold item, as its index in `order`. */
+  /** The winning entry of each gold item, as its index in input order (see inputOrder). */
   const winner = new Int32Array(gold.length).fill(-1);
   /** Traces assembled here (those met in several chunks) that won. */
   const assembled = new Map<number, TraceLine>();
@@ -120,9 +122,9 @@ async function judgeOtlp(
   // The spans of every trace met in several chunks, each of their lines read once (one line may hold spans
   // of thousands of traces an exporter batched), in input order.
   const cut = new Map<string, SpanFacts[]>();
-  for (const k of others.keys()) cut.set(order[k]![0].traceIds[order[k]![1]]!, []);
+  for (const k of others.keys()) cut.set(scans[scanOf[k]!]!.traceIds[entryOf[k]!]!, []);
   await readSpans(
-    [...others].flatMap(([k, more]) => [k, ...more].flatMap((x) => linesOf(...order[x]!))),
+    [...others].flatMap(([k, more]) => [k, ...more].flatMap((x) => linesOf(...at(x)))),
     opts,
     (spans) => {
       for (const span of spans) cut.get(span.traceId)?.push(span);
@@ -131,8 +133,10 @@ async function judgeOtlp(
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
   const traceIds: string[] = [];
-  for (let k = 0; k < order.length; k++) {
-    const [s, i] = order[k]!;
+  const chunkFile = Int32Array.from(chunks, (c) => fileIndex.get(c.file)!);
+  for (let k = 0; k < count; k++) {
+    const s = scans[scanOf[k]!]!;
+    const i = entryOf[k]!;
     const chunk = s.chunk[i]!;
     const more = others.size > 0 ? others.get(k) : undefined;
     if (more === undefined && later.size > 0 && later.has(k)) continue;
@@ -140,15 +144,16 @@ async function judgeOtlp(
     traceIds.push(s.traceIds[i]!);
     let qid: string;
     let time: number;
-    let file: string;
+    let file: number;
     let line: number;
     let record: TraceLine | undefined;
     if (more) {
       const r = assemble(cut.get(s.traceIds[i]!)!, opts);
       cut.delete(s.traceIds[i]!);
       record = checker.check(r.value, r.file, r.line);
-      ({ file, line } = r);
-      time = timestamp(record.ts, file, line);
+      file = fileIndex.get(r.file)!;
+      line = r.line;
+      time = timestamp(record.ts, r.file, line);
       qid = record.qid;
     } else {
       const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
@@ -161,7 +166,7 @@ async function judgeOtlp(
       }
       qid = s.qids[i]!;
       time = s.ts[i]!;
-      file = chunks[chunk]!.file;
+      file = chunkFile[chunk]!;
       line = lineBase[chunk]! + s.line[i]!;
     }
     traces++;
@@ -172,7 +177,7 @@ async function judgeOtlp(
       continue;
     }
     known++;
-    if (offer(table, row, { ts: time, chunk: fileIndex.get(file)!, offset: position, line, length: 0 })) {
+    if (offer(table, row, { ts: time, chunk: file, offset: position, line, length: 0 })) {
       winner[row] = k;
       if (record) assembled.set(k, byQuestion ? { ...record, qid } : record);
     }
@@ -190,7 +195,7 @@ async function judgeOtlp(
   const rowsOf: number[][] = jobs.map(() => []);
   // Winners in input order, dealt in stretches of equal count (where they are in the input depends on
   // when each item's run was latest).
-  const rowAt = new Int32Array(order.length).fill(-1);
+  const rowAt = new Int32Array(count).fill(-1);
   let toRead = 0;
   for (let row = 0; row < gold.length; row++) {
     const k = winner[row]!;
@@ -202,10 +207,10 @@ async function judgeOtlp(
       toRead++;
     }
   }
-  for (let k = 0, n = 0; k < order.length; k++) {
+  for (let k = 0, n = 0; k < count; k++) {
     const row = rowAt[k]!;
     if (row < 0) continue;
-    const [s, i] = order[k]!;
+    const [s, i] = at(k);
     const part = Math.floor((n++ * parts) / toRead);
     addWinner(jobs[part]!, s.traceIds[i]!, gold[row]!.qid, linesOf(s, i));
     rowsOf[part]!.push(row);
@@ -261,43 +266,58 @@ async function judgeOtlp(
 
 /**
  * Every thread's entries in input order (chunk by chunk, each chunk's traces in the order its thread met
- * them), as [scan, entry]; and the traces met in several chunks: by the index of their first entry, the
- * indexes of their others (`later` holds those).
+ * them): entry k is entry entryOf[k] of scans[scanOf[k]] (columns: 500k [scan, entry] pairs were as many
+ * arrays for the scavenger to copy); and the traces met in several chunks: by the index of their first
+ * entry, the indexes of their others (`later` holds those).
  */
 function inputOrder(scans: readonly OtlpScan[]): {
-  order: [OtlpScan, number][];
+  scanOf: Uint32Array;
+  entryOf: Int32Array;
   others: Map<number, number[]>;
   later: Set<number>;
 } {
-  const byChunk: [OtlpScan, number, number][] = [];
-  for (const s of scans)
+  const byChunk: [number, number, number][] = [];
+  let count = 0;
+  scans.forEach((s, si) => {
     for (let i = 0; i < s.chunk.length;) {
       let j = i;
       while (j < s.chunk.length && s.chunk[j] === s.chunk[i]) j++;
-      byChunk[s.chunk[i]!] = [s, i, j];
+      byChunk[s.chunk[i]!] = [si, i, j];
+      count += j - i;
       i = j;
     }
-  const order: [OtlpScan, number][] = [];
-  for (const range of byChunk) if (range) for (let i = range[1]; i < range[2]; i++) order.push([range[0], i]);
+  });
+  const scanOf = new Uint32Array(count);
+  const entryOf = new Int32Array(count);
+  const hashes = new Uint32Array(count);
+  let k = 0;
+  for (const range of byChunk)
+    if (range)
+      for (let i = range[1]; i < range[2]; i++, k++) {
+        scanOf[k] = range[0];
+        entryOf[k] = i;
+        hashes[k] = scans[range[0]]!.hash[i]!;
+      }
   const first = new Map<string, number>();
   const others = new Map<number, number[]>();
   const later = new Set<number>();
   // Only traceIds whose hash another shares can be met twice: a map of those alone, not of 500k ids.
-  const hashes = new Uint32Array(order.length);
-  order.forEach(([s, i], k) => (hashes[k] = s.hash[i]!));
   const sorted = hashes.slice().sort();
   const shared = new Set<number>();
   for (let j = 1; j < sorted.length; j++) if (sorted[j] === sorted[j - 1]) shared.add(sorted[j]!);
   if (shared.size > 0)
-    order.forEach(([s, i], k) => {
-      if (!shared.has(hashes[k]!)) return;
-      const id = s.traceIds[i]!;
+    for (let k = 0; k < count; k++) {
+      if (!shared.has(hashes[k]!)) continue;
+      const id = scans[scanOf[k]!]!.traceIds[entryOf[k]!]!;
       const at = first.get(id);
-      if (at === undefined) return void first.set(id, k);
+      if (at === undefined) {
+        first.set(id, k);
+        continue;
+      }
       later.add(k);
       const list = others.get(at);
       if (list) list.push(k);
       else others.set(at, [k]);
-    });
-  return { order, others, later };
+    }
+  return { scanOf, entryOf, others, later };
 }
