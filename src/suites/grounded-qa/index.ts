@@ -105,14 +105,9 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
 
   async score(config, ctx) {
     const judged = await judgeSuite(config, ctx);
+    const gold = goldColumns(judged.gold);
     return {
-      ...resultOf(
-        goldColumns(judged.gold),
-        judged.loaded,
-        judged.options,
-        ctx.relative,
-        describer(judged, ctx),
-      ),
+      ...resultOf(gold, judged.loaded, judged.options, ctx.relative, describer(judged, ctx, gold.qids)),
       goldDigest: judged.digest,
     };
   },

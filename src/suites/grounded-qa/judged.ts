@@ -49,15 +49,17 @@ export type JudgedSuite = Awaited<ReturnType<typeof judgeSuite>>;
 
 /**
  * The fields of offenders `ids`, read again from disk (records held in memory aside): only the offenders a
- * report shows are, so memory does not grow with failures.
+ * report shows are, so memory does not grow with failures. `qids` are the gold ids in row order, when the
+ * caller has them already (see goldColumns).
  */
 export function describer(
   { gold, loaded, options, goldFields }: JudgedSuite,
   ctx: Pick<ScoreContext, 'relative'>,
+  qids?: readonly string[],
 ): NonNullable<SuiteResult['describe']> {
   let find: ((id: string) => number | undefined) | undefined;
   return async (ids) => {
-    find ??= rowFinder(gold.map((g) => g.qid));
+    find ??= rowFinder(qids ?? gold.map((g) => g.qid));
     const rows = ids.flatMap((id) => find!(id) ?? []);
     const refs = rows.map((row) => loaded.ref(row));
     const held = loaded.records ? await loaded.records(rows) : undefined;
