@@ -35,6 +35,7 @@ import type {
   ItemVerdicts,
   LoadedSuite,
   Offender,
+  OffenderList,
   Resampler,
   ScoreContext,
   SuiteResult,
@@ -230,13 +231,9 @@ export async function judgeRun(
 
     const items = result.items && itemRecord(result.items, gold?.digest);
     const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
-    // Items that passed on the baseline and fail now lead the offenders: they are what this change broke.
-    const regressed = new Set(comparison?.regressed);
-    const ordered = [...result.offenders].sort(
-      (a, b) => Number(regressed.has(b.id)) - Number(regressed.has(a.id)),
-    );
     // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
-    const shown = ordered.slice(0, config.reportOffenders);
+    const regressed = new Set(comparison?.regressed);
+    const shown = firstOffenders(result.offenders, regressed, config.reportOffenders);
     const missing = shown.filter((o) => !o.fields).map((o) => o.id);
     const described = missing.length && result.describe ? await result.describe(missing) : new Map();
     const offenders = shown
@@ -254,7 +251,7 @@ export async function judgeRun(
       ...(result.triage ? { triage: withBaselineTriage(result.triage, comparable?.triage) } : {}),
       ...(comparison ? { comparison } : {}),
       ...(result.tables?.length ? { tables: result.tables } : {}),
-      offenders_total: ordered.length,
+      offenders_total: result.offenders.length,
       offenders,
       warnings: result.warnings,
       ...(items ? { items } : {}),
@@ -402,6 +399,21 @@ function itemRecord({ ids, pass }: ItemVerdicts, digest: ItemDigests | undefined
     const at = indexOf ? indexOf.get(ids[k]!) : k;
     return at === undefined ? undefined : digest.hex(at, 8);
   });
+}
+
+/**
+ * The first `limit` offenders, those in `regressed` (items that passed on the baseline and fail now: what this
+ * change broke) first, each group in the list's order. Only those are made.
+ */
+function firstOffenders(list: OffenderList, regressed: ReadonlySet<string>, limit: number): Offender[] {
+  const n = Math.min(limit, list.length);
+  const idAt = (i: number) => list.idAt?.(i) ?? list.at(i)!.id;
+  const picked: number[] = [];
+  if (regressed.size > 0)
+    for (let i = 0; i < list.length && picked.length < n; i++) if (regressed.has(idAt(i))) picked.push(i);
+  for (let i = 0; i < list.length && picked.length < n; i++)
+    if (regressed.size === 0 || !regressed.has(idAt(i))) picked.push(i);
+  return picked.map((i) => list.at(i)!);
 }
 
 function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): OffenderJson {

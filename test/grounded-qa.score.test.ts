@@ -7,7 +7,7 @@ import {
   aggregate,
   answerableOf,
   isRefusal,
-  offendingItems,
+  offendingRows,
   type ScoreOptions,
 } from '../src/grounded-answer/score.js';
 import { FAILURE_LABELS, PASS_LABELS, severity, type Label } from '../src/grounded-answer/labels.js';
@@ -152,7 +152,11 @@ describe('scoreGroundedQa on the hand-computed set', () => {
 
   it('orders offenders by severity, then qid', () => {
     const s = scoreGroundedQa(items, runs, on);
-    expect(offendingItems(s.items).map((i) => `${i.gold.qid}:${i.labels.join('+')}`)).toEqual([
+    const rows = offendingRows(
+      s.items.map((i) => i.gold.qid),
+      (row) => s.items[row]!.labels[0],
+    );
+    expect(rows.map((row) => `${s.items[row]!.gold.qid}:${s.items[row]!.labels.join('+')}`)).toEqual([
       'G5:under_refusal',
       'G3:scu_violation',
       'G9:citation_out_of_scope',
@@ -184,7 +188,11 @@ describe('scoreGroundedQa on the hand-computed set', () => {
           (a, b) =>
             severity(a.labels[0]!) - severity(b.labels[0]!) || (a.qid < b.qid ? -1 : a.qid > b.qid ? 1 : 0),
         );
-      expect(offendingItems(items).map((i) => i.k)).toEqual(reference.map((i) => i.k));
+      const rows = offendingRows(
+        items.map((i) => i.qid),
+        (row) => items[row]!.labels[0],
+      );
+      expect(rows.map((row) => items[row]!.k)).toEqual(reference.map((i) => i.k));
     }
   });
 

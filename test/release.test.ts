@@ -2,6 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareItems } from '../src/baseline/compare.js';
+import { loadConfig } from '../src/config/load.js';
 import { canonicalJson } from '../src/gold/canonical.js';
 import { ItemRecord } from '../src/report/item-record.js';
 import { serializeReport } from '../src/report/schema.js';
@@ -190,6 +191,20 @@ describe('flips against a baseline', () => {
         .map((o) => o.id)
         .sort(),
     ).toEqual(['FM009', 'FM011', 'FM015', 'FM023', 'FM043']);
+
+    // A report that lists 5 offenders lists 5 of the regressed ones, and still counts all 22.
+    const few = await run({
+      config,
+      suites: ['qa'],
+      inputs: [{ suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') }],
+      baseline: path.join(dir, 'base.json'),
+      loaded: { ...loadConfig(config), reportOffenders: 5 },
+    });
+    const fewQa = few.report.suites.qa!;
+    expect(fewQa.offenders_total).toBe(22);
+    expect(fewQa.offenders.map((o) => [o.id, o.flip])).toEqual(
+      qa.offenders.slice(0, 5).map((o) => [o.id, 'pass → fail']),
+    );
   });
 });
 

@@ -78,6 +78,12 @@ export const claimMissed = (flags: number): boolean => (flags & CLAIM_MISS) !== 
 /** No failure label in a flags word: the run passed. */
 export const passed = (flags: number): boolean => (flags & FAILED) === 0;
 
+/** The most severe label in a flags word: labelsOf(flags)[0], without the list. */
+export function worstLabel(flags: number): Label | undefined {
+  for (let i = 0; i < LABELS.length; i++) if (flags & (1 << (LABEL_SHIFT + i))) return LABELS[i];
+  return undefined;
+}
+
 /** The labels in a flags word, most severe first. */
 export function labelsOf(flags: number): Label[] {
   const out: Label[] = [];

@@ -56,11 +56,22 @@ export function itemVerdicts<T>(
   return { ids: items.map(id), pass: Uint8Array.from(items, (item, i) => (pass(item, i) ? 1 : 0)) };
 }
 
+/**
+ * Failing items in order, each made when asked: an array is one. A large grounded-qa run has tens of thousands,
+ * of which a report shows the first thousand and counts the rest.
+ */
+export interface OffenderList {
+  readonly length: number;
+  at(index: number): Offender | undefined;
+  /** The id of `at(index)`, without making the offender (lists that make them on demand). */
+  idAt?(index: number): string;
+}
+
 export interface SuiteResult {
   metrics: Record<string, MetricValue>;
   counts: Record<string, number>;
   /** Every failing item, most severe first; renderers show the top N. */
-  offenders: Offender[];
+  offenders: OffenderList;
   warnings: string[];
   /** Every item's verdict, for comparisons with a baseline (suites with per-item pass/fail only). */
   items?: ItemVerdicts;

@@ -14,7 +14,8 @@ import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
-import { aggregate, answerableOf, offendingItems } from '../../grounded-answer/score.js';
+import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
+import { worstLabel } from '../../grounded-answer/judge.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
@@ -157,17 +158,25 @@ export function resultOf(
   }
   if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
 
-  // Only failing items get their labels spelled out: a passing item needs just a yes in `items`.
-  const failing: { qid: string; row: number; labels: Label[] }[] = [];
-  for (let row = 0; row < gold.qids.length; row++)
-    if (!loaded.passed(row))
-      failing.push({
-        qid: gold.qids[row]!,
-        row,
-        labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
-      });
+  const { table } = loaded;
+  const rows = offendingRows(gold.qids, (row) =>
+    table.present[row] ? worstLabel(table.flags[row]!) : 'missing_trace',
+  );
   // Gold sets are mostly one file: its relative name is made once.
   const relatives = new Map<string, string>();
+  // Only the offenders a report shows are made, with their labels spelled out.
+  const offender = (row: number): Offender => {
+    const { file, line } = gold.source(row);
+    let shown = relatives.get(file);
+    if (shown === undefined) relatives.set(file, (shown = relative(file)));
+    const stage = table.present[row] ? stageOf(table.flags[row]!, gold.answerable[row] === 1) : undefined;
+    return {
+      id: gold.qids[row]!,
+      labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
+      ...(stage ? { stage } : {}),
+      source: { file: shown, line },
+    };
+  };
   return {
     metrics,
     counts: {
@@ -176,20 +185,11 @@ export function resultOf(
       superseded_runs: loaded.superseded,
       unknown_qids: loaded.unknown.size,
     },
-    offenders: offendingItems(failing).map((v) => {
-      const { file, line } = gold.source(v.row);
-      let shown = relatives.get(file);
-      if (shown === undefined) relatives.set(file, (shown = relative(file)));
-      const stage = loaded.table.present[v.row]
-        ? stageOf(loaded.table.flags[v.row]!, gold.answerable[v.row] === 1)
-        : undefined;
-      return {
-        id: v.qid,
-        labels: v.labels,
-        ...(stage ? { stage } : {}),
-        source: { file: shown, line },
-      };
-    }),
+    offenders: {
+      length: rows.length,
+      at: (i) => (i >= 0 && i < rows.length ? offender(rows[i]!) : undefined),
+      idAt: (i) => gold.qids[rows[i]!]!,
+    },
     describe,
     warnings,
     items: { ids: gold.qids, pass: passColumn(gold.qids.length, loaded) },
