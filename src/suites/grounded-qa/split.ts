@@ -13,6 +13,7 @@ import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contr
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
+import { isOffenderFields, offenderFieldsSchema } from '../offender-fields.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
 import {
@@ -49,10 +50,6 @@ const GOLD = ['gold.qids', 'gold.qid_ends', 'gold.answerable', 'gold.digest', 'g
 /** The columns of a shard's runs that every merge reads (runs.fields only for the offenders shown). */
 const RUNS = ['runs.row', 'runs.ts', 'runs.file', 'runs.flags', 'runs.rule', 'runs.recall', 'runs.upper'];
 
-const offenderFieldsSchema = z.record(
-  z.string(),
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]),
-);
 const unknownSchema = z.array(z.tuple([z.string(), z.int().min(1)]));
 const traceIdsSchema = z.array(z.string());
 
@@ -477,5 +474,6 @@ function fieldsOf(
     offenderFieldsSchema,
     `an offender's fields at byte ${offset} (a JSON object of strings, numbers, booleans, string lists and nulls)`,
     { offset, length },
+    isOffenderFields,
   );
 }
