@@ -100,4 +100,21 @@ describe('holdsMoreThan', () => {
     expect(holdsMoreThan(counting, 100)).toBe(true);
     expect(visited).toBeLessThanOrEqual(100);
   });
+
+  it('counts past members it knows the number of without making them; counts a few it knows one by one', () => {
+    let made = 0;
+    const members = (n: number) => ({
+      size: n,
+      toJSON: () => ({}),
+      *members(): Generator<[string, unknown]> {
+        for (let i = 0; i < n; i++) yield [`k${i}`, ++made];
+      },
+    });
+    expect(holdsMoreThan({ items: members(30_000) }, 20_000)).toBe(true);
+    expect(made).toBe(0);
+    // The object, items, and 3 members: 5.
+    expect(holdsMoreThan({ items: members(3) }, 4)).toBe(true);
+    expect(holdsMoreThan({ items: members(3) }, 5)).toBe(false);
+    expect(made).toBe(3);
+  });
 });

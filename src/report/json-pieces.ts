@@ -55,6 +55,8 @@ export interface ObjectMembers {
   members(): Iterable<[string, unknown]>;
   /** Its text at `indent`, as JSON.stringify(…, null, 2) writes it, by a writer that knows its shape. */
   writeJson?(indent: string, put: (text: string) => void): void;
+  /** How many members it has, if known: holdsMoreThan need not make them to count past a large one. */
+  readonly size?: number;
 }
 
 const isObjectMembers = (v: object): v is ObjectMembers =>
@@ -73,6 +75,8 @@ export function holdsMoreThan(value: unknown, limit: number): boolean {
     if (++count > limit) return true;
     if (v === null || typeof v !== 'object') return false;
     if (isObjectMembers(v)) {
+      // Each member is a value at least.
+      if (v.size !== undefined && count + v.size > limit) return true;
       for (const [, member] of v.members()) if (visit(member)) return true;
       return false;
     }
