@@ -1,0 +1,64 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
+import { PartialFile, writePartial } from '../src/partial/file.js';
+import { tmpTree } from './helpers/tmp.js';
+
+describe('PartialFile.open: the header line', () => {
+  it('reads a header of any length, in one read or several, and the section after it', () => {
+    const dir = tmpTree({});
+    // 10, 300 and 3000 file names: a header of about 1 KB, past the first 8 KB read, and past 64 KB.
+    for (const files of [10, 300, 3000]) {
+      const traces = Array.from({ length: files }, (_, i) => `runs/shard-${i}/trace.jsonl`);
+      const file = path.join(dir, `${files}.partial`);
+      writePartial(
+        file,
+        {
+          tool: { name: 'groundgate', version: 'test' },
+          config: { file: 'gates.yaml', sha256: 'c' },
+          release: false,
+        },
+        {
+          qa: {
+            kind: 'grounded-qa',
+            inputs: { traces },
+            digests: {},
+            utf8_warnings: [],
+            state: { files },
+            sections: { bytes: Uint8Array.from([1, 2, 3]) },
+          },
+        },
+      );
+      const p = PartialFile.open(file);
+      try {
+        expect(p.header.suites.qa!.inputs.traces).toEqual(traces);
+        expect([...new Uint8Array(p.section('qa', 'bytes'))]).toEqual([1, 2, 3]);
+      } finally {
+        p.close();
+      }
+    }
+  });
+
+  it('refuses an empty file, and one without a header line, in one line each', () => {
+    const dir = tmpTree({});
+    const cases: [string, string, RegExp][] = [
+      ['empty.partial', '', /the partial is empty/],
+      ['long.partial', '{"format":' + ' '.repeat(20_000), /no header line/],
+      ['text.partial', 'hello\n', /the header is not JSON/],
+    ];
+    for (const [name, text, message] of cases) {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      let error: unknown;
+      try {
+        PartialFile.open(file);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+});
