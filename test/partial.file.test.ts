@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { PartialFile, writePartial } from '../src/partial/file.js';
+import { PartialFile, Scratch, writePartial } from '../src/partial/file.js';
+import { seeded } from './helpers/random.js';
 import { tmpTree } from './helpers/tmp.js';
 
 describe('PartialFile.open: the header line', () => {
@@ -59,6 +60,56 @@ describe('PartialFile.open: the header line', () => {
       expect(error).toBeInstanceOf(InputError);
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain('\n');
+    }
+  });
+});
+
+describe('PartialFile.ranges', () => {
+  it('hands each span its own bytes, near or far, in any order, repeated or overlapping; refuses one outside', () => {
+    const file = path.join(tmpTree({}), 'ranges.partial');
+    const data = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 7 + (i >> 8)) % 251);
+    writePartial(
+      file,
+      {
+        tool: { name: 'groundgate', version: 'test' },
+        config: { file: 'gates.yaml', sha256: 'c' },
+        release: false,
+      },
+      {
+        qa: {
+          kind: 'grounded-qa',
+          inputs: {},
+          digests: {},
+          utf8_warnings: [],
+          state: {},
+          sections: { pad: new Uint8Array(5), data },
+        },
+      },
+    );
+    const p = PartialFile.open(file);
+    try {
+      const rnd = seeded(5);
+      const scratch = new Scratch();
+      for (let round = 0; round < 50; round++) {
+        // Spans a few bytes to 60 KB apart, some twice, some empty, some at either end.
+        const spans = Array.from({ length: 1 + Math.floor(rnd() * 30) }, () => {
+          const offset = rnd() < 0.1 ? 0 : Math.floor(rnd() * (data.length - 1));
+          return { offset, length: Math.min(data.length - offset, Math.floor(rnd() * 3000)) };
+        });
+        if (rnd() < 0.3) spans.push({ ...spans[0]! });
+        const got = new Map<number, number[]>();
+        p.ranges('qa', 'data', spans, (i, b) => got.set(i, [...b]), scratch);
+        expect(got.size).toBe(spans.length);
+        spans.forEach(({ offset, length }, i) =>
+          expect(got.get(i)).toEqual([...data.subarray(offset, offset + length)]),
+        );
+      }
+      expect(() =>
+        p.ranges('qa', 'data', [{ offset: data.length - 10, length: 11 }], () => undefined),
+      ).toThrow(/bytes 199990–200001 are outside section qa\.data \(200000 bytes\)/);
+      expect(() => p.ranges('qa', 'data', [{ offset: -1, length: 1 }], () => undefined)).toThrow(InputError);
+    } finally {
+      p.close();
     }
   });
 });
