@@ -171,6 +171,37 @@ describe('check --partial and merge: the report of one run, byte for byte', () =
     expect(report.suites.qa.counts.trace_lines).toBe(flat.length);
   });
 
+  it('with gold in two files, blank and CRLF lines among them, and every offender shown', async () => {
+    // Places of gold items no longer one after another (another file, a line skipped, two bytes to end one):
+    // the merge reads the lines of items without a run at the places the partials give.
+    const text = (items: readonly object[], crlf: boolean) =>
+      items
+        .map((g, i) => `${JSON.stringify(g)}${crlf && i % 3 === 0 ? '\r\n' : '\n'}${i % 5 === 0 ? '\n' : ''}`)
+        .join('');
+    const half = generatedGold.length / 2;
+    const two = tmpTree({
+      'gold/a.jsonl': text(generatedGold.slice(0, half), false),
+      'gold/b.jsonl': text(generatedGold.slice(half), true),
+      'gates.yaml': generatedGates(500).replace('gold: gold.jsonl', 'gold: gold/*.jsonl'),
+    });
+    const { single, merged } = await compare(
+      two,
+      path.join(two, 'gates.yaml'),
+      traces.slice(0, 150),
+      3,
+      'line',
+    );
+    expect(merged).toBe(single);
+    const offenders = (JSON.parse(merged) as { suites: { qa: { offenders: Record<string, unknown>[] } } })
+      .suites.qa.offenders;
+    const missing = offenders.filter((o) => (o.labels as string[]).includes('missing_trace'));
+    expect(missing.length).toBeGreaterThan(5);
+    expect(new Set(missing.map((o) => (o.source as { file: string }).file))).toEqual(
+      new Set(['gold/a.jsonl', 'gold/b.jsonl']),
+    );
+    expect(missing.every((o) => typeof o.question === 'string')).toBe(true);
+  });
+
   it('with a baseline: regressed items lead the offenders in the merge as in one run', async () => {
     const base = path.join(dir, 'base.json');
     const { single: before } = await compare(dir, config, traces.slice(0, 350), 2, 'line');

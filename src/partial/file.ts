@@ -14,7 +14,7 @@ import { safeParse } from '../io/validate.js';
  * repeats from the first only, and reads an offender's fields only when a report shows it.
  */
 export const PARTIAL_FORMAT = 'groundgate-partial';
-export const PARTIAL_VERSION = 1;
+export const PARTIAL_VERSION = 2;
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 const sectionSchema = z.strictObject({

@@ -13,6 +13,8 @@ import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contr
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
+import { encodeVarints, VarintReader } from '../../partial/varint.js';
+import { encodePlaces, Places } from './gold-places.js';
 import { isOffenderFields, offenderFieldsSchema } from '../offender-fields.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
@@ -46,7 +48,7 @@ const stateSchema = z.strictObject({
 type State = z.infer<typeof stateSchema>;
 
 /** The gold columns every shard writes alike: a merge reads the first partial's. */
-const GOLD = ['gold.qids', 'gold.qid_ends', 'gold.answerable', 'gold.digest', 'gold.source'] as const;
+const GOLD = ['gold.qids', 'gold.qid_lengths', 'gold.answerable', 'gold.digest', 'gold.source'] as const;
 /** The columns of a shard's runs that every merge reads (runs.fields only for the offenders shown). */
 const RUNS = ['runs.row', 'runs.ts', 'runs.file', 'runs.flags', 'runs.rule', 'runs.recall', 'runs.upper'];
 
@@ -64,15 +66,15 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     const traceFiles = new Map(ctx.inputs.traces!.map((f, i) => [f, i]));
     const goldFiles = new Map(ctx.inputs.gold!.map((f, i) => [f, i]));
 
-    const qidEnds = new Uint32Array(n);
-    let end = 0;
-    gold.forEach((g, i) => (qidEnds[i] = end += Buffer.byteLength(g.qid, 'utf8')));
+    const qidLengths = gold.map((g) => Buffer.byteLength(g.qid, 'utf8'));
     const digests = new Uint8Array(8 * n);
     for (let i = 0; i < n; i++) digests.set(digest.digests.subarray(32 * i, 32 * i + 8), 8 * i);
-    const source = new Float64Array(4 * n);
-    gold.forEach((g, i) => {
-      source.set([goldFiles.get(g.source.file)!, g.source.line, g.source.offset, g.source.length], 4 * i);
-    });
+    const places = gold.map(({ source: s }) => ({
+      file: goldFiles.get(s.file)!,
+      line: s.line,
+      offset: s.offset,
+      length: s.length,
+    }));
 
     const t = loaded.table;
     const rows: number[] = [];
@@ -113,13 +115,13 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       state,
       goldDigest: digest,
       sections: {
-        // The gold columns every shard repeats are stored deflated (10.6 MB → 3.6 MB at 200k items); the
-        // digests are random bytes, kept as they are.
+        // The gold columns every shard repeats are stored small (3 MB at 200k items): ids and answerability
+        // deflated, lengths and places as varints, and the digests, random bytes, as they are.
         'gold.qids': { deflate: Buffer.from(gold.map((g) => g.qid).join(''), 'utf8') },
-        'gold.qid_ends': { deflate: qidEnds },
+        'gold.qid_lengths': encodeVarints(qidLengths),
         'gold.answerable': { deflate: Uint8Array.from(gold, (g) => (g.answerable ? 1 : 0)) },
         'gold.digest': digests,
-        'gold.source': { deflate: source },
+        'gold.source': encodePlaces(places),
         'runs.row': Uint32Array.from(rows),
         'runs.ts': Float64Array.from(rows, (r) => t.ts[r]!),
         'runs.file': Uint32Array.from(rows, (r) => traceFiles.get(loaded.ref(r)!.file)!),
@@ -324,34 +326,28 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       { file: partial.file },
       `suite ${suite}: ${n} gold items; expected at most ${goldBytes}, the bytes of this checkout's gold files`,
     );
-  const cols = new Columns(partial, suite, GOLD, true, {
-    'gold.qids': goldBytes,
-    'gold.qid_ends': 4 * n,
-    'gold.answerable': n,
-    'gold.source': 32 * n,
-  });
-  const ends = cols.get('gold.qid_ends', Uint32Array, n);
+  const cols = new Columns(partial, suite, GOLD, true, { 'gold.qids': goldBytes, 'gold.answerable': n });
   const qids = cols.bytes('gold.qids');
   const bytes = Buffer.from(qids.buffer, qids.byteOffset, qids.byteLength);
   const answerable = cols.get('gold.answerable', Uint8Array, n);
-  const digest = Buffer.from(cols.get('gold.digest', Uint8Array, 8 * n).slice());
-  const source = cols.get('gold.source', Float64Array, 4 * n);
+  // A view, not a copy: these columns are read into buffers of their own.
+  const d = cols.get('gold.digest', Uint8Array, 8 * n);
+  const digest = Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+  const broken = (what: string) =>
+    new InputError({ file: partial.file }, `suite ${suite}: ${what}; expected a consistent partial`);
+  const lengths = new VarintReader(cols.bytes('gold.qid_lengths'));
   // ASCII ids (the usual) are sliced from one string: 200k toString calls took 40 ms.
   const ascii = isAscii(bytes) ? bytes.toString('latin1') : undefined;
   const ids: string[] = new Array(n);
   let start = 0;
-  for (let i = 0; i < n; i++) {
-    const end = ends[i]!;
-    const file = files[source[4 * i]!];
-    if (end < start || end > bytes.length || file === undefined || answerable[i]! > 1)
-      throw new InputError(
-        { file: partial.file },
-        `suite ${suite}: gold item ${i} ${file === undefined ? `names gold file ${source[4 * i]} of ${files.length}` : answerable[i]! > 1 ? `has answerability ${answerable[i]}, not 0 or 1` : 'has a broken qid'}; expected a consistent partial`,
-      );
-    const line = source[4 * i + 1]!;
-    const offset = source[4 * i + 2]!;
-    const length = source[4 * i + 3]!;
-    // Where the item is, checked now: the merge reads an offender's line from this checkout's gold file.
+  // Each item's place is checked as it is read: the merge reads an offender's line from this checkout's gold.
+  const places = Places.read(cols.bytes('gold.source'), n, (i, { file, line, offset, length }) => {
+    const qidLength = lengths.next();
+    const end = start + qidLength;
+    if (qidLength < 0 || end > bytes.length) throw broken(`gold item ${i} has a broken qid`);
+    if (answerable[i]! > 1) throw broken(`gold item ${i} has answerability ${answerable[i]}, not 0 or 1`);
+    if (!Number.isSafeInteger(file) || files[file] === undefined)
+      throw broken(`gold item ${i} names gold file ${file} of ${files.length}`);
     if (
       !Number.isSafeInteger(line) ||
       line < 1 ||
@@ -359,32 +355,34 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       offset < -1 ||
       !Number.isSafeInteger(length) ||
       length < 0 ||
-      offset + length > sizes[source[4 * i]!]!
+      offset + length > sizes[file]!
     )
-      throw new InputError(
-        { file: partial.file },
-        `suite ${suite}: gold item ${i} is at line ${line}, bytes ${offset}+${length}; expected a place in ${files[source[4 * i]!]}`,
+      throw broken(
+        `gold item ${i} is at line ${line}, bytes ${offset}+${length}, not a place in ${files[file]}`,
       );
     ids[i] = ascii !== undefined ? ascii.slice(start, end) : bytes.toString('utf8', start, end);
     start = end;
-  }
+  });
+  if (!places || !lengths.done)
+    throw broken(`gold.${places ? 'qid_lengths' : 'source'} does not hold ${n} items' values as varints`);
   const digests: ItemDigests = { ids, size: n, hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8) };
   const columns: GoldColumns = {
     qids: ids,
     answerable,
-    source: (i) => ({ file: files[source[4 * i]!]!, line: source[4 * i + 1]! }),
+    source: (i) => {
+      const { file, line } = places.at(i);
+      return { file: files[file]!, line };
+    },
   };
   return {
     columns,
     digests,
     /** Offender fields of items without a run, from their gold lines, each checked against its digest. */
     async describeMissing(rows: readonly number[], config: GroundedQaConfig) {
-      const refs: LineRef[] = rows.map((r) => ({
-        file: columns.source(r).file,
-        line: source[4 * r + 1]!,
-        offset: source[4 * r + 2]!,
-        length: source[4 * r + 3]!,
-      }));
+      const refs: LineRef[] = rows.map((r) => {
+        const { file, line, offset, length } = places.at(r);
+        return { file: files[file]!, line, offset, length };
+      });
       const records = await recordsAt(refs);
       const goldMap = compileFieldMap(config.fields?.gold);
       const checker = recordChecker(goldLineSchema, goldTest, config.fields?.gold, GOLD_WHAT);
