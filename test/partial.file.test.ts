@@ -2,9 +2,22 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { PartialFile, Scratch, writePartial } from '../src/partial/file.js';
+import { PartialFile, Scratch, writePartial, type Sections } from '../src/partial/file.js';
 import { seeded } from './helpers/random.js';
 import { tmpTree } from './helpers/tmp.js';
+
+/** A partial of one grounded-qa suite with these inputs and sections, and nothing else that a merge needs. */
+function writeOne(file: string, inputs: Record<string, string[]>, sections: Sections): void {
+  writePartial(
+    file,
+    {
+      tool: { name: 'groundgate', version: 'test' },
+      config: { file: 'gates.yaml', sha256: 'c' },
+      release: false,
+    },
+    { qa: { kind: 'grounded-qa', inputs, digests: {}, utf8_warnings: [], state: {}, sections } },
+  );
+}
 
 describe('PartialFile.open: the header line', () => {
   it('reads a header of any length, in one read or several, and the section after it', () => {
@@ -13,24 +26,7 @@ describe('PartialFile.open: the header line', () => {
     for (const files of [10, 300, 3000]) {
       const traces = Array.from({ length: files }, (_, i) => `runs/shard-${i}/trace.jsonl`);
       const file = path.join(dir, `${files}.partial`);
-      writePartial(
-        file,
-        {
-          tool: { name: 'groundgate', version: 'test' },
-          config: { file: 'gates.yaml', sha256: 'c' },
-          release: false,
-        },
-        {
-          qa: {
-            kind: 'grounded-qa',
-            inputs: { traces },
-            digests: {},
-            utf8_warnings: [],
-            state: { files },
-            sections: { bytes: Uint8Array.from([1, 2, 3]) },
-          },
-        },
-      );
+      writeOne(file, { traces }, { bytes: Uint8Array.from([1, 2, 3]) });
       const p = PartialFile.open(file);
       try {
         expect(p.header.suites.qa!.inputs.traces).toEqual(traces);
@@ -68,24 +64,7 @@ describe('PartialFile.ranges', () => {
   it('hands each span its own bytes, near or far, in any order, repeated or overlapping; refuses one outside', () => {
     const file = path.join(tmpTree({}), 'ranges.partial');
     const data = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 7 + (i >> 8)) % 251);
-    writePartial(
-      file,
-      {
-        tool: { name: 'groundgate', version: 'test' },
-        config: { file: 'gates.yaml', sha256: 'c' },
-        release: false,
-      },
-      {
-        qa: {
-          kind: 'grounded-qa',
-          inputs: {},
-          digests: {},
-          utf8_warnings: [],
-          state: {},
-          sections: { pad: new Uint8Array(5), data },
-        },
-      },
-    );
+    writeOne(file, {}, { pad: new Uint8Array(5), data });
     const p = PartialFile.open(file);
     try {
       const rnd = seeded(5);
