@@ -23,10 +23,11 @@ describe('gold places', () => {
       const read = Places.read(encodePlaces(places), n, (_, p) => seen.push({ ...p }));
       expect(seen).toEqual(places);
       expect(places.map((_, i) => read!.at(i))).toEqual(places);
+      expect(() => read!.at(n)).toThrow(RangeError);
     }
   });
 
-  it('is a byte an item or two when each item is the next line, and refuses bytes for more or fewer items', () => {
+  it('is a byte a number when each item is the next line, and refuses bytes for more or fewer items', () => {
     const places = Array.from({ length: 1000 }, (_, i) => ({
       file: 0,
       line: i + 1,

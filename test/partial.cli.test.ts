@@ -242,6 +242,11 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
       (h) => (h.suites.qa.sections['gold.qids'].inflated.length = 2 ** 40),
       /section qa\.gold\.qids would inflate to 1099511627776 bytes; expected at most \d+/,
     );
+    // A column written as varints, called deflated by a forged header, is bounded by its items too.
+    await refused(
+      (h) => (h.suites.qa.sections['gold.source'].inflated = { length: 10 ** 6, sha256: '0'.repeat(64) }),
+      /section qa\.gold\.source would inflate to 1000000 bytes; expected at most \d+/,
+    );
     await refused(
       (h) => (h.suites.qa.state.items = 10 ** 9),
       /suite qa: 1000000000 gold items; expected at most \d+/,

@@ -124,10 +124,6 @@ export function aggregate(
   return { metrics, counts };
 }
 
-export function passes(labels: readonly Label[]): boolean {
-  return labels[0] === 'ok' || labels[0] === 'refusal_ok';
-}
-
 /**
  * The rows of failing items, most severe label first, then by qid; `worst(row)` is a row's most severe label
  * (undefined or a pass label when it passed). Rows are dealt into one bucket per severity (a handful), each sorted by qid only

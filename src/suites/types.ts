@@ -62,6 +62,7 @@ export function itemVerdicts<T>(
  */
 export interface OffenderList {
   readonly length: number;
+  /** Offender `index`, from 0 to length - 1 (not counting from the end, as an array's may). */
   at(index: number): Offender | undefined;
   /** The id of `at(index)`, without making the offender (lists that make them on demand). */
   idAt?(index: number): string;

@@ -22,7 +22,7 @@ function predict(prev: Place | undefined, file: number, out: Place): void {
 
 const predictFile = (prev: Place | undefined): number => prev?.file ?? 0;
 
-/** Items' places as varints of how far each is from its prediction (zigzagged): a byte or two an item. */
+/** Items' places as varints of how far each is from its prediction (zigzagged): mostly a byte a number. */
 export function encodePlaces(places: readonly Place[]): Uint8Array {
   const residuals = new Float64Array(4 * places.length);
   const guess: Place = { file: 0, line: 0, offset: 0, length: 0 };
@@ -38,7 +38,7 @@ export function encodePlaces(places: readonly Place[]): Uint8Array {
   return encodeVarints(residuals);
 }
 
-/** How many items a checkpoint stands for: place(i) reads at most this many from the one before i. */
+/** How many items a checkpoint stands for: at(i) reads at most this many to reach item i. */
 const EVERY = 64;
 
 /**
@@ -49,6 +49,7 @@ const EVERY = 64;
 export class Places {
   private constructor(
     private readonly bytes: Uint8Array,
+    private readonly n: number,
     /** Per EVERY items: where the reader was, and the place of the item before. */
     private readonly checkpoints: Float64Array,
   ) {}
@@ -66,11 +67,12 @@ export class Places {
       if (!reader.next()) return undefined;
       each(i, reader.place);
     }
-    return reader.varints.done ? new Places(bytes, checkpoints) : undefined;
+    return reader.varints.done ? new Places(bytes, n, checkpoints) : undefined;
   }
 
   /** Item `i`'s place (one that read() handed out). */
   at(i: number): Place {
+    if (!(i >= 0 && i < this.n)) throw new RangeError(`gold places: no item ${i} of ${this.n}`);
     const c = Math.floor(i / EVERY);
     const reader = PlaceReader.resume(this.bytes, this.checkpoints, 5 * c);
     for (let k = c * EVERY; k <= i; k++) reader.next();

@@ -159,8 +159,9 @@ export function resultOf(
   if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
 
   const { table } = loaded;
+  // Failing is what `passed` says, as for `items`; the worst label only picks the bucket.
   const rows = offendingRows(gold.qids, (row) =>
-    table.present[row] ? worstLabel(table.flags[row]!) : 'missing_trace',
+    loaded.passed(row) ? undefined : table.present[row] ? worstLabel(table.flags[row]!) : 'missing_trace',
   );
   // Gold sets are mostly one file: its relative name is made once.
   const relatives = new Map<string, string>();

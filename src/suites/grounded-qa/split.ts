@@ -232,12 +232,12 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         else (byShard.get(p) ?? byShard.set(p, []).get(p)!).push({ id, j: winnerRun[r]! });
       }
       const scratch = new Scratch();
-      for (const [p, runs] of byShard) {
+      for (const [p, shardRuns] of byShard) {
         const part = parts[p]!;
         // Each run's two values of runs.fields, where its fields are: the whole column of 64 shards took 60 ms
         // for a report's 1000 offenders.
-        const at = new Float64Array(2 * runs.length);
-        const positions = runs.map(({ j }) => ({ offset: 16 * j, length: 16 }));
+        const at = new Float64Array(2 * shardRuns.length);
+        const positions = shardRuns.map(({ j }) => ({ offset: 16 * j, length: 16 }));
         part.partial.ranges(
           name,
           'runs.fields',
@@ -245,7 +245,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           (i, b) => at.set(new Float64Array(Uint8Array.from(b).buffer), 2 * i),
           scratch,
         );
-        const spans = runs.map(({ j }, i) => {
+        const spans = shardRuns.map(({ j }, i) => {
           if (!(at[2 * i]! >= 0)) badRun(part, name, j, 'a failing run without its fields');
           return { offset: at[2 * i]!, length: at[2 * i + 1]! };
         });
@@ -253,7 +253,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           name,
           'fields',
           spans,
-          (i, b) => out.set(runs[i]!.id, fieldsOf(part, name, spans[i]!.offset, b)),
+          (i, b) => out.set(shardRuns[i]!.id, fieldsOf(part, name, spans[i]!.offset, b)),
           scratch,
         );
       }
@@ -326,11 +326,19 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
       { file: partial.file },
       `suite ${suite}: ${n} gold items; expected at most ${goldBytes}, the bytes of this checkout's gold files`,
     );
-  const cols = new Columns(partial, suite, GOLD, true, { 'gold.qids': goldBytes, 'gold.answerable': n });
+  // Caps on what each column may inflate to: those written as they are (varints, digests) are bounded too,
+  // should a forged header call them deflated.
+  const cols = new Columns(partial, suite, GOLD, true, {
+    'gold.qids': goldBytes,
+    'gold.qid_lengths': 8 * n,
+    'gold.answerable': n,
+    'gold.digest': 8 * n,
+    'gold.source': 32 * n,
+  });
   const qids = cols.bytes('gold.qids');
   const bytes = Buffer.from(qids.buffer, qids.byteOffset, qids.byteLength);
   const answerable = cols.get('gold.answerable', Uint8Array, n);
-  // A view, not a copy: these columns are read into buffers of their own.
+  // A view, not a copy: these columns are read into buffers of their own (no Scratch), which Places keeps too.
   const d = cols.get('gold.digest', Uint8Array, 8 * n);
   const digest = Buffer.from(d.buffer, d.byteOffset, d.byteLength);
   const broken = (what: string) =>
