@@ -126,10 +126,10 @@ export function aggregate(
 
 /**
  * The rows of failing items, most severe label first, then by qid; `worst(row)` is a row's most severe label
- * (undefined or a pass label when it passed). Rows are dealt into one bucket per severity (a handful), each sorted by qid only
- * when it is not in qid order already, as rows of a gold set kept in id order are: a comparison sort of a 1x
- * run's 46k offenders took 30 ms. Rows, not items: of a large run's offenders a report shows a thousand, and
- * 46k objects made to be sorted and counted cost a merge 0.1 s, mostly in the collector.
+ * (undefined or a pass label when it passed). Rows are dealt into one bucket per severity (a handful), each
+ * sorted by qid only when it is not in qid order already, as rows of a gold set kept in id order are: a
+ * comparison sort of a 1x run's 46k offenders took 30 ms. Rows, not items: of a large run's offenders a report
+ * shows a thousand, and 46k objects made to be sorted and counted cost a merge 0.1 s, mostly in the collector.
  */
 export function offendingRows(qids: readonly string[], worst: (row: number) => Label | undefined): number[] {
   const buckets: number[][] = [];
