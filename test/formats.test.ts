@@ -573,3 +573,43 @@ describe('what a review found (each failed before its fix)', () => {
     expect(offenders('parquet')).toEqual(offenders('canonical'));
   });
 });
+
+// The bundle as a process: with helpers, the first digests the gold set while the main thread picks the
+// winners; the report is the one a single thread writes, gold digest included.
+describe('OpenInference traces on threads (dist)', () => {
+  it('write the report one thread writes, its gold digest the canonical suite’s', () => {
+    const traces = TRACES.regressed;
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(traces),
+      'traces.otlp.jsonl': otlpLines(traces, questionOf),
+    });
+    const suites = {
+      canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+      otlp: { ...QA, gold: 'gold.jsonl', traces: 'traces.otlp.jsonl', format: 'openinference' },
+      byMetadata: {
+        ...QA,
+        gold: 'gold.jsonl',
+        traces: 'traces.otlp.jsonl',
+        format: 'openinference',
+        openinference: { qid: 'metadata.qid' },
+      },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    const report = (threads: string) => {
+      const r = runCli(['--report', `${threads}.json`], dir, { GROUNDGATE_THREADS: threads });
+      return {
+        status: r.status,
+        stderr: r.stderr,
+        report: readFileSync(path.join(dir, `${threads}.json`), 'utf8'),
+      };
+    };
+    const one = report('1');
+    const three = report('3');
+    expect(three).toEqual(one);
+    const { suites: out } = JSON.parse(three.report) as { suites: Record<string, { gold: unknown }> };
+    expect(out.otlp!.gold).toEqual(out.canonical!.gold);
+    expect(out.byMetadata!.gold).toEqual(out.canonical!.gold);
+    expect([one.status, one.stderr]).toEqual([0, '']);
+  }, 60_000);
+});

@@ -177,7 +177,7 @@ async function both(
 }
 
 const otlp = (files: string[]) => (items: GoldItem[]) =>
-  startOtlpJudging(files, OPTIONS, OPTIONS.traces!).finish(items);
+  startOtlpJudging(files, OPTIONS, OPTIONS.traces!, []).finish(items);
 
 const dir = tmpTree({ 'gold.jsonl': jsonl(gold) });
 const goldFile = path.join(dir, 'gold.jsonl');

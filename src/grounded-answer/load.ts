@@ -1,6 +1,5 @@
 import { formatWhere, InputError, preview, recordWord, type Where } from '../errors.js';
-import { digestOf, GoldDigester, type GoldDigest } from '../gold/digest.js';
-import { digestGold } from '../gold/digest-files.js';
+import { GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
 import {
@@ -44,6 +43,7 @@ import {
 import { scanRuns, timestamp, type Scan } from './scan.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import { isSpanDocument } from './openinference.js';
+import { goldDigestFrom, NO_DIGESTER } from './gold-digesting.js';
 import { startOtlpJudging } from './otlp-judging.js';
 import { startParquetJudging } from './parquet-runs.js';
 import type { ScoreOptions } from './score.js';
@@ -268,14 +268,7 @@ export function startJudging(
     async goldDigest(gold) {
       const digests = digester && (await digester.digests);
       if (digester) await stop([digester]);
-      // The worker's lines are the ones loadGold checked, in the same order: a count that differs means
-      // it read something else (the file changed meanwhile), and the digest is made here instead.
-      return digests && digests.length === gold.length * 32
-        ? digestOf(
-            gold.map((g) => g.qid),
-            digests,
-          )
-        : digestGold(goldFiles);
+      return goldDigestFrom(digests ?? null, gold, goldFiles);
     },
   };
 }
@@ -294,7 +287,11 @@ export function judgeRuns(
 
 /** Judging traces read as records (see judgeRecords), under way before gold is loaded where it can be. */
 export interface RecordJudging {
+  /** Whether a worker digests the gold set (see goldDigest): then the main thread need not. */
+  digestsGold: Promise<boolean>;
   finish(gold: readonly GoldItem[], questions?: ReadonlyMap<string, string>): Promise<RunsLoad>;
+  /** The gold set's digest, when a worker made it (see Judging.goldDigest); called after finish(). */
+  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
   /** Stops what was started: the gold set did not load. */
   cancel(): Promise<void>;
 }
@@ -304,13 +301,19 @@ export interface RecordJudging {
  * otlp-judging.ts, parquet-runs.ts); other records (a mix of files, OpenInference JSON documents) are read
  * once gold is in.
  */
-export function startRecordJudging(files: readonly string[], options: ScoreOptions): RecordJudging {
+export function startRecordJudging(
+  files: readonly string[],
+  options: ScoreOptions,
+  /** JSON Lines gold for a worker to digest, where one has a core to spare for it. */
+  goldFiles: readonly string[] = [],
+): RecordJudging {
   const input = options.traces ?? CANONICAL_TRACES;
   if (input.format === 'openinference' && !files.some(isSpanDocument))
-    return startOtlpJudging(files, options, input);
+    return startOtlpJudging(files, options, input, goldFiles);
   if (input.format !== 'openinference' && files.length > 0 && files.every(isParquet))
     return startParquetJudging(files, options, input);
   return {
+    ...NO_DIGESTER,
     finish: (gold, questions) => judgeRecords(files, gold, options, questions),
     cancel: () => Promise.resolve(),
   };

@@ -5,6 +5,7 @@ import { parquetRowGroups } from '../io/records.js';
 import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
+import { NO_DIGESTER } from './gold-digesting.js';
 import type { RecordJudging, RunsLoad } from './load.js';
 import { heldRuns, inMemory, judgeHeld, newRunTable, offer, replaces } from './runs.js';
 import { timestamp } from './scan.js';
@@ -211,7 +212,8 @@ export function startParquetJudging(
   let leases: Leases | undefined;
   const started = startThreads<ParquetScan>(
     (chunks) => {
-      leases = { shared: new SharedArrayBuffer(4 * Math.max(1, chunks.length)), base };
+      // One lease table, which every helper shares.
+      leases ??= { shared: new SharedArrayBuffer(4 * Math.max(1, chunks.length)), base };
       return { parquet: input, leases };
     },
     byRows(files),
@@ -220,6 +222,7 @@ export function startParquetJudging(
   // A trace file that is missing or not Parquet is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
   return {
+    ...NO_DIGESTER,
     async cancel() {
       const { helpers } = await started.catch(() => ({ helpers: [] as Helper<ParquetScan>[] }));
       await stopHelpers(helpers);

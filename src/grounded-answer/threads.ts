@@ -46,8 +46,8 @@ export type Cut = (threads: number, forced: boolean) => Promise<{ chunks: Segmen
  * set, is obeyed whatever the size). The main thread is to read its share from the same queue.
  */
 export function startThreads<T extends ThreadScan>(
-  /** What the helpers do, or how to tell them once the chunks are known. */
-  job: Job | ((chunks: readonly Segment[]) => Job),
+  /** What the helpers do, or how to tell each (by its index) once the chunks are known. */
+  job: Job | ((chunks: readonly Segment[], helper: number) => Job),
   cut: Cut,
   /** False when the main thread reads no chunk itself (it watches the helpers): one helper more. */
   mainReads = true,
@@ -59,14 +59,14 @@ export function startThreads<T extends ThreadScan>(
     // there is no worker bundle, run from sources), so that tests see them.
     const { chunks, worthIt } = await cut(workerEntry || forced ? threads : 1, forced);
     const queue = new ChunkQueue(chunks);
-    const told = typeof job === 'function' ? job(chunks) : job;
+    const told = (i: number) => (typeof job === 'function' ? job(chunks, i) : job);
     const helpers =
       workerEntry && worthIt
         ? Array.from(
             {
               length: mainReads ? Math.min(threads - 1, chunks.length - 1) : Math.min(threads, chunks.length),
             },
-            () => spawn<T>(workerEntry, { ...told, chunks, shared: queue.shared }),
+            (_, i) => spawn<T>(workerEntry, { ...told(i), chunks, shared: queue.shared }),
           )
         : [];
     return { chunks, queue, helpers, entry: helpers.length > 0 ? workerEntry : undefined };

@@ -2,9 +2,10 @@
 // left and posts back what it found, its buffers transferred rather than copied: where each qid's winning
 // run is (JSON Lines), each trace assembled from its chunk (OTLP, see otlp-runs.ts, and then the winners it
 // is asked to read back, see otlp-winners.ts), or each qid's winning record (Parquet rows, see
-// parquet-runs.ts). It needs no gold, so it starts while the main thread is still loading it. Started with
-// no chunks and the gold files, it digests the gold set while the main thread judges, on the core that would
-// otherwise idle: the digest (canonical JSON and a sha256 per item) was half the time of loading gold.
+// parquet-runs.ts). It needs no gold, so it starts while the main thread is still loading it. Given the gold
+// files, it digests the gold set on a core that would otherwise idle (after its scan of JSON Lines, with no
+// chunks; between its scan of OTLP lines and their winners): the digest (canonical JSON and a sha256 per
+// item) was half the time of loading gold.
 import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
@@ -59,10 +60,11 @@ async function main(): Promise<void> {
   const queue = new ChunkQueue(input.chunks, input.shared);
   if (input.otlp) {
     await postOtlpScan(queue, input.otlp);
-    // Then, unless stopped, the winners it is asked to read back, without the scan kept meanwhile.
-    const { winners } = await new Promise<{ winners: WinnersJob }>((next) =>
-      parentPort!.once('message', next),
-    );
+    // Then, unless stopped, the winners it is asked to read back, without the scan kept meanwhile; first,
+    // when asked, the gold set's digests, while the main thread picks the winners.
+    const asked = new Promise<{ winners: WinnersJob }>((next) => parentPort!.once('message', next));
+    if (input.gold) await postDigests(input.gold);
+    const { winners } = await asked;
     const lines = heldLineWriter();
     const slots: number[] = [];
     await readWinners(winners, input.otlp, (slot, trace) => {
@@ -83,8 +85,11 @@ async function main(): Promise<void> {
   }
   const scan = { ...(await scanRuns(queue, input.fields)), utf8: takeUtf8Notes() };
   post({ scan }, scanBuffers(scan));
-  if (!input.gold) return;
-  const digests = await lineDigests(input.gold).catch(() => null);
+  if (input.gold) await postDigests(input.gold);
+}
+
+async function postDigests(gold: string[]): Promise<void> {
+  const digests = await lineDigests(gold).catch(() => null);
   post({ digests }, digests ? [digests.buffer as ArrayBuffer] : []);
 }
 

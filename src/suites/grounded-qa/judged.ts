@@ -244,12 +244,14 @@ async function judgeInMemory(
   fields: FieldMap | undefined,
 ): Promise<Judged> {
   const byQuestion = options.traces?.format === 'openinference' && options.traces.qid === 'input.value';
-  const judging = startRecordJudging(traceFiles, options);
+  const judging = startRecordJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
+  const digestsGold = await judging.digestsGold;
   const {
     items: gold,
-    digest,
+    digest: ownDigest,
     questions,
   } = await loadGold(goldFiles, {
+    digest: !digestsGold,
     fields,
     questions: byQuestion,
   }).catch(async (err: unknown) => {
@@ -257,7 +259,7 @@ async function judgeInMemory(
     throw err;
   });
   const loaded = await judging.finish(gold, questions);
-  return { gold, loaded, digest: digest! };
+  return { gold, loaded, digest: ownDigest ?? (await judging.goldDigest(gold)) };
 }
 
 /** Where a run is, as an offender shows it: `file:line`, or `file row N` for Parquet. */
