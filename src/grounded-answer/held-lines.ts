@@ -48,15 +48,29 @@ export function holdRuns(qids: readonly string[], runs: readonly (TraceLine | Ra
 }
 
 /**
- * Runs checked in full, held as their trace lines as they come, each slot's in the order added: none is kept
- * as an object (a helper holding 50k records spent more in garbage collection than in reading them).
+ * Runs held as they come, each slot's in the order added: a run checked in full as its trace line, one read
+ * as bytes as where they are (see RawMembers). None is kept as an object (a helper holding 50k records spent
+ * more in garbage collection than in reading them).
  */
-export function heldLineWriter(): { add(qid: string, run: TraceLine): void; held(): HeldRuns } {
+export function heldWriter(): { add(qid: string, run: TraceLine | RawMembers): void; held(): HeldRuns } {
   let buf = Buffer.allocUnsafe(1 << 20);
   let used = 0;
   const at = [0];
+  const members: number[] = [];
+  const pages = new Map<ArrayBufferLike, number>();
+  const page = (v: Uint8Array) => {
+    let k = pages.get(v.buffer);
+    if (k === undefined) pages.set(v.buffer, (k = pages.size));
+    return k;
+  };
   return {
     add(qid, run) {
+      if (!('answer_json' in run)) {
+        for (const v of run) members.push(page(v), v.byteOffset, v.byteOffset + v.byteLength);
+        at.push(used);
+        return;
+      }
+      members.push(-1, -1, -1, -1, -1, -1);
       const line = traceLine(qid, run);
       const n = Buffer.byteLength(line);
       if (used + n > buf.length) {
@@ -70,8 +84,8 @@ export function heldLineWriter(): { add(qid: string, run: TraceLine): void; held
     held: () => ({
       lines: new Uint8Array(buf.buffer, buf.byteOffset, used),
       at: Float64Array.from(at),
-      pages: [],
-      members: new Float64Array(6 * (at.length - 1)).fill(-1),
+      pages: [...pages.keys()] as ArrayBuffer[],
+      members: Float64Array.from(members),
     }),
   };
 }
@@ -92,6 +106,13 @@ export const heldBuffers = (h: HeldRuns): ArrayBuffer[] => [
   h.members.buffer as ArrayBuffer,
   ...h.pages,
 ];
+
+/** What judging reads of a run, held either way. */
+export function runReader(): (run: TraceLine | RawMembers) => JudgedTrace {
+  const fromMembers = memberReader();
+  const view = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return (run) => ('answer_json' in run ? run : fromMembers(view(run[0]), view(run[1])));
+}
 
 /** Reads slots of held runs as judging reads them. */
 export function heldReader(): (h: HeldRuns, slot: number) => JudgedTrace {

@@ -86,12 +86,13 @@ export const qidAttributeOf = (options: OpenInferenceOptions): string | undefine
 /**
  * Reads the spans of one line, b[start, end): on its bytes when the scanner is sure of it, else parsed. No
  * spans for a line that is blank once decoded (a BOM alone). With `lean`, values stand in for what they
- * would assemble to where they can (see otlp-lean.ts).
+ * would assemble to where they can (see otlp-lean.ts), and, given `base` (the place of b[0] in the file), the
+ * spans say where the strings of outputs and documents are (see SpanFacts.outputAt).
  */
 export function lineSpans(qidAttribute: string | undefined, lean?: LeanReader) {
   const scan = otlpScanner(qidAttribute, lean);
-  return (b: Buffer, start: number, end: number, line: number, file: string): SpanFacts[] => {
-    const fast = scan(b, start, end, line, file);
+  return (b: Buffer, start: number, end: number, line: number, file: string, base?: number): SpanFacts[] => {
+    const fast = scan(b, start, end, line, file, base);
     if (fast) return fast;
     const text = b.toString('utf8', start, end);
     if (isBlank(text)) return [];
@@ -308,31 +309,24 @@ function parsedOrText(v: unknown): unknown {
   }
 }
 
-/**
- * One trace from all its spans, in the order they were read: its root (the earliest span without a parent
- * in the trace) gives the question, qid, time and latency, its RETRIEVER spans the retrieved ids, and the
- * root's or the last LLM span's output the answer.
- */
-export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): TraceRecord {
+/** The spans a trace's record comes from (see assemble). */
+export interface TraceSpans {
+  /** The earliest span without a parent in the trace. */
+  root: SpanFacts;
+  /** Its RETRIEVER spans, by start time. */
+  retrievers: SpanFacts[];
+  /** The root, when it has an output, else the last LLM span that has one. */
+  answering: SpanFacts | undefined;
+}
+
+/** Picks the spans of a trace that make its record; undefined when it has no root (a cycle). */
+export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
   const ids = new Set(spans.map((s) => s.spanId));
   const roots = spans.filter((s) => s.parentId === undefined || !ids.has(s.parentId));
   const byStart = (a: SpanFacts, b: SpanFacts) => a.start - b.start || a.line - b.line;
   const root = roots.sort(byStart)[0];
-  if (!root)
-    throw new InputError(
-      { file: spans[0]!.file, line: spans[0]!.line },
-      `trace ${preview(spans[0]!.traceId)} has no root span: every span's parentSpanId names another span of the trace (a cycle); expected one span without a parent`,
-    );
-  const where = { file: root.file, line: root.line };
-  const traceId = root.traceId;
-
-  const retrieved: unknown[] = [];
-  for (const s of spans.filter((x) => x.kind === 'RETRIEVER').sort(byStart))
-    for (const id of s.documents) {
-      if (id === undefined) break;
-      retrieved.push(id);
-    }
-
+  if (!root) return undefined;
+  const retrievers = spans.filter((x) => x.kind === 'RETRIEVER').sort(byStart);
   const answering =
     root.output !== undefined
       ? root
@@ -340,6 +334,39 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
           .filter((x) => x.kind === 'LLM' && x.output !== undefined)
           .sort((a, b) => a.end - b.end || a.line - b.line)
           .at(-1);
+  return { root, retrievers, answering };
+}
+
+/**
+ * The retrieved ids, as `id` gives each from its span and place: every RETRIEVER span's documents in
+ * order, each span's up to the first missing one.
+ */
+export function retrievedOf<T>(retrievers: readonly SpanFacts[], id: (s: SpanFacts, n: number) => T): T[] {
+  const out: T[] = [];
+  for (const s of retrievers)
+    for (let n = 0; n < s.documents.length; n++) {
+      if (s.documents[n] === undefined) break;
+      out.push(id(s, n));
+    }
+  return out;
+}
+
+/**
+ * One trace from all its spans, in the order they were read: its root (the earliest span without a parent
+ * in the trace) gives the question, qid, time and latency, its RETRIEVER spans the retrieved ids, and the
+ * root's or the last LLM span's output the answer.
+ */
+export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): TraceRecord {
+  const picked = traceSpans(spans);
+  if (!picked)
+    throw new InputError(
+      { file: spans[0]!.file, line: spans[0]!.line },
+      `trace ${preview(spans[0]!.traceId)} has no root span: every span's parentSpanId names another span of the trace (a cycle); expected one span without a parent`,
+    );
+  const { root, retrievers, answering } = picked;
+  const where = { file: root.file, line: root.line };
+  const traceId = root.traceId;
+  const retrieved = retrievedOf(retrievers, (s, n) => s.documents[n]);
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
   if (answering) {
     const output = parsedOrText(answering.output);

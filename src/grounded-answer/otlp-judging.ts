@@ -2,14 +2,14 @@ import { InputError } from '../errors.js';
 import { recordChecker } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
-import { heldReader, type HeldRuns } from './held-lines.js';
+import { heldReader, runReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import { goldDigestFrom } from './gold-digesting.js';
 import type { RecordJudging, RunsLoad } from './load.js';
 import { assemble, type OpenInferenceOptions } from './openinference.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import { addWinner, newWinnersJob, readSpans, readWinners, type LineAt } from './otlp-winners.js';
+import { addWinner, newWinnersJob, readSpans, readWinners, winnerOf, type LineAt } from './otlp-winners.js';
 import { heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
@@ -231,14 +231,16 @@ async function judgeOtlp(
     if (row < 0) continue;
     const [s, i] = at(k);
     const part = Math.floor((n++ * parts) / toRead);
-    addWinner(jobs[part]!, s.traceIds[i]!, gold[row]!.qid, linesOf(s, i));
+    const places = s.places.subarray(s.placeStart[i]!, s.placeStart[i + 1]!);
+    addWinner(jobs[part]!, s.traceIds[i]!, gold[row]!.qid, linesOf(s, i), places);
     rowsOf[part]!.push(row);
   }
   const asked = helpers.map((h, p) =>
     jobs[p + 1]!.traceIds.length > 0 ? h.readBack(jobs[p + 1]!) : undefined,
   );
   const own = jobs[0]!;
-  await readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, t));
+  const judged = runReader();
+  await readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, judged(t)));
   const read = heldReader();
   const held: HeldRuns[] = [];
   /** Row r's winner is slot slotOf[r] of held[heldIn[r]], or of this thread's job when heldIn[r] is -1. */
@@ -270,12 +272,11 @@ async function judgeOtlp(
       if (done) out.set(row, done);
       else if (heldIn[row]! >= 0) out.set(row, read(held[heldIn[row]!]!, slot));
       else if (slot >= 0) {
-        const lines = own.lines.slice(own.first[slot]!, own.first[slot + 1]!);
-        addWinner(again, own.traceIds[slot]!, own.qids[slot]!, lines);
+        addWinner(again, ...winnerOf(own, slot));
         rowOfSlot.push(row);
       }
     }
-    await readWinners(again, input, (slot, t) => out.set(rowOfSlot[slot]!, t));
+    await readWinners(again, input, (slot, t) => out.set(rowOfSlot[slot]!, judged(t)));
     return out;
   };
   return {

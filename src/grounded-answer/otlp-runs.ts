@@ -2,11 +2,13 @@ import { InputError, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
 import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
+import { Int32Column } from '../io/int32-column.js';
 import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
 import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
 import { leanReader } from './otlp-lean.js';
+import { notePlaces } from './otlp-places.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { timestamp } from './scan.js';
 import type { TraceInput } from './source.js';
@@ -38,6 +40,12 @@ export interface OtlpScan {
   refOffset: Float64Array;
   refLength: Float64Array;
   refLine: Float64Array;
+  /**
+   * Entry i's places (see notePlaces) are places[placeStart[i], placeStart[i + 1]): none when the trace
+   * is on several lines or a member it is judged by has no place.
+   */
+  placeStart: Int32Array;
+  places: Int32Array;
   /** [entry, where, detail] for each trace that could not be assembled or checked from its chunk. */
   failed: [number, Where | undefined, string][];
   /** [chunk, lines in it (blank ones too)] for each chunk read to its end. */
@@ -59,7 +67,8 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   // Traces are checked for their qid and time only: a winner is read again whole. A mapping may read any
   // value, so it gets them all.
-  const spansOf = lineSpans(qidAttributeOf(options), input.fields ? undefined : leanReader(input.qid));
+  const placing = !input.fields;
+  const spansOf = lineSpans(qidAttributeOf(options), placing ? leanReader(input.qid) : undefined);
   const traceIds: string[] = [];
   const qids: string[] = [];
   const chunks: number[] = [];
@@ -69,6 +78,9 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const refOffset: number[] = [];
   const refLength: number[] = [];
   const refLine: number[] = [];
+  const placeStart = new Int32Column();
+  placeStart.push(0);
+  const places = new Int32Column();
   const failed: OtlpScan['failed'] = [];
   const chunkLines: [number, number][] = [];
   const result = (error?: OtlpScan['error']): OtlpScan => ({
@@ -82,6 +94,8 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
     refOffset: Float64Array.from(refOffset),
     refLength: Float64Array.from(refLength),
     refLine: Float64Array.from(refLine),
+    placeStart: placeStart.done(),
+    places: places.done(),
     failed,
     chunkLines,
     ...(error ? { error } : {}),
@@ -108,7 +122,14 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
         for (let i = 0; i < batch.length; i++) {
           last = batch.line(i);
           if (batch.blank(i)) continue;
-          const spans = spansOf(batch.buf, afterBom(batch, i), batch.end(i), last, file);
+          const spans = spansOf(
+            batch.buf,
+            afterBom(batch, i),
+            batch.end(i),
+            last,
+            file,
+            batch.offset(i) - batch.start(i),
+          );
           if (spans.length === 0) continue;
           const at = offsets.length;
           offsets.push(batch.offset(i));
@@ -142,6 +163,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
           const checked = checker.check(record.value, file, line);
           time = timestamp(checked.ts, file, line);
           qid = checked.qid;
+          if (placing && t.lines.length === 1) notePlaces(t.spans, offsets[t.lines[0]!]!, places);
         } catch (err) {
           if (!(err instanceof InputError)) throw err;
           failed.push([traceIds.length, err.where, err.detail]);
@@ -157,6 +179,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
           refLine.push(lineNos[k]!);
         }
         refStart.push(refOffset.length);
+        placeStart.push(places.length);
       }
     }
     return result();
@@ -175,7 +198,16 @@ function idHash(id: string): number {
 
 /** The buffers an OtlpScan can hand to another thread without copying. */
 export function otlpScanBuffers(s: OtlpScan): ArrayBuffer[] {
-  return [s.hash, s.chunk, s.ts, s.line, s.refStart, s.refOffset, s.refLength, s.refLine].map(
-    (a) => a.buffer as ArrayBuffer,
-  );
+  return [
+    s.hash,
+    s.chunk,
+    s.ts,
+    s.line,
+    s.refStart,
+    s.refOffset,
+    s.refLength,
+    s.refLine,
+    s.placeStart,
+    s.places,
+  ].map((a) => a.buffer as ArrayBuffer);
 }

@@ -33,6 +33,13 @@ export interface SpanFacts {
   qid?: unknown;
   /** retrieval.documents.N.document.id by N. */
   documents: unknown[];
+  /**
+   * Read leanly (see otlp-lean.ts), where the JSON strings of the output and of document N are in the file,
+   * when they are plain stringValues: outputAt and outputLength; documentsAt[2N] and [2N + 1].
+   */
+  outputAt?: number;
+  outputLength?: number;
+  documentsAt?: number[];
   line: number;
   file: string;
 }
@@ -147,6 +154,8 @@ interface State {
   stringEnd: number;
   line: number;
   file: string;
+  /** The place in the file of the line's b[0], or NaN when not known. */
+  base: number;
   /** The span being read has had its attributes. */
   attributes: boolean;
   /** Set when a member the reader collects appears twice in one object: JSON.parse keeps the last, this refuses. */
@@ -322,11 +331,21 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       if (value === REFUSED) return -1;
       if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
       else (s.span as unknown as Record<string, unknown>)[fact] = value;
+      if (fact === 'output' && lean) {
+        // A later output.value replaces this one, place and all; one that is not a plain string has none.
+        s.span.outputAt = s.stringEnd > 0 ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;
+        s.span.outputLength = s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length;
+      }
     }
     if (doc >= 0) {
       const value = factValue(b, s, 'document');
       if (value === REFUSED) return -1;
       s.span.documents[doc] = value;
+      if (lean) {
+        const at = (s.span.documentsAt ??= []);
+        at[2 * doc] = s.stringEnd > 0 ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;
+        at[2 * doc + 1] = s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length;
+      }
     }
     return close;
   };
@@ -418,6 +437,7 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
     spans: [],
     span: fresh(0, ''),
     file: '',
+    base: NaN,
     keyAt: -1,
     keyEnd: -1,
     valueAt: -1,
@@ -434,10 +454,18 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
     sawResourceSpans = true;
     return b[v] === 0x5b ? skipArray(b, v, e, 1, (b, j, e) => resource(b as Buffer, j, e, s)) : -1;
   };
-  return (b: Buffer, start: number, end: number, line: number, file = ''): SpanFacts[] | undefined => {
+  return (
+    b: Buffer,
+    start: number,
+    end: number,
+    line: number,
+    file = '',
+    base = NaN,
+  ): SpanFacts[] | undefined => {
     state.spans = [];
     state.line = line;
     state.file = file;
+    state.base = base;
     state.repeated = false;
     sawResourceSpans = false;
     const ok = scanLineObject(b, start, end, state, top);

@@ -2,7 +2,8 @@ import { recordChecker } from '../io/field-map.js';
 import { forEachSpan } from '../io/read-at.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
 import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
-import type { HeldRuns } from './held-lines.js';
+import type { HeldRuns, RawMembers } from './held-lines.js';
+import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from './otlp-scan.js';
 import type { TraceInput } from './source.js';
 
@@ -27,6 +28,9 @@ export interface WinnersJob {
   /** Slot i's lines are lines[first[i], first[i + 1]). */
   first: number[];
   lines: LineAt[];
+  /** Slot i's places in its one line (see notePlaces) are places[placeAt[i], placeAt[i + 1]), if any. */
+  placeAt: number[];
+  places: number[];
 }
 
 /** Winners a helper read back: runs[j] is slot slots[j]'s, in the order they were read. */
@@ -35,13 +39,41 @@ export interface HeldWinners {
   slots: Int32Array;
 }
 
-export const newWinnersJob = (): WinnersJob => ({ traceIds: [], qids: [], first: [0], lines: [] });
+export const newWinnersJob = (): WinnersJob => ({
+  traceIds: [],
+  qids: [],
+  first: [0],
+  lines: [],
+  placeAt: [0],
+  places: [],
+});
 
-export function addWinner(job: WinnersJob, traceId: string, qid: string, lines: readonly LineAt[]): void {
+export function addWinner(
+  job: WinnersJob,
+  traceId: string,
+  qid: string,
+  lines: readonly LineAt[],
+  places: ArrayLike<number> = [],
+): void {
   job.traceIds.push(traceId);
   job.qids.push(qid);
   job.lines.push(...lines);
   job.first.push(job.lines.length);
+  for (let k = 0; k < places.length; k++) job.places.push(places[k]!);
+  job.placeAt.push(job.places.length);
+}
+
+/** Slot `slot` of the job, to add to another (see addWinner). */
+export function winnerOf(
+  job: WinnersJob,
+  slot: number,
+): [traceId: string, qid: string, lines: LineAt[], places: number[]] {
+  return [
+    job.traceIds[slot]!,
+    job.qids[slot]!,
+    job.lines.slice(job.first[slot]!, job.first[slot + 1]!),
+    job.places.slice(job.placeAt[slot]!, job.placeAt[slot + 1]!),
+  ];
 }
 
 /** A trace being read back: its slot, its spans so far, and how many of its lines are still to come. */
@@ -52,21 +84,47 @@ interface Wanted {
 }
 
 /**
- * Reads each trace of the job from all its lines (each line read once), assembled and checked as the scan
- * that picked it did, and under its gold item's qid; `each` gets it as soon as its last line is in.
+ * Reads each trace of the job: from its places in its line when it has them (see placedReader), else from
+ * all its lines (each line read once), assembled and checked as the scan that picked it did, and under its
+ * gold item's qid; `each` gets it as soon as its last line is in.
  */
 export async function readWinners(
   job: WinnersJob,
   input: TraceInput,
-  each: (slot: number, trace: TraceLine) => void,
+  each: (slot: number, run: TraceLine | RawMembers) => void,
 ): Promise<void> {
   const options: OpenInferenceOptions = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   const want = new Map<string, Wanted>();
-  job.traceIds.forEach((id, slot) =>
-    want.set(id, { slot, spans: [], left: job.first[slot + 1]! - job.first[slot]! }),
-  );
-  await readSpans(job.lines, options, (spans) => {
+  const placed = placedReader();
+  /** The placed slots of each line, by file and offset; and the lines whose spans are read. */
+  const placedOn = new Map<number, Map<number, number[]>>();
+  const spansOn = new Map<number, Set<number>>();
+  const lines: LineAt[] = [];
+  for (let slot = 0; slot < job.traceIds.length; slot++) {
+    const first = job.first[slot]!;
+    const last = job.first[slot + 1]!;
+    if (job.placeAt[slot + 1]! > job.placeAt[slot]! && last === first + 1) {
+      const l = job.lines[first]!;
+      let inFile = placedOn.get(l.fileIndex);
+      if (!inFile) placedOn.set(l.fileIndex, (inFile = new Map()));
+      const slots = inFile.get(l.offset);
+      if (slots) slots.push(slot);
+      else inFile.set(l.offset, [slot]);
+      lines.push(l);
+      continue;
+    }
+    want.set(job.traceIds[slot]!, { slot, spans: [], left: last - first });
+    for (let k = first; k < last; k++) {
+      const l = job.lines[k]!;
+      let inFile = spansOn.get(l.fileIndex);
+      if (!inFile) spansOn.set(l.fileIndex, (inFile = new Set()));
+      inFile.add(l.offset);
+      lines.push(l);
+    }
+  }
+  const spansOf = lineSpans(qidAttributeOf(options));
+  const readSpansOf = (spans: SpanFacts[]) => {
     const here = new Set<Wanted>();
     for (const span of spans) {
       const w = want.get(span.traceId);
@@ -82,6 +140,20 @@ export async function readWinners(
       each(w.slot, qid === t.qid ? t : { ...t, qid });
       w.spans = [];
     }
+  };
+  await forEachLine(lines, (l, buf, start, end) => {
+    let spansToo = spansOn.get(l.fileIndex)?.has(l.offset) ?? false;
+    for (const slot of placedOn.get(l.fileIndex)?.get(l.offset) ?? []) {
+      const places = job.places.slice(job.placeAt[slot]!, job.placeAt[slot + 1]!);
+      const run = placed(buf, end - l.length, places);
+      if (run) each(slot, run);
+      else {
+        // An output its places cannot tell (see placedReader): the trace is read from its spans.
+        want.set(job.traceIds[slot]!, { slot, spans: [], left: 1 });
+        spansToo = true;
+      }
+    }
+    if (spansToo) readSpansOf(spansOf(buf, start, end, l.line, l.file));
   });
 }
 
@@ -94,13 +166,25 @@ export async function readSpans(
   options: OpenInferenceOptions,
   each: (spans: SpanFacts[]) => void,
 ): Promise<void> {
+  const spansOf = lineSpans(qidAttributeOf(options));
+  await forEachLine(lines, (l, buf, start, end) => each(spansOf(buf, start, end, l.line, l.file)));
+}
+
+/**
+ * Reads each of these lines once (a line listed again is read once), file by file in input order and by
+ * offset within a file, that is in input order: `each` gets its bytes, buf[start, end) (a BOM at the start
+ * of a file left out, so a line's first byte is buf[end - length]).
+ */
+async function forEachLine(
+  lines: readonly LineAt[],
+  each: (line: LineAt, buf: Buffer, start: number, end: number) => void,
+): Promise<void> {
   const byFile = new Map<number, Map<number, LineAt>>();
   for (const l of lines) {
     let inFile = byFile.get(l.fileIndex);
     if (!inFile) byFile.set(l.fileIndex, (inFile = new Map()));
     inFile.set(l.offset, l);
   }
-  const spansOf = lineSpans(qidAttributeOf(options));
   for (const fileIndex of [...byFile.keys()].sort((a, b) => a - b)) {
     const list = [...byFile.get(fileIndex)!.values()];
     const { file } = list[0]!;
@@ -108,7 +192,7 @@ export async function readSpans(
       file,
       list.map((l) => l.offset),
       list.map((l) => l.length),
-      (j, buf, start, end) => each(spansOf(buf, start, end, list[j]!.line, file)),
+      (j, buf, start, end) => each(list[j]!, buf, start, end),
     );
   }
 }

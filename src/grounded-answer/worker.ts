@@ -13,7 +13,7 @@ import type { FieldMap } from '../io/field-map.js';
 import { decodeOnThread, type DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
-import { heldBuffers, heldLineWriter } from './held-lines.js';
+import { heldBuffers, heldWriter } from './held-lines.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import { readWinners, type HeldWinners, type WinnersJob } from './otlp-winners.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-runs.js';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     const asked = new Promise<{ winners: WinnersJob }>((next) => parentPort!.once('message', next));
     if (input.gold) await postDigests(input.gold);
     const { winners } = await asked;
-    const lines = heldLineWriter();
+    const lines = heldWriter();
     const slots: number[] = [];
     await readWinners(winners, input.otlp, (slot, trace) => {
       lines.add(winners.qids[slot]!, trace);

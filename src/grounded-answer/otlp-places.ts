@@ -1,0 +1,92 @@
+import { unescapeInto } from '../io/json-scan.js';
+import type { RawMembers } from './held-lines.js';
+import { ANSWER, memberShapes } from './member-shapes.js';
+import { retrievedOf, traceSpans } from './openinference.js';
+import type { SpanFacts } from './otlp-scan.js';
+
+// Where a trace's judged members are in its line, so that a winner is read back from there without walking
+// its spans again: the scan that picks winners notes, for a trace all on one line whose output and document
+// ids are plain stringValues, where each of their JSON strings is (as the scan saw them, see
+// SpanFacts.outputAt). Reading a winner back is then copying its ids' strings into a JSON array and
+// decoding its output's string into the answer's JSON: walking the spans of 100k winners again cost the
+// 0.5x formats benchmark more than a second.
+
+/**
+ * Appends to `out` the places of the trace's output and of each of its retrieved ids, relative to its
+ * line's start `lineAt` (see WinnerPlaces): true, or false (with nothing appended) when one of them has no
+ * place. The trace assembled and checked: it has a root and an answering span.
+ */
+export function notePlaces(spans: SpanFacts[], lineAt: number, out: { push(v: number): void }): boolean {
+  const picked = traceSpans(spans);
+  const answering = picked?.answering;
+  if (!answering || !(answering.outputAt! >= lineAt)) return false;
+  const docs = retrievedOf(picked.retrievers, (s, n) => s.documentsAt?.[2 * n]);
+  if (docs.some((at) => !(at! >= lineAt))) return false;
+  out.push(answering.outputAt! - lineAt);
+  out.push(answering.outputLength!);
+  for (const s of picked.retrievers)
+    for (let n = 0; n < s.documents.length && s.documents[n] !== undefined; n++) {
+      out.push(s.documentsAt![2 * n]! - lineAt);
+      out.push(s.documentsAt![2 * n + 1]!);
+    }
+  return true;
+}
+
+const PAGE_BYTES = 1 << 20;
+const TEXT_OPEN = Buffer.from('{"claim":');
+const TEXT_CLOSE = Buffer.from(',"citations":[]}');
+
+/**
+ * Reads winners' members from their places (see notePlaces) into pages of bytes, which cross to another
+ * thread whole: a winner's retrieved_ids as a JSON array of the strings as written, and its answer as the
+ * output's decoded JSON, or, for an output that is text, `{"claim": <the string as written>, "citations": []}`
+ * (as assembling makes of text). An output of any other kind (JSON that is not an answer the contract's
+ * scanner accepts, text starting with an escape) gets undefined: the caller reads that trace the long way.
+ */
+export function placedReader(): (
+  line: Buffer,
+  start: number,
+  places: ArrayLike<number>,
+) => RawMembers | undefined {
+  const shapes = memberShapes();
+  let page = Buffer.allocUnsafe(PAGE_BYTES);
+  let used = 0;
+  const room = (n: number) => {
+    if (used + n <= page.length) return;
+    page = Buffer.allocUnsafe(Math.max(PAGE_BYTES, n));
+    used = 0;
+  };
+  return (line, start, places) => {
+    const outAt = start + places[0]!;
+    const outEnd = outAt + places[1]!;
+    let need = 2 + places[1]! + TEXT_OPEN.length + TEXT_CLOSE.length;
+    for (let k = 2; k < places.length; k += 2) need += places[k + 1]! + 1;
+    room(need);
+    const from = used;
+    page[used++] = 0x5b;
+    for (let k = 2; k < places.length; k += 2) {
+      if (k > 2) page[used++] = 0x2c;
+      const at = start + places[k]!;
+      used += line.copy(page, used, at, at + places[k + 1]!);
+    }
+    page[used++] = 0x5d;
+    const ids = page.subarray(from, used);
+    const c = line[outAt + 1]!;
+    // Text, as assembling tells it: empty, or its first character no space (of any kind), `{` or `[`.
+    if (c === 0x22 || (c < 0x80 && c > 0x20 && c !== 0x7b && c !== 0x5b && c !== 0x5c)) {
+      const at = used;
+      used += TEXT_OPEN.copy(page, used);
+      used += line.copy(page, used, outAt, outEnd);
+      used += TEXT_CLOSE.copy(page, used);
+      return [ids, page.subarray(at, used)];
+    }
+    const n = unescapeInto(line, outAt, outEnd, page.subarray(used));
+    const answer = page.subarray(used, used + Math.max(n, 0));
+    if (n < 0 || shapes(answer) !== ANSWER) {
+      used = from;
+      return undefined;
+    }
+    used += n;
+    return [ids, answer];
+  };
+}
