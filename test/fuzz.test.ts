@@ -31,10 +31,12 @@ import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
 import { compileFieldMap } from '../src/io/field-map.js';
 import { assemble, lineSpans, spanFacts } from '../src/grounded-answer/openinference.js';
 import { leanReader } from '../src/grounded-answer/otlp-lean.js';
+import { notePlaces, placedReader } from '../src/grounded-answer/otlp-places.js';
+import { runReader } from '../src/grounded-answer/held-lines.js';
 import { recordChecker } from '../src/io/field-map.js';
 import { TRACE_WHAT, traceTest } from '../src/grounded-answer/contract.js';
 import { unescapeInto } from '../src/io/json-scan.js';
-import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
+import { otlpScanner, type SpanFacts } from '../src/grounded-answer/otlp-scan.js';
 import { seeded } from './helpers/random.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -360,6 +362,10 @@ describe('loader fuzzing (seeded)', () => {
     const checker = recordChecker(traceLineSchema, traceTest, undefined, TRACE_WHAT);
     let good = 0;
     let bad = 0;
+    let placedRuns = 0;
+    let notPlaced = 0;
+    const placed = placedReader();
+    const judgedOf = runReader();
     for (const qid of ['metadata.qid', 'input.value']) {
       const full = lineSpans(undefined);
       const lean = lineSpans(undefined, leanReader(qid));
@@ -387,14 +393,58 @@ describe('loader fuzzing (seeded)', () => {
           return err.message;
         }
       };
+      /**
+       * What judging reads of each trace of the line that checks, from the places the lean scan noted (see
+       * otlp-places.ts): undefined where it has none or they cannot tell its output; and from its values.
+       */
+      const byPlaces = (line: string) => {
+        const b = Buffer.from(line);
+        const traces = (spansOf: typeof full) => {
+          const byTrace = new Map<string, SpanFacts[]>();
+          for (const x of spansOf(b, 0, b.length, 1, 'o.jsonl', 0))
+            byTrace.set(x.traceId, [...(byTrace.get(x.traceId) ?? []), x]);
+          return byTrace;
+        };
+        let leanTraces: Map<string, SpanFacts[]>;
+        try {
+          leanTraces = traces(lean);
+        } catch {
+          return [];
+        }
+        const fullTraces = traces(full);
+        const out: [unknown, unknown][] = [];
+        for (const [id, group] of leanTraces) {
+          try {
+            checker.check(assemble(group, { qid }).value, 'o.jsonl', 1);
+          } catch {
+            continue;
+          }
+          const places: number[] = [];
+          const run = notePlaces(group, 0, places) ? placed(b, 0, places) : undefined;
+          const t = checker.check(assemble(fullTraces.get(id)!, { qid }).value, 'o.jsonl', 1);
+          const { claim, citations, constraints_echo } = t.answer_json;
+          const judged = {
+            retrieved_ids: t.retrieved_ids,
+            answer_json: { claim, citations, ...(constraints_echo ? { constraints_echo } : {}) },
+          };
+          if (run) placedRuns++;
+          else notPlaced++;
+          out.push([run && judgedOf(run), run && judged]);
+        }
+        return out;
+      };
       for (let i = 0; i < 6000; i++) {
         let line = varied(base[i % base.length]!);
         if (rnd() < 0.2) line = mutate(line, rnd).split('\n')[0]!;
         expect([line, outcome(lean, line)]).toEqual([line, outcome(full, line)]);
+        for (const [fromPlaces, fromValues] of byPlaces(line))
+          expect([line, fromPlaces]).toEqual([line, fromValues]);
       }
     }
     expect(good).toBeGreaterThan(3000);
     expect(bad).toBeGreaterThan(1000);
+    expect(placedRuns).toBeGreaterThan(1000);
+    expect(notPlaced).toBeGreaterThan(100);
   });
 
   it("accepts a partial's offender fields by hand only when the zod schema does, and all it does but __proto__", () => {
