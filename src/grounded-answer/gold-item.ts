@@ -65,6 +65,24 @@ export class GoldStore {
     return new StoredGoldItem(qid, this, row);
   }
 
+  /** The lists of a sealed store. */
+  lists(): GoldLists {
+    const { slabs, slab, start, counts, answerable } = this;
+    return { slabs, slab, start, counts, answerable };
+  }
+
+  /** A store that reads the lists of another (see lists), on another thread: no sources, no questions. */
+  static of(lists: GoldLists): GoldStore {
+    const store = new GoldStore();
+    store.slabs.push(...lists.slabs.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength)));
+    store.slab = lists.slab;
+    store.start = lists.start;
+    store.counts = lists.counts;
+    store.answerable = lists.answerable;
+    store.rows = lists.answerable.length;
+    return store;
+  }
+
   /** Done adding: the columns and the last slab are cut to what they hold (they grew by doubling). */
   seal(): void {
     this.resize(this.rows);
@@ -128,11 +146,37 @@ export class GoldStore {
   }
 }
 
+/** A sealed GoldStore's lists, as plain data that crosses to another thread (copied, not moved). */
+export interface GoldLists {
+  slabs: Uint8Array[];
+  slab: Uint32Array<ArrayBuffer>;
+  start: Uint32Array<ArrayBuffer>;
+  counts: Uint32Array<ArrayBuffer>;
+  answerable: Uint8Array<ArrayBuffer>;
+}
+
+/** What judging reads of a gold item (see judgeItem). */
+export type JudgedGold = Pick<GoldItem, 'answerable' | 'claimSubstrings' | 'citations' | 'constraints'>;
+
+/** The lists of the items of one GoldStore, however many there are, or undefined. */
+export function goldListsOf(items: readonly GoldItem[]): GoldLists | undefined {
+  const first = items[0];
+  if (!(first instanceof StoredGoldItem)) return undefined;
+  const store = first.store;
+  return items.every((g) => g instanceof StoredGoldItem && g.store === store) ? store.lists() : undefined;
+}
+
+/** Reads items' lists on another thread, by row. */
+export function goldListsReader(lists: GoldLists): (row: number) => JudgedGold {
+  const store = GoldStore.of(lists);
+  return (row) => new StoredGoldItem('', store, row);
+}
+
 /** A gold item whose lists and source stay in its GoldStore; they are rebuilt when asked for. */
 class StoredGoldItem implements GoldItem {
   constructor(
     readonly qid: string,
-    private readonly store: GoldStore,
+    readonly store: GoldStore,
     private readonly row: number,
   ) {}
 

@@ -1,8 +1,8 @@
-import type { GoldItem } from './contract.js';
+import type { JudgedGold } from './gold-item.js';
 import type { JudgedTrace } from './trace-scan.js';
 import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
 import { echoMatches, type CompiledRule } from './scu.js';
-import type { RunTable } from './runs.js';
+import type { Verdicts } from './runs.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
@@ -27,7 +27,7 @@ export interface JudgeOptions {
   cutoffs: readonly number[];
 }
 
-export function judgeItem(item: GoldItem, rules: readonly CompiledRule[] | null): JudgeItem {
+export function judgeItem(item: JudgedGold, rules: readonly CompiledRule[] | null): JudgeItem {
   const constrained = rules !== null && item.constraints.length > 0;
   const lowered = item.constraints.map((c) => c.toLowerCase());
   return {
@@ -99,7 +99,7 @@ export function judgeInto(
   item: JudgeItem,
   t: JudgedTrace,
   options: JudgeOptions,
-  table: RunTable,
+  table: Verdicts,
   row: number,
 ): void {
   const retrieved = t.retrieved_ids;

@@ -3,6 +3,10 @@ import { forEachSpan } from '../io/read-at.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
 import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
 import type { HeldRuns, RawMembers } from './held-lines.js';
+import type { GoldLists } from './gold-item.js';
+import type { JudgeOptions } from './judge.js';
+import type { CompiledRule } from './scu.js';
+import type { Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from './otlp-scan.js';
 import type { TraceInput } from './source.js';
@@ -20,26 +24,37 @@ export interface LineAt {
   line: number;
 }
 
-/** Traces to read back, by slot: plain data, as it crosses to a helper. */
+/**
+ * Traces to read back, by slot: plain data, as it crosses to a helper (its lines as numbers: 100k LineAt
+ * objects, each naming its file, took a tenth of a second to clone).
+ */
 export interface WinnersJob {
+  /** The input's files, by their place in it. */
+  files: readonly string[];
   traceIds: string[];
   /** The qid each trace is judged under (its gold item's). */
   qids: string[];
-  /** Slot i's lines are lines[first[i], first[i + 1]). */
+  /** Slot i's lines are lines first[i] to first[i + 1] - 1. */
   first: number[];
-  lines: LineAt[];
+  /** Line j is lines[4j, 4j + 4): its file's place in the input, its offset, its length, its line number. */
+  lines: number[];
   /** Slot i's places in its one line (see notePlaces) are places[placeAt[i], placeAt[i + 1]), if any. */
   placeAt: number[];
   places: number[];
+  /** When set, the thread reading the winners judges them too: slot i against gold row rows[i]. */
+  judge?: { gold: GoldLists; rows: number[]; rules: readonly CompiledRule[] | null; options: JudgeOptions };
 }
 
 /** Winners a helper read back: runs[j] is slot slots[j]'s, in the order they were read. */
 export interface HeldWinners {
   runs: HeldRuns;
   slots: Int32Array;
+  /** Held run j's verdicts, row j, when the job asked for them (see WinnersJob.judge). */
+  verdicts?: Verdicts;
 }
 
-export const newWinnersJob = (): WinnersJob => ({
+export const newWinnersJob = (files: readonly string[]): WinnersJob => ({
+  files,
   traceIds: [],
   qids: [],
   first: [0],
@@ -48,17 +63,18 @@ export const newWinnersJob = (): WinnersJob => ({
   places: [],
 });
 
+/** Adds a slot: its trace, its qid, and (see WinnersJob) its lines' numbers and its places. */
 export function addWinner(
   job: WinnersJob,
   traceId: string,
   qid: string,
-  lines: readonly LineAt[],
+  lines: ArrayLike<number>,
   places: ArrayLike<number> = [],
 ): void {
   job.traceIds.push(traceId);
   job.qids.push(qid);
-  job.lines.push(...lines);
-  job.first.push(job.lines.length);
+  for (let k = 0; k < lines.length; k++) job.lines.push(lines[k]!);
+  job.first.push(job.lines.length / 4);
   for (let k = 0; k < places.length; k++) job.places.push(places[k]!);
   job.placeAt.push(job.places.length);
 }
@@ -67,14 +83,23 @@ export function addWinner(
 export function winnerOf(
   job: WinnersJob,
   slot: number,
-): [traceId: string, qid: string, lines: LineAt[], places: number[]] {
+): [traceId: string, qid: string, lines: number[], places: number[]] {
   return [
     job.traceIds[slot]!,
     job.qids[slot]!,
-    job.lines.slice(job.first[slot]!, job.first[slot + 1]!),
+    job.lines.slice(4 * job.first[slot]!, 4 * job.first[slot + 1]!),
     job.places.slice(job.placeAt[slot]!, job.placeAt[slot + 1]!),
   ];
 }
+
+/** Line j of the job. */
+const lineOf = (job: WinnersJob, j: number): LineAt => ({
+  file: job.files[job.lines[4 * j]!]!,
+  fileIndex: job.lines[4 * j]!,
+  offset: job.lines[4 * j + 1]!,
+  length: job.lines[4 * j + 2]!,
+  line: job.lines[4 * j + 3]!,
+});
 
 /** A trace being read back: its slot, its spans so far, and how many of its lines are still to come. */
 interface Wanted {
@@ -105,7 +130,7 @@ export async function readWinners(
     const first = job.first[slot]!;
     const last = job.first[slot + 1]!;
     if (job.placeAt[slot + 1]! > job.placeAt[slot]! && last === first + 1) {
-      const l = job.lines[first]!;
+      const l = lineOf(job, first);
       let inFile = placedOn.get(l.fileIndex);
       if (!inFile) placedOn.set(l.fileIndex, (inFile = new Map()));
       const slots = inFile.get(l.offset);
@@ -116,7 +141,7 @@ export async function readWinners(
     }
     want.set(job.traceIds[slot]!, { slot, spans: [], left: last - first });
     for (let k = first; k < last; k++) {
-      const l = job.lines[k]!;
+      const l = lineOf(job, k);
       let inFile = spansOn.get(l.fileIndex);
       if (!inFile) spansOn.set(l.fileIndex, (inFile = new Set()));
       inFile.add(l.offset);

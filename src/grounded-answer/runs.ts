@@ -29,6 +29,30 @@ export interface RunTable {
   length: Float64Array;
 }
 
+/** What judging a run writes into its row (see judgeInto). */
+export type Verdicts = Pick<RunTable, 'flags' | 'recall' | 'upper' | 'rule'>;
+
+/** Verdicts for `rows` runs, judged by a thread that keeps no table of its own. */
+export function newVerdicts(rows: number, cutoffs: number): Verdicts {
+  return {
+    flags: new Uint32Array(rows),
+    recall: new Uint8Array(rows * cutoffs),
+    upper: new Uint8Array(rows * cutoffs),
+    rule: new Int16Array(rows).fill(-1),
+  };
+}
+
+/** Copies row `from` of verdicts judged elsewhere into row `row` of the table. */
+export function copyVerdicts(v: Verdicts, from: number, table: RunTable, row: number, cutoffs: number): void {
+  table.flags[row] = v.flags[from]!;
+  table.rule[row] = v.rule[from]!;
+  table.recall.set(v.recall.subarray(from * cutoffs, (from + 1) * cutoffs), row * cutoffs);
+  table.upper.set(v.upper.subarray(from * cutoffs, (from + 1) * cutoffs), row * cutoffs);
+}
+
+export const verdictBuffers = (v: Verdicts): ArrayBuffer[] =>
+  [v.flags, v.recall, v.upper, v.rule].map((a) => a.buffer as ArrayBuffer);
+
 export function newRunTable(items: number, cutoffs: number): RunTable {
   return {
     present: new Uint8Array(items),

@@ -13,7 +13,10 @@ import type { FieldMap } from '../io/field-map.js';
 import { decodeOnThread, type DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
-import { heldBuffers, heldWriter } from './held-lines.js';
+import { heldBuffers, heldWriter, runReader } from './held-lines.js';
+import { goldListsReader } from './gold-item.js';
+import { judgeInto, judgeItem } from './judge.js';
+import { newVerdicts, verdictBuffers } from './runs.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import { readWinners, type HeldWinners, type WinnersJob } from './otlp-winners.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-runs.js';
@@ -67,12 +70,24 @@ async function main(): Promise<void> {
     const { winners } = await asked;
     const lines = heldWriter();
     const slots: number[] = [];
-    await readWinners(winners, input.otlp, (slot, trace) => {
-      lines.add(winners.qids[slot]!, trace);
+    const { judge } = winners;
+    const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
+    const judged = runReader();
+    const goldRow = judge && goldListsReader(judge.gold);
+    await readWinners(winners, input.otlp, (slot, run) => {
+      if (judge) {
+        const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules);
+        judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
+      }
+      lines.add(winners.qids[slot]!, run);
       slots.push(slot);
     });
-    const held = { runs: lines.held(), slots: Int32Array.from(slots) };
-    post({ held }, [...heldBuffers(held.runs), held.slots.buffer as ArrayBuffer]);
+    const held = { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
+    post({ held }, [
+      ...heldBuffers(held.runs),
+      held.slots.buffer as ArrayBuffer,
+      ...(verdicts ? verdictBuffers(verdicts) : []),
+    ]);
     return;
   }
   if (input.parquet) {
