@@ -578,7 +578,8 @@ describe('what a review found (each failed before its fix)', () => {
 // winners; the report is the one a single thread writes, gold digest included.
 describe('OpenInference traces on threads (dist)', () => {
   it('write the report one thread writes, its gold digest the canonical suite’s', () => {
-    const traces = TRACES.regressed;
+    // One trace names no gold item: counted under its qid, or under its question's text.
+    const traces = [...TRACES.regressed, { ...TRACES.regressed[0]!, qid: 'not-in-gold' }];
     const dir = tmpTree({
       'gold.jsonl': jsonl(GOLD),
       'traces.jsonl': jsonl(traces),
@@ -607,9 +608,13 @@ describe('OpenInference traces on threads (dist)', () => {
     const one = report('1');
     const three = report('3');
     expect(three).toEqual(one);
-    const { suites: out } = JSON.parse(three.report) as { suites: Record<string, { gold: unknown }> };
+    const { suites: out } = JSON.parse(three.report) as {
+      suites: Record<string, { gold: unknown; counts: { unknown_qids: number } }>;
+    };
     expect(out.otlp!.gold).toEqual(out.canonical!.gold);
     expect(out.byMetadata!.gold).toEqual(out.canonical!.gold);
+    // The regressed example has one of its own.
+    expect(['canonical', 'otlp', 'byMetadata'].map((k) => out[k]!.counts.unknown_qids)).toEqual([2, 2, 2]);
     expect([one.status, one.stderr]).toEqual([0, '']);
   }, 60_000);
 });
