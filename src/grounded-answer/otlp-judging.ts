@@ -9,15 +9,7 @@ import type { RecordJudging, RunsLoad } from './load.js';
 import { assemble, type OpenInferenceOptions } from './openinference.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import {
-  addWinner,
-  newWinnersJob,
-  readSpans,
-  readWinners,
-  winnerOf,
-  type LineAt,
-  type WinnersJob,
-} from './otlp-winners.js';
+import { readSpans, readWinners, winnerOf, type LineAt, WinnersJobBuilder } from './otlp-winners.js';
 import { goldListsOf } from './gold-item.js';
 import { copyVerdicts, heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
@@ -228,10 +220,14 @@ async function judgeOtlp(
   // A helper judges the winners it reads as this thread judges its own, given the gold set's lists (a copy
   // of their buffers): only its verdicts cross back.
   const lists = helpers.length > 0 ? goldListsOf(gold) : undefined;
-  const jobs = Array.from({ length: parts }, (_, p): WinnersJob => ({
-    ...newWinnersJob(files),
-    ...(p > 0 && lists && { judge: { gold: lists, rows: [], rules: options.scuRules, options: judge } }),
-  }));
+  const jobs = Array.from(
+    { length: parts },
+    (_, p) =>
+      new WinnersJobBuilder(
+        files,
+        p > 0 && lists ? { gold: lists, rules: options.scuRules, options: judge } : undefined,
+      ),
+  );
   const rowsOf: number[][] = jobs.map(() => []);
   // Winners in input order, dealt in stretches of equal count (where they are in the input depends on
   // when each item's run was latest).
@@ -263,14 +259,11 @@ async function judgeOtlp(
     for (let r = s.refStart[i]!; r < s.refStart[i + 1]!; r++)
       lines.push(chunkFile[chunk]!, s.refOffset[r]!, s.refLength[r]!, lineBase[chunk]! + s.refLine[r]!);
     const places = s.places.subarray(s.placeStart[i]!, s.placeStart[i + 1]!);
-    addWinner(jobs[part]!, s.traceIds[i]!, gold[row]!.qid, lines, places);
+    jobs[part]!.add(s.traceIds[i]!, gold[row]!.qid, lines, places, row);
     rowsOf[part]!.push(row);
-    jobs[part]!.judge?.rows.push(row);
   }
-  const asked = helpers.map((h, p) =>
-    jobs[p + 1]!.traceIds.length > 0 ? h.readBack(jobs[p + 1]!) : undefined,
-  );
-  const own = jobs[0]!;
+  const asked = helpers.map((h, p) => (jobs[p + 1]!.size > 0 ? h.readBack(jobs[p + 1]!.job()) : undefined));
+  const own = jobs[0]!.job();
   const judged = runReader();
   await readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, judged(t)));
   const read = heldReader();
@@ -296,7 +289,7 @@ async function judgeOtlp(
   }
   const records = async (rows: readonly number[]) => {
     const out = new Map<number, JudgedTrace>();
-    const again = newWinnersJob(files);
+    const again = new WinnersJobBuilder(files);
     const rowOfSlot: number[] = [];
     for (const row of rows) {
       if (winner[row]! < 0) continue;
@@ -305,11 +298,11 @@ async function judgeOtlp(
       if (done) out.set(row, done);
       else if (heldIn[row]! >= 0) out.set(row, read(held[heldIn[row]!]!, slot));
       else if (slot >= 0) {
-        addWinner(again, ...winnerOf(own, slot));
+        again.add(...winnerOf(own, slot));
         rowOfSlot.push(row);
       }
     }
-    await readWinners(again, input, (slot, t) => out.set(rowOfSlot[slot]!, judged(t)));
+    await readWinners(again.job(), input, (slot, t) => out.set(rowOfSlot[slot]!, judged(t)));
     return out;
   };
   return {

@@ -2,7 +2,7 @@ import { InputError, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
 import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
-import { Int32Column } from '../io/int32-column.js';
+import { int32Column } from '../io/typed-column.js';
 import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
@@ -78,9 +78,9 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const refOffset: number[] = [];
   const refLength: number[] = [];
   const refLine: number[] = [];
-  const placeStart = new Int32Column();
+  const placeStart = int32Column();
   placeStart.push(0);
-  const places = new Int32Column();
+  const places = int32Column();
   const failed: OtlpScan['failed'] = [];
   const chunkLines: [number, number][] = [];
   const result = (error?: OtlpScan['error']): OtlpScan => ({

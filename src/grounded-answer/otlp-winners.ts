@@ -3,6 +3,7 @@ import { forEachSpan } from '../io/read-at.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
 import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
 import type { HeldRuns, RawMembers } from './held-lines.js';
+import { float64Column, int32Column } from '../io/typed-column.js';
 import type { GoldLists } from './gold-item.js';
 import type { JudgeOptions } from './judge.js';
 import type { CompiledRule } from './scu.js';
@@ -25,8 +26,9 @@ export interface LineAt {
 }
 
 /**
- * Traces to read back, by slot: plain data, as it crosses to a helper (its lines as numbers: 100k LineAt
- * objects, each naming its file, took a tenth of a second to clone).
+ * Traces to read back, by slot: plain data, its numbers in typed arrays that move to a helper (100k LineAt
+ * objects, each naming its file, took a tenth of a second to clone; a million places pushed one by one onto
+ * an array, as long to build).
  */
 export interface WinnersJob {
   /** The input's files, by their place in it. */
@@ -35,15 +37,28 @@ export interface WinnersJob {
   /** The qid each trace is judged under (its gold item's). */
   qids: string[];
   /** Slot i's lines are lines first[i] to first[i + 1] - 1. */
-  first: number[];
+  first: Int32Array<ArrayBuffer>;
   /** Line j is lines[4j, 4j + 4): its file's place in the input, its offset, its length, its line number. */
-  lines: number[];
+  lines: Float64Array<ArrayBuffer>;
   /** Slot i's places in its one line (see notePlaces) are places[placeAt[i], placeAt[i + 1]), if any. */
-  placeAt: number[];
-  places: number[];
+  placeAt: Int32Array<ArrayBuffer>;
+  places: Int32Array<ArrayBuffer>;
   /** When set, the thread reading the winners judges them too: slot i against gold row rows[i]. */
-  judge?: { gold: GoldLists; rows: number[]; rules: readonly CompiledRule[] | null; options: JudgeOptions };
+  judge?: WinnersJudging & { rows: Int32Array<ArrayBuffer> };
 }
+
+/** What a thread needs to judge the winners it reads back (see WinnersJob.judge). */
+export interface WinnersJudging {
+  gold: GoldLists;
+  rules: readonly CompiledRule[] | null;
+  options: JudgeOptions;
+}
+
+/** The buffers a job moves to a helper with. */
+export const winnersJobBuffers = (job: WinnersJob): ArrayBuffer[] =>
+  [job.first, job.lines, job.placeAt, job.places, ...(job.judge ? [job.judge.rows] : [])].map(
+    (a) => a.buffer,
+  );
 
 /** Winners a helper read back: runs[j] is slot slots[j]'s, in the order they were read. */
 export interface HeldWinners {
@@ -53,42 +68,63 @@ export interface HeldWinners {
   verdicts?: Verdicts;
 }
 
-export const newWinnersJob = (files: readonly string[]): WinnersJob => ({
-  files,
-  traceIds: [],
-  qids: [],
-  first: [0],
-  lines: [],
-  placeAt: [0],
-  places: [],
-});
+/** A WinnersJob filled slot by slot (see add), then sealed (see job). */
+export class WinnersJobBuilder {
+  private readonly traceIds: string[] = [];
+  private readonly qids: string[] = [];
+  private readonly first = int32Column();
+  private readonly lines = float64Column();
+  private readonly placeAt = int32Column();
+  private readonly places = int32Column();
+  private readonly rows = int32Column();
 
-/** Adds a slot: its trace, its qid, and (see WinnersJob) its lines' numbers and its places. */
-export function addWinner(
-  job: WinnersJob,
-  traceId: string,
-  qid: string,
-  lines: ArrayLike<number>,
-  places: ArrayLike<number> = [],
-): void {
-  job.traceIds.push(traceId);
-  job.qids.push(qid);
-  for (let k = 0; k < lines.length; k++) job.lines.push(lines[k]!);
-  job.first.push(job.lines.length / 4);
-  for (let k = 0; k < places.length; k++) job.places.push(places[k]!);
-  job.placeAt.push(job.places.length);
+  constructor(
+    private readonly files: readonly string[],
+    private readonly judging?: WinnersJudging,
+  ) {
+    this.first.push(0);
+    this.placeAt.push(0);
+  }
+
+  get size(): number {
+    return this.traceIds.length;
+  }
+
+  /** Adds a slot: its trace, its qid, its lines' numbers and its places (see WinnersJob), its gold row. */
+  add(traceId: string, qid: string, lines: ArrayLike<number>, places: ArrayLike<number>, row = -1): void {
+    this.traceIds.push(traceId);
+    this.qids.push(qid);
+    for (let k = 0; k < lines.length; k++) this.lines.push(lines[k]!);
+    this.first.push(this.lines.length / 4);
+    for (let k = 0; k < places.length; k++) this.places.push(places[k]!);
+    this.placeAt.push(this.places.length);
+    this.rows.push(row);
+  }
+
+  job(): WinnersJob {
+    return {
+      files: this.files,
+      traceIds: this.traceIds,
+      qids: this.qids,
+      first: this.first.done(),
+      lines: this.lines.done(),
+      placeAt: this.placeAt.done(),
+      places: this.places.done(),
+      ...(this.judging && { judge: { ...this.judging, rows: this.rows.done() } }),
+    };
+  }
 }
 
-/** Slot `slot` of the job, to add to another (see addWinner). */
+/** Slot `slot` of the job, to add to another (see WinnersJobBuilder.add). */
 export function winnerOf(
   job: WinnersJob,
   slot: number,
-): [traceId: string, qid: string, lines: number[], places: number[]] {
+): [traceId: string, qid: string, lines: Float64Array, places: Int32Array] {
   return [
     job.traceIds[slot]!,
     job.qids[slot]!,
-    job.lines.slice(4 * job.first[slot]!, 4 * job.first[slot + 1]!),
-    job.places.slice(job.placeAt[slot]!, job.placeAt[slot + 1]!),
+    job.lines.subarray(4 * job.first[slot]!, 4 * job.first[slot + 1]!),
+    job.places.subarray(job.placeAt[slot]!, job.placeAt[slot + 1]!),
   ];
 }
 

@@ -6,7 +6,7 @@ import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
-import type { HeldWinners, WinnersJob } from './otlp-winners.js';
+import { winnersJobBuffers, type HeldWinners, type WinnersJob } from './otlp-winners.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 // Reading a large trace input on several threads: the files are cut into chunks of whole lines, handed out
@@ -213,7 +213,7 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
   scan.catch(() => undefined);
   const readBack = (job: WinnersJob) => {
-    worker.postMessage({ winners: job });
+    worker.postMessage({ winners: job }, winnersJobBuffers(job));
     return held;
   };
   return { worker, scan, digests, readBack };
