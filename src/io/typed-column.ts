@@ -1,4 +1,4 @@
-type Typed = Int32Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
+type Typed = Int32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
 
 /**
  * Numbers appended one by one into a typed array that doubles as it fills: a column of millions costs four
@@ -30,5 +30,7 @@ export class TypedColumn<A extends Typed> {
 
 export const int32Column = (): TypedColumn<Int32Array<ArrayBuffer>> =>
   new TypedColumn((n) => new Int32Array(n));
+export const uint32Column = (): TypedColumn<Uint32Array<ArrayBuffer>> =>
+  new TypedColumn((n) => new Uint32Array(n));
 export const float64Column = (): TypedColumn<Float64Array<ArrayBuffer>> =>
   new TypedColumn((n) => new Float64Array(n));
