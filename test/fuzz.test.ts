@@ -414,13 +414,16 @@ describe('loader fuzzing (seeded)', () => {
         const fullTraces = traces(full);
         const out: [unknown, unknown][] = [];
         for (const [id, group] of leanTraces) {
+          let spans;
           try {
-            checker.check(assemble(group, { qid }).value, 'o.jsonl', 1);
+            const r = assemble(group, { qid });
+            checker.check(r.value, 'o.jsonl', 1);
+            spans = r.spans!;
           } catch {
             continue;
           }
           const places: number[] = [];
-          const run = notePlaces(group, 0, places) ? placed(b, 0, places) : undefined;
+          const run = notePlaces(spans, 0, places) ? placed(b, 0, places) : undefined;
           const t = checker.check(assemble(fullTraces.get(id)!, { qid }).value, 'o.jsonl', 1);
           const { claim, citations, constraints_echo } = t.answer_json;
           const judged = {

@@ -35,6 +35,8 @@ export interface TraceRecord {
   value: unknown;
   /** The trace's id, for a record assembled from spans. */
   traceId?: string;
+  /** The spans its members came from, for a record assembled from spans. */
+  spans?: TraceSpans;
 }
 
 /**
@@ -392,5 +394,5 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
       `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${id === undefined ? 'no' : `a non-string (${preview(id)})`} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
     );
   record.qid = id;
-  return { file: root.file, line: root.line, value: record, traceId };
+  return { file: root.file, line: root.line, value: record, traceId, spans: picked };
 }

@@ -1,8 +1,7 @@
 import { unescapeInto } from '../io/json-scan.js';
 import type { RawMembers } from './held-lines.js';
 import { ANSWER, memberShapes } from './member-shapes.js';
-import { retrievedOf, traceSpans } from './openinference.js';
-import type { SpanFacts } from './otlp-scan.js';
+import { retrievedOf, type TraceSpans } from './openinference.js';
 
 // Where a trace's judged members are in its line, so that a winner is read back from there without walking
 // its spans again: the scan that picks winners notes, for a trace all on one line whose output and document
@@ -12,13 +11,12 @@ import type { SpanFacts } from './otlp-scan.js';
 // 0.5x formats benchmark more than a second.
 
 /**
- * Appends to `out` the places of the trace's output and of each of its retrieved ids, relative to its
- * line's start `lineAt` (see WinnerPlaces): true, or false (with nothing appended) when one of them has no
- * place. The trace assembled and checked: it has a root and an answering span.
+ * Appends to `out` the places of the output and of each retrieved id of a trace assembled from these spans,
+ * relative to its line's start `lineAt`: true, or false (with nothing appended) when one of them has no place
+ * (or it has no answer).
  */
-export function notePlaces(spans: SpanFacts[], lineAt: number, out: { push(v: number): void }): boolean {
-  const picked = traceSpans(spans);
-  const answering = picked?.answering;
+export function notePlaces(picked: TraceSpans, lineAt: number, out: { push(v: number): void }): boolean {
+  const { answering } = picked;
   if (!answering || !(answering.outputAt! >= lineAt)) return false;
   const docs = retrievedOf(picked.retrievers, (s, n) => s.documentsAt?.[2 * n]);
   if (docs.some((at) => !(at! >= lineAt))) return false;

@@ -166,7 +166,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
           const checked = checker.check(record.value, file, line);
           time = timestamp(checked.ts, file, line);
           qid = checked.qid;
-          if (placing && t.lines.length === 1) notePlaces(t.spans, offsets[t.lines[0]!]!, places);
+          if (placing && t.lines.length === 1) notePlaces(record.spans!, offsets[t.lines[0]!]!, places);
         } catch (err) {
           if (!(err instanceof InputError)) throw err;
           failed.push([traceIds.length, err.where, err.detail]);

@@ -205,7 +205,7 @@ export async function readWinners(
   await forEachLine(lines, (l, buf, start, end) => {
     let spansToo = spansOn.get(l.fileIndex)?.has(l.offset) ?? false;
     for (const slot of placedOn.get(l.fileIndex)?.get(l.offset) ?? []) {
-      const places = job.places.slice(job.placeAt[slot]!, job.placeAt[slot + 1]!);
+      const places = job.places.subarray(job.placeAt[slot]!, job.placeAt[slot + 1]!);
       const run = placed(buf, end - l.length, places);
       if (run) each(slot, run);
       else {
