@@ -66,8 +66,11 @@ const run = (): Run => {
 const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
 const ns = (s: number, plusMs = 0) => `${BigInt(s) * 1_000_000_000n + BigInt(plusMs) * 1_000_000n}`;
 
-/** A trace's spans: the root CHAIN (qid in metadata, the answer as its output) first, then a RETRIEVER and an LLM. */
-function spansOf(r: Run, n: number, options: { qid?: boolean } = {}) {
+/**
+ * A trace's spans: the root CHAIN (qid in metadata, the answer as its output: JSON, or with `text` the claim
+ * alone) first, then a RETRIEVER (with `gap`, its second document missing) and an LLM.
+ */
+function spansOf(r: Run, n: number, options: Variant = {}) {
   const traceId = n.toString(16).padStart(32, '0');
   const span = (id: string, parent: string | undefined, kind: string, at: number, attributes: object[]) => ({
     traceId,
@@ -81,7 +84,10 @@ function spansOf(r: Run, n: number, options: { qid?: boolean } = {}) {
   return [
     span('a1', undefined, 'CHAIN', 0, [
       attr('input.value', `question about ${r.qid}`),
-      attr('output.value', JSON.stringify({ claim: r.claim, citations: r.citations })),
+      attr(
+        'output.value',
+        options.text ? r.claim : JSON.stringify({ claim: r.claim, citations: r.citations }),
+      ),
       attr('metadata', JSON.stringify(options.qid === false ? {} : { qid: r.qid })),
     ]),
     span(
@@ -89,7 +95,9 @@ function spansOf(r: Run, n: number, options: { qid?: boolean } = {}) {
       'a1',
       'RETRIEVER',
       1,
-      r.ids.map((id, k) => attr(`retrieval.documents.${k}.document.id`, id)),
+      r.ids.flatMap((id, k) =>
+        options.gap && k === 1 ? [] : [attr(`retrieval.documents.${k}.document.id`, id)],
+      ),
     ),
     span('c3', 'a1', 'LLM', 2, [attr('output.value', 'ignored: the root has an output')]),
   ];
@@ -103,7 +111,13 @@ const exportLine = (spans: object[]) =>
  * is that of their first span), the other spans later, some many lines later or in the other file, some
  * lines holding spans of several traces, and blank lines here and there.
  */
-function layout(runs: readonly Run[], broken: Map<number, { qid?: boolean }> = new Map()): [string, string] {
+interface Variant {
+  qid?: boolean;
+  text?: boolean;
+  gap?: boolean;
+}
+
+function layout(runs: readonly Run[], broken: Map<number, Variant> = new Map()): [string, string] {
   const slots: object[][] = runs.map(() => []);
   runs.forEach((r, n) => {
     const [root, ...rest] = spansOf(r, n + 1, broken.get(n));
@@ -193,6 +207,19 @@ describe('OpenInference traces read chunk by chunk', () => {
       expect(onePass).toHaveProperty('load');
       expect(chunked).toEqual(onePass);
     }
+  });
+
+  it('read the winners back from their places as the one-pass reader does: a BOM, text answers, missing documents, lines past the first MB', async () => {
+    const runs = Array.from({ length: 3000 }, run);
+    const variants = new Map(runs.map((_, n) => [n, { text: rnd() < 0.3, gap: rnd() < 0.2 }]));
+    const [a, b] = layout(runs, variants);
+    const files = [path.join(dir, 'pa.jsonl'), path.join(dir, 'pb.jsonl')];
+    writeFileSync(files[0]!, '\ufeff' + a);
+    writeFileSync(files[1]!, b);
+    expect(Buffer.byteLength(a)).toBeGreaterThan(1024 * 1024);
+    const { onePass, chunked } = await both(files, otlp(files));
+    expect(onePass).toHaveProperty('load');
+    expect(chunked).toEqual(onePass);
   });
 
   it('name the same first error: a trace without its qid, its root in another file than its first span', async () => {

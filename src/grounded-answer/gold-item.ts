@@ -91,6 +91,10 @@ export class GoldStore {
     this.bytes = Buffer.alloc(0);
   }
 
+  get size(): number {
+    return this.rows;
+  }
+
   isAnswerable(row: number): boolean {
     return this.answerable[row] === 1;
   }
@@ -158,12 +162,18 @@ export interface GoldLists {
 /** What judging reads of a gold item (see judgeItem). */
 export type JudgedGold = Pick<GoldItem, 'answerable' | 'claimSubstrings' | 'citations' | 'constraints'>;
 
-/** The lists of the items of one GoldStore, however many there are, or undefined. */
+/**
+ * The lists of the items' GoldStore when item i is its row i (as loadGold returns them), so that another
+ * thread finds an item by its place among them; undefined otherwise.
+ */
 export function goldListsOf(items: readonly GoldItem[]): GoldLists | undefined {
   const first = items[0];
   if (!(first instanceof StoredGoldItem)) return undefined;
   const store = first.store;
-  return items.every((g) => g instanceof StoredGoldItem && g.store === store) ? store.lists() : undefined;
+  const rowsAreIndexes = items.every(
+    (g, i) => g instanceof StoredGoldItem && g.store === store && g.row === i,
+  );
+  return rowsAreIndexes && store.size === items.length ? store.lists() : undefined;
 }
 
 /** Reads items' lists on another thread, by row. */
@@ -177,7 +187,7 @@ class StoredGoldItem implements GoldItem {
   constructor(
     readonly qid: string,
     readonly store: GoldStore,
-    private readonly row: number,
+    readonly row: number,
   ) {}
 
   get answerable(): boolean {

@@ -53,7 +53,8 @@ export function holdRuns(qids: readonly string[], runs: readonly (TraceLine | Ra
  * more in garbage collection than in reading them).
  */
 export function heldWriter(): { add(qid: string, run: TraceLine | RawMembers): void; held(): HeldRuns } {
-  let buf = Buffer.allocUnsafe(1 << 20);
+  // Made with the first trace line: none when every run is bytes.
+  let buf = Buffer.alloc(0);
   let used = 0;
   const at = [0];
   const members: number[] = [];
@@ -74,7 +75,7 @@ export function heldWriter(): { add(qid: string, run: TraceLine | RawMembers): v
       const line = traceLine(qid, run);
       const n = Buffer.byteLength(line);
       if (used + n > buf.length) {
-        const wider = Buffer.allocUnsafe(Math.max(2 * buf.length, used + n));
+        const wider = Buffer.allocUnsafe(Math.max(2 * buf.length, used + n, 1 << 20));
         buf.copy(wider, 0, 0, used);
         buf = wider;
       }

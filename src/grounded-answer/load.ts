@@ -286,12 +286,8 @@ export function judgeRuns(
 }
 
 /** Judging traces read as records (see judgeRecords), under way before gold is loaded where it can be. */
-export interface RecordJudging {
-  /** Whether a worker digests the gold set (see goldDigest): then the main thread need not. */
-  digestsGold: Promise<boolean>;
+export interface RecordJudging extends Pick<Judging, 'digestsGold' | 'goldDigest'> {
   finish(gold: readonly GoldItem[], questions?: ReadonlyMap<string, string>): Promise<RunsLoad>;
-  /** The gold set's digest, when a worker made it (see Judging.goldDigest); called after finish(). */
-  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
   /** Stops what was started: the gold set did not load. */
   cancel(): Promise<void>;
 }

@@ -340,17 +340,18 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
 }
 
 /**
- * The retrieved ids, as `id` gives each from its span and place: every RETRIEVER span's documents in
- * order, each span's up to the first missing one.
+ * Visits the retrieved ids by their span and place: every RETRIEVER span's documents in order, each span's
+ * up to the first missing one.
  */
-export function retrievedOf<T>(retrievers: readonly SpanFacts[], id: (s: SpanFacts, n: number) => T): T[] {
-  const out: T[] = [];
+export function forEachRetrieved(
+  retrievers: readonly SpanFacts[],
+  each: (s: SpanFacts, n: number) => void,
+): void {
   for (const s of retrievers)
     for (let n = 0; n < s.documents.length; n++) {
       if (s.documents[n] === undefined) break;
-      out.push(id(s, n));
+      each(s, n);
     }
-  return out;
 }
 
 /**
@@ -368,7 +369,8 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const { root, retrievers, answering } = picked;
   const where = { file: root.file, line: root.line };
   const traceId = root.traceId;
-  const retrieved = retrievedOf(retrievers, (s, n) => s.documents[n]);
+  const retrieved: unknown[] = [];
+  forEachRetrieved(retrievers, (s, n) => retrieved.push(s.documents[n]));
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
   if (answering) {
     const output = parsedOrText(answering.output);

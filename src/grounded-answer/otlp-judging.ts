@@ -119,18 +119,22 @@ async function judgeOtlp(
 
   const opts: OpenInferenceOptions = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
-  const linesOf = (s: OtlpScan, i: number): LineAt[] => {
-    const { file, fileIndex } = chunks[s.chunk[i]!]!;
-    const base = lineBase[s.chunk[i]!]!;
-    const out: LineAt[] = [];
+  /** Entry i of scan s's lines: its file's place in the input, offset, length and line number each. */
+  const eachLine = (
+    s: OtlpScan,
+    i: number,
+    each: (fileIndex: number, offset: number, length: number, line: number) => void,
+  ) => {
+    const chunk = s.chunk[i]!;
+    const { fileIndex } = chunks[chunk]!;
     for (let r = s.refStart[i]!; r < s.refStart[i + 1]!; r++)
-      out.push({
-        file,
-        fileIndex,
-        offset: s.refOffset[r]!,
-        length: s.refLength[r]!,
-        line: base + s.refLine[r]!,
-      });
+      each(fileIndex, s.refOffset[r]!, s.refLength[r]!, lineBase[chunk]! + s.refLine[r]!);
+  };
+  const linesOf = (s: OtlpScan, i: number): LineAt[] => {
+    const out: LineAt[] = [];
+    eachLine(s, i, (fileIndex, offset, length, line) =>
+      out.push({ file: files[fileIndex]!, fileIndex, offset, length, line }),
+    );
     return out;
   };
   const byQuestion = input.qid === 'input.value' ? questions : undefined;
@@ -209,10 +213,11 @@ async function judgeOtlp(
     }
   }
 
-  // The winners' lines, read back, each line once, by this thread and the helpers at once: each reads the
-  // winners of its stretch of the input; the helpers' come back as trace lines. None is kept as an object
-  // (100k traces held cost this thread 0.3-0.4 s more in scavenges at the 0.5x formats benchmark): the few
-  // offenders a report shows are read again, a helper's from its trace lines, this thread's from their lines.
+  // The winners read back (from their places, or their lines, each line once: see readWinners) by this
+  // thread and the helpers at once, each the winners of its stretch of the input; the helpers' come back as
+  // their members' bytes (or trace lines) with their verdicts. None is kept as an object (100k traces held
+  // cost this thread 0.3-0.4 s more in scavenges at the 0.5x formats benchmark): the few offenders a report
+  // shows are read again, a helper's from what it sent, this thread's from the input.
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
   const judgeRow = (row: number, t: JudgedTrace) =>
     judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
@@ -229,8 +234,8 @@ async function judgeOtlp(
       ),
   );
   const rowsOf: number[][] = jobs.map(() => []);
-  // Winners in input order, dealt in stretches of equal count (where they are in the input depends on
-  // when each item's run was latest).
+  // Winners in input order, dealt in stretches (where they are in the input depends on when each item's run
+  // was latest): of equal count, but for this thread's larger one when the helpers judge (see OWN_SHARE).
   const rowAt = new Int32Array(count).fill(-1);
   let toRead = 0;
   for (let row = 0; row < gold.length; row++) {
@@ -254,10 +259,8 @@ async function judgeOtlp(
     const f = n++ / toRead;
     const part =
       f < ownShare ? 0 : 1 + Math.min(parts - 2, Math.floor(((f - ownShare) * (parts - 1)) / (1 - ownShare)));
-    const chunk = s.chunk[i]!;
     lines.length = 0;
-    for (let r = s.refStart[i]!; r < s.refStart[i + 1]!; r++)
-      lines.push(chunkFile[chunk]!, s.refOffset[r]!, s.refLength[r]!, lineBase[chunk]! + s.refLine[r]!);
+    eachLine(s, i, (fileIndex, offset, length, line) => lines.push(fileIndex, offset, length, line));
     const places = s.places.subarray(s.placeStart[i]!, s.placeStart[i + 1]!);
     jobs[part]!.add(s.traceIds[i]!, gold[row]!.qid, lines, places, row);
     rowsOf[part]!.push(row);

@@ -25,6 +25,12 @@ export type LeanFact = 'input' | 'output' | 'metadata' | 'document';
  */
 export type LeanReader = (fact: LeanFact, b: Buffer, v: number, e: number) => unknown;
 
+/**
+ * Whether a string whose first UTF-8 byte is `c` is text to assembling (parsedOrText in openinference.ts),
+ * whatever follows: no space of any kind starts it (trimStart would drop it), nor `{` or `[`.
+ */
+export const startsText = (c: number): boolean => c < 0x80 && c > 0x20 && c !== 0x7b && c !== 0x5b;
+
 /** A plain key: one the metadata's scanner and a computed property name both read as written. */
 const PLAIN_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -55,8 +61,7 @@ export function leanReader(qid: string): LeanReader {
         if (n < 0) return DECODE;
         if (n === 0) return TEXT_PLACEHOLDER;
         const c = scratch[0]!;
-        // Text, as the assembler tells it: its first character is no space (of any kind) and no `{` or `[`.
-        if (c < 0x80 && c > 0x20 && c !== 0x7b && c !== 0x5b) return TEXT_PLACEHOLDER;
+        if (startsText(c)) return TEXT_PLACEHOLDER;
         return shapes(scratch.subarray(0, n)) === ANSWER ? ANSWER_PLACEHOLDER : DECODE;
       }
       case 'metadata': {

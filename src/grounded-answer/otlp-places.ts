@@ -1,7 +1,8 @@
 import { unescapeInto } from '../io/json-scan.js';
 import type { RawMembers } from './held-lines.js';
 import { ANSWER, memberShapes } from './member-shapes.js';
-import { retrievedOf, type TraceSpans } from './openinference.js';
+import { forEachRetrieved, type TraceSpans } from './openinference.js';
+import { startsText } from './otlp-lean.js';
 
 // Where a trace's judged members are in its line, so that a winner is read back from there without walking
 // its spans again: the scan that picks winners notes, for a trace all on one line whose output and document
@@ -16,17 +17,17 @@ import { retrievedOf, type TraceSpans } from './openinference.js';
  * (or it has no answer).
  */
 export function notePlaces(picked: TraceSpans, lineAt: number, out: { push(v: number): void }): boolean {
-  const { answering } = picked;
-  if (!answering || !(answering.outputAt! >= lineAt)) return false;
-  const docs = retrievedOf(picked.retrievers, (s, n) => s.documentsAt?.[2 * n]);
-  if (docs.some((at) => !(at! >= lineAt))) return false;
+  const { answering, retrievers } = picked;
+  if (!answering || !((answering.outputAt ?? NaN) >= lineAt)) return false;
+  let placed = true;
+  forEachRetrieved(retrievers, (s, n) => (placed &&= (s.documentsAt?.[2 * n] ?? NaN) >= lineAt));
+  if (!placed) return false;
   out.push(answering.outputAt! - lineAt);
   out.push(answering.outputLength!);
-  for (const s of picked.retrievers)
-    for (let n = 0; n < s.documents.length && s.documents[n] !== undefined; n++) {
-      out.push(s.documentsAt![2 * n]! - lineAt);
-      out.push(s.documentsAt![2 * n + 1]!);
-    }
+  forEachRetrieved(retrievers, (s, n) => {
+    out.push(s.documentsAt![2 * n]! - lineAt);
+    out.push(s.documentsAt![2 * n + 1]!);
+  });
   return true;
 }
 
@@ -69,9 +70,10 @@ export function placedReader(): (
     }
     page[used++] = 0x5d;
     const ids = page.subarray(from, used);
+    // Text, as assembling tells it from the first byte as written: the closing quote (empty), or one that
+    // starts text and no escape (which may decode to anything).
     const c = line[outAt + 1]!;
-    // Text, as assembling tells it: empty, or its first character no space (of any kind), `{` or `[`.
-    if (c === 0x22 || (c < 0x80 && c > 0x20 && c !== 0x7b && c !== 0x5b && c !== 0x5c)) {
+    if (c === 0x22 || (c !== 0x5c && startsText(c))) {
       const at = used;
       used += TEXT_OPEN.copy(page, used);
       used += line.copy(page, used, outAt, outEnd);

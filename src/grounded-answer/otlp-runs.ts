@@ -42,7 +42,8 @@ export interface OtlpScan {
   refLine: Float64Array;
   /**
    * Entry i's places (see notePlaces) are places[placeStart[i], placeStart[i + 1]): none when the trace
-   * is on several lines or a member it is judged by has no place.
+   * failed, is on several lines, is read through a `fields:` mapping, or a member it is judged by has no
+   * place.
    */
   placeStart: Int32Array;
   places: Int32Array;
@@ -65,8 +66,8 @@ interface LocalTrace {
 export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<OtlpScan> {
   const options = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
-  // Traces are checked for their qid and time only: a winner is read again whole. A mapping may read any
-  // value, so it gets them all.
+  // Traces are checked for their qid and time only: a winner is read again, from its places where it has
+  // them. A mapping may read any value, so it gets them all (and no places).
   const placing = !input.fields;
   const spansOf = lineSpans(qidAttributeOf(options), placing ? leanReader(input.qid) : undefined);
   // Columns of typed arrays from the start: made from arrays at the end, they held the main thread up 0.1 s.

@@ -333,8 +333,9 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       else (s.span as unknown as Record<string, unknown>)[fact] = value;
       if (fact === 'output' && lean) {
         // A later output.value replaces this one, place and all; one that is not a plain string has none.
-        s.span.outputAt = s.stringEnd > 0 ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;
-        s.span.outputLength = s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length;
+        const plain = s.stringEnd > 0;
+        s.span.outputAt = plain ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;
+        s.span.outputLength = plain ? s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length : NaN;
       }
     }
     if (doc >= 0) {
@@ -343,8 +344,9 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       s.span.documents[doc] = value;
       if (lean) {
         const at = (s.span.documentsAt ??= []);
-        at[2 * doc] = s.stringEnd > 0 ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;
-        at[2 * doc + 1] = s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length;
+        const plain = s.stringEnd > 0;
+        at[2 * doc] = plain ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;
+        at[2 * doc + 1] = plain ? s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length : NaN;
       }
     }
     return close;

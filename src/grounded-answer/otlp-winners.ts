@@ -98,7 +98,7 @@ export class WinnersJobBuilder {
     this.first.push(this.lines.length / 4);
     for (let k = 0; k < places.length; k++) this.places.push(places[k]!);
     this.placeAt.push(this.places.length);
-    this.rows.push(row);
+    if (this.judging) this.rows.push(row);
   }
 
   job(): WinnersJob {
