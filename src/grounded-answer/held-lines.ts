@@ -24,27 +24,11 @@ export interface HeldRuns {
   members: Float64Array;
 }
 
-/** The runs as they cross to another thread (see heldBuffers). */
+/** The runs as they cross to another thread (see heldBuffers), held as heldWriter holds them. */
 export function holdRuns(qids: readonly string[], runs: readonly (TraceLine | RawMembers)[]): HeldRuns {
-  const pages = new Map<ArrayBufferLike, number>();
-  const page = (v: Uint8Array) => {
-    let k = pages.get(v.buffer);
-    if (k === undefined) pages.set(v.buffer, (k = pages.size));
-    return k;
-  };
-  const members = new Float64Array(6 * runs.length).fill(-1);
-  const lines = runs.map((run, slot) => {
-    if ('answer_json' in run) return traceLine(qids[slot]!, run);
-    run.forEach((v, m) =>
-      members.set([page(v), v.byteOffset, v.byteOffset + v.byteLength], 6 * slot + 3 * m),
-    );
-    return '';
-  });
-  const at = new Float64Array(lines.length + 1);
-  for (let i = 0; i < lines.length; i++) at[i + 1] = at[i]! + Buffer.byteLength(lines[i]!);
-  const out = Buffer.from(new ArrayBuffer(at[lines.length]!));
-  for (let i = 0; i < lines.length; i++) out.write(lines[i]!, at[i]!);
-  return { lines: new Uint8Array(out.buffer), at, pages: [...pages.keys()] as ArrayBuffer[], members };
+  const writer = heldWriter();
+  runs.forEach((run, slot) => writer.add(qids[slot]!, run));
+  return writer.held();
 }
 
 /**

@@ -248,7 +248,6 @@ async function judgeOtlp(
       toRead++;
     }
   }
-  // This thread reads a larger share when the helpers judge theirs: it only copies their verdicts after.
   const ownShare = lists ? (2 * OWN_SHARE) / parts : 1 / parts;
   const lines: number[] = [];
   for (let k = 0, n = 0; k < count; k++) {

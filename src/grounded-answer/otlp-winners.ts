@@ -158,31 +158,26 @@ export async function readWinners(
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   const want = new Map<string, Wanted>();
   const placed = placedReader();
-  /** The placed slots of each line, by file and offset; and the lines whose spans are read. */
-  const placedOn = new Map<number, Map<number, number[]>>();
-  const spansOn = new Map<number, Set<number>>();
+  /** What each line is read for, by file and offset: the slots read from their places, and spans. */
+  const work = new Map<number, Map<number, { placed: number[]; spans: boolean }>>();
   const lines: LineAt[] = [];
+  const workOn = (l: LineAt) => {
+    lines.push(l);
+    let inFile = work.get(l.fileIndex);
+    if (!inFile) work.set(l.fileIndex, (inFile = new Map()));
+    let w = inFile.get(l.offset);
+    if (!w) inFile.set(l.offset, (w = { placed: [], spans: false }));
+    return w;
+  };
   for (let slot = 0; slot < job.traceIds.length; slot++) {
     const first = job.first[slot]!;
     const last = job.first[slot + 1]!;
     if (job.placeAt[slot + 1]! > job.placeAt[slot]! && last === first + 1) {
-      const l = lineOf(job, first);
-      let inFile = placedOn.get(l.fileIndex);
-      if (!inFile) placedOn.set(l.fileIndex, (inFile = new Map()));
-      const slots = inFile.get(l.offset);
-      if (slots) slots.push(slot);
-      else inFile.set(l.offset, [slot]);
-      lines.push(l);
+      workOn(lineOf(job, first)).placed.push(slot);
       continue;
     }
     want.set(job.traceIds[slot]!, { slot, spans: [], left: last - first });
-    for (let k = first; k < last; k++) {
-      const l = lineOf(job, k);
-      let inFile = spansOn.get(l.fileIndex);
-      if (!inFile) spansOn.set(l.fileIndex, (inFile = new Set()));
-      inFile.add(l.offset);
-      lines.push(l);
-    }
+    for (let k = first; k < last; k++) workOn(lineOf(job, k)).spans = true;
   }
   const spansOf = lineSpans(qidAttributeOf(options));
   const readSpansOf = (spans: SpanFacts[]) => {
@@ -203,8 +198,9 @@ export async function readWinners(
     }
   };
   await forEachLine(lines, (l, buf, start, end) => {
-    let spansToo = spansOn.get(l.fileIndex)?.has(l.offset) ?? false;
-    for (const slot of placedOn.get(l.fileIndex)?.get(l.offset) ?? []) {
+    const w = work.get(l.fileIndex)!.get(l.offset)!;
+    let spansToo = w.spans;
+    for (const slot of w.placed) {
       const places = job.places.subarray(job.placeAt[slot]!, job.placeAt[slot + 1]!);
       const run = placed(buf, end - l.length, places);
       if (run) each(slot, run);
