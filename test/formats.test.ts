@@ -18,7 +18,7 @@ import { runCli } from './helpers/process.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { spanFacts } from '../src/grounded-answer/openinference.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
-import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
+import { FIXTURES, jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
 const TRACES = {
@@ -144,6 +144,44 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
       file: 'gold.parquet',
       line: (first('canonical').source as { line: number }).line,
     });
+  });
+});
+
+/** The example as another writer (DuckDB) writes it, once per codec: see test/fixtures/README.md. */
+const duckdb = (name: string) => readFileSync(path.join(FIXTURES, 'duckdb', name));
+const CODECS = ['snappy', 'zstd', 'gzip', 'brotli'] as const;
+
+describe('Parquet from another writer, in every codec read', () => {
+  it('scores exactly as the canonical files', async () => {
+    const files: Record<string, string | Buffer> = {
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(TRACES.good),
+    };
+    const suites: Record<string, Suite> = {
+      canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+    };
+    for (const codec of CODECS) {
+      files[`${codec}.gold.parquet`] = duckdb(`qa.gold.${codec}.parquet`);
+      files[`${codec}.trace.parquet`] = duckdb(`qa.trace.${codec}.parquet`);
+      suites[codec] = { ...QA, gold: `${codec}.gold.parquet`, traces: `${codec}.trace.parquet` };
+    }
+    const scoredSuites = await scored(files, suites);
+    const canonical = scoredPart(scoredSuites.canonical);
+    // The example's own figures, so that equal cannot mean equally empty.
+    expect(scoredSuites.canonical!.metrics.precision).toMatchObject({ numerator: 30, denominator: 33 });
+    expect(scoredSuites.canonical!.counts).toMatchObject({ trace_lines: 50, superseded_runs: 3 });
+    for (const codec of CODECS) expect([codec, scoredPart(scoredSuites[codec])]).toEqual([codec, canonical]);
+  });
+
+  it('a codec it does not read is named, with those it does', async () => {
+    expect(
+      await errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'traces.parquet': duckdb('qa.trace.lz4_raw.parquet') },
+        { ...QA, gold: 'gold.jsonl', traces: 'traces.parquet' },
+      ),
+    ).toBe(
+      'traces.parquet row 1: cannot decode rows 1–50 (parquet unsupported compression codec: LZ4_RAW); expected a Parquet file compressed with snappy, zstd, gzip, brotli or none',
+    );
   });
 });
 
@@ -371,6 +409,29 @@ describe('the bundle reads every format as a real process', () => {
     });
     for (const name of ['parquet', 'otlp', 'mapped'])
       expect(report.suites[name]!.metrics).toEqual(report.suites.canonical!.metrics);
+  }, 60_000);
+
+  it('dist/cli reads zstd and gzip Parquet (the codecs bundled with it)', () => {
+    const dir = tmpTree({});
+    writeFileSync(path.join(dir, 'gold.jsonl'), jsonl(GOLD));
+    writeFileSync(path.join(dir, 'traces.jsonl'), jsonl(TRACES.good));
+    const suites: Record<string, Suite> = {
+      canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+    };
+    for (const codec of ['zstd', 'gzip']) {
+      for (const what of ['gold', 'trace'])
+        writeFileSync(path.join(dir, `${what}.${codec}.parquet`), duckdb(`qa.${what}.${codec}.parquet`));
+      suites[codec] = { ...QA, gold: `gold.${codec}.parquet`, traces: `trace.${codec}.parquet` };
+    }
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    const r = runCli(['check', '-c', 'gates.yaml', '--report', 'report.json'], dir);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+      suites: Record<string, { metrics: unknown }>;
+    };
+    expect(report.suites.canonical!.metrics).toMatchObject({ precision: { numerator: 30, denominator: 33 } });
+    for (const codec of ['zstd', 'gzip'])
+      expect(report.suites[codec]!.metrics).toEqual(report.suites.canonical!.metrics);
   }, 60_000);
 });
 

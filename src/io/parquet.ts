@@ -4,6 +4,7 @@ import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
 import { InputError, ioError, type Where } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
+import { CODECS_READ, compressors } from './parquet-codecs.js';
 import { decodeSeconds, notDecoded } from './parquet-limits.js';
 import type { JsonlRecord } from './jsonl.js';
 import { skipSpace, skipValue } from './json-scan.js';
@@ -162,12 +163,13 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             metadata,
             rowStart: at,
             rowEnd: end,
+            compressors,
             ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater(range.shapeOf) } }),
           });
         } catch (err) {
           throw new InputError(
             { file, line: at + 1 },
-            `cannot decode rows ${at + 1}–${end} (${(err as Error).message}); expected a Parquet file compressed with snappy or not at all`,
+            `cannot decode rows ${at + 1}–${end} (${(err as Error).message}); expected a Parquet file compressed with ${CODECS_READ}`,
           );
         }
         for (let i = 0; i < objects.length; i++) {

@@ -1,0 +1,66 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { Decompress } from 'fzstd';
+import type { Compressors } from 'hyparquet';
+
+// Codecs hyparquet leaves to its caller (it reads snappy itself). Writers pick them: Polars writes zstd by
+// default, Spark and Hive pipelines often gzip, pyarrow any of them on request. LZ4 and LZO are not read.
+
+/**
+ * The most a page may declare it decodes to. Writers cut pages at about 1 MB; the declared size is what is
+ * allocated, and a forged one must not take the machine's memory.
+ */
+export const MAX_PAGE_BYTES = 256 * 1024 * 1024;
+
+/** The codecs read, as a Parquet error message names them. */
+export const CODECS_READ = 'snappy, zstd, gzip, brotli or none';
+
+function declared(codec: string, size: number): number {
+  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_PAGE_BYTES)
+    throw new Error(`a ${codec} page declares ${size} bytes; expected at most ${MAX_PAGE_BYTES}`);
+  return size;
+}
+
+/** A zlib output as a plain Uint8Array (a Buffer's slice() is a view, not the copy hyparquet may expect). */
+const plain = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+/** zlib stops at `maxOutputLength`: a page that decodes to more than it declares is an error, not a bomb. */
+function zlibBounded(codec: string, inflate: typeof gunzipSync) {
+  return (input: Uint8Array, size: number): Uint8Array => {
+    const max = declared(codec, size);
+    try {
+      return plain(inflate(input, { maxOutputLength: Math.max(1, max) }));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        throw new Error(`a ${codec} page decodes to more than the ${max} bytes it declares`, { cause: err });
+      throw new Error(`a ${codec} page does not decode: ${(err as Error).message}`, { cause: err });
+    }
+  };
+}
+
+export const compressors: Compressors = {
+  GZIP: zlibBounded('gzip', gunzipSync),
+  BROTLI: zlibBounded('brotli', brotliDecompressSync),
+  // Streamed into a buffer of the declared size, frame after frame: fzstd's one-shot call into a given buffer
+  // fails on a page of several frames, and without one it allocates what the frame claims.
+  ZSTD: (input, size) => {
+    const out = new Uint8Array(declared('zstd', size));
+    let at = 0;
+    const zstd = new Decompress((chunk) => {
+      if (at + chunk.length > size)
+        throw new Error(`a zstd page decodes to more than the ${size} bytes it declares`);
+      out.set(chunk, at);
+      at += chunk.length;
+    });
+    try {
+      zstd.push(input, true);
+    } catch (err) {
+      const message = (err as Error).message;
+      throw new Error(
+        message.startsWith('a zstd page') ? message : `a zstd page does not decode: ${message}`,
+        { cause: err },
+      );
+    }
+    if (at !== size) throw new Error(`a zstd page decodes to ${at} bytes; it declares ${size}`);
+    return out;
+  },
+};
