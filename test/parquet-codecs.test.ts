@@ -1,6 +1,7 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { compressors, MAX_PAGE_BYTES } from '../src/io/parquet-codecs.js';
+import { seeded } from './helpers/random.js';
 
 const TEXT = Buffer.from('groundgate reads zstd pages. '.repeat(40));
 /** TEXT as one zstd frame, written by the zstd command-line tool (Node 20 cannot compress zstd). */
@@ -60,4 +61,34 @@ describe('Parquet page codecs: bounded by the size a page declares', () => {
       new RegExp(`^a ${name} page does not decode: .+`),
     );
   });
+
+  it.each([
+    ['ZSTD', 'zstd', () => ZSTD_FRAME],
+    ['GZIP', 'gzip', gzipSync],
+    ['BROTLI', 'brotli', brotliCompressSync],
+  ] as const)(
+    '%s fuzzed: flipped or cut bytes, or another declared size: the page decodes to that size or says why',
+    (codec, name, compress) => {
+      const page = compress(TEXT);
+      const rnd = seeded(codec.length * 7919);
+      const outcomes = { decoded: 0, refused: 0 };
+      for (let n = 0; n < 400; n++) {
+        const bytes = Buffer.from(page);
+        for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--)
+          bytes[Math.floor(rnd() * bytes.length)] = Math.floor(rnd() * 256);
+        const cut = rnd() < 0.2 ? bytes.subarray(0, Math.floor(rnd() * bytes.length)) : bytes;
+        const size = rnd() < 0.3 ? Math.floor(rnd() * 2 * TEXT.length) : TEXT.length;
+        try {
+          expect(compressors[codec]!(cut, size).length).toBe(size);
+          outcomes.decoded++;
+        } catch (err) {
+          expect((err as Error).message).toMatch(new RegExp(`^a ${name} page `));
+          outcomes.refused++;
+        }
+      }
+      // Both happen (gzip's checksum refuses most changed bytes): the cases are not all one kind.
+      expect(outcomes.refused).toBeGreaterThan(100);
+      expect(outcomes.decoded).toBeGreaterThan(0);
+    },
+  );
 });

@@ -27,13 +27,17 @@ const plain = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, 
 function zlibBounded(codec: string, inflate: typeof gunzipSync) {
   return (input: Uint8Array, size: number): Uint8Array => {
     const max = declared(codec, size);
+    let out: Buffer;
     try {
-      return plain(inflate(input, { maxOutputLength: Math.max(1, max) }));
+      out = inflate(input, { maxOutputLength: Math.max(1, max) });
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
         throw new Error(`a ${codec} page decodes to more than the ${max} bytes it declares`, { cause: err });
       throw new Error(`a ${codec} page does not decode: ${(err as Error).message}`, { cause: err });
     }
+    if (out.length !== size)
+      throw new Error(`a ${codec} page decodes to ${out.length} bytes; it declares ${size}`);
+    return plain(out);
   };
 }
 
