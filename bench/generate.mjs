@@ -635,7 +635,8 @@ function* jsonLines(file) {
 /**
  * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a
  * `fields:` mapping (gates-mapped.yaml), the traces as OTLP JSON with OpenInference spans, one export a
- * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml). Each scores as gates.yaml.
+ * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group, gates-parquet-one-group.yaml).
+ * Each scores as gates.yaml.
  */
 export async function generateFormats(dir) {
   const goldFile = path.join(dir, 'qa.gold.jsonl');
@@ -733,15 +734,19 @@ export async function generateFormats(dir) {
       { name: 'constraints', data: gold.constraints },
     ],
   });
+  const traceColumns = [
+    { name: 'ts', data: traces.ts, type: 'INT64' },
+    { name: 'qid', data: traces.qid, type: 'STRING' },
+    { name: 'retrieved_ids', data: traces.retrieved },
+    { name: 'answer_json', data: traces.answer },
+    { name: 'latency_ms', data: traces.latency, type: 'INT32' },
+  ];
+  parquetWriteFile({ filename: path.join(dir, 'qa.trace.parquet'), columnData: traceColumns });
+  // As pyarrow (pandas' to_parquet) lays a file out: row groups of up to 1,048,576 rows, one at this size.
   parquetWriteFile({
-    filename: path.join(dir, 'qa.trace.parquet'),
-    columnData: [
-      { name: 'ts', data: traces.ts, type: 'INT64' },
-      { name: 'qid', data: traces.qid, type: 'STRING' },
-      { name: 'retrieved_ids', data: traces.retrieved },
-      { name: 'answer_json', data: traces.answer },
-      { name: 'latency_ms', data: traces.latency, type: 'INT32' },
-    ],
+    filename: path.join(dir, 'qa.trace.one-group.parquet'),
+    columnData: traceColumns,
+    rowGroupSize: 1_048_576,
   });
   const suite = (lines) =>
     ['version: 1', 'suites:', '  qa:', '    kind: grounded-qa', ...lines, ...GATES, ''].join('\n');
@@ -780,6 +785,10 @@ export async function generateFormats(dir) {
   writeFileSync(
     path.join(dir, 'gates-parquet.yaml'),
     suite(['    gold: qa.gold.parquet', '    traces: qa.trace.parquet']),
+  );
+  writeFileSync(
+    path.join(dir, 'gates-parquet-one-group.yaml'),
+    suite(['    gold: qa.gold.parquet', '    traces: qa.trace.one-group.parquet']),
   );
   return { mappedBytes: bytes, otlpBytes };
 }
