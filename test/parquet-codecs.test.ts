@@ -1,5 +1,6 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { snappyCompress } from 'hysnappy';
 import { compressors, MAX_PAGE_BYTES } from '../src/io/parquet-codecs.js';
 import { seeded } from './helpers/random.js';
 
@@ -10,7 +11,7 @@ const ZSTD_FRAME = Buffer.from(
   'base64',
 );
 
-const decode = (codec: 'ZSTD' | 'GZIP' | 'BROTLI', input: Uint8Array, size: number) =>
+const decode = (codec: 'SNAPPY' | 'ZSTD' | 'GZIP' | 'BROTLI', input: Uint8Array, size: number) =>
   Buffer.from(compressors[codec]!(input, size));
 const errorOf = (f: () => unknown) => {
   try {
@@ -45,6 +46,17 @@ describe('Parquet page codecs: bounded by the size a page declares', () => {
     expect(errorOf(() => decode('ZSTD', corrupt, 1160))).toMatch(/^a zstd page does not decode: .+/);
   });
 
+  it('snappy: the block’s own length must be the declared size', () => {
+    const page = snappyCompress(TEXT);
+    expect(decode('SNAPPY', page, 1160)).toEqual(TEXT);
+    expect(errorOf(() => decode('SNAPPY', page, 1100))).toBe(
+      'a snappy page holds 1160 bytes by its own header; its page header declares 1100',
+    );
+    expect(errorOf(() => decode('SNAPPY', page, MAX_PAGE_BYTES + 1))).toBe(
+      `a snappy page declares ${MAX_PAGE_BYTES + 1} bytes; expected at most ${MAX_PAGE_BYTES}`,
+    );
+  });
+
   it.each([
     ['GZIP', 'gzip', gzipSync],
     ['BROTLI', 'brotli', brotliCompressSync],
@@ -63,6 +75,7 @@ describe('Parquet page codecs: bounded by the size a page declares', () => {
   });
 
   it.each([
+    ['SNAPPY', 'snappy', snappyCompress],
     ['ZSTD', 'zstd', () => ZSTD_FRAME],
     ['GZIP', 'gzip', gzipSync],
     ['BROTLI', 'brotli', brotliCompressSync],
