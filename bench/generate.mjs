@@ -635,8 +635,8 @@ function* jsonLines(file) {
 /**
  * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a
  * `fields:` mapping (gates-mapped.yaml), the traces as OTLP JSON with OpenInference spans, one export a
- * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group, gates-parquet-one-group.yaml).
- * Each scores as gates.yaml.
+ * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group,
+ * gates-parquet-one-group.yaml). Each scores as gates.yaml.
  */
 export async function generateFormats(dir) {
   const goldFile = path.join(dir, 'qa.gold.jsonl');

@@ -17,32 +17,45 @@ export const MAX_PAGE_BYTES = 256 * 1024 * 1024;
 /** The codecs read, as a Parquet error message names them. */
 export const CODECS_READ = 'snappy, zstd, gzip, brotli or none';
 
-function declared(codec: string, size: number): number {
-  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_PAGE_BYTES)
-    throw new Error(`a ${codec} page declares ${size} bytes; expected at most ${MAX_PAGE_BYTES}`);
-  return size;
-}
+/** An error of a page this module names itself: passed on as it is. */
+class PageError extends Error {}
 
-/** A zlib output as a plain Uint8Array (a Buffer's slice() is a view, not the copy hyparquet may expect). */
-const uint8View = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-
-/** zlib stops at `maxOutputLength`: a page that decodes to more than it declares is an error, not a bomb. */
-function zlibBounded(codec: string, inflate: typeof gunzipSync) {
+/**
+ * A decoder of one codec as hyparquet calls it, bounded: the size a page declares is checked before anything is
+ * allocated for it, the page must decode to exactly that size, and every error says which codec's page failed.
+ */
+function bounded(codec: string, decode: (input: Uint8Array, size: number) => Uint8Array) {
   return (input: Uint8Array, size: number): Uint8Array => {
-    const max = declared(codec, size);
-    let out: Buffer;
+    if (!Number.isSafeInteger(size) || size < 0 || size > MAX_PAGE_BYTES)
+      throw new PageError(`a ${codec} page declares ${size} bytes; expected at most ${MAX_PAGE_BYTES}`);
+    let out: Uint8Array;
     try {
-      out = inflate(input, { maxOutputLength: Math.max(1, max) });
+      out = decode(input, size);
     } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-        throw new Error(`a ${codec} page decodes to more than the ${max} bytes it declares`, { cause: err });
-      throw new Error(`a ${codec} page does not decode: ${(err as Error).message}`, { cause: err });
+      if (err instanceof PageError) throw err;
+      throw new PageError(`a ${codec} page does not decode: ${(err as Error).message}`, { cause: err });
     }
     if (out.length !== size)
-      throw new Error(`a ${codec} page decodes to ${out.length} bytes; it declares ${size}`);
-    return uint8View(out);
+      throw new PageError(`a ${codec} page decodes to ${out.length} bytes; it declares ${size}`);
+    return out;
   };
 }
+
+/** zlib stops at `maxOutputLength`: a page that decodes to more than it declares is an error, not a bomb. */
+const zlib = (codec: string, inflate: typeof gunzipSync) =>
+  bounded(codec, (input, size) => {
+    let out: Buffer;
+    try {
+      out = inflate(input, { maxOutputLength: Math.max(1, size) });
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') throw err;
+      throw new PageError(`a ${codec} page decodes to more than the ${size} bytes it declares`, {
+        cause: err,
+      });
+    }
+    // A plain Uint8Array: a Buffer's slice() is a view, not the copy hyparquet may expect.
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  });
 
 let wasmSnappy: ReturnType<typeof snappyUncompressor> | undefined;
 
@@ -60,42 +73,28 @@ export const compressors: Compressors = {
   // The wasm decodes 0.4 s of the 0.5x Parquet benchmark's 2.9 s in snappy faster (0.966 of its wall, 4 pairs):
   // its copies into and out of wasm memory cost the rest. It writes as many bytes as the block's own header says,
   // wherever its memory allows: that must be the size the page header declares.
-  SNAPPY: (input, size) => {
+  SNAPPY: bounded('snappy', (input, size) => {
     const said = snappyLength(input);
-    if (said !== declared('snappy', size))
-      throw new Error(
+    if (said !== size)
+      throw new PageError(
         `a snappy page holds ${said} bytes by its own header; its page header declares ${size}`,
       );
     wasmSnappy ??= snappyUncompressor();
-    try {
-      return wasmSnappy(input, size);
-    } catch (err) {
-      throw new Error(`a snappy page does not decode: ${(err as Error).message}`, { cause: err });
-    }
-  },
-  GZIP: zlibBounded('gzip', gunzipSync),
-  BROTLI: zlibBounded('brotli', brotliDecompressSync),
+    return wasmSnappy(input, size);
+  }),
+  GZIP: zlib('gzip', gunzipSync),
+  BROTLI: zlib('brotli', brotliDecompressSync),
   // Streamed into a buffer of the declared size, frame after frame: fzstd's one-shot call into a given buffer
   // fails on a page of several frames, and without one it allocates what the frame claims.
-  ZSTD: (input, size) => {
-    const out = new Uint8Array(declared('zstd', size));
+  ZSTD: bounded('zstd', (input, size) => {
+    const out = new Uint8Array(size);
     let at = 0;
-    const zstd = new Decompress((chunk) => {
+    new Decompress((chunk) => {
       if (at + chunk.length > size)
-        throw new Error(`a zstd page decodes to more than the ${size} bytes it declares`);
+        throw new PageError(`a zstd page decodes to more than the ${size} bytes it declares`);
       out.set(chunk, at);
       at += chunk.length;
-    });
-    try {
-      zstd.push(input, true);
-    } catch (err) {
-      const message = (err as Error).message;
-      throw new Error(
-        message.startsWith('a zstd page') ? message : `a zstd page does not decode: ${message}`,
-        { cause: err },
-      );
-    }
-    if (at !== size) throw new Error(`a zstd page decodes to ${at} bytes; it declares ${size}`);
-    return out;
-  },
+    }).push(input, true);
+    return out.subarray(0, at);
+  }),
 };
