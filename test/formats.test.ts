@@ -19,6 +19,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import { spanFacts } from '../src/grounded-answer/openinference.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { FIXTURES, jsonl, REPO, tmpTree } from './helpers/tmp.js';
+import { seeded } from './helpers/random.js';
 
 const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
 const TRACES = {
@@ -411,6 +412,29 @@ describe('the bundle reads every format as a real process', () => {
       expect(report.suites[name]!.metrics).toEqual(report.suites.canonical!.metrics);
   }, 60_000);
 
+  it('dist/cli: a Parquet file of flipped bytes, in any codec, ends in a result or one line (seeded fuzz)', () => {
+    const rnd = seeded(20261126);
+    const dir = tmpTree({ 'traces.jsonl': jsonl(TRACES.good) });
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      YAML.stringify({ version: 1, suites: { s: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' } } }),
+    );
+    const statuses: number[] = [];
+    for (const codec of CODECS)
+      for (let n = 0; n < 4; n++) {
+        const bytes = Buffer.from(duckdb(`qa.gold.${codec}.parquet`));
+        for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--)
+          bytes[4 + Math.floor(rnd() * (bytes.length - 8))] = Math.floor(rnd() * 256);
+        writeFileSync(path.join(dir, 'gold.parquet'), bytes);
+        const r = runCli(['check', '-c', 'gates.yaml'], dir, { GROUNDGATE_DECODE_SECONDS: '10' });
+        expect([0, 1, 2]).toContain(r.status);
+        if (r.status === 2) expect(r.stderr).toMatch(/^groundgate: gold\.parquet[: ][^\n]*\n$/);
+        statuses.push(r.status!);
+      }
+    // Most flips break the file; some land where no check looks (a value's bytes).
+    expect(statuses.filter((s) => s === 2).length).toBeGreaterThan(8);
+  }, 120_000);
+
   it('dist/cli reads zstd and gzip Parquet (the codecs bundled with it)', () => {
     const dir = tmpTree({});
     writeFileSync(path.join(dir, 'gold.jsonl'), jsonl(GOLD));
@@ -569,6 +593,27 @@ describe('what a review found (each failed before its fix)', () => {
     ).toBe(
       `gold.parquet: declares ${n} rows in ${bomb.length} bytes; expected at most 64 rows a byte (a file of this many rows would be larger)`,
     );
+  });
+
+  it('a Parquet file whose row group names a column its schema lacks: one line, not an internal error (fuzzing found it)', () => {
+    // hyparquet stopped at that column with reads of the others under way: their failures went unheard and
+    // ended the decoding thread, which the run reported as an internal error with a stack.
+    const bytes = Buffer.from(duckdb('qa.gold.snappy.parquet'));
+    const at = bytes.lastIndexOf('gold_claim_substr');
+    expect(at).toBeGreaterThan(bytes.indexOf('gold_claim_substr'));
+    bytes[at + 1] = 0x58; // "gXld_claim_substr", in the row group's column metadata only
+    bytes[80]! ^= 0xff; // and the first column's page, read before hyparquet stopped
+    const dir = tmpTree({ 'traces.jsonl': jsonl(traces) });
+    writeFileSync(path.join(dir, 'gold.parquet'), bytes);
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      YAML.stringify({ version: 1, suites: { s: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' } } }),
+    );
+    const r = runCli(['check', '-c', 'gates.yaml'], dir);
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      'groundgate: gold.parquet: not a Parquet file (column "gXld_claim_substr.list.element" is not in the file\'s schema); expected a .parquet file\n',
+    ]);
   });
 
   it('Parquet duplicates name rows; openinference: without format: openinference is refused', async () => {

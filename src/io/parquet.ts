@@ -1,5 +1,11 @@
 import { open } from 'node:fs/promises';
-import { parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import {
+  parquetMetadataAsync,
+  parquetReadObjects,
+  parquetSchema,
+  type AsyncBuffer,
+  type FileMetaData,
+} from 'hyparquet';
 import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
 import { InputError, ioError, type Where } from '../errors.js';
@@ -34,13 +40,37 @@ async function fileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close():
 
 async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaData> {
   try {
-    return await parquetMetadataAsync(buffer);
+    const metadata = await parquetMetadataAsync(buffer);
+    columnsInSchema(metadata);
+    return metadata;
   } catch (err) {
     throw new InputError(
       { file },
       `not a Parquet file (${(err as Error).message}); expected a .parquet file`,
     );
   }
+}
+
+/**
+ * Throws unless every column chunk the row groups list is a column of the schema. hyparquet starts reading a
+ * group's chunks one by one and stops at the first it cannot place: the reads it had started then fail with
+ * no one to hear it, and an unheard rejection ends the thread that decodes (found by fuzzing: a flipped byte
+ * in a column's name).
+ */
+function columnsInSchema(metadata: FileMetaData): void {
+  const schema = parquetSchema(metadata);
+  for (const group of metadata.row_groups)
+    for (const chunk of group.columns) {
+      const path = chunk.meta_data?.path_in_schema;
+      let node = schema;
+      for (const name of path ?? []) {
+        const child = node.children.find((c) => c.element.name === name);
+        if (!child) throw new Error(`column ${JSON.stringify(path!.join('.'))} is not in the file's schema`);
+        node = child;
+      }
+      if (!path || node.children.length > 0)
+        throw new Error(`a column chunk names ${path ? 'no leaf of' : 'no column in'} the file's schema`);
+    }
 }
 
 /**
