@@ -391,13 +391,17 @@ function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
 
 /** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
 function itemRecord({ ids, pass }: ItemVerdicts, digest: ItemDigests | undefined): ItemRecord {
-  if (!digest) return ItemRecord.fromColumns(ids, pass, () => undefined);
+  if (!digest) return ItemRecord.fromColumns(ids, pass);
   // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
   const aligned = digest.size === ids.length && ids.every((id, i) => id === digest.ids[i]);
   const indexOf = aligned ? undefined : new Map(digest.ids.map((id, i) => [id, i]));
-  return ItemRecord.fromColumns(ids, pass, (k) => {
-    const at = indexOf ? indexOf.get(ids[k]!) : k;
-    return at === undefined ? undefined : digest.hex(at, 8);
+  const { raw, stride } = digest;
+  return ItemRecord.fromColumns(ids, pass, {
+    bytes: raw,
+    offset: (k) => {
+      const at = indexOf ? indexOf.get(ids[k]!) : k;
+      return at === undefined ? undefined : at * stride;
+    },
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareItems } from '../src/baseline/compare.js';
-import { ItemRecord } from '../src/report/item-record.js';
+import { ItemRecord, type GoldPrefixes } from '../src/report/item-record.js';
 import { stringifyInPieces } from '../src/report/json-pieces.js';
 import { reportSchema } from '../src/report/schema.js';
 
@@ -15,18 +15,28 @@ function asObject(ids: string[], pass: number[], gold: (k: number) => string | u
   return out;
 }
 
-const written = (v: unknown) => {
-  const pieces: string[] = [];
-  stringifyInPieces(v, (p) => pieces.push(p), 64);
-  return pieces.join('');
+/** Gold digest prefixes (16 hex digits, or none) as the bytes a run keeps them in. */
+function prefixes(golds: readonly (string | undefined)[]): GoldPrefixes {
+  const bytes = Buffer.alloc(8 * golds.length);
+  golds.forEach((g, k) => g !== undefined && bytes.write(g, 8 * k, 'hex'));
+  return { bytes, offset: (k) => (golds[k] === undefined ? undefined : 8 * k) };
+}
+
+/** A 64-bit prefix in hex, from a short tag. */
+const h = (tag: string) => tag.padEnd(16, '0');
+
+const written = (v: unknown, size = 64) => {
+  const pieces: Buffer[] = [];
+  stringifyInPieces(v, (p) => pieces.push(Buffer.from(p)), size);
+  return Buffer.concat(pieces).toString('utf8');
 };
 
 describe('ItemRecord', () => {
   it('lists items as the one-object record did, array-index ids first by value, the rest by code unit', () => {
     const ids = ['b', '10', 'a', '2', '4294967295', '01', 'Z', '4294967294', 'é', '0'];
     const pass = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1];
-    const gold = (k: number) => (k % 2 ? `g${k}` : undefined);
-    const record = ItemRecord.fromColumns(ids, pass, gold);
+    const gold = (k: number) => (k % 2 ? h(`e${k}`) : undefined);
+    const record = ItemRecord.fromColumns(ids, pass, prefixes(ids.map((_, k) => gold(k))));
     const expected = asObject(ids, pass, gold);
     expect(Object.keys(expected)).toEqual([
       '0',
@@ -43,7 +53,7 @@ describe('ItemRecord', () => {
     expect([...record.keys()]).toEqual(Object.keys(expected));
     expect(JSON.stringify(record)).toBe(JSON.stringify(expected));
     expect(written({ items: record })).toBe(JSON.stringify({ items: expected }, null, 2));
-    expect(record.get('10')).toEqual({ pass: false, gold: 'g1' });
+    expect(record.get('10')).toEqual({ pass: false, gold: 'e100000000000000' });
     expect(record.get('b')).toEqual({ pass: true });
     expect(record.get('nope')).toBeUndefined();
     expect(record.has('toString')).toBe(false);
@@ -51,7 +61,7 @@ describe('ItemRecord', () => {
   });
 
   it('keeps ids already in order as given, and a parsed record as it is', () => {
-    const record = ItemRecord.fromColumns(['1', '3', 'a'], [1, 0, 1], () => undefined);
+    const record = ItemRecord.fromColumns(['1', '3', 'a'], [1, 0, 1]);
     expect(JSON.stringify(record)).toBe('{"1":{"pass":true},"3":{"pass":false},"a":{"pass":true}}');
     const parsed = reportSchema.shape.suites.parse({
       qa: {
@@ -75,13 +85,13 @@ describe('ItemRecord', () => {
     const now = ItemRecord.fromColumns(
       ['c', 'a', 'b', 'n'],
       [1, 0, 0, 1],
-      (k) => ['c1', 'a1', 'b2', 'n1'][k],
+      prefixes(['c1', 'a1', 'b2', 'f1'].map(h)),
     );
     const base = ItemRecord.fromRecord({
-      a: { pass: true, gold: 'a1' }, // regressed
-      b: { pass: true, gold: 'b1' }, // edited since: not compared
-      c: { pass: false, gold: 'c1' }, // fixed
-      r: { pass: true, gold: 'r1' }, // removed
+      a: { pass: true, gold: h('a1') }, // regressed
+      b: { pass: true, gold: h('b1') }, // edited since: not compared
+      c: { pass: false, gold: h('c1') }, // fixed
+      r: { pass: true, gold: h('d1') }, // removed
     });
     expect(compareItems(now, base)).toEqual({
       gold_changes: { added: ['n'], removed: ['r'], changed: ['b'] },
@@ -96,7 +106,7 @@ describe('ItemRecord', () => {
 describe('ItemRecord with an item named like an Object.prototype member', () => {
   it('writes "__proto__" as a member, the same whether the report is written at once or in pieces', () => {
     const ids = ['__proto__', 'constructor', 'q1'];
-    const record = ItemRecord.fromColumns(ids, [1, 0, 1], () => undefined);
+    const record = ItemRecord.fromColumns(ids, [1, 0, 1]);
     const whole = JSON.stringify({ items: record }, null, 2);
     expect(written({ items: record })).toBe(whole);
     expect(Object.keys(JSON.parse(whole).items)).toEqual(['__proto__', 'constructor', 'q1']);
@@ -107,6 +117,7 @@ describe('ItemRecord with an item named like an Object.prototype member', () => 
 
 describe('ItemRecord written by its own writer', () => {
   it('escapes ids and digests as JSON.stringify does, at any depth, from columns or a parsed record', () => {
+    // Columns hold digests as bytes (written in hex, every digit); a parsed record, any string.
     const ids = [
       'plain',
       'q"uote',
@@ -120,17 +131,30 @@ describe('ItemRecord written by its own writer', () => {
       '',
       '~',
       ' ',
+      // Longer than the pieces: a plain one, and one to escape.
+      'x'.repeat(200),
+      `${'é'.repeat(70)}"`,
     ];
-    const gold = (k: number) =>
-      k % 3 === 0 ? undefined : k % 3 === 1 ? ids[(k + 5) % ids.length] : 'c8417ec845dbfee1';
+    const hex = (k: number) =>
+      k % 3 === 0
+        ? undefined
+        : k % 3 === 1
+          ? '0123456789abcdef'
+          : Buffer.from([255 - k, 0, 9, 10, 15, 16, 160, k]).toString('hex');
+    const text = (k: number) => (k % 3 === 1 ? ids[(k + 5) % ids.length] : hex(k));
     const pass = ids.map((_, k) => k % 2);
-    const columns = ItemRecord.fromColumns(ids, pass, gold);
-    const parsed = ItemRecord.fromRecord(asObject(ids, pass, gold));
-    for (const record of [columns, parsed]) {
+    const columns = ItemRecord.fromColumns(ids, pass, prefixes(ids.map((_, k) => hex(k))));
+    const parsed = ItemRecord.fromRecord(asObject(ids, pass, text));
+    for (const [record, expected] of [
+      [columns, asObject(ids, pass, hex)],
+      [parsed, asObject(ids, pass, text)],
+    ] as const) {
       const value = { a: { b: [{ items: record }] }, items: record };
-      expect(written(value)).toBe(JSON.stringify(value, null, 2));
+      const want = JSON.stringify({ a: { b: [{ items: expected }] }, items: expected }, null, 2);
+      expect(JSON.stringify(value, null, 2)).toBe(want);
+      for (const size of [1, 7, 64, 1 << 16]) expect(written(value, size)).toBe(want);
     }
-    const empty = ItemRecord.fromColumns([], [], () => undefined);
+    const empty = ItemRecord.fromColumns([], []);
     expect(written({ items: empty, x: [empty] })).toBe(JSON.stringify({ items: {}, x: [{}] }, null, 2));
   });
 });

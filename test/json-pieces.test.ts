@@ -8,11 +8,13 @@ import { run } from '../src/run.js';
 import { seeded } from './helpers/random.js';
 import { REPO, tmpTree } from './helpers/tmp.js';
 
+/** The pieces as written, each copied (a piece is valid during its call only). */
 const pieces = (value: unknown, size?: number) => {
-  const out: string[] = [];
-  stringifyInPieces(value, (p) => out.push(p), size);
+  const out: Buffer[] = [];
+  stringifyInPieces(value, (p) => out.push(Buffer.from(p)), size);
   return out;
 };
+const joined = (got: Buffer[]) => Buffer.concat(got).toString('utf8');
 
 /** A random plain value: every kind JSON.stringify treats specially, nested. */
 function randomValue(rnd: () => number, depth = 0): unknown {
@@ -41,28 +43,29 @@ function randomValue(rnd: () => number, depth = 0): unknown {
 }
 
 describe('stringifyInPieces', () => {
-  it('writes the bytes JSON.stringify(value, null, 2) does, in pieces of about the size asked', () => {
+  it('writes the bytes JSON.stringify(value, null, 2) does, in pieces of at most the size asked', () => {
     const rnd = seeded(31);
     for (let i = 0; i < 2000; i++) {
       const value = randomValue(rnd);
       if (value === undefined) continue;
       const size = 1 + Math.floor(rnd() * 40);
       const got = pieces(value, size);
-      expect(got.join('')).toBe(JSON.stringify(value, null, 2));
-      // Every piece but the last reached the size; none is empty.
-      got.slice(0, -1).forEach((p) => expect(p.length).toBeGreaterThanOrEqual(size));
+      expect(joined(got)).toBe(JSON.stringify(value, null, 2));
+      // None is empty; one over the size is a text that could not fit (a UTF-8 character takes up to 3 bytes).
       expect(got.every((p) => p.length > 0)).toBe(true);
+      expect(got.filter((p) => p.length > size).every((p) => p.length * 3 > size)).toBe(true);
     }
   });
 
-  it('writes a 200k-item map as many pieces, none much over the size', () => {
+  it('writes a 200k-item map as pieces of the size, each but the last filled to within an item', () => {
     const items = Object.fromEntries(
       Array.from({ length: 200_000 }, (_, i) => [`Q${i}`, { pass: i % 3 > 0, gold: 'c8417ec845dbfee1' }]),
     );
     const got = pieces({ items });
-    expect(got.join('')).toBe(JSON.stringify({ items }, null, 2));
+    expect(joined(got)).toBe(JSON.stringify({ items }, null, 2));
     expect(got.length).toBeGreaterThan(200);
-    expect(Math.max(...got.map((p) => p.length))).toBeLessThan((1 << 16) + 100);
+    expect(got.every((p) => p.length <= 1 << 16)).toBe(true);
+    expect(got.slice(0, -1).every((p) => p.length > (1 << 16) - 100)).toBe(true);
   });
 
   it('writes report.json byte for byte as serializeReport does, small (at once) or large (in pieces)', async () => {
@@ -76,12 +79,20 @@ describe('stringifyInPieces', () => {
     const items = ItemRecord.fromColumns(
       Array.from({ length: 30_000 }, (_, i) => `Q${i}`),
       Array.from({ length: 30_000 }, (_, i) => (i % 7 > 0 ? 1 : 0)),
-      (i) => (i % 3 ? i.toString(16).padStart(16, '0') : undefined),
+      // Item i's digest: i as 8 bytes, big-endian; a third have none.
+      {
+        bytes: Buffer.from(BigUint64Array.from({ length: 30_000 }, (_, i) => BigInt(i)).buffer).swap64(),
+        offset: (i) => (i % 3 ? 8 * i : undefined),
+      },
     );
     const large = { ...report, suites: { ...report.suites, qa: { ...qa, items } } };
     expect(holdsMoreThan(large, 20_000)).toBe(true);
     writeReport(file, large);
     expect(readFileSync(file, 'utf8')).toBe(serializeReport(large));
+    expect(JSON.parse(readFileSync(file, 'utf8')).suites.qa.items.Q4780).toEqual({
+      pass: true,
+      gold: '00000000000012ac',
+    });
   });
 });
 

@@ -13,6 +13,9 @@ export interface ItemDigests {
   readonly size: number;
   /** Item `index`'s digest in hex, its first `bytes` bytes (8 is all a report asks for). */
   hex(index: number, bytes: 8): string;
+  /** The digests as bytes, item `index`'s from byte `index * stride` (at least its first 8). */
+  readonly raw: Uint8Array;
+  readonly stride: number;
 }
 
 /**
@@ -35,6 +38,12 @@ export class GoldDigest implements ItemDigests {
   ) {
     this.bytes = Buffer.from(digests.buffer, digests.byteOffset, digests.byteLength);
   }
+
+  get raw(): Uint8Array {
+    return this.digests;
+  }
+
+  readonly stride = 32;
 
   get size(): number {
     return this.ids.length;

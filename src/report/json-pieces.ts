@@ -1,48 +1,48 @@
+import { JsonBytes } from './json-bytes.js';
+
 /**
- * JSON.stringify(value, null, 2), the same bytes, handed to `emit` in pieces of about `pieceSize`
- * characters: a report with a 200k-item map is written without ever being one 20 MB string (and without
- * the stringifier's working copies of it, which grew the heap by over 100 MB at the end of a large run).
- * For plain data, as reports are, and ObjectMembers: no other toJSON, no BigInt. Primitives and keys go
- * through JSON.stringify itself, so escaping and number formatting are its own.
+ * JSON.stringify(value, null, 2) as UTF-8, the same bytes, handed to `emit` in pieces of at most `pieceSize`
+ * bytes (a longer string in one of its own), each valid during the call only: a report with a 200k-item map is written without
+ * ever being one 20 MB string (and without the stringifier's working copies of it, which grew the heap by
+ * over 100 MB at the end of a large run). For plain data, as reports are, and ObjectMembers: no other
+ * toJSON, no BigInt. Primitives and keys go through JSON.stringify itself, so escaping and number
+ * formatting are its own.
  */
-export function stringifyInPieces(value: unknown, emit: (piece: string) => void, pieceSize = 1 << 16): void {
-  let out = '';
-  const put = (s: string) => {
-    out += s;
-    if (out.length >= pieceSize) {
-      emit(out);
-      out = '';
-    }
-  };
+export function stringifyInPieces(
+  value: unknown,
+  emit: (piece: Uint8Array) => void,
+  pieceSize = 1 << 16,
+): void {
+  const out = new JsonBytes(emit, pieceSize);
   const write = (v: unknown, indent: string): void => {
     if (v === null || typeof v !== 'object') {
-      put(JSON.stringify(v) ?? 'null');
+      out.text(JSON.stringify(v) ?? 'null');
       return;
     }
     const inner = `${indent}  `;
     if (Array.isArray(v)) {
-      if (v.length === 0) return put('[]');
+      if (v.length === 0) return out.text('[]');
       for (let i = 0; i < v.length; i++) {
-        put(i === 0 ? `[\n${inner}` : `,\n${inner}`);
+        out.text(i === 0 ? `[\n${inner}` : `,\n${inner}`);
         // As JSON.stringify does: what has no JSON form is null in an array, left out of an object.
-        if (omitted(v[i])) put('null');
+        if (omitted(v[i])) out.text('null');
         else write(v[i], inner);
       }
-      return put(`\n${indent}]`);
+      return out.text(`\n${indent}]`);
     }
-    if (isObjectMembers(v) && v.writeJson) return v.writeJson(indent, put);
+    if (isObjectMembers(v) && v.writeJson) return v.writeJson(indent, out);
     let first = true;
     const members = isObjectMembers(v) ? v.members() : Object.entries(v as Record<string, unknown>).values();
     for (const [key, member] of members) {
       if (omitted(member)) continue;
-      put(`${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `);
+      out.text(`${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `);
       first = false;
       write(member, inner);
     }
-    put(first ? '{}' : `\n${indent}}`);
+    out.text(first ? '{}' : `\n${indent}}`);
   };
   write(value, '');
-  if (out) emit(out);
+  out.flush();
 }
 
 /**
@@ -54,7 +54,7 @@ export interface ObjectMembers {
   toJSON(): object;
   members(): Iterable<[string, unknown]>;
   /** Its text at `indent`, as JSON.stringify(…, null, 2) writes it, by a writer that knows its shape. */
-  writeJson?(indent: string, put: (text: string) => void): void;
+  writeJson?(indent: string, out: JsonBytes): void;
   /** How many members it has, if known: holdsMoreThan need not make them to count past a large one. */
   readonly size?: number;
 }

@@ -147,9 +147,14 @@ export function writeReport(file: string, report: Report): void {
   }
   const fd = openSync(file, 'w');
   try {
-    stringifyInPieces(report, (piece) => writeSync(fd, piece));
+    stringifyInPieces(report, (piece) => writeAll(fd, piece));
     writeSync(fd, '\n');
   } finally {
     closeSync(fd);
   }
+}
+
+/** writeSync of all of `bytes`: it may write fewer than asked (to a pipe, a full disk's last blocks). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }

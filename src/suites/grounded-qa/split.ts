@@ -373,7 +373,13 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
   });
   if (!places || !lengths.done)
     throw broken(`gold.${places ? 'qid_lengths' : 'source'} does not hold ${n} items' values as varints`);
-  const digests: ItemDigests = { ids, size: n, hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8) };
+  const digests: ItemDigests = {
+    ids,
+    size: n,
+    hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8),
+    raw: digest,
+    stride: 8,
+  };
   const columns: GoldColumns = {
     qids: ids,
     answerable,
