@@ -54,6 +54,20 @@ describe('groundgate check --partial and groundgate merge (dist)', () => {
     expect(md.stdout).toBe(runCli(['check', '-f', 'junit'], dir).stdout);
   });
 
+  it("makes the folders a partial and a report are written to, as a matrix job's paths need", () => {
+    const dir = sharded();
+    const part = runCli(
+      ['check', '--input', 'qa.traces=runs/shard-0/trace.jsonl', '--partial', 'out/parts/0.partial'],
+      dir,
+    );
+    expect([part.status, part.stderr]).toEqual([0, '']);
+    const merged = runCli(['merge', 'out/parts/0.partial', '--report', 'out/reports/merged.json'], dir);
+    expect(merged.stderr).toBe('');
+    expect(JSON.parse(readFileSync(path.join(dir, 'out/reports/merged.json'), 'utf8')).suites.qa.kind).toBe(
+      'grounded-qa',
+    );
+  });
+
   it('writes the same bytes for the same shard, on the main thread or the engine thread', () => {
     const dir = sharded();
     expect(shard(dir, 1).status).toBe(0);

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError, UsageError } from '../errors.js';
 
@@ -20,9 +21,13 @@ export interface Command {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
-/** Writes a file the user asked for (`text`, or what `text(file)` writes); failing to is an input error naming it. */
+/**
+ * Writes a file the user asked for (`text`, or what `text(file)` writes), making its folder if need be (as
+ * eslint's --output-file does); failing to is an input error naming it.
+ */
 export function writeOutput(file: string, text: string | ((file: string) => void)): void {
   try {
+    mkdirSync(path.dirname(file), { recursive: true });
     if (typeof text === 'string') writeFileSync(file, text);
     else text(file);
   } catch (err) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import { endianness } from 'node:os';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
@@ -105,6 +106,7 @@ export function writePartial(
   };
   let fd: number;
   try {
+    mkdirSync(path.dirname(file), { recursive: true });
     fd = openSync(file, 'w');
   } catch (err) {
     throw new InputError(
