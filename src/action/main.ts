@@ -118,7 +118,6 @@ async function writeShard(
   scope: RunOptions['scope'],
   file: string,
 ): Promise<number> {
-  mkdirSync(path.dirname(file), { recursive: true });
   const { warnings } = await writePartialRun(file, {
     config: path.resolve(workspace, inputs.config),
     scope,
