@@ -11,9 +11,7 @@ export const ID_FIELDS = ['qid', 'id', 'instance_id', 'inst_id', 'original_inst_
 export interface ItemDigests {
   readonly ids: readonly string[];
   readonly size: number;
-  /** Item `index`'s digest in hex, its first `bytes` bytes (8 is all a report asks for). */
-  hex(index: number, bytes: 8): string;
-  /** The digests as bytes, item `index`'s from byte `index * stride` (at least its first 8). */
+  /** The digests as bytes, item `index`'s from byte `index * stride` (at least its first 8: all a report shows). */
   readonly raw: Uint8Array;
   readonly stride: number;
 }

@@ -373,13 +373,7 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
   });
   if (!places || !lengths.done)
     throw broken(`gold.${places ? 'qid_lengths' : 'source'} does not hold ${n} items' values as varints`);
-  const digests: ItemDigests = {
-    ids,
-    size: n,
-    hex: (i) => digest.toString('hex', 8 * i, 8 * i + 8),
-    raw: digest,
-    stride: 8,
-  };
+  const digests: ItemDigests = { ids, size: n, raw: digest, stride: 8 };
   const columns: GoldColumns = {
     qids: ids,
     answerable,
@@ -406,7 +400,7 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
         const ref = refs[i]!;
         const value = records.get(ref);
         const sha = hash('sha256', canonicalJson(value), 'hex').slice(0, 16);
-        if (sha !== digests.hex(r, 8))
+        if (sha !== digest.toString('hex', 8 * r, 8 * r + 8))
           throw new InputError(
             ref,
             `gold item ${JSON.stringify(ids[r])} differs from the gold set the partials were written with; expected the same gold files in the merge's checkout`,
