@@ -51,8 +51,37 @@ export function displayPath(file: string, base = process.cwd()): string {
 
 /** Keeps untrusted values short inside one-line error messages. */
 export function preview(value: unknown, max = 40): string {
-  const s = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+  const s = previewJson(value, max);
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/**
+ * JSON.stringify's text of a value (String(value) where it has none), or at least its first `budget`
+ * characters: a value 200,000 arrays deep, or of a million members, is never walked whole (JSON.stringify
+ * overflowed the stack on the first).
+ */
+function previewJson(value: unknown, budget: number): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > budget ? value.slice(0, budget) : value);
+  if (typeof value === 'bigint') return String(value);
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? String(value);
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return previewJson(toJSON.call(value), budget);
+  const absent = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  if (Array.isArray(value)) {
+    let s = '[';
+    for (let i = 0; i < value.length && s.length <= budget; i++)
+      s += (i ? ',' : '') + (absent(value[i]) ? 'null' : previewJson(value[i], budget - s.length));
+    return s + ']';
+  }
+  let s = '{';
+  for (const k in value) {
+    if (s.length > budget) break;
+    const v = (value as Record<string, unknown>)[k];
+    if (!Object.hasOwn(value, k) || absent(v)) continue;
+    s += `${s.length > 1 ? ',' : ''}${JSON.stringify(k)}:${previewJson(v, budget - s.length)}`;
+  }
+  return s + '}';
 }
 
 /** An I/O error as an input error where it is the user's to fix; `what` is what the file should be. */

@@ -255,7 +255,7 @@ async function errorOf(files: Record<string, string | Buffer>, suite: Suite): Pr
     () => 'no error',
     (err: unknown) => {
       if (!(err instanceof InputError)) throw err;
-      return err.message.replace(/^.*groundgate-test-[^/]+\//, '');
+      return err.message.replace(/[^\s(]*groundgate-test-[^/]+\//g, '');
     },
   );
 }
@@ -519,6 +519,99 @@ describe('what a review found (each failed before its fix)', () => {
       ),
     ).toBe(
       'o.jsonl:1: trace "t1" has no root span: every span\'s parentSpanId names another span of the trace (a cycle); expected one span without a parent',
+    );
+  });
+
+  it('spans that cannot be one trace, and data a trace would lose, are one-line errors naming the span', async () => {
+    const kv = (key: string, v: object) => ({ key, value: v });
+    const span = (over: Record<string, unknown> = {}) => ({
+      traceId: 't1',
+      spanId: 'a',
+      name: 'qa',
+      startTimeUnixNano: '1767225600000000000',
+      endTimeUnixNano: '1767225601500000000',
+      attributes: [
+        kv('openinference.span.kind', { stringValue: 'CHAIN' }),
+        kv('metadata', { stringValue: `{"qid":"${GOLD[0]!.qid}"}` }),
+        kv('output.value', { stringValue: '{"claim":"x","citations":[]}' }),
+      ],
+      ...over,
+    });
+    const retriever = (docs: [number, object][]) =>
+      span({
+        spanId: 'r',
+        parentSpanId: 'a',
+        name: 'retrieve',
+        attributes: [
+          kv('openinference.span.kind', { stringValue: 'RETRIEVER' }),
+          ...docs.map(([n, v]) => kv(`retrieval.documents.${n}.document.id`, v)),
+        ],
+      });
+    const line = (...spans: object[]) =>
+      JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }) + '\n';
+    const suite = {
+      ...QA,
+      gold: 'gold.jsonl',
+      traces: 'o*.jsonl',
+      format: 'openinference',
+      openinference: { qid: 'metadata.qid' },
+    };
+    const error = (...lines: string[]) =>
+      errorOf(
+        { 'gold.jsonl': jsonl(GOLD), ...Object.fromEntries(lines.map((l, i) => [`o${i}.jsonl`, l])) },
+        suite,
+      );
+    const good = line(span(), retriever([[0, { stringValue: 'd#1' }]]));
+    // The same export in two files (a download kept twice): not one trace of twice the documents.
+    expect(await error(good, good)).toBe(
+      'o1.jsonl:1: trace "t1": span "a" again (first at o0.jsonl:1); expected each span once (one export read twice?)',
+    );
+    // One trace id in two runs: two roots.
+    expect(await error(good, line(span({ spanId: 'b' })))).toBe(
+      'o1.jsonl:1: trace "t1": a second span without a parent, "qa" (the first, "qa", at o0.jsonl:1); expected one root span a trace (the same trace id in two runs?)',
+    );
+    expect(await error(line(span({ endTimeUnixNano: '1767225599000000000' })))).toBe(
+      'o0.jsonl:1: trace "t1": its root span "qa" ends before it starts (-1000 ms); expected endTimeUnixNano at or after startTimeUnixNano',
+    );
+    expect(
+      await error(
+        line(span()),
+        line(
+          retriever([
+            [0, { stringValue: 'd#1' }],
+            [2, { stringValue: 'd#3' }],
+          ]),
+        ),
+      ),
+    ).toBe(
+      'o1.jsonl:1: retriever span "retrieve" has no retrieval.documents.1.document.id, but one numbered 2; expected documents numbered from 0 without a gap',
+    );
+    expect(await error(line(span()), line(retriever([[0, { intValue: '7' }]])))).toBe(
+      'o1.jsonl:1: retriever span "retrieve" has retrieval.documents.0.document.id 7; expected a string',
+    );
+    expect(await error(line(span({ attributes: 'none' })))).toBe(
+      'o0.jsonl:1: span "qa": attributes is "none"; expected an array of {"key", "value"} (OTLP) or an object (Phoenix)',
+    );
+    expect(await error(line(span({ attributes: [{ kye: 'input.value', value: {} }] })))).toBe(
+      'o0.jsonl:1: span "qa": an attribute is {"kye":"input.value","value":{}}; expected {"key": "…", "value": {…}}',
+    );
+    const metadata = (text: string) =>
+      line(
+        span({
+          attributes: [kv('metadata', { stringValue: text }), kv('output.value', { stringValue: 'x' })],
+        }),
+      );
+    expect(await error(metadata('{"qid":""}'))).toBe(
+      'o0.jsonl:1: trace "t1": its root span "qa" has an empty metadata.qid; expected the question id (see openinference.qid)',
+    );
+    // A key the metadata object has only by inheritance is no key of the user's.
+    expect(
+      await errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'o0.jsonl': metadata('{"qid":"x"}') },
+        { ...suite, openinference: { qid: 'metadata.constructor' } },
+      ),
+    ).toBe(
+      'o0.jsonl:1: trace "t1": its root span "qa" has no metadata.constructor; expected the question id (see openinference.qid)',
     );
   });
 

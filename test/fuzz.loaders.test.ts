@@ -26,7 +26,18 @@ const HANG_MS = 10_000;
 /** Stands for a byte that is never UTF-8 (0xFF) until the file is written. */
 const BAD_BYTE = '\ue000';
 
-const EXTRA_JUNK = ['-1', '\n', '\t', '\u202e', '__proto__', 'constructor', BAD_BYTE, '\ud800'];
+const EXTRA_JUNK = [
+  '-1',
+  '\n',
+  '\t',
+  '\u202e',
+  '__proto__',
+  'constructor',
+  BAD_BYTE,
+  '\ud800',
+  '\u001b[2J',
+  '\u0007',
+];
 const LOADER_JUNK = [...JUNK, ...EXTRA_JUNK];
 const YAML_JUNK = [
   '&a ',
@@ -196,6 +207,9 @@ function expectClean(o: Outcome, input: string): void {
   expect(o.stderr, context).not.toContain('internal error');
   expect(o.stderr, context).not.toMatch(/\n\s+at /);
   for (const line of o.stderr.split('\n').filter(Boolean)) expect(line, context).toMatch(/^groundgate: /);
+  // No control character of the input reaches the terminal or the runner's log (see printLine).
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  expect(o.stderr, context).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   if (o.code === 2) {
     const lines = o.stderr.split('\n').filter(Boolean);
     const errors = lines.filter((l) => !l.startsWith('groundgate: warning: '));

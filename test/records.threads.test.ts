@@ -68,7 +68,7 @@ const ns = (s: number, plusMs = 0) => `${BigInt(s) * 1_000_000_000n + BigInt(plu
 
 /**
  * A trace's spans: the root CHAIN (qid in metadata, the answer as its output: JSON, or with `text` the claim
- * alone) first, then a RETRIEVER (with `gap`, its second document missing) and an LLM.
+ * alone) first, then a RETRIEVER (with `short`, its documents after the first left out) and an LLM.
  */
 function spansOf(r: Run, n: number, options: Variant = {}) {
   const traceId = n.toString(16).padStart(32, '0');
@@ -96,7 +96,7 @@ function spansOf(r: Run, n: number, options: Variant = {}) {
       'RETRIEVER',
       1,
       r.ids.flatMap((id, k) =>
-        options.gap && k === 1 ? [] : [attr(`retrieval.documents.${k}.document.id`, id)],
+        options.short && k >= 1 ? [] : [attr(`retrieval.documents.${k}.document.id`, id)],
       ),
     ),
     span('c3', 'a1', 'LLM', 2, [attr('output.value', 'ignored: the root has an output')]),
@@ -114,7 +114,7 @@ const exportLine = (spans: object[]) =>
 interface Variant {
   qid?: boolean;
   text?: boolean;
-  gap?: boolean;
+  short?: boolean;
 }
 
 function layout(runs: readonly Run[], broken: Map<number, Variant> = new Map()): [string, string] {
@@ -209,9 +209,9 @@ describe('OpenInference traces read chunk by chunk', () => {
     }
   });
 
-  it('read the winners back from their places as the one-pass reader does: a BOM, text answers, missing documents, lines past the first MB', async () => {
+  it('read the winners back from their places as the one-pass reader does: a BOM, text answers, short document lists, lines past the first MB', async () => {
     const runs = Array.from({ length: 3000 }, run);
-    const variants = new Map(runs.map((_, n) => [n, { text: rnd() < 0.3, gap: rnd() < 0.2 }]));
+    const variants = new Map(runs.map((_, n) => [n, { text: rnd() < 0.3, short: rnd() < 0.2 }]));
     const [a, b] = layout(runs, variants);
     const files = [path.join(dir, 'pa.jsonl'), path.join(dir, 'pb.jsonl')];
     writeFileSync(files[0]!, '\ufeff' + a);
@@ -232,7 +232,9 @@ describe('OpenInference traces read chunk by chunk', () => {
     writeFileSync(
       files[0]!,
       a +
-        exportLine([{ ...spansOf(runs[150]!, 151)[2], traceId: (151).toString(16).padStart(32, '0') }]) +
+        exportLine([
+          { ...spansOf(runs[150]!, 151)[2], spanId: 'c9', traceId: (151).toString(16).padStart(32, '0') },
+        ]) +
         '\n',
     );
     writeFileSync(files[1]!, b);

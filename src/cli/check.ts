@@ -11,7 +11,7 @@ import { loadConfig } from '../config/load.js';
 import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
-import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, printLine, writeOutput, type CliIo, type Command } from './command.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
 const GH_AUTO = 'gh:auto';
@@ -216,7 +216,7 @@ export const checkCommand: Command = {
 async function partial(file: string, args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
   const { writePartialRun } = await import('../partial/run.js');
   const { warnings } = await writePartialRun(file, options);
-  if (!args.quiet) for (const w of warnings) io.stderr(`groundgate: warning: ${w}\n`);
+  if (!args.quiet) for (const w of warnings) printLine(io, `warning: ${w}`);
   return 0;
 }
 
@@ -245,8 +245,7 @@ export async function check(
   // warnings of no suite always go there.
   const warningsShown = args.format === 'text' && !args.out && !(args.quiet && passed);
   if (!args.quiet)
-    for (const w of warningsShown ? outcome.runWarnings : outcome.warnings)
-      io.stderr(`groundgate: warning: ${w}\n`);
+    for (const w of warningsShown ? outcome.runWarnings : outcome.warnings) printLine(io, `warning: ${w}`);
 
   const trends = args.history ? buildTrends(await readHistory(args.history), report, args.trend) : [];
   const text = format(report, args, offenders, io, trends);

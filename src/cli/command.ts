@@ -2,12 +2,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError, UsageError } from '../errors.js';
+import { escapeTerminal } from '../report/escape.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   isTty: boolean;
   env: NodeJS.ProcessEnv;
+}
+
+/** The most characters of one stderr line: a forged input must not print one of 300 KB. */
+const MAX_LINE = 2000;
+
+/**
+ * Writes `groundgate: TEXT` as one line of stderr. The text may hold the user's data (a file name, a question, a
+ * value): none of its newlines, escape sequences or other control characters reaches the terminal, nor the
+ * runner's log, where a line starting `::error::` is a workflow command.
+ */
+export function printLine(io: CliIo, text: string): void {
+  io.stderr(`groundgate: ${escapeTerminal(text, MAX_LINE)}\n`);
 }
 
 /** A subcommand: `groundgate NAME [args]`. Each lives in its own file and is listed in commands.ts. */

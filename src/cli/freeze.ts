@@ -10,7 +10,7 @@ import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '.
 import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
 import type { LoadedSuite } from '../suites/types.js';
-import { parseCommandArgs, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, printLine, type CliIo, type Command } from './command.js';
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -100,8 +100,9 @@ export const verifyCommand: Command = {
       const locked = readLock(lock.file);
       if (!locked) {
         ok = false;
-        io.stderr(
-          `groundgate: ${displayPath(lock.file)}: no lock for ${goldName} (suite ${suite.name}); run groundgate freeze\n`,
+        printLine(
+          io,
+          `${displayPath(lock.file)}: no lock for ${goldName} (suite ${suite.name}); run groundgate freeze`,
         );
         continue;
       }
@@ -112,8 +113,9 @@ export const verifyCommand: Command = {
         );
       } else {
         ok = false;
-        io.stderr(
-          `groundgate: ${goldName}: does not match its lock ${displayPath(lock.file)}: ${describeDiff(diffLock(locked, digest))}\n`,
+        printLine(
+          io,
+          `${goldName}: does not match its lock ${displayPath(lock.file)}: ${describeDiff(diffLock(locked, digest))}`,
         );
       }
     }

@@ -1,10 +1,11 @@
 import { didYouMean } from '../config/suggest.js';
 import { InputError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { HelpRequested, type CliIo, type Command } from './command.js';
+import { HelpRequested, printLine, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { mappedStack } from '../mapped-stack.js';
+import { escapeTerminal } from '../report/escape.js';
 
 export type { CliIo };
 
@@ -49,15 +50,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return await runCommand(COMMANDS[0]!, argv, io);
   } catch (err) {
     if (err instanceof InputError) {
-      io.stderr(`groundgate: ${err.message}\n`);
+      printLine(io, err.message);
       return 2;
     }
     if (err instanceof UsageError) {
-      io.stderr(`groundgate: ${err.message} (see groundgate --help)\n`);
+      printLine(io, `${err.message} (see groundgate --help)`);
       return 2;
     }
-    // Not the user's fault: keep the stack, it is what a bug report needs.
-    io.stderr(`groundgate: internal error: ${mappedStack(err)}\n`);
+    // Not the user's fault: keep the stack, it is what a bug report needs; its lines kept, but no control
+    // character of the data a message may quote.
+    const stack = mappedStack(err)
+      .split('\n')
+      .map((line) => escapeTerminal(line, Infinity))
+      .join('\n');
+    io.stderr(`groundgate: internal error: ${stack}\n`);
     return 2;
   }
 }

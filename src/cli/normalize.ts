@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { displayPath, UsageError } from '../errors.js';
 import { loadRegistry } from '../suites/agent-retrieval/ground-truth/registry.js';
 import { normalizeRun, type NormalizedTask } from '../suites/agent-retrieval/normalize/run.js';
-import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, printLine, writeOutput, type CliIo, type Command } from './command.js';
 import { safeParse } from '../io/validate.js';
 
 const USAGE = `Usage: groundgate normalize RUN_DIR... [--out DIR] [--tasks DIR] [--registry FILE]
@@ -66,15 +66,13 @@ export const normalizeCommand: Command = {
         ...(values.benchmark ? { benchmark: values.benchmark } : {}),
         generatedAt,
       });
-      for (const w of run.warnings) io.stderr(`groundgate: warning: ${w}\n`);
+      for (const w of run.warnings) printLine(io, `warning: ${w}`);
       for (const task of run.tasks) {
         mkdirSync(path.dirname(task.file), { recursive: true });
         writeOutput(task.file, `${JSON.stringify(task.doc, null, 2)}\n`);
         if (task.noGroundTruth) {
           const p = task.doc.provenance;
-          io.stderr(
-            `groundgate: warning: ${p.config_name}/${p.task_name}: no ground truth (${task.noGroundTruth})\n`,
-          );
+          printLine(io, `warning: ${p.config_name}/${p.task_name}: no ground truth (${task.noGroundTruth})`);
         }
         written.push(task);
       }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InputError, ioError, preview } from '../errors.js';
+import { InputError, formatWhere, ioError, preview } from '../errors.js';
 import { MAX_DEPTH, skipSpace, skipValue } from '../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord, type LineBatch } from '../io/jsonl.js';
 import type { LeanReader } from './otlp-lean.js';
@@ -214,10 +214,21 @@ function toFacts(
   const parent = raw.parentSpanId ?? raw.parent_id;
   const attrs = new Map<string, unknown>();
   if (Array.isArray(raw.attributes)) {
-    for (const kv of raw.attributes)
-      if (isObject(kv) && typeof kv.key === 'string') attrs.set(kv.key, anyValue(kv.value));
+    for (const kv of raw.attributes) {
+      if (!isObject(kv) || typeof kv.key !== 'string')
+        throw new InputError(
+          { file, line },
+          `span ${preview(raw.name)}: an attribute is ${preview(kv)}; expected {"key": "…", "value": {…}}`,
+        );
+      attrs.set(kv.key, anyValue(kv.value));
+    }
   } else if (isObject(raw.attributes)) {
     flatten(raw.attributes, '', attrs);
+  } else if (raw.attributes !== undefined && raw.attributes !== null) {
+    throw new InputError(
+      { file, line },
+      `span ${preview(raw.name)}: attributes is ${preview(raw.attributes)}; expected an array of {"key", "value"} (OTLP) or an object (Phoenix)`,
+    );
   }
   const kind = attrs.get('openinference.span.kind') ?? raw.span_kind;
   const documents: unknown[] = [];
@@ -321,9 +332,31 @@ export interface TraceSpans {
   answering: SpanFacts | undefined;
 }
 
-/** Picks the spans of a trace that make its record; undefined when it has no root (a cycle). */
+/**
+ * Picks the spans of a trace that make its record; undefined when it has no root (a cycle). A span whose
+ * parent is not in the trace (not exported, or sampled out) may be its root; two spans without any parent,
+ * or one span twice, are an error: the same trace id in two runs, or one export read twice, is not one trace.
+ */
 export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
-  const ids = new Set(spans.map((s) => s.spanId));
+  const ids = new Set<string>();
+  let parentless: SpanFacts | undefined;
+  for (const s of spans) {
+    if (ids.has(s.spanId)) {
+      const first = spans.find((x) => x.spanId === s.spanId)!;
+      throw new InputError(
+        { file: s.file, line: s.line },
+        `trace ${preview(s.traceId)}: span ${preview(s.spanId)} again (first at ${formatWhere(first)}); expected each span once (one export read twice?)`,
+      );
+    }
+    ids.add(s.spanId);
+    if (s.parentId !== undefined) continue;
+    if (parentless)
+      throw new InputError(
+        { file: s.file, line: s.line },
+        `trace ${preview(s.traceId)}: a second span without a parent, ${preview(s.name ?? s.spanId)} (the first, ${preview(parentless.name ?? parentless.spanId)}, at ${formatWhere(parentless)}); expected one root span a trace (the same trace id in two runs?)`,
+      );
+    parentless = s;
+  }
   const roots = spans.filter((s) => s.parentId === undefined || !ids.has(s.parentId));
   const byStart = (a: SpanFacts, b: SpanFacts) => a.start - b.start || a.line - b.line;
   const root = roots.sort(byStart)[0];
@@ -355,6 +388,26 @@ export function forEachRetrieved(
 }
 
 /**
+ * A RETRIEVER span's documents are numbered from 0 without a gap, each id a string (or a number, as an
+ * exporter may write an integer id): a document left out would drop out of recall unnoticed.
+ */
+function checkDocuments(s: SpanFacts): void {
+  const docs = s.documents;
+  for (let n = 0; n < docs.length; n++) {
+    const id = docs[n];
+    if (typeof id === 'string') continue;
+    const what =
+      id === undefined
+        ? `has no retrieval.documents.${n}.document.id, but one numbered ${docs.length - 1}; expected documents numbered from 0 without a gap`
+        : `has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`;
+    throw new InputError(
+      { file: s.file, line: s.line },
+      `retriever span ${preview(s.name ?? s.spanId)} ${what}`,
+    );
+  }
+}
+
+/**
  * One trace from all its spans, in the order they were read: its root (the earliest span without a parent
  * in the trace) gives the question, qid, time and latency, its RETRIEVER spans the retrieved ids, and the
  * root's or the last LLM span's output the answer.
@@ -369,6 +422,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const { root, retrievers, answering } = picked;
   const where = { file: root.file, line: root.line };
   const traceId = root.traceId;
+  for (const s of retrievers) checkDocuments(s);
   const retrieved: unknown[] = [];
   forEachRetrieved(retrievers, (s, n) => retrieved.push(s.documents[n]));
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
@@ -381,20 +435,28 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const metadata = parsedOrText(root.metadata);
   if (metadata !== undefined) record.metadata = metadata;
   record.ts = root.start / 1000;
-  record.latency_ms = Math.max(0, root.end - root.start);
+  if (root.end < root.start)
+    throw new InputError(
+      where,
+      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} ends before it starts (${root.end - root.start} ms); expected endTimeUnixNano at or after startTimeUnixNano`,
+    );
+  record.latency_ms = root.end - root.start;
 
   const qid = options.qid;
   let id: unknown;
   if (qid === 'input.value') id = root.input;
-  else if (qid.startsWith('metadata.'))
-    id = isObject(metadata) ? metadata[qid.slice('metadata.'.length)] : undefined;
-  else id = root.qid;
+  else if (qid.startsWith('metadata.')) {
+    const key = qid.slice('metadata.'.length);
+    id = isObject(metadata) && Object.hasOwn(metadata, key) ? metadata[key] : undefined;
+  } else id = root.qid;
   if (typeof id === 'number') id = String(id);
-  if (typeof id !== 'string' || id === '')
+  if (typeof id !== 'string' || id === '') {
+    const found = id === undefined ? 'no' : id === '' ? 'an empty' : `a non-string (${preview(id)})`;
     throw new InputError(
       where,
-      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${id === undefined ? 'no' : `a non-string (${preview(id)})`} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
+      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${found} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
     );
+  }
   record.qid = id;
   return { file: root.file, line: root.line, value: record, traceId, spans: picked };
 }

@@ -302,7 +302,8 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       });
       if (close >= 0 && s.keyAt >= 0 && hasEscape(b, s.keyAt + 1, s.keyEnd - 1)) return -1;
     }
-    if (close < 0 || s.keyAt < 0) return close;
+    // An attribute without a key is an error the parsing reader names.
+    if (close < 0 || s.keyAt < 0) return -1;
     // (A key written with escapes may spell one wanted: such a line was refused above, for JSON.parse.)
     const k0 = s.keyAt + 1;
     const k1 = s.keyEnd - 1;
