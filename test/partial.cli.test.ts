@@ -272,6 +272,27 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
     );
   });
 
+  it('refuses trace names no run writes (out of the workspace, absolute, not normal), a negative count, and release mixed with not', async () => {
+    for (const name of [
+      '../../../etc/passwd',
+      '/etc/shadow',
+      'C:\\runner\\x.jsonl',
+      'runs/./shard-1/trace.jsonl',
+    ])
+      await refused(
+        (h) => (h.suites.qa.inputs.traces = [name]),
+        /bad\.partial: suite qa: traces file ".+"; expected a path relative to the config's folder, \/-separated, inside the workspace/,
+      );
+    await refused(
+      (h) => Object.assign(h.suites.qa.state, { known: 0, lines: 0 }),
+      /bad\.partial: suite qa: the partials give superseded_runs -\d+; expected a count of 0 or more/,
+    );
+    const { dir, config, bad } = await edited((h) => (h.release = true));
+    await expect(mergeRun([path.join(dir, 'good.partial'), bad], { config })).rejects.toThrow(
+      /bad\.partial: written with --release; expected without, as .*good\.partial was \(release sign-off is all shards or none\)/,
+    );
+  });
+
   it('refuses a forged gold column whose sha256 matches: an answerability that is neither 0 nor 1', async () => {
     const { config, bad } = await edited(() => {});
     const bytes = readFileSync(bad);

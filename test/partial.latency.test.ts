@@ -1,5 +1,7 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
@@ -85,6 +87,50 @@ describe('latency: check --partial and merge give the report of one run', () => 
       expect(report.counts.configurations).toBe(3);
       expect(report.tables[0].columns).toContain('pareto');
     }
+  });
+
+  it('a sample naming a configuration that is not its file is a one-line error naming the partial', async () => {
+    const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+    const block = /\n {2}latency-accuracy:\n[\s\S]*?(?=\n {2}\S)/
+      .exec(gates)![0]
+      .replace('traces: examples/latency/traces/*.trace.jsonl', 'traces: traces/*.trace.jsonl')
+      .replace('gold: examples/latency/gold.jsonl', 'gold: gold.jsonl')
+      .replace(
+        'configuration: examples/latency/traces/balanced.trace.jsonl',
+        'configuration: traces/balanced.trace.jsonl',
+      );
+    const dir = tmpTree({ 'gates.yaml': `version: 1\nsuites:${block}\n` });
+    copyFileSync(path.join(EXAMPLE, 'gold.jsonl'), path.join(dir, 'gold.jsonl'));
+    mkdirSync(path.join(dir, 'traces'));
+    for (const n of ['balanced', 'deep'])
+      copyFileSync(
+        path.join(EXAMPLE, 'traces', `${n}.trace.jsonl`),
+        path.join(dir, 'traces', `${n}.trace.jsonl`),
+      );
+    const config = path.join(dir, 'gates.yaml');
+    const part = path.join(dir, 'p.partial');
+    await writePartialRun(part, { config });
+    // The samples section rewritten with one configuration changed, its place and digests made to match.
+    const bytes = readFileSync(part);
+    const nl = bytes.indexOf(10);
+    const header = JSON.parse(bytes.subarray(0, nl).toString());
+    const body = bytes.subarray(nl + 1);
+    const place = header.suites['latency-accuracy'].sections.samples;
+    const stored = body.subarray(place.offset, place.offset + place.length);
+    const section = JSON.parse((place.inflated ? inflateRawSync(stored) : stored).toString());
+    section.samples[0].configuration = 'traces/elsewhere.trace.jsonl';
+    const forged = Buffer.from(JSON.stringify(section));
+    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    header.suites['latency-accuracy'].sections.samples = {
+      offset: body.length,
+      length: forged.length,
+      sha256: sha(forged),
+    };
+    header.bytes = body.length + forged.length;
+    writeFileSync(part, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, forged]));
+    await expect(mergeRun([part], { config })).rejects.toThrow(
+      /p\.partial: suite latency-accuracy: a sample of traces\/balanced\.trace\.jsonl:1 names configuration "traces\/elsewhere\.trace\.jsonl"; expected its file's name/,
+    );
   });
 
   it('a broken gold set fails the merge only where one run scores accuracy (more than one configuration)', async () => {

@@ -125,8 +125,10 @@ function nanosToMsAt(b: Buffer, i: number, e: number): number | undefined {
 
 /** Epoch milliseconds from OTLP's nanoseconds, a string of digits (or a number). */
 export function nanosToMs(v: unknown): number | undefined {
-  if (typeof v === 'string' && /^\d+$/.test(v))
-    return Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6;
+  if (typeof v === 'string' && /^\d+$/.test(v)) {
+    const ms = Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6;
+    return Number.isFinite(ms) ? ms : undefined;
+  }
   if (typeof v === 'number' && Number.isFinite(v)) return v / 1e6;
   return undefined;
 }

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { displayPath, InputError, UsageError } from '../errors.js';
+import { displayPath, InputError, preview, UsageError } from '../errors.js';
 import { describeDiff } from '../gold/lock.js';
 import { compareCodeUnits } from '../io/files.js';
-import { confineIfInside, type PathScope } from '../io/confine.js';
+import { confineIfInside, isInside, type PathScope } from '../io/confine.js';
 import { takeUtf8Notes, utf8Warnings } from '../io/utf8.js';
 import {
   judgeRun,
@@ -111,6 +111,11 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
         where,
         `written with another config (${h.config.file}, sha256 ${h.config.sha256.slice(0, 12)}…); expected this merge's ${setup.relative(config.file)} (sha256 ${configSha.slice(0, 12)}…)`,
       );
+    if (h.release !== first.header.release)
+      throw new InputError(
+        where,
+        `written ${h.release ? 'with' : 'without'} --release; expected ${first.header.release ? 'with' : 'without'}, as ${displayPath(first.file)} was (release sign-off is all shards or none)`,
+      );
     const theirs = Object.keys(h.suites);
     if (theirs.join('\n') !== names.join('\n'))
       throw new InputError(
@@ -142,6 +147,7 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
       split,
       partials,
       setup.config.dir,
+      config.scope,
       (keys) => suiteInputs(suite, config, [], keys),
       setup.relative,
     );
@@ -170,6 +176,13 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
     }));
     const metrics = metricsToCompute(suite);
     const merged = await split.merge(suite.config, parts, scoreContext(setup, suite, inputs, metrics));
+    // Each partial was validated as data; their sum must still be counts a run could give.
+    for (const [name, n] of Object.entries(merged.result.counts))
+      if (!(n >= 0))
+        throw new InputError(
+          { file: first.file },
+          `suite ${suite.name}: the partials give ${name} ${n}; expected a count of 0 or more (was a partial altered?)`,
+        );
     return {
       inputs,
       metrics,
@@ -198,6 +211,7 @@ async function mergedInputs(
   split: SuiteSplit<unknown>,
   partials: readonly PartialFile[],
   dir: string,
+  scope: PathScope,
   resolve: (keys: readonly string[]) => Promise<Record<string, string[]>>,
   relative: (file: string) => string,
 ): Promise<{ inputs: Record<string, string[]>; order: Record<string, number[]>[] }> {
@@ -232,7 +246,19 @@ async function mergedInputs(
     const owner = new Map<string, number>();
     present.forEach((l, i) => {
       for (const file of l ?? []) {
+        // As a shard's run wrote it: relative to the config's folder, `/`-separated, inside the workspace.
         const abs = path.resolve(dir, file);
+        const root = scope.given ?? scope.root;
+        if (
+          path.posix.normalize(file) !== file ||
+          path.posix.isAbsolute(file) ||
+          path.win32.isAbsolute(file) ||
+          (root !== undefined && !isInside(root, abs))
+        )
+          throw new InputError(
+            { file: partials[i]!.file },
+            `suite ${suite.name}: ${key} file ${preview(file, 80)}; expected a path relative to the config's folder, /-separated, inside the workspace, as a shard's run writes it`,
+          );
         const other = owner.get(abs);
         if (other !== undefined)
           throw new InputError(

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../../errors.js';
+import { InputError, preview } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { STAGES, type LatencySample } from './contract.js';
@@ -111,6 +111,12 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
       if (section.accuracy_error) failures.push(section.accuracy_error);
       for (const s of section.samples) {
         const f = part.fileAt(key, s.at[0]);
+        // A configuration of trace files is the file's name (see configurations below).
+        if (key === 'traces' && s.configuration !== ctx.relative(files[f]!))
+          throw new InputError(
+            { file: part.partial.file },
+            `suite ${ctx.suite}: a sample of ${ctx.relative(files[f]!)}:${s.at[1]} names configuration ${preview(s.configuration, 80)}; expected its file's name, as a shard's run writes it`,
+          );
         placed.push({
           sample: {
             configuration: s.configuration,
