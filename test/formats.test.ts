@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -667,7 +667,7 @@ describe('what a review found (each failed before its fix)', () => {
     );
     const suite = { ...QA, gold: 'gold.jsonl', traces: 'traces.parquet' };
     expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'traces.parquet': ts }, suite)).toMatch(
-      /^traces\.parquet row 1: cannot read a value \(Invalid time value\); expected dates JavaScript can hold$/,
+      /^traces\.parquet row 1: cannot read a value \(Invalid time value\); expected values JavaScript can hold \(dates in its range, JSON nested less deep\)$/,
     );
     const n = 200_000;
     const bomb = Buffer.from(
@@ -706,6 +706,55 @@ describe('what a review found (each failed before its fix)', () => {
     expect([r.status, r.stderr]).toEqual([
       2,
       'groundgate: gold.parquet: not a Parquet file (column "gXld_claim_substr.list.element" is not in the file\'s schema); expected a .parquet file\n',
+    ]);
+  });
+
+  it('a run-length header claiming 2³¹ − 1 levels on a page of 16 is bounded by the page (a review forged it)', async () => {
+    // hyparquet 1.33 wrote every value of a run, growing the levels array until V8 aborted the whole process
+    // (17 s, 2.5 GB); patches/hyparquet+1.33.0.patch keeps a run within its page.
+    const { readRleBitPackedHybrid } = await import('hyparquet/src/encoding.js');
+    const run = Uint8Array.from([0xd0, 0x0f, 1]); // a run of 1000 ones
+    const levels = new Array<number>(16);
+    readRleBitPackedHybrid({ view: new DataView(run.buffer), offset: 0 }, 1, levels, run.length);
+    expect(levels).toEqual(new Array(16).fill(1));
+    // The same, forged into the example's gold as Parquet: the bundle scores it (fixtures/README.md).
+    const dir = tmpTree({ 'traces.jsonl': jsonl(traces) });
+    copyFileSync(path.join(FIXTURES, 'forged', 'qa.gold.rle-run.parquet'), path.join(dir, 'gold.parquet'));
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      YAML.stringify({ version: 1, suites: { s: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' } } }),
+    );
+    const r = runCli(['check', '-c', 'gates.yaml', '--format', 'json'], dir);
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(JSON.parse(r.stdout).suites.s.counts.gold).toBe(GOLD.length);
+  });
+
+  it('forged Parquet gold: row counts that disagree, JSON nested 5,000 deep (one line each, exit 2)', () => {
+    const dir = tmpTree({ 'traces.jsonl': jsonl(traces) });
+    const outcome = (fixture: string) => {
+      copyFileSync(path.join(FIXTURES, 'forged', fixture), path.join(dir, 'gold.parquet'));
+      writeFileSync(
+        path.join(dir, 'gates.yaml'),
+        YAML.stringify({
+          version: 1,
+          suites: { s: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' } },
+        }),
+      );
+      const r = runCli(['check', '-c', 'gates.yaml'], dir);
+      return [r.status, r.stderr];
+    };
+    expect(outcome('qa.gold.rows-file.parquet')).toEqual([
+      2,
+      'groundgate: gold.parquet: the file says 20 rows, but its row groups hold 47; expected row counts that agree (is the file damaged?)\n',
+    ]);
+    expect(outcome('qa.gold.rows-group.parquet')).toEqual([
+      2,
+      'groundgate: gold.parquet: row group 2 says 10 rows, but its column "qid" holds 16 values; expected row counts that agree (is the file damaged?)\n',
+    ]);
+    expect(outcome('qa.gold.deep-json.parquet')).toEqual([
+      2,
+      'groundgate: gold.parquet row 1: the rows from here do not decode: the decoding thread stopped (exit code 0); expected values it can read (JSON nested thousands deep is not)\n',
     ]);
   });
 
