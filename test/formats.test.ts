@@ -730,17 +730,15 @@ describe('what a review found (each failed before its fix)', () => {
     expect(JSON.parse(r.stdout).suites.s.counts.gold).toBe(GOLD.length);
   });
 
-  it('forged Parquet gold: row counts that disagree, JSON nested 5,000 deep (one line each, exit 2)', () => {
-    const dir = tmpTree({ 'traces.jsonl': jsonl(traces) });
-    const outcome = (fixture: string) => {
-      copyFileSync(path.join(FIXTURES, 'forged', fixture), path.join(dir, 'gold.parquet'));
-      writeFileSync(
-        path.join(dir, 'gates.yaml'),
-        YAML.stringify({
-          version: 1,
-          suites: { s: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' } },
-        }),
-      );
+  it('forged Parquet: row counts that disagree, no leading magic, invalid or deep JSON (one line each, exit 2)', () => {
+    const dir = tmpTree({ 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(traces) });
+    const outcome = (fixture: string | Buffer, key: 'gold' | 'traces' = 'gold') => {
+      const file = `${key}.parquet`;
+      if (typeof fixture === 'string')
+        copyFileSync(path.join(FIXTURES, 'forged', fixture), path.join(dir, file));
+      else writeFileSync(path.join(dir, file), fixture);
+      const suite = { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl', [key]: file };
+      writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites: { s: suite } }));
       const r = runCli(['check', '-c', 'gates.yaml'], dir);
       return [r.status, r.stderr];
     };
@@ -751,6 +749,16 @@ describe('what a review found (each failed before its fix)', () => {
     expect(outcome('qa.gold.rows-group.parquet')).toEqual([
       2,
       'groundgate: gold.parquet: row group 2 says 10 rows, but its column "qid" holds 16 values; expected row counts that agree (is the file damaged?)\n',
+    ]);
+    const magic = Buffer.from(duckdb('qa.gold.snappy.parquet'));
+    magic[0] = 0x51; // "QAR1": hyparquet reads the footer alone
+    expect(outcome(magic)).toEqual([
+      2,
+      'groundgate: gold.parquet: not a Parquet file (it does not begin with PAR1); expected a .parquet file\n',
+    ]);
+    expect(outcome('qa.trace.bad-json.parquet', 'traces')).toEqual([
+      2,
+      'groundgate: traces.parquet row 9: cannot decode rows 9–16: a column of the JSON type holds invalid JSON (Expected double-quoted property name in JSON at position 15); expected JSON text\n',
     ]);
     expect(outcome('qa.gold.deep-json.parquet')).toEqual([
       2,

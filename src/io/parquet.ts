@@ -42,6 +42,9 @@ async function fileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close():
 async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaData> {
   try {
     const metadata = await parquetMetadataAsync(buffer);
+    // hyparquet reads the footer only: a file's first bytes must be the magic too.
+    const head = new Uint8Array(await buffer.slice(0, 4));
+    if (String.fromCharCode(...head) !== 'PAR1') throw new Error('it does not begin with PAR1');
     columnsInSchema(metadata, file);
     return metadata;
   } catch (err) {
@@ -233,9 +236,13 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater(range.shapeOf) } }),
           });
         } catch (err) {
+          // hyparquet parses a JSON column's text with JSON.parse as it decodes the rows.
+          const json = err instanceof SyntaxError && /JSON/.test(err.message);
           throw new InputError(
             { file, line: at + 1 },
-            `cannot decode rows ${at + 1}–${end} (${(err as Error).message}); expected a Parquet file compressed with ${CODECS_READ}`,
+            json
+              ? `cannot decode rows ${at + 1}–${end}: a column of the JSON type holds invalid JSON (${err.message}); expected JSON text`
+              : `cannot decode rows ${at + 1}–${end} (${(err as Error).message}); expected a Parquet file compressed with ${CODECS_READ}`,
           );
         }
         for (let i = 0; i < objects.length; i++) {
