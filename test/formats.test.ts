@@ -730,7 +730,7 @@ describe('what a review found (each failed before its fix)', () => {
     expect(JSON.parse(r.stdout).suites.s.counts.gold).toBe(GOLD.length);
   });
 
-  it('forged Parquet: row counts that disagree, no leading magic, invalid or deep JSON (one line each, exit 2)', () => {
+  it('forged Parquet: row counts that disagree, a page bomb, no leading magic, invalid or deep JSON (one line each, exit 2)', () => {
     const dir = tmpTree({ 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(traces) });
     const outcome = (fixture: string | Buffer, key: 'gold' | 'traces' = 'gold') => {
       const file = `${key}.parquet`;
@@ -759,6 +759,10 @@ describe('what a review found (each failed before its fix)', () => {
     expect(outcome('qa.trace.bad-json.parquet', 'traces')).toEqual([
       2,
       'groundgate: traces.parquet row 9: cannot decode rows 9–16: a column of the JSON type holds invalid JSON (Expected double-quoted property name in JSON at position 15); expected JSON text\n',
+    ]);
+    expect(outcome('qa.gold.brotli-bomb.parquet')).toEqual([
+      2,
+      'groundgate: gold.parquet row 1: cannot decode rows 1–47: a page of 16777216 values in a row group of 47 rows; expected a value a row (is the file damaged?)\n',
     ]);
     expect(outcome('qa.gold.deep-json.parquet')).toEqual([
       2,

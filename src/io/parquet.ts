@@ -236,13 +236,18 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater(range.shapeOf) } }),
           });
         } catch (err) {
+          const message = (err as Error).message;
           // hyparquet parses a JSON column's text with JSON.parse as it decodes the rows.
-          const json = err instanceof SyntaxError && /JSON/.test(err.message);
+          const json = err instanceof SyntaxError && /JSON/.test(message);
+          // patches/: a page of more values than its group's rows, in a column that repeats nowhere.
+          const tooMany = /^parquet page of \d+ values in a row group of \d+ rows$/.test(message);
           throw new InputError(
             { file, line: at + 1 },
             json
-              ? `cannot decode rows ${at + 1}–${end}: a column of the JSON type holds invalid JSON (${err.message}); expected JSON text`
-              : `cannot decode rows ${at + 1}–${end} (${(err as Error).message}); expected a Parquet file compressed with ${CODECS_READ}`,
+              ? `cannot decode rows ${at + 1}–${end}: a column of the JSON type holds invalid JSON (${message}); expected JSON text`
+              : tooMany
+                ? `cannot decode rows ${at + 1}–${end}: a ${message.slice('parquet '.length)}; expected a value a row (is the file damaged?)`
+                : `cannot decode rows ${at + 1}–${end} (${message}); expected a Parquet file compressed with ${CODECS_READ}`,
           );
         }
         for (let i = 0; i < objects.length; i++) {
