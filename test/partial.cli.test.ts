@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../src/errors.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
+import { forgeSection } from './helpers/forge-partial.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 /** The example's qa suite in a folder of its own, with runs/qa-regressed.trace.jsonl dealt to three shards. */
@@ -293,28 +292,16 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
     );
   });
 
-  it('refuses a forged gold column whose sha256 matches: an answerability that is neither 0 nor 1', async () => {
+  it('refuses forged columns whose sha256 match: an answerability or a recall bit that is neither 0 nor 1', async () => {
     const { config, bad } = await edited(() => {});
-    const bytes = readFileSync(bad);
-    const nl = bytes.indexOf(10);
-    const header = JSON.parse(bytes.subarray(0, nl).toString());
-    const body = bytes.subarray(nl + 1);
-    const place = header.suites.qa.sections['gold.answerable'];
-    const column = inflateRawSync(body.subarray(place.offset, place.offset + place.length));
-    column[1] = 2;
-    // The forged column goes at the body's end, its place and digests made to match it.
-    const stored = deflateRawSync(column);
-    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-    header.suites.qa.sections['gold.answerable'] = {
-      offset: body.length,
-      length: stored.length,
-      sha256: sha(stored),
-      inflated: { length: column.length, sha256: sha(column) },
-    };
-    header.bytes = body.length + stored.length;
-    writeFileSync(bad, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, stored]));
+    forgeSection(bad, 'qa', 'gold.answerable', (column) => void (column[1] = 2));
     await expect(mergeRun([bad], { config })).rejects.toThrow(
       /bad\.partial: suite qa: gold item 1 has answerability 2, not 0 or 1; expected a consistent partial/,
+    );
+    const again = await edited(() => {});
+    forgeSection(again.bad, 'qa', 'runs.recall', (column) => void column.fill(0xff));
+    await expect(mergeRun([again.bad], { config: again.config })).rejects.toThrow(
+      /bad\.partial: suite qa: run 0 names recall bit 255, upper-bound bit \d; expected 0 or 1 \(a consistent partial\)/,
     );
   });
 

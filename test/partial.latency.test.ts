@@ -1,11 +1,10 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
+import { forgeSection } from './helpers/forge-partial.js';
 import { seeded } from './helpers/random.js';
 import { REPO, tmpTree } from './helpers/tmp.js';
 
@@ -110,24 +109,11 @@ describe('latency: check --partial and merge give the report of one run', () => 
     const config = path.join(dir, 'gates.yaml');
     const part = path.join(dir, 'p.partial');
     await writePartialRun(part, { config });
-    // The samples section rewritten with one configuration changed, its place and digests made to match.
-    const bytes = readFileSync(part);
-    const nl = bytes.indexOf(10);
-    const header = JSON.parse(bytes.subarray(0, nl).toString());
-    const body = bytes.subarray(nl + 1);
-    const place = header.suites['latency-accuracy'].sections.samples;
-    const stored = body.subarray(place.offset, place.offset + place.length);
-    const section = JSON.parse((place.inflated ? inflateRawSync(stored) : stored).toString());
-    section.samples[0].configuration = 'traces/elsewhere.trace.jsonl';
-    const forged = Buffer.from(JSON.stringify(section));
-    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-    header.suites['latency-accuracy'].sections.samples = {
-      offset: body.length,
-      length: forged.length,
-      sha256: sha(forged),
-    };
-    header.bytes = body.length + forged.length;
-    writeFileSync(part, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, forged]));
+    forgeSection(part, 'latency-accuracy', 'samples', (bytes) => {
+      const section = JSON.parse(bytes.toString());
+      section.samples[0].configuration = 'traces/elsewhere.trace.jsonl';
+      return Buffer.from(JSON.stringify(section));
+    });
     await expect(mergeRun([part], { config })).rejects.toThrow(
       /p\.partial: suite latency-accuracy: a sample of traces\/balanced\.trace\.jsonl:1 names configuration "traces\/elsewhere\.trace\.jsonl"; expected its file's name/,
     );

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
+import { forgeSection } from './helpers/forge-partial.js';
 import { seeded } from './helpers/random.js';
 import { FIXTURES, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -81,6 +82,23 @@ describe('ranking: check --partial and merge give the report of one run', () => 
       });
     }
   }
+
+  it('refuses a forged measure outside 0–1, its sha256 made to match', async () => {
+    const dir = tmpTree({ 'gates.yaml': gates(false) });
+    copyFileSync(path.join(REPO, 'examples/ranking/ferrymark.qrels'), path.join(dir, 'qrels.txt'));
+    const lines = readFileSync(path.join(REPO, 'examples/ranking/bm25.run'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const { parts } = await compare(dir, lines, 1);
+    forgeSection(parts[0]!, 'retrieval', 'scan', (bytes) => {
+      const scan = JSON.parse(bytes.toString());
+      scan.queries[0].values = scan.queries[0].values.map(() => 9);
+      return Buffer.from(JSON.stringify(scan));
+    });
+    await expect(mergeRun(parts, { config: path.join(dir, 'gates.yaml') })).rejects.toThrow(
+      /part-0\.partial: section retrieval\.scan queries\.0\.values\.0: expected .* \(Too big: expected number to be <=1\.000000001\)/,
+    );
+  });
 
   it('refuses a query scored in two shards (one run ranks its lines together)', async () => {
     const dir = tmpTree({ 'gates.yaml': gates(false) });

@@ -201,6 +201,13 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         table.flags[r] = flags[j]!;
         table.rule[r] = rule[j]!;
         for (let k = 0; k < c; k++) {
+          if (recall[j * c + k]! > 1 || upper[j * c + k]! > 1)
+            badRun(
+              part,
+              name,
+              j,
+              `recall bit ${recall[j * c + k]}, upper-bound bit ${upper[j * c + k]}; expected 0 or 1`,
+            );
           table.recall[r * c + k] = recall[j * c + k]!;
           table.upper[r * c + k] = upper[j * c + k]!;
         }

@@ -14,7 +14,13 @@ import { loadQrels } from './load.js';
  */
 const resultSchema = z.strictObject({
   qid: z.string(),
-  values: z.array(z.number()),
+  // Every measure is a share, 0 to 1 (with room for rounding: a DCG over its ideal sums in another order).
+  values: z.array(
+    z
+      .number()
+      .min(0)
+      .max(1 + 1e-9),
+  ),
   retrieved: z.int().min(0),
   relevant: z.int().min(0),
   relevantRetrieved: z.int().min(0),
