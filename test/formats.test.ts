@@ -770,6 +770,48 @@ describe('what a review found (each failed before its fix)', () => {
     ]);
   });
 
+  it('a Parquet string that is not UTF-8 is read with U+FFFD and named in a warning, as in JSON Lines', async () => {
+    const MARK = 'QQQQ';
+    const gold = GOLD.map((g, i) => (i === 14 ? { ...g, question: MARK + g.question } : g));
+    // The mark's bytes become FF FE: never UTF-8 (the file uncompressed, so they are found in it).
+    const broken = (b: Buffer) => {
+      const at = b.indexOf(MARK);
+      expect(at).toBeGreaterThan(0);
+      b[at] = 0xff;
+      b[at + 1] = 0xfe;
+      return b;
+    };
+    const suites = await scored(
+      {
+        'gold.jsonl': broken(Buffer.from(jsonl(gold))),
+        'gold.parquet': broken(parquetGold(gold, 'UNCOMPRESSED')),
+        'traces.jsonl': jsonl(TRACES.good),
+      },
+      {
+        lines: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+        rows: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
+      },
+    );
+    const said = '15: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes';
+    expect(suites.lines!.warnings).toContain(`gold.jsonl:${said} (first such line; expected UTF-8 text)`);
+    expect(suites.rows!.warnings).toContain(`gold.parquet row ${said} (first such row; expected UTF-8 text)`);
+    expect(suites.rows!.metrics).toEqual(suites.lines!.metrics);
+    // The bundle decodes Parquet on a thread of its own, which hands its notes back with the rows.
+    const dir = tmpTree({ 'traces.jsonl': jsonl(TRACES.good) });
+    writeFileSync(path.join(dir, 'gold.parquet'), broken(parquetGold(gold, 'UNCOMPRESSED')));
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      YAML.stringify({
+        version: 1,
+        suites: { rows: { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' } },
+      }),
+    );
+    const r = runCli(['check', '-c', 'gates.yaml', '--format', 'json'], dir);
+    expect(JSON.parse(r.stdout).suites.rows.warnings).toContain(
+      `gold.parquet row ${said} (first such row; expected UTF-8 text)`,
+    );
+  });
+
   it('Parquet duplicates name rows; openinference: without format: openinference is refused', async () => {
     const gold = GOLD.map((g, i) => (i === 4 ? { ...g, qid: GOLD[1]!.qid } : g));
     expect(

@@ -13,6 +13,7 @@ import { InputError, ioError, type Where } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
 import { CODECS_READ, compressors } from './parquet-codecs.js';
 import { decodeSeconds, notDecoded } from './parquet-limits.js';
+import { noteInvalidUtf8, takeUtf8Notes } from './utf8.js';
 import type { JsonlRecord } from './jsonl.js';
 import { skipSpace, skipValue } from './json-scan.js';
 
@@ -205,11 +206,42 @@ function jsonLater(shapeOf: RowRange['shapeOf']): (bytes: Uint8Array | undefined
 }
 
 /**
+ * hyparquet's string decoding (TextDecoder's defaults), noting a string that is not UTF-8: it is read with
+ * U+FFFD as JSON Lines are, and said in a warning naming the row (see utf8.ts). A fatal decoder costs no more
+ * on valid text.
+ */
+function checkedStrings() {
+  const fatal = new TextDecoder('utf-8', { fatal: true });
+  const out = {
+    bad: false,
+    decode: (bytes: Uint8Array | undefined): string | undefined => {
+      if (!bytes) return bytes;
+      try {
+        return fatal.decode(bytes);
+      } catch {
+        out.bad = true;
+        return utf8.decode(bytes);
+      }
+    },
+  };
+  return out;
+}
+
+/** Whether a decoded row holds U+FFFD in a string: where a window's bad bytes most likely were. */
+function holdsReplacement(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('\ufffd');
+  if (typeof v !== 'object' || v === null || depth > 64) return false;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (holdsReplacement(x, depth + 1)) return true;
+  return false;
+}
+
+/**
  * Rows `[start, end)` (0-based), or only `rows` (numbered from 1), as records numbered from 1; undefined
  * `end` reads to the last row. Decoded on this thread: see readParquet for the guarded read.
  */
 export async function* readParquetHere(file: string, range: RowRange = {}): AsyncGenerator<JsonlRecord> {
   const { buffer, close } = await fileBuffer(file);
+  const strings = checkedStrings();
   try {
     const { metadata, rows } = await checkedMetadata(file, buffer);
     const last = Math.min(range.end ?? rows, rows);
@@ -226,6 +258,7 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
       }
       for (const [at, end] of rowWindows(from, to)) {
         let objects: Record<string, unknown>[];
+        strings.bad = false;
         try {
           objects = await parquetReadObjects({
             file: buffer,
@@ -233,7 +266,10 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             rowStart: at,
             rowEnd: end,
             compressors,
-            ...(range.rawJson && { parsers: { jsonFromBytes: jsonLater(range.shapeOf) } }),
+            parsers: {
+              stringFromBytes: strings.decode,
+              ...(range.rawJson && { jsonFromBytes: jsonLater(range.shapeOf) }),
+            },
           });
         } catch (err) {
           const message = (err as Error).message;
@@ -250,6 +286,16 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
                 : `cannot decode rows ${at + 1}–${end} (${message}); expected a Parquet file compressed with ${CODECS_READ}`,
           );
         }
+        if (strings.bad)
+          noteInvalidUtf8(
+            file,
+            at +
+              1 +
+              Math.max(
+                0,
+                objects.findIndex((o) => holdsReplacement(o)),
+              ),
+          );
         for (let i = 0; i < objects.length; i++) {
           const line = at + i + 1;
           if (range.rows && !range.rows.has(line)) continue;
@@ -302,7 +348,8 @@ function plain(v: unknown, raw?: ReadonlySet<string>): unknown {
 
 /** What a decoder thread sends: rows as [number, value], the input error that stopped it, or that it is done. */
 export type DecodeMessage =
-  { rows: [number, unknown][]; done?: true } | { error: { where: Where | undefined; detail: string } };
+  | { rows: [number, unknown][]; done?: true; utf8: [string, number][] }
+  | { error: { where: Where | undefined; detail: string } };
 
 /**
  * readParquetHere on a thread of its own, watched: a corrupt page can send the decoder into a loop that
@@ -346,6 +393,7 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
       if (m === undefined) throw notDecoded(file, next, seconds);
       if ('internal' in m) throw new Error(`Parquet decoder failed: ${m.internal}`);
       if ('error' in m) throw new InputError(m.error.where, m.error.detail);
+      for (const [noted, row] of m.utf8) noteInvalidUtf8(noted, row);
       for (const [line, value] of m.rows) {
         next = line + 1;
         yield { line, value };
@@ -395,11 +443,11 @@ export async function decodeOnThread(
     for await (const { line, value } of readParquetHere(job.file, range)) {
       rows.push([line, value]);
       if (rows.length < DECODE_BATCH) continue;
-      post({ rows });
+      post({ rows, utf8: takeUtf8Notes() });
       rows = [];
       await asked();
     }
-    post({ rows, done: true });
+    post({ rows, done: true, utf8: takeUtf8Notes() });
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     post({ error: { where: err.where, detail: err.detail } });

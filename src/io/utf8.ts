@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { recordWord } from '../errors.js';
 
 /**
  * Input that is not UTF-8 is read with U+FFFD in place of the bad bytes, as every decoder here does; that is
@@ -31,6 +32,7 @@ export function checkUtf8(
   }
 }
 
+/** Notes bytes that are not UTF-8 at `offset` of `file`; of a Parquet file, in its row `offset` (from 1). */
 export function noteInvalidUtf8(file: string, offset: number): void {
   const key = path.resolve(file);
   const known = notes.get(key);
@@ -58,6 +60,13 @@ export async function utf8Warnings(
 ): Promise<string[]> {
   const out: string[] = [];
   for (const [file, offset] of [...taken].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    // A Parquet file's note is its row, not a byte offset (see parquet.ts).
+    if (recordWord(file) === 'row') {
+      out.push(
+        `${name(file)} row ${offset}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such row; expected UTF-8 text)`,
+      );
+      continue;
+    }
     // The file was read a moment ago; should it be gone now, the warning goes without its line.
     const line = await lineAt(file, offset).catch(() => undefined);
     out.push(

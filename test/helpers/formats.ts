@@ -179,9 +179,10 @@ export function phoenixArray(traces: readonly TraceLine[], question: (t: TraceLi
 }
 
 /** Gold and traces as Parquet files (snappy, as hyparquet-writer and most writers do by default). */
-export function parquetGold(gold: readonly GoldLine[]): Buffer {
+export function parquetGold(gold: readonly GoldLine[], codec?: 'UNCOMPRESSED'): Buffer {
   return Buffer.from(
     parquetWriteBuffer({
+      ...(codec && { codec }),
       columnData: [
         { name: 'qid', data: gold.map((g) => g.qid), type: 'STRING' },
         { name: 'question', data: gold.map((g) => g.question), type: 'STRING' },
