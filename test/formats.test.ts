@@ -762,11 +762,15 @@ describe('what a review found (each failed before its fix)', () => {
     ]);
     expect(outcome('qa.gold.brotli-bomb.parquet')).toEqual([
       2,
-      'groundgate: gold.parquet row 1: cannot decode rows 1–47: a page of 16777216 values in a row group of 47 rows; expected a value a row (is the file damaged?)\n',
+      'groundgate: gold.parquet row 1: cannot decode rows 1–47: a page of 16777216 values in a row group of 47 rows; expected pages that hold what their row group and column chunk say (is the file damaged?)\n',
+    ]);
+    expect(outcome('qa.trace.nested-bomb.parquet', 'traces')).toEqual([
+      2,
+      'groundgate: traces.parquet row 1: cannot decode rows 1–50: a page of 16777216 values beyond the 50 its column chunk holds; expected pages that hold what their row group and column chunk say (is the file damaged?)\n',
     ]);
     expect(outcome('qa.gold.deep-json.parquet')).toEqual([
       2,
-      'groundgate: gold.parquet row 1: the rows from here do not decode: the decoding thread stopped (exit code 0); expected values it can read (JSON nested thousands deep is not)\n',
+      'groundgate: gold.parquet row 1: the rows from here do not decode: their values could not be passed between threads; expected values it can read (JSON nested thousands deep is not)\n',
     ]);
   });
 

@@ -57,13 +57,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       printLine(io, `${err.message} (see groundgate --help)`);
       return 2;
     }
-    // Not the user's fault: keep the stack, it is what a bug report needs; its lines kept, but no control
-    // character of the data a message may quote.
-    const stack = mappedStack(err)
-      .split('\n')
-      .map((line) => escapeTerminal(line, Infinity))
-      .join('\n');
-    io.stderr(`groundgate: internal error: ${stack}\n`);
+    // Not the user's fault: keep the stack, it is what a bug report needs. Each of its lines starts as ours
+    // do, without a control character of the data a message may quote: none can be a workflow command.
+    const [first, ...rest] = mappedStack(err).split('\n');
+    for (const line of [`internal error: ${first}`, ...rest])
+      io.stderr(`groundgate: ${escapeTerminal(line, Infinity)}\n`);
     return 2;
   }
 }

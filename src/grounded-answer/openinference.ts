@@ -372,34 +372,26 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
   return { root, retrievers, answering };
 }
 
-/**
- * Visits the retrieved ids by their span and place: every RETRIEVER span's documents in order, each span's
- * up to the first missing one.
- */
+/** Visits the retrieved ids by their span and place: every RETRIEVER span's documents in order. */
 export function forEachRetrieved(
   retrievers: readonly SpanFacts[],
   each: (s: SpanFacts, n: number) => void,
 ): void {
-  for (const s of retrievers)
-    for (let n = 0; n < s.documents.length; n++) {
-      if (s.documents[n] === undefined) break;
-      each(s, n);
-    }
+  for (const s of retrievers) for (let n = 0; n < s.documents.length; n++) each(s, n);
 }
 
 /**
- * A RETRIEVER span's documents are numbered from 0 without a gap, each id a string (or a number, as an
- * exporter may write an integer id): a document left out would drop out of recall unnoticed.
+ * A RETRIEVER span's documents are numbered from 0 without a gap, each id a string, as the canonical
+ * retrieved_ids are: a document left out would drop out of recall unnoticed.
  */
 function checkDocuments(s: SpanFacts): void {
   const docs = s.documents;
   for (let n = 0; n < docs.length; n++) {
     const id = docs[n];
     if (typeof id === 'string') continue;
-    const what =
-      id === undefined
-        ? `has no retrieval.documents.${n}.document.id, but one numbered ${docs.length - 1}; expected documents numbered from 0 without a gap`
-        : `has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`;
+    const what = !(n in docs)
+      ? `has no retrieval.documents.${n}.document.id, but one numbered ${docs.length - 1}; expected documents numbered from 0 without a gap`
+      : `has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`;
     throw new InputError(
       { file: s.file, line: s.line },
       `retriever span ${preview(s.name ?? s.spanId)} ${what}`,

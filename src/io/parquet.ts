@@ -46,7 +46,7 @@ async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaDa
     // hyparquet reads the footer only: a file's first bytes must be the magic too.
     const head = new Uint8Array(await buffer.slice(0, 4));
     if (String.fromCharCode(...head) !== 'PAR1') throw new Error('it does not begin with PAR1');
-    columnsInSchema(metadata, file);
+    columnsInSchema(metadata, file, buffer.byteLength);
     return metadata;
   } catch (err) {
     if (err instanceof InputError) throw err;
@@ -65,7 +65,12 @@ async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaDa
  * fuzzing: a flipped byte in a column's name). A group claiming fewer rows than its columns hold would lose
  * the others silently.
  */
-function columnsInSchema(metadata: FileMetaData, file: string): void {
+function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): void {
+  if (Number(metadata.num_rows) > MAX_ROWS_PER_BYTE * bytes)
+    throw new InputError(
+      { file },
+      `declares ${metadata.num_rows} rows in ${bytes} bytes; expected at most ${MAX_ROWS_PER_BYTE} rows a byte (a file of this many rows would be larger)`,
+    );
   const disagree = (what: string) =>
     new InputError({ file }, `${what}; expected row counts that agree (is the file damaged?)`);
   // Leaves by path, whether any of their ancestors repeats: found in one walk, not a search a chunk (a file of
@@ -89,7 +94,14 @@ function columnsInSchema(metadata: FileMetaData, file: string): void {
       const repeats = leaves.get(path.join('\u0000'));
       if (repeats === undefined)
         throw new Error(`column ${JSON.stringify(path.join('.'))} is not in the file's schema`);
-      if (!repeats && Number(chunk.meta_data!.num_values) !== Number(group.num_rows))
+      const values = Number(chunk.meta_data!.num_values);
+      // As rows are (below): a list column's values, too, come from bytes.
+      if (values > MAX_ROWS_PER_BYTE * bytes)
+        throw new InputError(
+          { file },
+          `column ${JSON.stringify(path.join('.'))} declares ${values} values in ${bytes} bytes; expected at most ${MAX_ROWS_PER_BYTE} values a byte (a file of this many values would be larger)`,
+        );
+      if (!repeats && values !== Number(group.num_rows))
         throw disagree(
           `row group ${g + 1} says ${group.num_rows} rows, but its column ${JSON.stringify(path.join('.'))} holds ${chunk.meta_data!.num_values} values`,
         );
@@ -127,19 +139,13 @@ export function rowWindows(from: number, to: number, most = WINDOW_ROWS): [numbe
  */
 const MAX_ROWS_PER_BYTE = 64;
 
-/** The file's metadata and its number of rows, refused when it claims more rows than it could hold. */
+/** The file's metadata (checked by columnsInSchema) and its number of rows. */
 async function checkedMetadata(
   file: string,
   buffer: AsyncBuffer,
 ): Promise<{ metadata: FileMetaData; rows: number }> {
   const metadata = await metadataOf(file, buffer);
-  const rows = Number(metadata.num_rows);
-  if (rows > MAX_ROWS_PER_BYTE * buffer.byteLength)
-    throw new InputError(
-      { file },
-      `declares ${rows} rows in ${buffer.byteLength} bytes; expected at most ${MAX_ROWS_PER_BYTE} rows a byte (a file of this many rows would be larger)`,
-    );
-  return { metadata, rows };
+  return { metadata, rows: Number(metadata.num_rows) };
 }
 
 /** How many rows each row group of the file has (its metadata says), checked as readParquet checks it. */
@@ -276,26 +282,26 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
           // hyparquet parses a JSON column's text with JSON.parse as it decodes the rows.
           const json = err instanceof SyntaxError && /JSON/.test(message);
           // patches/: a page of more values than its group's rows, in a column that repeats nowhere.
-          const tooMany = /^parquet page of \d+ values in a row group of \d+ rows$/.test(message);
+          const tooMany =
+            /^parquet page of \d+ values (in a row group of \d+ rows|beyond the \d+ its column chunk holds)$/.test(
+              message,
+            );
           throw new InputError(
             { file, line: at + 1 },
             json
               ? `cannot decode rows ${at + 1}–${end}: a column of the JSON type holds invalid JSON (${message}); expected JSON text`
               : tooMany
-                ? `cannot decode rows ${at + 1}–${end}: a ${message.slice('parquet '.length)}; expected a value a row (is the file damaged?)`
+                ? `cannot decode rows ${at + 1}–${end}: a ${message.slice('parquet '.length)}; expected pages that hold what their row group and column chunk say (is the file damaged?)`
                 : `cannot decode rows ${at + 1}–${end} (${message}); expected a Parquet file compressed with ${CODECS_READ}`,
           );
         }
-        if (strings.bad)
-          noteInvalidUtf8(
-            file,
-            at +
-              1 +
-              Math.max(
-                0,
-                objects.findIndex((o) => holdsReplacement(o)),
-              ),
+        if (strings.bad) {
+          // hyparquet decodes whole pages and dictionaries: a bad string may lie outside the rows read.
+          const i = objects.findIndex(
+            (o, k) => (!range.rows || range.rows.has(at + k + 1)) && holdsReplacement(o),
           );
+          if (i >= 0) noteInvalidUtf8(file, at + i + 1);
+        }
         for (let i = 0; i < objects.length; i++) {
           const line = at + i + 1;
           if (range.rows && !range.rows.has(line)) continue;
@@ -384,10 +390,10 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
     for (;;) {
       const m = await nextMessage(worker, seconds * 1000).catch((err: unknown) => {
         if (!(err instanceof DecoderExit)) throw err;
-        // The thread ended without a word: a value too deep for its stack (or to be posted) ends it so.
+        // A value too deep to be posted (or read back) ends the exchange so.
         throw new InputError(
           { file, line: next },
-          `the rows from here do not decode: the decoding thread stopped (exit code ${err.code}); expected values it can read (JSON nested thousands deep is not)`,
+          `the rows from here do not decode: ${err.code === undefined ? 'their values could not be passed between threads' : `the decoding thread stopped (exit code ${err.code})`}; expected values it can read (JSON nested thousands deep is not)`,
         );
       });
       if (m === undefined) throw notDecoded(file, next, seconds);
@@ -406,9 +412,10 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
   }
 }
 
+/** The decoding thread ended without a word (`code`), or sent rows this thread could not read (no code). */
 class DecoderExit extends Error {
-  constructor(readonly code: number) {
-    super(`Parquet decoder exited with code ${code}`);
+  constructor(readonly code: number | undefined) {
+    super(code === undefined ? 'Parquet rows not readable' : `Parquet decoder exited with code ${code}`);
   }
 }
 
@@ -418,14 +425,18 @@ function nextMessage(worker: Worker, ms: number): Promise<DecodeMessage | { inte
     const done = () => {
       clearTimeout(timer);
       worker.off('message', onMessage);
+      worker.off('messageerror', onUnread);
       worker.off('error', onError);
       worker.off('exit', onExit);
     };
     const onMessage = (m: DecodeMessage | { internal: string }) => (done(), resolve(m));
     const onError = (err: Error) => (done(), reject(err));
     const onExit = (code: number) => (done(), reject(new DecoderExit(code)));
+    // Rows this thread cannot take in (a value nested too deep to deserialize).
+    const onUnread = () => (done(), reject(new DecoderExit(undefined)));
     const timer = setTimeout(() => (done(), resolve(undefined)), ms);
     worker.on('message', onMessage);
+    worker.once('messageerror', onUnread);
     worker.once('error', onError);
     worker.once('exit', onExit);
   });

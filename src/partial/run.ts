@@ -248,12 +248,17 @@ async function mergedInputs(
       for (const file of l ?? []) {
         // As a shard's run wrote it: relative to the config's folder, `/`-separated, inside the workspace.
         const abs = path.resolve(dir, file);
-        const root = scope.given ?? scope.root;
+        // The workspace as given or with its links resolved: the config's folder may be reached either way.
+        const inside =
+          scope.root === undefined ||
+          isInside(scope.root, abs) ||
+          (scope.given !== undefined && isInside(scope.given, abs));
         if (
           path.posix.normalize(file) !== file ||
           path.posix.isAbsolute(file) ||
           path.win32.isAbsolute(file) ||
-          (root !== undefined && !isInside(root, abs))
+          file.includes('\0') ||
+          !inside
         )
           throw new InputError(
             { file: partials[i]!.file },
