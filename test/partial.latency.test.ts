@@ -28,6 +28,28 @@ async function merged(dir: string, key: string, shards: string[][]) {
   };
 }
 
+/** The example's latency-accuracy suite in a folder of its own, with the trace files `names` (configurations). */
+function accuracyExample(names: readonly string[]): string {
+  const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+  const block = /\n {2}latency-accuracy:\n[\s\S]*?(?=\n {2}\S)/
+    .exec(gates)![0]
+    .replace('traces: examples/latency/traces/*.trace.jsonl', 'traces: traces/*.trace.jsonl')
+    .replace('gold: examples/latency/gold.jsonl', 'gold: gold.jsonl')
+    .replace(
+      'configuration: examples/latency/traces/balanced.trace.jsonl',
+      'configuration: traces/balanced.trace.jsonl',
+    );
+  const dir = tmpTree({ 'gates.yaml': `version: 1\nsuites:${block}\n` });
+  copyFileSync(path.join(EXAMPLE, 'gold.jsonl'), path.join(dir, 'gold.jsonl'));
+  mkdirSync(path.join(dir, 'traces'));
+  for (const n of names)
+    copyFileSync(
+      path.join(EXAMPLE, 'traces', `${n}.trace.jsonl`),
+      path.join(dir, 'traces', `${n}.trace.jsonl`),
+    );
+  return dir;
+}
+
 describe('latency: check --partial and merge give the report of one run', () => {
   it("the example's CSV (a sweep of three configurations), its rows dealt to shard files", async () => {
     const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
@@ -56,24 +78,8 @@ describe('latency: check --partial and merge give the report of one run', () => 
   });
 
   it("the example's traces with gold (a configuration per file), the files dealt to shards", async () => {
-    const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
-    const block = /\n {2}latency-accuracy:\n[\s\S]*?(?=\n {2}\S)/
-      .exec(gates)![0]
-      .replace('traces: examples/latency/traces/*.trace.jsonl', 'traces: traces/*.trace.jsonl')
-      .replace('gold: examples/latency/gold.jsonl', 'gold: gold.jsonl')
-      .replace(
-        'configuration: examples/latency/traces/balanced.trace.jsonl',
-        'configuration: traces/balanced.trace.jsonl',
-      );
-    const dir = tmpTree({ 'gates.yaml': `version: 1\nsuites:${block}\n` });
-    copyFileSync(path.join(EXAMPLE, 'gold.jsonl'), path.join(dir, 'gold.jsonl'));
-    mkdirSync(path.join(dir, 'traces'));
     const names = ['balanced', 'deep', 'fast'];
-    for (const n of names)
-      copyFileSync(
-        path.join(EXAMPLE, 'traces', `${n}.trace.jsonl`),
-        path.join(dir, 'traces', `${n}.trace.jsonl`),
-      );
+    const dir = accuracyExample(names);
     const file = (n: string) => `traces/${n}.trace.jsonl`;
     for (const shards of [[names], [['deep'], ['balanced', 'fast']], [['fast'], ['deep'], ['balanced']]]) {
       const { single, merged: m } = await merged(
@@ -89,23 +95,7 @@ describe('latency: check --partial and merge give the report of one run', () => 
   });
 
   it('a sample naming a configuration that is not its file is a one-line error naming the partial', async () => {
-    const gates = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
-    const block = /\n {2}latency-accuracy:\n[\s\S]*?(?=\n {2}\S)/
-      .exec(gates)![0]
-      .replace('traces: examples/latency/traces/*.trace.jsonl', 'traces: traces/*.trace.jsonl')
-      .replace('gold: examples/latency/gold.jsonl', 'gold: gold.jsonl')
-      .replace(
-        'configuration: examples/latency/traces/balanced.trace.jsonl',
-        'configuration: traces/balanced.trace.jsonl',
-      );
-    const dir = tmpTree({ 'gates.yaml': `version: 1\nsuites:${block}\n` });
-    copyFileSync(path.join(EXAMPLE, 'gold.jsonl'), path.join(dir, 'gold.jsonl'));
-    mkdirSync(path.join(dir, 'traces'));
-    for (const n of ['balanced', 'deep'])
-      copyFileSync(
-        path.join(EXAMPLE, 'traces', `${n}.trace.jsonl`),
-        path.join(dir, 'traces', `${n}.trace.jsonl`),
-      );
+    const dir = accuracyExample(['balanced', 'deep']);
     const config = path.join(dir, 'gates.yaml');
     const part = path.join(dir, 'p.partial');
     await writePartialRun(part, { config });

@@ -29,6 +29,16 @@ suites:
       map: '>= 0.3'
 `;
 
+/** The example's qrels in a folder of its own, and its BM25 run's lines. */
+function example() {
+  const dir = tmpTree({ 'gates.yaml': gates(false) });
+  copyFileSync(path.join(REPO, 'examples/ranking/ferrymark.qrels'), path.join(dir, 'qrels.txt'));
+  const lines = readFileSync(path.join(REPO, 'examples/ranking/bm25.run'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  return { dir, lines };
+}
+
 /** Deals the run's queries to `shards` shards (some maybe empty), each query's lines to one shard, then compares. */
 async function compare(dir: string, runLines: readonly string[], shards: number) {
   rmSync(path.join(dir, 'runs'), { recursive: true, force: true });
@@ -84,11 +94,7 @@ describe('ranking: check --partial and merge give the report of one run', () => 
   }
 
   it('refuses a forged measure outside 0–1, its sha256 made to match', async () => {
-    const dir = tmpTree({ 'gates.yaml': gates(false) });
-    copyFileSync(path.join(REPO, 'examples/ranking/ferrymark.qrels'), path.join(dir, 'qrels.txt'));
-    const lines = readFileSync(path.join(REPO, 'examples/ranking/bm25.run'), 'utf8')
-      .split('\n')
-      .filter(Boolean);
+    const { dir, lines } = example();
     const { parts } = await compare(dir, lines, 1);
     forgeSection(parts[0]!, 'retrieval', 'scan', (bytes) => {
       const scan = JSON.parse(bytes.toString());
@@ -101,11 +107,7 @@ describe('ranking: check --partial and merge give the report of one run', () => 
   });
 
   it('refuses a query scored in two shards (one run ranks its lines together)', async () => {
-    const dir = tmpTree({ 'gates.yaml': gates(false) });
-    copyFileSync(path.join(REPO, 'examples/ranking/ferrymark.qrels'), path.join(dir, 'qrels.txt'));
-    const lines = readFileSync(path.join(REPO, 'examples/ranking/bm25.run'), 'utf8')
-      .split('\n')
-      .filter(Boolean);
+    const { dir, lines } = example();
     const { parts } = await compare(dir, lines, 2);
     const fm001 = lines.filter((l) => l.startsWith('FM001 '));
     const extra = path.join(dir, 'runs', 'extra', 'part.run');
