@@ -5,7 +5,6 @@ import { HelpRequested, printLine, type CliIo, type Command } from './command.js
 import { COMMANDS } from './commands.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { mappedStack } from '../mapped-stack.js';
-import { escapeTerminal } from '../report/escape.js';
 
 export type { CliIo };
 
@@ -60,8 +59,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     // Not the user's fault: keep the stack, it is what a bug report needs. Each of its lines starts as ours
     // do, without a control character of the data a message may quote: none can be a workflow command.
     const [first, ...rest] = mappedStack(err).split('\n');
-    for (const line of [`internal error: ${first}`, ...rest])
-      io.stderr(`groundgate: ${escapeTerminal(line, Infinity)}\n`);
+    for (const line of [`internal error: ${first}`, ...rest]) printLine(io, line);
     return 2;
   }
 }

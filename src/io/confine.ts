@@ -72,11 +72,14 @@ export function confineIfInside(
 ): string {
   refuseNul(file, written, where, label);
   if (scope.root === undefined) return file;
-  // Inside is decided on the path as written (a planted `reports -> /home` keeps `reports/x` inside), with
-  // the workspace as given or as resolved.
-  const abs = path.resolve(file);
-  const inside = isInside(scope.root, abs) || (scope.given !== undefined && isInside(scope.given, abs));
-  return inside ? confine(file, scope, written, where, label) : file;
+  // Inside is decided on the path as written (a planted `reports -> /home` keeps `reports/x` inside).
+  return writtenInside(scope, path.resolve(file)) ? confine(file, scope, written, where, label) : file;
+}
+
+/** Whether `abs`, as written (no link followed), is inside the workspace as given or as resolved (or it has none). */
+export function writtenInside(scope: PathScope, abs: string): boolean {
+  if (scope.root === undefined) return true;
+  return isInside(scope.root, abs) || (scope.given !== undefined && isInside(scope.given, abs));
 }
 
 /** A NUL character ends a path in the system's calls: Node refuses it with a TypeError, here it is the user's. */

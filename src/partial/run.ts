@@ -3,7 +3,7 @@ import { glob, isDynamicPattern } from 'tinyglobby';
 import { displayPath, InputError, preview, UsageError } from '../errors.js';
 import { describeDiff } from '../gold/lock.js';
 import { compareCodeUnits } from '../io/files.js';
-import { confineIfInside, isInside, type PathScope } from '../io/confine.js';
+import { confineIfInside, writtenInside, type PathScope } from '../io/confine.js';
 import { takeUtf8Notes, utf8Warnings } from '../io/utf8.js';
 import {
   judgeRun,
@@ -248,17 +248,13 @@ async function mergedInputs(
       for (const file of l ?? []) {
         // As a shard's run wrote it: relative to the config's folder, `/`-separated, inside the workspace.
         const abs = path.resolve(dir, file);
-        // The workspace as given or with its links resolved: the config's folder may be reached either way.
-        const inside =
-          scope.root === undefined ||
-          isInside(scope.root, abs) ||
-          (scope.given !== undefined && isInside(scope.given, abs));
         if (
           path.posix.normalize(file) !== file ||
           path.posix.isAbsolute(file) ||
           path.win32.isAbsolute(file) ||
           file.includes('\0') ||
-          !inside
+          // The config's folder may be reached through a link: the workspace as given or as resolved.
+          !writtenInside(scope, abs)
         )
           throw new InputError(
             { file: partials[i]!.file },
