@@ -40,6 +40,7 @@ async function fileBuffer(file: string): Promise<{ buffer: AsyncBuffer; close():
   };
 }
 
+/** The file's metadata, refused unless it is consistent (see columnsInSchema) and its first bytes the magic. */
 async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaData> {
   try {
     const metadata = await parquetMetadataAsync(buffer);
@@ -139,20 +140,11 @@ export function rowWindows(from: number, to: number, most = WINDOW_ROWS): [numbe
  */
 const MAX_ROWS_PER_BYTE = 64;
 
-/** The file's metadata (checked by columnsInSchema) and its number of rows. */
-async function checkedMetadata(
-  file: string,
-  buffer: AsyncBuffer,
-): Promise<{ metadata: FileMetaData; rows: number }> {
-  const metadata = await metadataOf(file, buffer);
-  return { metadata, rows: Number(metadata.num_rows) };
-}
-
 /** How many rows each row group of the file has (its metadata says), checked as readParquet checks it. */
 export async function parquetRowGroups(file: string): Promise<number[]> {
   const { buffer, close } = await fileBuffer(file);
   try {
-    return (await checkedMetadata(file, buffer)).metadata.row_groups.map((g) => Number(g.num_rows));
+    return (await metadataOf(file, buffer)).row_groups.map((g) => Number(g.num_rows));
   } finally {
     await close();
   }
@@ -249,7 +241,8 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
   const { buffer, close } = await fileBuffer(file);
   const strings = checkedStrings();
   try {
-    const { metadata, rows } = await checkedMetadata(file, buffer);
+    const metadata = await metadataOf(file, buffer);
+    const rows = Number(metadata.num_rows);
     const last = Math.min(range.end ?? rows, rows);
     let groupStart = 0;
     for (const group of metadata.row_groups) {

@@ -31,9 +31,7 @@ export class ItemRecord implements ObjectMembers {
   private constructor(
     private readonly ids: readonly string[],
     private readonly passAt: (k: number) => boolean,
-    private readonly gold:
-      | { record: Readonly<Record<string, ItemVerdict>> }
-      | { bytes: Uint8Array; offset: (k: number) => number | undefined },
+    private readonly gold: { record: Readonly<Record<string, ItemVerdict>> } | GoldPrefixes,
   ) {}
 
   /** Items `ids[k]`, `pass[k]` and their gold digests (none without `gold`), in any order. */
