@@ -816,6 +816,110 @@ describe('what a review found (each failed before its fix)', () => {
     );
   });
 
+  it('Parquet reads as JSON Lines do: a null inside a JSON column, JSON text that is not UTF-8, two columns of one name', async () => {
+    const traceSuite = (traces: string) => ({ ...QA, gold: 'gold.jsonl', traces });
+    const both = async (t: TraceLine[]) => [
+      await errorOf({ 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(t) }, traceSuite('traces.jsonl')),
+      await errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'traces.parquet': parquetTraces(t) },
+        traceSuite('traces.parquet'),
+      ),
+    ];
+    // A null in the JSON of answer_json is JSON's, not a Parquet null: refused as the JSON line is, even
+    // where the member is optional (it used to be left out, and the trace scored).
+    const withNull = (member: string) =>
+      TRACES.good.map((t, i) => (i === 3 ? { ...t, answer_json: { ...t.answer_json, [member]: null } } : t));
+    const what = '(a trace {qid, retrieved_ids, answer_json: {claim, citations}})';
+    expect(await both(withNull('citations'))).toEqual([
+      `traces.jsonl:4: field "answer_json.citations": expected array, received null ${what}`,
+      `traces.parquet row 4: field "answer_json.citations": expected array, received null ${what}`,
+    ]);
+    const [lines, rows] = await both(withNull('constraints_echo'));
+    expect(lines).toMatch(
+      /^traces\.jsonl:4: field "answer_json\.constraints_echo": expected array, received null/,
+    );
+    expect(rows).toBe(lines!.replace('traces.jsonl:4:', 'traces.parquet row 4:'));
+
+    // Bytes that are not UTF-8 in a JSON column's text: read with U+FFFD and named in a warning, as a line's.
+    const MARK = 'QQQQ';
+    const marked = TRACES.good.map((t, i) =>
+      i === 6 ? { ...t, answer_json: { ...t.answer_json, claim: MARK + t.answer_json.claim } } : t,
+    );
+    const broken = (b: Buffer) => {
+      const at = b.indexOf(MARK);
+      expect(at).toBeGreaterThan(0);
+      b[at] = 0xff;
+      b[at + 1] = 0xfe;
+      return b;
+    };
+    const uncompressed = Buffer.from(
+      parquetWriteBuffer({
+        codec: 'UNCOMPRESSED',
+        columnData: [
+          { name: 'ts', data: marked.map((t) => BigInt(t.ts as number)), type: 'INT64' },
+          { name: 'qid', data: marked.map((t) => t.qid), type: 'STRING' },
+          { name: 'retrieved_ids', data: marked.map((t) => t.retrieved_ids) },
+          { name: 'answer_json', data: marked.map((t) => t.answer_json) },
+        ],
+        rowGroupSize: 16,
+      }),
+    );
+    const files = {
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': broken(Buffer.from(jsonl(marked))),
+      'traces.parquet': broken(uncompressed),
+    };
+    const suites = await scored(files, {
+      lines: traceSuite('traces.jsonl'),
+      rows: traceSuite('traces.parquet'),
+    });
+    const said = '7: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes';
+    expect(suites.lines!.warnings).toContain(`traces.jsonl:${said} (first such line; expected UTF-8 text)`);
+    expect(suites.rows!.warnings).toContain(
+      `traces.parquet row ${said} (first such row; expected UTF-8 text)`,
+    );
+    expect(suites.rows!.metrics).toEqual(suites.lines!.metrics);
+    // The bundle's helpers keep a JSON column's bytes undecoded (parquet-runs.ts): the same warning and errors.
+    const dir = tmpTree({});
+    for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+    const config = (traces: string) =>
+      writeFileSync(
+        path.join(dir, 'gates.yaml'),
+        YAML.stringify({ version: 1, suites: { rows: traceSuite(traces) } }),
+      );
+    config('traces.parquet');
+    const threaded = runCli(['check', '-c', 'gates.yaml', '--format', 'json'], dir, {
+      GROUNDGATE_THREADS: '2',
+    });
+    expect(JSON.parse(threaded.stdout).suites.rows.warnings).toContain(
+      `traces.parquet row ${said} (first such row; expected UTF-8 text)`,
+    );
+    writeFileSync(path.join(dir, 'null.parquet'), parquetTraces(withNull('constraints_echo')));
+    config('null.parquet');
+    const refused = runCli(['check', '-c', 'gates.yaml'], dir, { GROUNDGATE_THREADS: '2' });
+    expect([refused.status, refused.stderr]).toEqual([
+      2,
+      `groundgate: ${rows!.replace('traces.parquet', 'null.parquet')}\n`,
+    ]);
+
+    // Two columns of one name: a row, an object, would keep one of them; the file is refused.
+    const twice = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'qid', data: GOLD.map((g) => g.qid), type: 'STRING' },
+          { name: 'question', data: GOLD.map((g) => g.question), type: 'STRING' },
+          { name: 'qid', data: GOLD.map((g) => `${g.qid}-other`), type: 'STRING' },
+        ],
+      }),
+    );
+    expect(
+      await errorOf(
+        { 'gold.parquet': twice, 'traces.jsonl': jsonl(TRACES.good) },
+        { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
+      ),
+    ).toBe('gold.parquet: the schema has two columns named "qid"; expected each name once');
+  });
+
   it('Parquet duplicates name rows; openinference: without format: openinference is refused', async () => {
     const gold = GOLD.map((g, i) => (i === 4 ? { ...g, qid: GOLD[1]!.qid } : g));
     expect(

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import {
   parquetMetadataAsync,
@@ -78,8 +79,17 @@ function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): v
   // 40,000 columns took 20 s).
   const leaves = new Map<string, boolean>();
   const walk = (node: SchemaTree, path: string, repeats: boolean) => {
+    const names = new Set<string>();
     for (const child of node.children) {
-      const at = path === '' ? child.element.name : `${path}\u0000${child.element.name}`;
+      const { name } = child.element;
+      // A row is an object: of two members of one name, it would keep one and lose the other silently.
+      if (names.has(name))
+        throw new InputError(
+          { file },
+          `the schema has two columns named ${JSON.stringify([...path.split('\u0000').filter(Boolean), name].join('.'))}; expected each name once`,
+        );
+      names.add(name);
+      const at = path === '' ? name : `${path}\u0000${name}`;
       const r = repeats || child.element.repetition_type === 'REPEATED';
       if (child.children.length === 0) leaves.set(at, r);
       else walk(child, at, r);
@@ -172,34 +182,59 @@ export interface RowRange {
 // later parses to what hyparquet would have given.
 const utf8 = new TextDecoder();
 
-/** The value of a JSON column, undecoded: its bytes are JSON (checked when decoded). */
+/** The value of a JSON column, undecoded: its bytes are JSON (checked when decoded), and UTF-8. */
 export class JsonText {
   constructor(
     readonly bytes: Uint8Array,
     readonly shape = 0,
   ) {}
-  /** The value as a row holds it when decoded in full (see plain), parsed as hyparquet parses it. */
+  /**
+   * The value as JSON.parse gives it, as a JSON line's member is: a null inside it stays null (the schema
+   * then refuses it where a JSON line's would be), unlike a Parquet null, which is an absent member.
+   */
   value(): unknown {
-    return plain(JSON.parse(utf8.decode(this.bytes)));
+    return JSON.parse(utf8.decode(this.bytes));
   }
 }
 
+/** U+FFFD in UTF-8: what a JSON value's bytes that were not UTF-8 hold in their place. */
+const REPLACEMENT = Buffer.from('\ufffd');
+
+/** A JSON column's value, parsed: plain() keeps its nulls, which are JSON's, not Parquet's. */
+class ParsedJson {
+  constructor(readonly value: unknown) {}
+}
+
 /**
- * hyparquet's jsonFromBytes, but a value whose bytes are JSON is left as JsonText (tagged by `shapeOf`). Any
- * other is parsed here, as hyparquet does, so that text which is not JSON fails the same page with the same
- * error; bytes the check is unsure of (a byte-order mark, very deep nesting) are parsed too.
+ * hyparquet's jsonFromBytes (TextDecoder, then JSON.parse), but the value is wrapped, so that plain() tells
+ * its nulls from Parquet's; a JSON null is a Parquet null (the member left out). With `shapeOf`, a value is
+ * left as JsonText, to be parsed when read: tagged when its shape is one the reader checks on bytes. Text that
+ * is not JSON is parsed here all the same, so that it fails the same page with the same error; bytes the
+ * check is unsure of (a byte-order mark, very deep nesting) are parsed too. Bytes that are not UTF-8 are read
+ * with U+FFFD, as strings are (see checkedStrings).
  */
-function jsonLater(shapeOf: RowRange['shapeOf']): (bytes: Uint8Array | undefined) => unknown {
+function jsonLater(
+  strings: { bad: boolean },
+  shapeOf: RowRange['shapeOf'],
+): (bytes: Uint8Array | undefined) => unknown {
+  const parsed = (bytes: Uint8Array) => {
+    const value: unknown = JSON.parse(utf8.decode(bytes));
+    return value === null ? null : new ParsedJson(value);
+  };
   return (bytes) => {
     if (!bytes) return bytes;
-    const shape = shapeOf?.(bytes);
+    if (!isUtf8(bytes)) {
+      strings.bad = true;
+      bytes = Buffer.from(utf8.decode(bytes));
+    }
+    if (!shapeOf) return parsed(bytes);
+    const shape = shapeOf(bytes);
     if (shape) return new JsonText(bytes, shape);
     const i = skipSpace(bytes, 0, bytes.length);
     const end = skipValue(bytes, i, bytes.length);
     if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length)
-      // JSON's null is null here, as hyparquet's JSON.parse gives it: a row leaves the member out (see plain).
       return bytes[i] === 0x6e ? null : new JsonText(bytes);
-    return JSON.parse(utf8.decode(bytes));
+    return parsed(bytes);
   };
 }
 
@@ -228,6 +263,8 @@ function checkedStrings() {
 /** Whether a decoded row holds U+FFFD in a string: where a window's bad bytes most likely were. */
 function holdsReplacement(v: unknown, depth = 0): boolean {
   if (typeof v === 'string') return v.includes('\ufffd');
+  if (v instanceof JsonText)
+    return Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.length).includes(REPLACEMENT);
   if (typeof v !== 'object' || v === null || depth > 64) return false;
   for (const x of Array.isArray(v) ? v : Object.values(v)) if (holdsReplacement(x, depth + 1)) return true;
   return false;
@@ -267,7 +304,7 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             compressors,
             parsers: {
               stringFromBytes: strings.decode,
-              ...(range.rawJson && { jsonFromBytes: jsonLater(range.shapeOf) }),
+              jsonFromBytes: jsonLater(strings, range.rawJson ? range.shapeOf : undefined),
             },
           });
         } catch (err) {
@@ -328,6 +365,7 @@ function plain(v: unknown, raw?: ReadonlySet<string>): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v !== 'object' || v === null) return v;
   if (v instanceof JsonText) return v.value();
+  if (v instanceof ParsedJson) return v.value;
   if (v instanceof Date) return v.toISOString();
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (Array.isArray(v)) {
