@@ -595,6 +595,34 @@ describe('what a review found (each failed before its fix)', () => {
     expect(await error(line(span({ attributes: [{ kye: 'input.value', value: {} }] })))).toBe(
       'o0.jsonl:1: span "qa": an attribute is {"kye":"input.value","value":{}}; expected {"key": "…", "value": {…}}',
     );
+    // A pretty-printed OTLP document (a .json file): errors name the span's own line, not the document's first.
+    const doc = (...spans: object[]) =>
+      JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }, null, 2);
+    const gap = retriever([
+      [0, { stringValue: 'd#1' }],
+      [2, { stringValue: 'd#3' }],
+    ]);
+    const pretty = doc(span({ traceId: 't0', spanId: 'z' }), span(), gap);
+    // A span's `{` is two lines above its spanId (traceId comes between).
+    const lineOf = (text: string, spanId: string) =>
+      text.slice(0, text.indexOf(`"spanId": "${spanId}"`)).split('\n').length - 2;
+    const jsonSuite = { ...suite, traces: 'spans.json' };
+    const documentError = (text: string) =>
+      errorOf({ 'gold.jsonl': jsonl(GOLD), 'spans.json': text }, jsonSuite);
+    expect(pretty.split('\n')[lineOf(pretty, 'r') - 1]).toBe('            {');
+    expect(lineOf(pretty, 'r')).toBeGreaterThan(30);
+    expect(await documentError(pretty)).toBe(
+      `spans.json:${lineOf(pretty, 'r')}: retriever span "retrieve" has no retrieval.documents.1.document.id, but one numbered 2; expected documents numbered from 0 without a gap`,
+    );
+    const late = doc(span({ traceId: 't0', spanId: 'z' }), span({ endTimeUnixNano: '1767225599000000000' }));
+    expect(await documentError(late)).toBe(
+      `spans.json:${lineOf(late, 'a')}: trace "t1": its root span "qa" ends before it starts (-1000 ms); expected endTimeUnixNano at or after startTimeUnixNano`,
+    );
+    // A key JSON.parse reads otherwise than the walk (given twice): line 1, as before, not a wrong line.
+    const twice = pretty.replace('{\n  "resourceSpans"', '{\n  "resourceSpans": [],\n  "resourceSpans"');
+    expect(await documentError(twice)).toBe(
+      'spans.json:1: retriever span "retrieve" has no retrieval.documents.1.document.id, but one numbered 2; expected documents numbered from 0 without a gap',
+    );
     const metadata = (text: string) =>
       line(
         span({

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { InputError, formatWhere, ioError, preview } from '../errors.js';
-import { MAX_DEPTH, skipSpace, skipValue } from '../io/json-scan.js';
+import { ascii, keyIs, MAX_DEPTH, scanMembers, skipArray, skipSpace, skipValue } from '../io/json-scan.js';
 import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord, type LineBatch } from '../io/jsonl.js';
 import type { LeanReader } from './otlp-lean.js';
 import { nanosToMs, otlpScanner, type SpanFacts } from './otlp-scan.js';
@@ -56,8 +56,8 @@ export async function* readOpenInference(
   const qidAttribute = qidAttributeOf(options);
   for (const file of files) {
     if (isSpanDocument(file)) {
-      for await (const { line, value } of spanDocuments(file))
-        for (const s of spanFacts(value, file, line, qidAttribute)) add(s);
+      for await (const { line, value, spanLines } of spanDocuments(file))
+        for (const s of spanFacts(value, file, line, qidAttribute, spanLines)) add(s);
       continue;
     }
     const spans = lineSpans(qidAttribute);
@@ -102,8 +102,8 @@ export function lineSpans(qidAttribute: string | undefined, lean?: LeanReader) {
   };
 }
 
-/** The JSON values spans come in, with the line each starts on. */
-async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord> {
+/** The JSON values spans come in, with the line each starts on (and, in an OTLP document, each span's). */
+async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord & { spanLines?: number[] }> {
   const buf = await readFile(file).catch((err: unknown) => {
     throw ioError(file, err, 'an OpenInference JSON file');
   });
@@ -118,7 +118,7 @@ async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord> {
     );
   }
   if (!Array.isArray(doc)) {
-    yield { line: 1, value: doc };
+    yield { line: 1, value: doc, spanLines: otlpSpanLines(buf) };
     return;
   }
   // Each element's line, found on the bytes: an error then names the span's own line.
@@ -128,12 +128,7 @@ async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord> {
 
 function elementLines(b: Buffer): number[] {
   const out: number[] = [];
-  let line = 1;
-  let counted = 0;
-  const lineAt = (pos: number) => {
-    for (; counted < pos; counted++) if (b[counted] === 0x0a) line++;
-    return line;
-  };
+  const lineAt = lineCounter(b);
   let i = skipSpace(b, b[0] === 0xef ? 3 : 0, b.length);
   if (b[i] !== 0x5b) return out;
   i = skipSpace(b, i + 1, b.length);
@@ -147,6 +142,51 @@ function elementLines(b: Buffer): number[] {
   return out;
 }
 
+/** A counter of lines up to a position, moving forward only. */
+function lineCounter(b: Buffer): (pos: number) => number {
+  let line = 1;
+  let counted = 0;
+  return (pos) => {
+    for (; counted < pos; counted++) if (b[counted] === 0x0a) line++;
+    return line;
+  };
+}
+
+const RESOURCE_SPANS = ascii('resourceSpans');
+const SCOPE_SPANS = ascii('scopeSpans');
+const SPANS = ascii('spans');
+
+/**
+ * The line each span of an OTLP document starts on, in the order spansOf lists them, found on the bytes (a
+ * pretty-printed export spans thousands of lines); undefined when the walk is unsure (a key written with
+ * escapes or given twice, which JSON.parse reads otherwise): errors then name line 1.
+ */
+function otlpSpanLines(b: Buffer): number[] | undefined {
+  const out: number[] = [];
+  const lineAt = lineCounter(b);
+  let unsure = false;
+  // The elements of the array at member `key` of the object at i, each handed to `element`; other members skipped.
+  const within = (i: number, depth: number, key: Uint8Array, element: (j: number) => number): number => {
+    let seen = false;
+    return scanMembers(b, i, b.length, null, (b, k, v, e) => {
+      if (!keyIs(b, k, key)) return skipValue(b, v, e, depth);
+      if (seen) unsure = true;
+      seen = true;
+      return b[v] === 0x5b ? skipArray(b, v, e, depth, (_, j) => element(j)) : skipValue(b, v, e, depth);
+    });
+  };
+  const span = (j: number) => {
+    out.push(lineAt(j));
+    return skipValue(b, j, b.length, 4);
+  };
+  const scope = (j: number) => (b[j] === 0x7b ? within(j, 3, SPANS, span) : skipValue(b, j, b.length, 3));
+  const resource = (j: number) =>
+    b[j] === 0x7b ? within(j, 2, SCOPE_SPANS, scope) : skipValue(b, j, b.length, 2);
+  const start = skipSpace(b, b[0] === 0xef ? 3 : 0, b.length);
+  const end = within(start, 1, RESOURCE_SPANS, resource);
+  return end > 0 && !unsure ? out : undefined;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -156,8 +196,12 @@ export function spanFacts(
   file: string,
   line: number,
   qidAttribute: string | undefined,
+  /** Each span's own line, when known (see otlpSpanLines). */
+  spanLines?: readonly number[],
 ): SpanFacts[] {
-  return spansOf(value, file, line).map((raw) => toFacts(raw, file, line, qidAttribute));
+  const spans = spansOf(value, file, line);
+  const lines = spanLines?.length === spans.length ? spanLines : undefined;
+  return spans.map((raw, k) => toFacts(raw, file, lines?.[k] ?? line, qidAttribute));
 }
 
 /** The spans of one value: an OTLP request's, or the value itself when it is one span. */
