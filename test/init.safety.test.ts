@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatesOf, qaRepo } from './helpers/init.js';
@@ -70,6 +70,27 @@ describe('groundgate init: what it refuses (dist/cli as a process)', () => {
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     }
     expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
+  });
+
+  it('file names it prints are one line each, without escape sequences (a fork’s repository may name them)', () => {
+    const dir = qaRepo();
+    const name = 'qa\u001b]0;pwned\u0007\n::error::injected.trace.jsonl';
+    renameSync(path.join(dir, 'runs/qa.trace.jsonl'), path.join(dir, 'runs', name));
+    const r = runCli(['init', '--no-workflow', '--dry-run'], dir);
+    expect(r.status).toBe(0);
+    const said = r.stdout.split('\n').filter((l) => l.includes('injected'));
+    const shown = 'runs/qa�]0;pwned� ↵ ::error::injected.trace.jsonl';
+    expect(said.slice(0, 2)).toEqual([
+      `  qa (grounded-qa): gold/qa.gold.jsonl + ${shown}`,
+      `    ${shown} (grounded-answer traces: the first 20 records have qid, retrieved_ids, answer_json)`,
+    ]);
+    // The dry run's gates.yaml names it quoted, and in a comment without its controls.
+    expect(said.slice(2)).toEqual([
+      '    # found: runs/qa ]0;pwned  ::error::injected.trace.jsonl (grounded-answer traces: the first 20 records have qid, retrieved_ids, answer_json)',
+      '    traces: "runs/qa\\u001b]0;pwned\\u0007\\n::error::injected.trace.jsonl"',
+    ]);
+    expect([r.stdout.includes('\u001b'), r.stdout.includes('\u0007')]).toEqual([false, false]);
+    expect(r.stdout.split('\n').some((l) => l.startsWith('::'))).toBe(false);
   });
 
   it('traces of other questions are not paired with a gold set (they would give vacuous gates)', () => {

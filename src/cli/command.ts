@@ -20,8 +20,11 @@ const MAX_LINE = 2000;
  * runner's log, where a line starting `::error::` is a workflow command.
  */
 export function printLine(io: CliIo, text: string): void {
-  io.stderr(`groundgate: ${escapeTerminal(text, MAX_LINE)}\n`);
+  io.stderr(`groundgate: ${terminalLine(text)}\n`);
 }
+
+/** TEXT as one line for a terminal or a runner's log, as printLine writes it (for a line of stdout). */
+export const terminalLine = (text: string): string => escapeTerminal(text, MAX_LINE);
 
 /** A subcommand: `groundgate NAME [args]`. Each lives in its own file and is listed in commands.ts. */
 export interface Command {

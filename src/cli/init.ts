@@ -20,7 +20,7 @@ import {
 import { run } from '../run.js';
 import { ACTION_REPOSITORY, VERSION } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
-import { parseCommandArgs, writeOutput, type Command } from './command.js';
+import { parseCommandArgs, terminalLine, writeOutput, type Command } from './command.js';
 
 const USAGE = `Usage: groundgate init [options]
 
@@ -165,7 +165,8 @@ export const initCommand: Command = {
     const args = parseInitArgs(argv);
     const configFile = path.resolve(args.dir, args.config);
     const scope = scopeAt(args.dir, 'the repository (--dir)');
-    const say = (line = '') => io.stdout(`${line}\n`);
+    // Its lines name files of the repository, which may be a fork's: one line each, as stderr's are.
+    const say = (line = '') => io.stdout(`${terminalLine(line)}\n`);
 
     const targets = [
       configFile,
