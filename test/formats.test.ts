@@ -869,9 +869,14 @@ describe('what a review found (each failed before its fix)', () => {
     expect(rows).toBe(lines!.replace('traces.jsonl:4:', 'traces.parquet row 4:'));
 
     // Bytes that are not UTF-8 in a JSON column's text: read with U+FFFD and named in a warning, as a line's.
+    // Row 2 holds a U+FFFD of its own (valid text), in its claim: not the row the warning names.
     const MARK = 'QQQQ';
     const marked = TRACES.good.map((t, i) =>
-      i === 6 ? { ...t, answer_json: { ...t.answer_json, claim: MARK + t.answer_json.claim } } : t,
+      i === 6
+        ? { ...t, answer_json: { ...t.answer_json, claim: MARK + t.answer_json.claim } }
+        : i === 1
+          ? { ...t, answer_json: { ...t.answer_json, claim: `\ufffd ${t.answer_json.claim}` } }
+          : t,
     );
     const broken = (b: Buffer) => {
       const at = b.indexOf(MARK);
@@ -946,6 +951,32 @@ describe('what a review found (each failed before its fix)', () => {
         { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' },
       ),
     ).toBe('gold.parquet: the schema has two columns named "qid"; expected each name once');
+
+    // JSON nested 16,000 deep in a row: too deep for the thread that decodes it to pass on (V8's serializer
+    // recurses). One line naming that row, not an internal error; a helper keeps the bytes, and reads it.
+    const stringify = JSON.stringify;
+    const deep = '['.repeat(16_000) + ']'.repeat(16_000);
+    let nestedRows: Buffer;
+    try {
+      // hyparquet-writer writes a JSON column with JSON.stringify, which cannot nest this deep.
+      JSON.stringify = ((v: unknown, ...rest: []) =>
+        typeof v === 'object' && v !== null && 'deep' in v
+          ? stringify({ ...v, deep: 0 }).replace('"deep":0', `"deep":${deep}`)
+          : stringify(v, ...rest)) as typeof JSON.stringify;
+      nestedRows = parquetTraces(
+        TRACES.good.map((t, i) => (i === 4 ? { ...t, answer_json: { ...t.answer_json, deep: 1 } } : t)),
+      );
+    } finally {
+      JSON.stringify = stringify;
+    }
+    writeFileSync(path.join(dir, 'deep.parquet'), nestedRows);
+    config('deep.parquet');
+    const tooDeep = runCli(['check', '-c', 'gates.yaml'], dir);
+    expect([tooDeep.status, tooDeep.stderr]).toEqual([
+      2,
+      'groundgate: deep.parquet row 5: the rows from here do not decode: their values could not be passed between threads; expected values it can read (JSON nested thousands deep is not)\n',
+    ]);
+    expect(runCli(['check', '-c', 'gates.yaml'], dir, { GROUNDGATE_THREADS: '2' }).status).toBe(0);
   });
 
   it('Parquet duplicates name rows; openinference: without format: openinference is refused', async () => {

@@ -23,8 +23,11 @@ export function printLine(io: CliIo, text: string): void {
   io.stderr(`groundgate: ${terminalLine(text)}\n`);
 }
 
-/** TEXT as one line for a terminal or a runner's log, as printLine writes it (for a line of stdout). */
-export const terminalLine = (text: string): string => escapeTerminal(text, MAX_LINE);
+/**
+ * TEXT as one line for a terminal or a runner's log, without control characters, as printLine writes it; cut at
+ * `most` characters.
+ */
+export const terminalLine = (text: string, most = MAX_LINE): string => escapeTerminal(text, most);
 
 /** A subcommand: `groundgate NAME [args]`. Each lives in its own file and is listed in commands.ts. */
 export interface Command {

@@ -165,8 +165,9 @@ export const initCommand: Command = {
     const args = parseInitArgs(argv);
     const configFile = path.resolve(args.dir, args.config);
     const scope = scopeAt(args.dir, 'the repository (--dir)');
-    // Its lines name files of the repository, which may be a fork's: one line each, as stderr's are.
-    const say = (line = '') => io.stdout(`${terminalLine(line)}\n`);
+    // Its lines name files of the repository, which may be a fork's: one line each, as stderr's are, but not
+    // cut: they are the repository's own listing, and one is a command to copy (git add …).
+    const say = (line = '') => io.stdout(`${terminalLine(line, Infinity)}\n`);
 
     const targets = [
       configFile,

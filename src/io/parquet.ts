@@ -187,6 +187,8 @@ export class JsonText {
   constructor(
     readonly bytes: Uint8Array,
     readonly shape = 0,
+    /** Its bytes were not UTF-8, and are read with U+FFFD (see jsonLater). */
+    readonly replaced = false,
   ) {}
   /**
    * The value as JSON.parse gives it, as a JSON line's member is: a null inside it stays null (the schema
@@ -197,44 +199,49 @@ export class JsonText {
   }
 }
 
-/** U+FFFD in UTF-8: what a JSON value's bytes that were not UTF-8 hold in their place. */
-const REPLACEMENT = Buffer.from('\ufffd');
-
 /** A JSON column's value, parsed: plain() keeps its nulls, which are JSON's, not Parquet's. */
 class ParsedJson {
-  constructor(readonly value: unknown) {}
+  constructor(
+    readonly value: unknown,
+    readonly replaced: boolean,
+  ) {}
 }
+
+/** Text in a buffer of its own: a row's JSON bytes may be handed to another thread, and Node's pool may not. */
+const encoder = new TextEncoder();
 
 /**
  * hyparquet's jsonFromBytes (TextDecoder, then JSON.parse), but the value is wrapped, so that plain() tells
- * its nulls from Parquet's; a JSON null is a Parquet null (the member left out). With `shapeOf`, a value is
- * left as JsonText, to be parsed when read: tagged when its shape is one the reader checks on bytes. Text that
- * is not JSON is parsed here all the same, so that it fails the same page with the same error; bytes the
- * check is unsure of (a byte-order mark, very deep nesting) are parsed too. Bytes that are not UTF-8 are read
- * with U+FFFD, as strings are (see checkedStrings).
+ * its nulls from Parquet's. A JSON value that is null as a whole is a Parquet null (the member left out), as
+ * hyparquet gives it: writers put `null` for a missing value. With `shapeOf`, a value is left as JsonText, to
+ * be parsed when read: tagged when its shape is one the reader checks on bytes. Text that is not JSON is
+ * parsed here all the same, so that it fails the same page with the same error; bytes the check is unsure
+ * of (a byte-order mark, very deep nesting) are parsed too. Bytes that are not UTF-8 are read with U+FFFD,
+ * as strings are (see checkedStrings), and the value says so: its row is the one a warning names.
  */
 function jsonLater(
   strings: { bad: boolean },
   shapeOf: RowRange['shapeOf'],
 ): (bytes: Uint8Array | undefined) => unknown {
-  const parsed = (bytes: Uint8Array) => {
+  const parsed = (bytes: Uint8Array, replaced: boolean) => {
     const value: unknown = JSON.parse(utf8.decode(bytes));
-    return value === null ? null : new ParsedJson(value);
+    return value === null ? null : new ParsedJson(value, replaced);
   };
   return (bytes) => {
     if (!bytes) return bytes;
-    if (!isUtf8(bytes)) {
+    const replaced = !isUtf8(bytes);
+    if (replaced) {
       strings.bad = true;
-      bytes = Buffer.from(utf8.decode(bytes));
+      bytes = encoder.encode(utf8.decode(bytes));
     }
-    if (!shapeOf) return parsed(bytes);
+    if (!shapeOf) return parsed(bytes, replaced);
     const shape = shapeOf(bytes);
-    if (shape) return new JsonText(bytes, shape);
+    if (shape) return new JsonText(bytes, shape, replaced);
     const i = skipSpace(bytes, 0, bytes.length);
     const end = skipValue(bytes, i, bytes.length);
     if (end > 0 && skipSpace(bytes, end, bytes.length) === bytes.length)
-      return bytes[i] === 0x6e ? null : new JsonText(bytes);
-    return parsed(bytes);
+      return bytes[i] === 0x6e ? null : new JsonText(bytes, 0, replaced);
+    return parsed(bytes, replaced);
   };
 }
 
@@ -263,8 +270,8 @@ function checkedStrings() {
 /** Whether a decoded row holds U+FFFD in a string: where a window's bad bytes most likely were. */
 function holdsReplacement(v: unknown, depth = 0): boolean {
   if (typeof v === 'string') return v.includes('\ufffd');
-  if (v instanceof JsonText)
-    return Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.length).includes(REPLACEMENT);
+  // A JSON value says whether its bytes were replaced: U+FFFD in it may be the text's own (an escape).
+  if (v instanceof JsonText || v instanceof ParsedJson) return v.replaced;
   if (typeof v !== 'object' || v === null || depth > 64) return false;
   for (const x of Array.isArray(v) ? v : Object.values(v)) if (holdsReplacement(x, depth + 1)) return true;
   return false;
@@ -424,7 +431,9 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
         // A value too deep to be posted (or read back) ends the exchange so.
         throw new InputError(
           { file, line: next },
-          `the rows from here do not decode: ${err.code === undefined ? 'their values could not be passed between threads' : `the decoding thread stopped (exit code ${err.code})`}; expected values it can read (JSON nested thousands deep is not)`,
+          err.code === undefined
+            ? NOT_PASSED
+            : `the rows from here do not decode: the decoding thread stopped (exit code ${err.code}); expected values it can read (JSON nested thousands deep is not)`,
         );
       });
       if (m === undefined) throw notDecoded(file, next, seconds);
@@ -442,6 +451,9 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
     await worker.terminate();
   }
 }
+
+const NOT_PASSED =
+  'the rows from here do not decode: their values could not be passed between threads; expected values it can read (JSON nested thousands deep is not)';
 
 /** The decoding thread ended without a word (`code`), or sent rows this thread could not read (no code). */
 class DecoderExit extends Error {
@@ -480,16 +492,40 @@ export async function decodeOnThread(
   asked: () => Promise<unknown>,
 ): Promise<void> {
   let rows: [number, unknown][] = [];
+  // Rows too deep to be passed on (V8's serializer recurses: JSON nested some 15,000 deep runs out of stack)
+  // are an error at the first such row, after the rows before it: one of them may hold the input's first error.
+  const send = async (m: Extract<DecodeMessage, { rows: unknown }>) => {
+    try {
+      post(m);
+      return;
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+    }
+    const { serialize } = process.getBuiltinModule('node:v8');
+    const k = m.rows.findIndex(([, value]) => {
+      try {
+        serialize(value);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    if (k > 0) {
+      post({ rows: m.rows.slice(0, k), utf8: m.utf8 });
+      await asked();
+    }
+    throw new InputError({ file: job.file, line: m.rows[Math.max(k, 0)]?.[0] }, NOT_PASSED);
+  };
   try {
     const range = { ...job, rows: job.rows && new Set(job.rows) };
     for await (const { line, value } of readParquetHere(job.file, range)) {
       rows.push([line, value]);
       if (rows.length < DECODE_BATCH) continue;
-      post({ rows, utf8: takeUtf8Notes() });
+      await send({ rows, utf8: takeUtf8Notes() });
       rows = [];
       await asked();
     }
-    post({ rows, done: true, utf8: takeUtf8Notes() });
+    await send({ rows, done: true, utf8: takeUtf8Notes() });
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     post({ error: { where: err.where, detail: err.detail } });
