@@ -33,6 +33,12 @@ export const HELPER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
 export const ENGINE_ENV = 'GROUNDGATE_ENGINE_THREAD';
 
+/**
+ * The least old generation an engine thread is given: Node 24's V8 cannot read its start-up snapshot into 1
+ * or 2 MB, and aborts the whole process (a fatal out-of-memory, no error to catch); 3 MB starts.
+ */
+const MIN_ENGINE_MB = 8;
+
 export interface EnginePlan {
   limits: ResourceLimits;
   /** The limit was set by ENGINE_ENV rather than sized from the input. */
@@ -60,9 +66,9 @@ export async function enginePlan(
   const set = env[ENGINE_ENV];
   if (set !== undefined && set !== '') {
     const mb = /^\d{1,7}$/.test(set) ? Number(set) : NaN;
-    if (Number.isNaN(mb))
+    if (Number.isNaN(mb) || (mb > 0 && mb < MIN_ENGINE_MB))
       throw new UsageError(
-        `${ENGINE_ENV}=${JSON.stringify(set)}: expected 0 (no engine thread) or its heap limit in MB`,
+        `${ENGINE_ENV}=${JSON.stringify(set)}: expected 0 (no engine thread) or its heap limit in MB, at least ${MIN_ENGINE_MB} (a thread cannot start in less)`,
       );
     return mb === 0 ? undefined : plan(mb, true, (await objectHeap()).records);
   }

@@ -139,12 +139,12 @@ describe('check on an engine thread (dist)', () => {
   });
 
   it('runs on the main thread when the thread runs out of its heap, and says so when the limit was set', () => {
-    const a = runCli(['--suite', 'qa'], REPO, { GROUNDGATE_ENGINE_THREAD: '1' });
+    const a = runCli(['--suite', 'qa'], REPO, { GROUNDGATE_ENGINE_THREAD: '8' });
     const b = runCli(['--suite', 'qa'], REPO, off);
     expect(a.status).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     expect(a.stderr).toBe(
-      'groundgate: note: the engine thread ran out of its 1 MB heap (GROUNDGATE_ENGINE_THREAD); ran on the main thread\n',
+      'groundgate: note: the engine thread ran out of its 8 MB heap (GROUNDGATE_ENGINE_THREAD); ran on the main thread\n',
     );
   });
 
@@ -152,7 +152,13 @@ describe('check on an engine thread (dist)', () => {
     const r = runCli([], REPO, { GROUNDGATE_ENGINE_THREAD: 'lots' });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      'groundgate: GROUNDGATE_ENGINE_THREAD="lots": expected 0 (no engine thread) or its heap limit in MB (see groundgate --help)\n',
+      'groundgate: GROUNDGATE_ENGINE_THREAD="lots": expected 0 (no engine thread) or its heap limit in MB, at least 8 (a thread cannot start in less) (see groundgate --help)\n',
     );
+    // Node 24 aborted the process (a fatal out-of-memory starting the thread) on a limit of 1 or 2 MB.
+    const tiny = runCli([], REPO, { GROUNDGATE_ENGINE_THREAD: '2' });
+    expect([tiny.status, tiny.stderr]).toEqual([
+      2,
+      'groundgate: GROUNDGATE_ENGINE_THREAD="2": expected 0 (no engine thread) or its heap limit in MB, at least 8 (a thread cannot start in less) (see groundgate --help)\n',
+    ]);
   });
 });
