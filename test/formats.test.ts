@@ -250,6 +250,18 @@ describe('stability and latency read the same formats', () => {
   });
 });
 
+/** Text marked to be made not UTF-8 by `broken`, in a file written uncompressed (so the mark is found in it). */
+const MARK = 'QQQQ';
+
+/** The mark's first two bytes become FF FE: never UTF-8. */
+function broken(b: Buffer): Buffer {
+  const at = b.indexOf(MARK);
+  expect(at).toBeGreaterThan(0);
+  b[at] = 0xff;
+  b[at + 1] = 0xfe;
+  return b;
+}
+
 async function errorOf(files: Record<string, string | Buffer>, suite: Suite): Promise<string> {
   return scored(files, { s: suite }).then(
     () => 'no error',
@@ -806,16 +818,7 @@ describe('what a review found (each failed before its fix)', () => {
   });
 
   it('a Parquet string that is not UTF-8 is read with U+FFFD and named in a warning, as in JSON Lines', async () => {
-    const MARK = 'QQQQ';
     const gold = GOLD.map((g, i) => (i === 14 ? { ...g, question: MARK + g.question } : g));
-    // The mark's bytes become FF FE: never UTF-8 (the file uncompressed, so they are found in it).
-    const broken = (b: Buffer) => {
-      const at = b.indexOf(MARK);
-      expect(at).toBeGreaterThan(0);
-      b[at] = 0xff;
-      b[at + 1] = 0xfe;
-      return b;
-    };
     const suites = await scored(
       {
         'gold.jsonl': broken(Buffer.from(jsonl(gold))),
@@ -873,7 +876,6 @@ describe('what a review found (each failed before its fix)', () => {
 
     // Bytes that are not UTF-8 in a JSON column's text: read with U+FFFD and named in a warning, as a line's.
     // Row 2 holds a U+FFFD of its own (valid text), in its claim: not the row the warning names.
-    const MARK = 'QQQQ';
     const marked = TRACES.good.map((t, i) =>
       i === 6
         ? { ...t, answer_json: { ...t.answer_json, claim: MARK + t.answer_json.claim } }
@@ -881,13 +883,6 @@ describe('what a review found (each failed before its fix)', () => {
           ? { ...t, answer_json: { ...t.answer_json, claim: `\ufffd ${t.answer_json.claim}` } }
           : t,
     );
-    const broken = (b: Buffer) => {
-      const at = b.indexOf(MARK);
-      expect(at).toBeGreaterThan(0);
-      b[at] = 0xff;
-      b[at + 1] = 0xfe;
-      return b;
-    };
     const uncompressed = Buffer.from(
       parquetWriteBuffer({
         codec: 'UNCOMPRESSED',
