@@ -82,14 +82,14 @@ function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): v
     const names = new Set<string>();
     for (const child of node.children) {
       const { name } = child.element;
+      const at = path === '' ? name : `${path}\u0000${name}`;
       // A row is an object: of two members of one name, it would keep one and lose the other silently.
       if (names.has(name))
         throw new InputError(
           { file },
-          `the schema has two columns named ${JSON.stringify([...path.split('\u0000').filter(Boolean), name].join('.'))}; expected each name once`,
+          `the schema has two columns named ${JSON.stringify(at.replaceAll('\u0000', '.'))}; expected each name once`,
         );
       names.add(name);
-      const at = path === '' ? name : `${path}\u0000${name}`;
       const r = repeats || child.element.repetition_type === 'REPEATED';
       if (child.children.length === 0) leaves.set(at, r);
       else walk(child, at, r);
@@ -431,9 +431,11 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
         // A value too deep to be posted (or read back) ends the exchange so.
         throw new InputError(
           { file, line: next },
-          err.code === undefined
-            ? NOT_PASSED
-            : `the rows from here do not decode: the decoding thread stopped (exit code ${err.code}); expected values it can read (JSON nested thousands deep is not)`,
+          notDecodable(
+            err.code === undefined
+              ? 'their values could not be passed between threads'
+              : `the decoding thread stopped (exit code ${err.code})`,
+          ),
         );
       });
       if (m === undefined) throw notDecoded(file, next, seconds);
@@ -452,8 +454,9 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
   }
 }
 
-const NOT_PASSED =
-  'the rows from here do not decode: their values could not be passed between threads; expected values it can read (JSON nested thousands deep is not)';
+/** Why the rows from a decoding thread stopped coming, as an error's detail. */
+const notDecodable = (why: string) =>
+  `the rows from here do not decode: ${why}; expected values it can read (JSON nested thousands deep is not)`;
 
 /** The decoding thread ended without a word (`code`), or sent rows this thread could not read (no code). */
 class DecoderExit extends Error {
@@ -514,7 +517,10 @@ export async function decodeOnThread(
       post({ rows: m.rows.slice(0, k), utf8: m.utf8 });
       await asked();
     }
-    throw new InputError({ file: job.file, line: m.rows[Math.max(k, 0)]?.[0] }, NOT_PASSED);
+    throw new InputError(
+      { file: job.file, line: m.rows[Math.max(k, 0)]?.[0] },
+      notDecodable('their values could not be passed between threads'),
+    );
   };
   try {
     const range = { ...job, rows: job.rows && new Set(job.rows) };

@@ -60,17 +60,18 @@ export async function utf8Warnings(
 ): Promise<string[]> {
   const out: string[] = [];
   for (const [file, offset] of [...taken].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    // A Parquet file's note is its row, not a byte offset (see parquet.ts).
-    if (recordWord(file) === 'row') {
-      out.push(
-        `${name(file)} row ${offset}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such row; expected UTF-8 text)`,
-      );
-      continue;
-    }
-    // The file was read a moment ago; should it be gone now, the warning goes without its line.
-    const line = await lineAt(file, offset).catch(() => undefined);
+    const word = recordWord(file);
+    // A Parquet file's note is its row, not a byte offset (see parquet.ts). A JSON Lines file was read a
+    // moment ago; should it be gone now, the warning goes without its line.
+    const at =
+      word === 'row'
+        ? ` row ${offset}`
+        : await lineAt(file, offset).then(
+            (line) => `:${line}`,
+            () => '',
+          );
     out.push(
-      `${name(file)}${line === undefined ? '' : `:${line}`}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)`,
+      `${name(file)}${at}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such ${word}; expected UTF-8 text)`,
     );
   }
   return out;
