@@ -818,7 +818,14 @@ describe('what a review found (each failed before its fix)', () => {
   });
 
   it('a Parquet string that is not UTF-8 is read with U+FFFD and named in a warning, as in JSON Lines', async () => {
-    const gold = GOLD.map((g, i) => (i === 14 ? { ...g, question: MARK + g.question } : g));
+    // Item 3's question holds a U+FFFD of its own, in valid bytes: not the row the warning names.
+    const gold = GOLD.map((g, i) =>
+      i === 14
+        ? { ...g, question: MARK + g.question }
+        : i === 2
+          ? { ...g, question: `\ufffd ${g.question}` }
+          : g,
+    );
     const suites = await scored(
       {
         'gold.jsonl': broken(Buffer.from(jsonl(gold))),

@@ -254,26 +254,34 @@ function checkedStrings() {
   const fatal = new TextDecoder('utf-8', { fatal: true });
   const out = {
     bad: false,
+    /** The strings read with U+FFFD since `bad` was last cleared: a row holding one is the warning's. */
+    replaced: new Set<string>(),
     decode: (bytes: Uint8Array | undefined): string | undefined => {
       if (!bytes) return bytes;
       try {
         return fatal.decode(bytes);
       } catch {
         out.bad = true;
-        return utf8.decode(bytes);
+        const text = utf8.decode(bytes);
+        out.replaced.add(text);
+        return text;
       }
     },
   };
   return out;
 }
 
-/** Whether a decoded row holds U+FFFD in a string: where a window's bad bytes most likely were. */
-function holdsReplacement(v: unknown, depth = 0): boolean {
-  if (typeof v === 'string') return v.includes('\ufffd');
+/**
+ * Whether a decoded row holds a string read with U+FFFD (one of `replaced`): a U+FFFD of the text's own,
+ * in valid bytes, is not one, unless the very same string was also read from bad bytes.
+ */
+function holdsReplacement(v: unknown, replaced: ReadonlySet<string>, depth = 0): boolean {
+  if (typeof v === 'string') return replaced.has(v);
   // A JSON value says whether its bytes were replaced: U+FFFD in it may be the text's own (an escape).
   if (v instanceof JsonText || v instanceof ParsedJson) return v.replaced;
   if (typeof v !== 'object' || v === null || depth > 64) return false;
-  for (const x of Array.isArray(v) ? v : Object.values(v)) if (holdsReplacement(x, depth + 1)) return true;
+  for (const x of Array.isArray(v) ? v : Object.values(v))
+    if (holdsReplacement(x, replaced, depth + 1)) return true;
   return false;
 }
 
@@ -302,6 +310,7 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
       for (const [at, end] of rowWindows(from, to)) {
         let objects: Record<string, unknown>[];
         strings.bad = false;
+        strings.replaced.clear();
         try {
           objects = await parquetReadObjects({
             file: buffer,
@@ -335,7 +344,7 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
         if (strings.bad) {
           // hyparquet decodes whole pages and dictionaries: a bad string may lie outside the rows read.
           const i = objects.findIndex(
-            (o, k) => (!range.rows || range.rows.has(at + k + 1)) && holdsReplacement(o),
+            (o, k) => (!range.rows || range.rows.has(at + k + 1)) && holdsReplacement(o, strings.replaced),
           );
           if (i >= 0) noteInvalidUtf8(file, at + i + 1);
         }
