@@ -237,6 +237,18 @@ async function formats(scale) {
   await w.pending;
   const lines = [];
   const canonical = groundgate(w.dir);
+  // The JSON formats' files, for their parse floor (see floors/jsonl-threads.mjs); canonical's own first.
+  const json = {
+    canonical: ['qa.trace.jsonl', 'qa.gold.jsonl'],
+    mapped: ['mapped.trace.jsonl', 'mapped.gold.jsonl'],
+    openinference: ['otlp.trace.jsonl', 'qa.gold.jsonl'],
+  };
+  const parseFloor = (files) =>
+    race({
+      ours: { args: [path.join(FLOORS, 'jsonl-threads.mjs'), ...files], cwd: w.dir },
+      floor: canonical,
+    });
+  const canonicalFloor = await parseFloor(json.canonical);
   for (const [format, config, limit] of [
     ['mapped', 'gates-mapped.yaml', 1.5],
     ['openinference', 'gates-openinference.yaml', 1.5],
@@ -252,6 +264,9 @@ async function formats(scale) {
     const metrics = (file) => JSON.stringify(JSON.parse(readFileSync(file, 'utf8')).suites.qa.metrics);
     const same = metrics(report) === metrics(path.join(w.dir, 'report.json'));
     if (!same) throw new Error(`formats/${format}: the metrics differ from the canonical run's`);
+    // JSON.parse of the format's files on as many threads, against the canonical run in the same turns: how
+    // near each run is to its own floor (the canonical files' floor is raced once, above).
+    const floor = json[format] ? await parseFloor(json[format]) : undefined;
     lines.push({
       workload: `formats/${format}`,
       ours_s: round(r.ours_s, 3),
@@ -260,6 +275,12 @@ async function formats(scale) {
       limit,
       peak_rss_mb: round(r.peak_rss_mb, 1),
       canonical_rss_mb: round(r.floor_rss_mb, 1),
+      ...(floor && {
+        parse_floor_s: round(floor.ours_s, 3),
+        parse_floor_vs_canonical: round(floor.ours_s / floor.floor_s, 2),
+        ours_vs_parse_floor: round(r.ours_s / floor.ours_s, 2),
+        canonical_vs_parse_floor: round(canonicalFloor.floor_s / canonicalFloor.ours_s, 2),
+      }),
       same_metrics: same,
       scale: half,
       runs: RUNS,
