@@ -16,11 +16,15 @@ function parseStretch(file, start, end) {
   try {
     // A stretch begins after the line end before it (the line that spans its start is the previous one's).
     let pos = start;
-    if (start > 0) {
-      const n = readSync(fd, buf, 0, PIECE, start - 1);
-      const nl = buf.subarray(0, n).indexOf(10);
-      pos = nl < 0 ? end : start + nl;
-    }
+    if (start > 0)
+      for (let at = start - 1; ; at += PIECE) {
+        const n = readSync(fd, buf, 0, PIECE, at);
+        const nl = buf.subarray(0, n).indexOf(10);
+        if (nl >= 0 || n === 0) {
+          pos = nl >= 0 ? at + nl + 1 : end;
+          break;
+        }
+      }
     let carry = Buffer.alloc(0);
     while (pos < end || carry.length > 0) {
       const n = readSync(fd, buf, 0, PIECE, pos);
