@@ -20,14 +20,8 @@ const MAX_LINE = 2000;
  * runner's log, where a line starting `::error::` is a workflow command.
  */
 export function printLine(io: CliIo, text: string): void {
-  io.stderr(`groundgate: ${terminalLine(text)}\n`);
+  io.stderr(`groundgate: ${escapeTerminal(text, MAX_LINE)}\n`);
 }
-
-/**
- * TEXT as one line for a terminal or a runner's log, without control characters, as printLine writes it; cut at
- * `most` characters.
- */
-export const terminalLine = (text: string, most = MAX_LINE): string => escapeTerminal(text, most);
 
 /** A subcommand: `groundgate NAME [args]`. Each lives in its own file and is listed in commands.ts. */
 export interface Command {

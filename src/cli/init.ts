@@ -20,7 +20,8 @@ import {
 import { run } from '../run.js';
 import { ACTION_REPOSITORY, VERSION } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
-import { parseCommandArgs, terminalLine, writeOutput, type Command } from './command.js';
+import { escapeTerminal } from '../report/escape.js';
+import { parseCommandArgs, writeOutput, type Command } from './command.js';
 
 const USAGE = `Usage: groundgate init [options]
 
@@ -167,7 +168,7 @@ export const initCommand: Command = {
     const scope = scopeAt(args.dir, 'the repository (--dir)');
     // Its lines name files of the repository, which may be a fork's: one line each, as stderr's are, but not
     // cut: they are the repository's own listing, and one is a command to copy (git add …).
-    const say = (line = '') => io.stdout(`${terminalLine(line, Infinity)}\n`);
+    const say = (line = '') => io.stdout(`${escapeTerminal(line, Infinity)}\n`);
 
     const targets = [
       configFile,
