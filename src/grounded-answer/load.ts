@@ -444,7 +444,7 @@ async function judgeWinners(
   }
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
   for (const [file, rows] of byFile)
-    await judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
+    judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
 
   return { ...judged(table, lines, known, unknown, options), ref };
 }

@@ -153,7 +153,7 @@ async function judgeOtlp(
   // of thousands of traces an exporter batched), in input order.
   const cut = new Map<string, SpanFacts[]>();
   for (const k of others.keys()) cut.set(scans[scanOf[k]!]!.traceIds[entryOf[k]!]!, []);
-  await readSpans(
+  readSpans(
     [...others].flatMap(([k, more]) => [k, ...more].flatMap((x) => linesOf(...at(x)))),
     opts,
     (spans) => {
@@ -267,7 +267,7 @@ async function judgeOtlp(
   const asked = helpers.map((h, p) => (jobs[p + 1]!.size > 0 ? h.readBack(jobs[p + 1]!.job()) : undefined));
   const own = jobs[0]!.job();
   const judged = runReader();
-  await readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, judged(t)));
+  readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, judged(t)));
   const read = heldReader();
   const held: HeldRuns[] = [];
   /** Row r's winner is slot slotOf[r] of held[heldIn[r]], or of this thread's job when heldIn[r] is -1. */
@@ -304,7 +304,7 @@ async function judgeOtlp(
         rowOfSlot.push(row);
       }
     }
-    await readWinners(again.job(), input, (slot, t) => out.set(rowOfSlot[slot]!, judged(t)));
+    readWinners(again.job(), input, (slot, t) => out.set(rowOfSlot[slot]!, judged(t)));
     return out;
   };
   return {

@@ -149,11 +149,11 @@ interface Wanted {
  * all its lines (each line read once), assembled and checked as the scan that picked it did, and under its
  * gold item's qid; `each` gets it as soon as its last line is in.
  */
-export async function readWinners(
+export function readWinners(
   job: WinnersJob,
   input: TraceInput,
   each: (slot: number, run: TraceLine | RawMembers) => void,
-): Promise<void> {
+): void {
   const options: OpenInferenceOptions = { qid: input.qid };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   const want = new Map<string, Wanted>();
@@ -197,7 +197,7 @@ export async function readWinners(
       w.spans = [];
     }
   };
-  await forEachLine(lines, (l, buf, start, end) => {
+  forEachLine(lines, (l, buf, start, end) => {
     const w = work.get(l.fileIndex)!.get(l.offset)!;
     let spansToo = w.spans;
     for (const slot of w.placed) {
@@ -218,13 +218,13 @@ export async function readWinners(
  * Reads each of these lines once (a line listed again is read once), file by file in input order and by
  * offset within a file, that is in input order, and hands each line's spans to `each`.
  */
-export async function readSpans(
+export function readSpans(
   lines: readonly LineAt[],
   options: OpenInferenceOptions,
   each: (spans: SpanFacts[]) => void,
-): Promise<void> {
+): void {
   const spansOf = lineSpans(qidAttributeOf(options));
-  await forEachLine(lines, (l, buf, start, end) => each(spansOf(buf, start, end, l.line, l.file)));
+  forEachLine(lines, (l, buf, start, end) => each(spansOf(buf, start, end, l.line, l.file)));
 }
 
 /**
@@ -232,10 +232,10 @@ export async function readSpans(
  * offset within a file, that is in input order: `each` gets its bytes, buf[start, end) (a BOM at the start
  * of a file left out, so a line's first byte is buf[end - length]).
  */
-async function forEachLine(
+function forEachLine(
   lines: readonly LineAt[],
   each: (line: LineAt, buf: Buffer, start: number, end: number) => void,
-): Promise<void> {
+): void {
   const byFile = new Map<number, Map<number, LineAt>>();
   for (const l of lines) {
     let inFile = byFile.get(l.fileIndex);
@@ -245,7 +245,7 @@ async function forEachLine(
   for (const fileIndex of [...byFile.keys()].sort((a, b) => a - b)) {
     const list = [...byFile.get(fileIndex)!.values()];
     const { file } = list[0]!;
-    await forEachSpan(
+    forEachSpan(
       file,
       list.map((l) => l.offset),
       list.map((l) => l.length),

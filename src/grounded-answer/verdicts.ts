@@ -18,7 +18,7 @@ import type { CompiledRule } from './scu.js';
  * in offset order), and judges each into its row of the table. The scan checked every line already; a
  * line it left to JSON.parse is parsed again here.
  */
-export async function judgeRows(
+export function judgeRows(
   file: string,
   rows: readonly number[],
   table: RunTable,
@@ -26,13 +26,13 @@ export async function judgeRows(
   rules: readonly CompiledRule[] | null,
   options: JudgeOptions,
   fields?: FieldMap,
-): Promise<void> {
+): void {
   const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
   const scanner = fields ? mappedTraceScanner(fields) : undefined;
   const offsets = Float64Array.from(rows, (row) => table.offset[row]!);
   const lengths = Float64Array.from(rows, (row) => table.length[row]!);
   const found = traceFields();
-  await forEachSpan(file, offsets, lengths, (k, buf, start, end) => {
+  forEachSpan(file, offsets, lengths, (k, buf, start, end) => {
     const row = rows[k]!;
     const line = table.line[row]!;
     let t: JudgedTrace;

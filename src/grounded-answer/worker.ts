@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
     const judged = runReader();
     const goldRow = judge && goldListsReader(judge.gold);
-    await readWinners(winners, input.otlp, (slot, run) => {
+    readWinners(winners, input.otlp, (slot, run) => {
       if (judge) {
         const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules);
         judgeInto(item, judged(run), judge.options, verdicts!, slots.length);

@@ -54,7 +54,7 @@ export async function recordAt(ref: LineRef): Promise<unknown> {
 /** Records again by where they were read, keyed by the references asked for. */
 export async function recordsAt(refs: readonly LineRef[]): Promise<Map<LineRef, unknown>> {
   const lines = refs.filter((r) => !isParquet(r.file));
-  const out = await readRecords(lines);
+  const out = readRecords(lines);
   // A Parquet file is read once for all the rows asked of it: decoding is by row group, not by row.
   const byFile = new Map<string, LineRef[]>();
   for (const r of refs) if (isParquet(r.file)) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
