@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import { InputError } from '../src/errors.js';
 import { canonicalJson, canonicalJsonOfBytes } from '../src/gold/canonical.js';
+import { canonicalBytesWriter } from '../src/gold/canonical-bytes.js';
 import { run } from '../src/run.js';
 import { shapeTest } from '../src/io/record-shape.js';
 import { runLineSchema, runShape } from '../src/suites/stability/contract.js';
@@ -38,10 +39,13 @@ import { TRACE_WHAT, traceTest } from '../src/grounded-answer/contract.js';
 import { unescapeInto } from '../src/io/json-scan.js';
 import { otlpScanner, type SpanFacts } from '../src/grounded-answer/otlp-scan.js';
 import { seeded } from './helpers/random.js';
-import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
+import { FIXTURES, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readFileSync(path.join(REPO, 'gold/qa.gold.jsonl'), 'utf8').trimEnd().split('\n');
 const TRACES = readFileSync(path.join(REPO, 'runs/qa.trace.jsonl'), 'utf8').trimEnd().split('\n');
+const FIXTURE_GOLD = ['wfgy/gold.jsonl', 'contextbench/gold_rows_contextbench_verified_test.jsonl'].flatMap(
+  (f) => readFileSync(path.join(FIXTURES, f), 'utf8').trimEnd().split('\n'),
+);
 const RUNS = readFileSync(path.join(REPO, 'examples/stability/runs.jsonl'), 'utf8').trimEnd().split('\n');
 const CONFIG = qaOnlyGates();
 const VALUES = [null, 0, -1, 1.5, '', 'x', [], {}, [1], ['a'], { claim: 1 }, true, 'not in context'];
@@ -589,6 +593,60 @@ describe('loader fuzzing (seeded)', () => {
       '{"10":1,"9":2,"a":3,"B":4,"é":5,"\u00e9x":6}',
     ];
     agreesWithParse(GOLD, edge, seeded(4545), fromBytes, fromParse);
+  });
+
+  it("writes a line's canonical JSON as bytes only where they are canonicalJson(JSON.parse(line))'s", () => {
+    const write = canonicalBytesWriter();
+    const fromParse = (line: string | Buffer) => {
+      try {
+        return Buffer.from(canonicalJson(JSON.parse(line.toString())));
+      } catch {
+        return undefined;
+      }
+    };
+    const fromBytes = (line: string | Buffer) => {
+      const b = Buffer.from(line);
+      const out = write(b, 0, b.length);
+      return out && Buffer.from(out);
+    };
+    const accepted = [
+      '{"b":[1e2,-0,1.50,1e999,0.1e-7,123456789012345678901234567890,-1E-400,-12,0,999999999999999,1234567890123456],"a":{"z":null,"y":true,"x":false}}',
+      '{"raw":"é\u2028💥\u007f","k":1,"__proto__":{"x":1},"": ""}',
+      ' [ {"b":1,"a":[{}, [], "", [[{"c":{},"a":-0.0}]]]} , 3 ] \r',
+      '"a string"',
+      '-12.5e+3',
+      '{"10":1,"9":2,"a":3,"B":4,"_":5}',
+      '{"z":{"y":{"x":{"w":[{"v":1,"u":2}]}}},"a":[1,[2,[3]]]}',
+    ];
+    for (const line of [...accepted, ...GOLD, ...FIXTURE_GOLD]) {
+      const bytes = fromBytes(line);
+      if (accepted.includes(line) || GOLD.includes(line))
+        expect([line, bytes]).toEqual([line, fromParse(line)]);
+      else if (bytes) expect([line, bytes]).toEqual([line, fromParse(line)]);
+    }
+    // Where it is unsure, it says so; what the caller then makes of the line is canonicalJsonOfBytes's.
+    const unsure = [
+      '{"s":"\\n"}',
+      '{"k":1,"k":[2]}',
+      '{"b":1,"a":2,"b":3}',
+      '{"é":1}',
+      '\ufeff{"a":1}',
+      '{"a":1} x',
+      Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff, 0x41]), Buffer.from('"}')]),
+      `${'['.repeat(70)}${']'.repeat(70)}`,
+    ];
+    for (const line of unsure) expect([line, fromBytes(line)]).toEqual([line, undefined]);
+    const rnd = seeded(4747);
+    let taken = 0;
+    for (let i = 0; i < 20000; i++) {
+      let line = GOLD[i % GOLD.length]!;
+      for (let j = Math.floor(rnd() * 4); j > 0; j--) line = mutate(line, rnd).split('\n')[0]!;
+      const bytes = fromBytes(line);
+      if (!bytes) continue;
+      taken++;
+      expect([line, bytes]).toEqual([line, fromParse(line)]);
+    }
+    expect(taken).toBeGreaterThan(5000);
   });
 
   it('accepts a gold line from its bytes only when JSON.parse and the contract do, with their values', () => {

@@ -3,6 +3,7 @@ import { compareCodeUnits } from '../io/files.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import { canonicalJson, canonicalJsonOfBytes } from './canonical.js';
+import { canonicalBytesWriter } from './canonical-bytes.js';
 
 /** Field names that identify a gold item, tried in order. */
 export const ID_FIELDS = ['qid', 'id', 'instance_id', 'inst_id', 'original_inst_id', 'query_id'] as const;
@@ -67,8 +68,8 @@ class DigestList {
     this.addCanonical(canonicalJson(value));
   }
 
-  /** Adds a value by its canonical JSON. */
-  addCanonical(text: string): void {
+  /** Adds a value by its canonical JSON, as text or as UTF-8. */
+  addCanonical(text: string | Uint8Array): void {
     const at = this.count++ * 32;
     if (at === this.bytes.length) this.bytes = resized(this.bytes, 2 * at);
     this.bytes.set(hash('sha256', text, 'buffer'), at);
@@ -106,10 +107,16 @@ export function digestOf(ids: readonly string[], digests: Uint8Array): GoldDiges
  */
 export async function lineDigests(files: readonly string[]): Promise<Uint8Array> {
   const list = new DigestList();
+  const canonicalBytes = canonicalBytesWriter();
   for (const file of files) {
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
         if (batch.blank(i)) continue;
+        const bytes = canonicalBytes(batch.buf, batch.start(i), batch.end(i));
+        if (bytes) {
+          list.addCanonical(bytes);
+          continue;
+        }
         const canonical = canonicalJsonOfBytes(batch.buf, batch.start(i), batch.end(i));
         if (canonical !== undefined) {
           list.addCanonical(canonical);
