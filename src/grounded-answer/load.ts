@@ -205,7 +205,7 @@ export interface RunsLoad {
    * OpenInference: the id of every trace assembled, in the order of its first span. A merge refuses a trace
    * in two shards: one run assembles its spans into one trace, the shards into two.
    */
-  traceIds?: readonly string[];
+  traceIds?: () => readonly string[];
 }
 
 /** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
@@ -360,7 +360,7 @@ export async function judgeRecords(
   judgeHeld(table, gold, record, options);
   return {
     ...heldRuns(table, inMemory(record), (row) => files[table.chunk[row]!]!, lines, known, unknown, options),
-    ...(input.format === 'openinference' && { traceIds }),
+    ...(input.format === 'openinference' && { traceIds: () => traceIds }),
   };
 }
 

@@ -15,6 +15,7 @@ import { copyVerdicts, heldRuns, newRunTable, offer } from './runs.js';
 import { timestamp } from './scan.js';
 import type { ScoreOptions } from './score.js';
 import type { TraceInput } from './source.js';
+import { stringAt } from '../io/string-column.js';
 import type { JudgedTrace } from './trace-scan.js';
 import {
   byLines,
@@ -152,7 +153,8 @@ async function judgeOtlp(
   // The spans of every trace met in several chunks, each of their lines read once (one line may hold spans
   // of thousands of traces an exporter batched), in input order.
   const cut = new Map<string, SpanFacts[]>();
-  for (const k of others.keys()) cut.set(scans[scanOf[k]!]!.traceIds[entryOf[k]!]!, []);
+  const idOf = (k: number) => stringAt(scans[scanOf[k]!]!.traceIds, entryOf[k]!);
+  for (const k of others.keys()) cut.set(idOf(k), []);
   readSpans(
     [...others].flatMap(([k, more]) => [k, ...more].flatMap((x) => linesOf(...at(x)))),
     opts,
@@ -162,7 +164,6 @@ async function judgeOtlp(
   );
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
-  const traceIds: string[] = [];
   const chunkFile = Int32Array.from(chunks, (c) => fileIndex.get(c.file)!);
   for (let k = 0; k < count; k++) {
     const s = scans[scanOf[k]!]!;
@@ -171,15 +172,15 @@ async function judgeOtlp(
     const more = others.size > 0 ? others.get(k) : undefined;
     if (more === undefined && later.size > 0 && later.has(k)) continue;
     position++;
-    traceIds.push(s.traceIds[i]!);
     let qid: string;
     let time: number;
     let file: number;
     let line: number;
     let record: TraceLine | undefined;
     if (more) {
-      const r = assemble(cut.get(s.traceIds[i]!)!, opts);
-      cut.delete(s.traceIds[i]!);
+      const id = idOf(k);
+      const r = assemble(cut.get(id)!, opts);
+      cut.delete(id);
       record = checker.check(r.value, r.file, r.line);
       file = fileIndex.get(r.file)!;
       line = r.line;
@@ -261,7 +262,7 @@ async function judgeOtlp(
     lines.length = 0;
     eachLine(s, i, (fileIndex, offset, length, line) => lines.push(fileIndex, offset, length, line));
     const places = s.places.subarray(s.placeStart[i]!, s.placeStart[i + 1]!);
-    jobs[part]!.add(s.traceIds[i]!, gold[row]!.qid, lines, places, row);
+    jobs[part]!.add(idOf(k), gold[row]!.qid, lines, places, row);
     rowsOf[part]!.push(row);
   }
   const asked = helpers.map((h, p) => (jobs[p + 1]!.size > 0 ? h.readBack(jobs[p + 1]!.job()) : undefined));
@@ -309,7 +310,12 @@ async function judgeOtlp(
   };
   return {
     ...heldRuns(table, records, (row) => files[table.chunk[row]!]!, traces, known, unknown, options),
-    traceIds,
+    // The traces in the order the loop above counted them.
+    traceIds: () => {
+      const ids: string[] = [];
+      for (let k = 0; k < count; k++) if (others.has(k) || !later.has(k)) ids.push(idOf(k));
+      return ids;
+    },
   };
 }
 
@@ -357,7 +363,7 @@ function inputOrder(scans: readonly OtlpScan[]): {
   if (shared.size > 0)
     for (let k = 0; k < count; k++) {
       if (!shared.has(hashes[k]!)) continue;
-      const id = scans[scanOf[k]!]!.traceIds[entryOf[k]!]!;
+      const id = stringAt(scans[scanOf[k]!]!.traceIds, entryOf[k]!);
       const at = first.get(id);
       if (at === undefined) {
         first.set(id, k);

@@ -3,6 +3,7 @@ import type { ChunkQueue } from '../io/chunk-queue.js';
 import { recordChecker } from '../io/field-map.js';
 import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
 import { float64Column, int32Column, uint32Column } from '../io/typed-column.js';
+import { StringColumn, stringListBuffers, type StringList } from '../io/string-column.js';
 import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
@@ -25,7 +26,7 @@ import type { ChunkError } from './threads.js';
  * one pass over the input would assemble them in.
  */
 export interface OtlpScan {
-  traceIds: string[];
+  traceIds: StringList;
   /** A hash of each traceId (see idHash), for the main thread to find those met in several chunks. */
   hash: Uint32Array;
   /** The trace's qid as its record gives it ('' when it failed: see failed). */
@@ -71,7 +72,8 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const placing = !input.fields;
   const spansOf = lineSpans(qidAttributeOf(options), placing ? leanReader(input.qid) : undefined);
   // Columns of typed arrays from the start: made from arrays at the end, they held the main thread up 0.1 s.
-  const traceIds: string[] = [];
+  const traceIds = new StringColumn();
+  let entries = 0;
   const hash = uint32Column();
   const qids: string[] = [];
   const chunks = int32Column();
@@ -88,7 +90,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const failed: OtlpScan['failed'] = [];
   const chunkLines: [number, number][] = [];
   const result = (error?: OtlpScan['error']): OtlpScan => ({
-    traceIds,
+    traceIds: traceIds.done(),
     hash: hash.done(),
     qids,
     chunk: chunks.done(),
@@ -170,9 +172,10 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
           if (placing && t.lines.length === 1) notePlaces(record.spans!, offsets[t.lines[0]!]!, places);
         } catch (err) {
           if (!(err instanceof InputError)) throw err;
-          failed.push([traceIds.length, err.where, err.detail]);
+          failed.push([entries, err.where, err.detail]);
         }
         traceIds.push(traceId);
+        entries++;
         hash.push(idHash(traceId));
         qids.push(qid);
         chunks.push(chunk);
@@ -214,5 +217,7 @@ export function otlpScanBuffers(s: OtlpScan): ArrayBuffer[] {
     s.refLine,
     s.placeStart,
     s.places,
-  ].map((a) => a.buffer as ArrayBuffer);
+  ]
+    .map((a) => a.buffer as ArrayBuffer)
+    .concat(stringListBuffers(s.traceIds));
 }

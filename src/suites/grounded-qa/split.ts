@@ -132,7 +132,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         'runs.fields': fieldsAt,
         fields: Buffer.from(lines.join(''), 'utf8'),
         unknown: Buffer.from(JSON.stringify([...loaded.unknown]), 'utf8'),
-        ...(loaded.traceIds && { 'runs.trace_ids': Buffer.from(JSON.stringify(loaded.traceIds), 'utf8') }),
+        ...(loaded.traceIds && { 'runs.trace_ids': Buffer.from(JSON.stringify(loaded.traceIds()), 'utf8') }),
       },
     };
   },
