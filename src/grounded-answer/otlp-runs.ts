@@ -73,7 +73,6 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const spansOf = lineSpans(qidAttributeOf(options), placing ? leanReader(input.qid) : undefined);
   // Columns of typed arrays from the start: made from arrays at the end, they held the main thread up 0.1 s.
   const traceIds = new StringColumn();
-  let entries = 0;
   const hash = uint32Column();
   const qids: string[] = [];
   const chunks = int32Column();
@@ -172,10 +171,9 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
           if (placing && t.lines.length === 1) notePlaces(record.spans!, offsets[t.lines[0]!]!, places);
         } catch (err) {
           if (!(err instanceof InputError)) throw err;
-          failed.push([entries, err.where, err.detail]);
+          failed.push([qids.length, err.where, err.detail]);
         }
         traceIds.push(traceId);
-        entries++;
         hash.push(idHash(traceId));
         qids.push(qid);
         chunks.push(chunk);
