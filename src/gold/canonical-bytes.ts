@@ -3,9 +3,9 @@ import { MAX_DEPTH, scanMembers, skipArray, skipLiteral, skipNumber, skipSpace }
 
 // The canonical JSON of a gold line (see canonical.ts) as bytes, written straight from the line's own: a
 // string without escapes is its canonical form already, as is a short integer and a literal, so most of a
-// line is copied and only its objects' members are put in order. Building the canonical text as a string
-// (each string decoded, then stringified again) took a helper a second for 100k gold lines, while the main
-// thread waited for it.
+// line is copied and only its objects' members are put in order. Digesting 100k gold lines took a helper
+// 1.0-1.7 s of an OpenInference run while the main thread waited for it; building each line's canonical text
+// (every string decoded, then stringified again) took 460-560 ms of that alone, these bytes 200-210 ms.
 
 /** Integers of at most this many digits are exact as numbers, so written as they are. */
 const EXACT_DIGITS = 15;
