@@ -310,10 +310,10 @@ async function judgeOtlp(
   };
   return {
     ...heldRuns(table, records, (row) => files[table.chunk[row]!]!, traces, known, unknown, options),
-    // The traces in the order the loop above counted them.
+    // The traces in the order the loop above counted them: each where it was first met.
     traceIds: () => {
       const ids: string[] = [];
-      for (let k = 0; k < count; k++) if (others.has(k) || !later.has(k)) ids.push(idOf(k));
+      for (let k = 0; k < count; k++) if (!later.has(k)) ids.push(idOf(k));
       return ids;
     },
   };

@@ -1,3 +1,4 @@
+import { resized } from './resized.js';
 import { int32Column } from './typed-column.js';
 
 /**
@@ -12,7 +13,9 @@ export interface StringList {
 }
 
 export class StringColumn {
-  private buf = Buffer.alloc(64 * 1024);
+  private bytes = new Uint8Array(64 * 1024);
+  /** The bytes as a Buffer, to write strings into. */
+  private buf = Buffer.from(this.bytes.buffer);
   private used = 0;
   private readonly at = int32Column();
 
@@ -21,10 +24,9 @@ export class StringColumn {
   }
 
   push(s: string): void {
-    if (this.used + 2 * s.length > this.buf.length) {
-      const wider = Buffer.alloc(Math.max(2 * this.buf.length, this.used + 2 * s.length));
-      this.buf.copy(wider, 0, 0, this.used);
-      this.buf = wider;
+    if (this.used + 2 * s.length > this.bytes.length) {
+      this.bytes = resized(this.bytes, Math.max(2 * this.bytes.length, this.used + 2 * s.length));
+      this.buf = Buffer.from(this.bytes.buffer);
     }
     this.used += this.buf.write(s, this.used, 'utf16le');
     this.at.push(this.used);
@@ -32,7 +34,7 @@ export class StringColumn {
 
   /** The list (the column is not to be used after); its buffers may be moved to another thread. */
   done(): StringList {
-    return { bytes: new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.used), at: this.at.done() };
+    return { bytes: this.bytes.subarray(0, this.used), at: this.at.done() };
   }
 }
 
