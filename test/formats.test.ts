@@ -6,6 +6,7 @@ import { InputError } from '../src/errors.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { run } from '../src/run.js';
 import {
+  brokenSecondGroup,
   nestedA,
   nestedB,
   otlpLines,
@@ -387,7 +388,7 @@ describe('errors name the file, the line (or row), the user’s pointer and the 
 });
 
 describe('the bundle reads every format as a real process', () => {
-  it('dist/cli scores Parquet, OTLP and mapped traces as the canonical ones', () => {
+  it('dist/cli scores Parquet, OTLP and mapped traces as the canonical ones', async () => {
     const traces = TRACES.regressed;
     const dir = tmpTree({});
     const files: Record<string, string | Buffer> = {
@@ -422,6 +423,31 @@ describe('the bundle reads every format as a real process', () => {
     });
     for (const name of ['parquet', 'otlp', 'mapped'])
       expect(report.suites[name]!.metrics).toEqual(report.suites.canonical!.metrics);
+    // The bundle digests Parquet gold on the thread decoding it; from sources, rows and digests are made on
+    // the thread that reads them: the same digests, the set's and every item's.
+    const { report: here } = await run({ config: path.join(dir, 'gates.yaml') });
+    const digests = (s: unknown) => {
+      const { gold, items } = s as { gold: unknown; items: Record<string, { gold?: string }> };
+      return { gold, items: Object.entries(items).map(([id, item]) => [id, item.gold]) };
+    };
+    const bundled = digests(report.suites.parquet);
+    expect(bundled.items.length).toBe(GOLD.length);
+    expect(bundled.items.every(([, d]) => typeof d === 'string' && d.length === 16)).toBe(true);
+    expect(bundled).toEqual(digests(JSON.parse(JSON.stringify(here.suites.parquet))));
+  }, 60_000);
+
+  it('dist/cli: a gold row’s error comes before a later row group’s decoding error, as from sources', async () => {
+    const dir = tmpTree({ 'traces.jsonl': jsonl(TRACES.good) });
+    const file = path.join(dir, 'gold.parquet');
+    const bad = parquetGold(GOLD.map((g, i) => (i === 2 ? { ...g, qid: '' } : g)));
+    writeFileSync(file, await brokenSecondGroup(bad, file));
+    const suite = { ...QA, gold: 'gold.parquet', traces: 'traces.jsonl' };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites: { s: suite } }));
+    const expected =
+      'gold.parquet row 3: field "qid": expected a non-empty qid (a gold item {qid, question, answerable, gold_claim_substr, gold_citations})';
+    const r = runCli(['check', '-c', 'gates.yaml'], dir);
+    expect([r.status, r.stderr.trim()]).toEqual([2, `groundgate: ${expected}`]);
+    await expect(run({ config: path.join(dir, 'gates.yaml') })).rejects.toThrow(expected);
   }, 60_000);
 
   it('dist/cli: a Parquet file of flipped bytes, in any codec, ends in a result or one line (seeded fuzz)', () => {

@@ -13,13 +13,13 @@ async function digestLines(files: readonly string[]): Promise<GoldDigester> {
   const digester = new GoldDigester();
   const seen = new Set<string>();
   for (const file of files) {
-    for await (const { line, value } of readRecordsOf(file)) {
+    for await (const { line, value, digest } of readRecordsOf(file, { digests: true })) {
       const where: Where = { file, line };
       const id = itemId(value);
       if (id === undefined) throw new InputError(where, `gold item has no id; expected a string field ${ID_FIELDS.join(', ')}`);
       if (seen.has(id)) throw new InputError(where, `duplicate gold id ${JSON.stringify(id)}; expected unique ids`);
       seen.add(id);
-      digester.add(id, value);
+      digester.add(id, value, digest);
     }
   }
   return digester;

@@ -59,20 +59,30 @@ export class GoldDigest implements ItemDigests {
   }
 }
 
-/** Item digests, the sha256 of each one's canonical JSON, 32 bytes an item in the order added. */
+/** An item's digest: the sha256 of its canonical JSON. */
+export function valueDigest(value: unknown): Buffer {
+  return hash('sha256', canonicalJson(value), 'buffer');
+}
+
+/** Item digests, 32 bytes an item in the order added. */
 class DigestList {
   private bytes = new Uint8Array(32 * 1024);
   private count = 0;
 
-  add(value: unknown): void {
-    this.addCanonical(canonicalJson(value));
+  /** Adds a value, by its digest when that is made already (valueDigest's, on another thread). */
+  add(value: unknown, digest?: Uint8Array): void {
+    this.push(digest ?? valueDigest(value));
   }
 
   /** Adds a value by its canonical JSON, as text or as UTF-8. */
   addCanonical(text: string | Uint8Array): void {
+    this.push(hash('sha256', text, 'buffer'));
+  }
+
+  private push(digest: Uint8Array): void {
     const at = this.count++ * 32;
     if (at === this.bytes.length) this.bytes = resized(this.bytes, 2 * at);
-    this.bytes.set(hash('sha256', text, 'buffer'), at);
+    this.bytes.set(digest, at);
   }
 
   done(): Uint8Array {
@@ -85,9 +95,12 @@ export class GoldDigester {
   private readonly ids: string[] = [];
   private readonly list = new DigestList();
 
-  /** Adds one parsed gold line; `id` is the loader's own id for it (checked unique by the loader). */
-  add(id: string, value: unknown): void {
-    this.list.add(value);
+  /**
+   * Adds one parsed gold line; `id` is the loader's own id for it (checked unique by the loader), `digest`
+   * its valueDigest when a decoding thread made it.
+   */
+  add(id: string, value: unknown, digest?: Uint8Array): void {
+    this.list.add(value, digest);
     this.ids.push(id);
   }
 

@@ -64,11 +64,11 @@ export async function loadGold(
   const seen = new Map<string, number>();
   const questions = options.questions ? new Map<string, string>() : undefined;
   const fields = goldFields();
-  const add = (g: LoadedGold, value: unknown, source: LineRef, question?: string) => {
+  const add = (g: LoadedGold, value: unknown, source: LineRef, question?: string, digest?: Uint8Array) => {
     const where = { file: source.file, line: source.line };
     checkGoldItem(g, where, items, seen);
     seen.set(g.qid, items.length);
-    digester?.add(g.qid, value);
+    digester?.add(g.qid, value, digest);
     items.push(
       store.add(
         g.qid,
@@ -85,10 +85,10 @@ export async function loadGold(
   const checker = recordChecker(goldLineSchema, goldTest, options.fields, GOLD_WHAT);
   for (const file of files) {
     if (byRecord) {
-      for await (const r of readRecordsOf(file)) {
+      for await (const r of readRecordsOf(file, { digests: digester !== undefined })) {
         const { line, value } = r;
         const g = checker.check(value, file, line);
-        add(g, value, refOf(file, r), isParquet(file) ? g.question : undefined);
+        add(g, value, refOf(file, r), isParquet(file) ? g.question : undefined, r.digest);
         if (questions) {
           const first = questions.get(g.question);
           if (first !== undefined)

@@ -7,10 +7,10 @@
 // chunks; between its scan of OTLP lines and their winners): the digest (canonical JSON and a sha256 per
 // item) was half the time of loading gold.
 import { parentPort, workerData } from 'node:worker_threads';
-import { lineDigests } from '../gold/digest.js';
+import { lineDigests, valueDigest } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import type { FieldMap } from '../io/field-map.js';
-import { decodeOnThread, type DecodeMessage } from '../io/parquet.js';
+import { decodeOnThread, type DecodeJob, type DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { heldBuffers, heldWriter, runReader } from './held-lines.js';
@@ -38,7 +38,7 @@ export interface WorkerInput {
   /** When each chunk's reading began, for the main thread to watch (see Leases in parquet-runs.ts). */
   leases?: Leases;
   /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
-  decode?: { file: string; start?: number; end?: number; rows?: number[] };
+  decode?: DecodeJob;
 }
 
 /**
@@ -57,7 +57,8 @@ const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.pos
 
 async function main(): Promise<void> {
   if (input.decode) {
-    await decodeOnThread(input.decode, post, () => new Promise((next) => parentPort!.once('message', next)));
+    const asked = () => new Promise((next) => parentPort!.once('message', next));
+    await decodeOnThread(input.decode, post, asked, valueDigest);
     return;
   }
   const queue = new ChunkQueue(input.chunks, input.shared);

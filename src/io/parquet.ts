@@ -176,6 +176,16 @@ export interface RowRange {
    * strictly enough that bytes it tags are JSON: they are not scanned a second time to check that.
    */
   shapeOf?: (bytes: Uint8Array) => number;
+  /**
+   * Ask the decoding thread for each row's digest as well (see decodeOnThread), made there while this thread
+   * reads the rows before: a record then has its `digest`. Rows decoded here (no helpers' bundle) have none.
+   */
+  digests?: boolean;
+}
+
+/** A row, and its digest when readParquet was asked for digests and a decoding thread made them. */
+export interface ParquetRecord extends JsonlRecord {
+  digest?: Uint8Array;
 }
 
 // hyparquet's own decoding of JSON columns (convert.js: TextDecoder, then JSON.parse), so that a value read
@@ -401,7 +411,7 @@ function plain(v: unknown, raw?: ReadonlySet<string>): unknown {
 
 /** What a decoder thread sends: rows as [number, value], the input error that stopped it, or that it is done. */
 export type DecodeMessage =
-  | { rows: [number, unknown][]; done?: true; utf8: [string, number][] }
+  | { rows: [number, unknown][]; rowDigests?: Uint8Array; done?: true; utf8: [string, number][] }
   | { error: { where: Where | undefined; detail: string } };
 
 /**
@@ -411,7 +421,7 @@ export type DecodeMessage =
  * it), the thread is stopped and the rows are an input error (parquet-limits.ts). Without the helpers' bundle (run from
  * sources) rows are decoded here.
  */
-export async function* readParquet(file: string, range: RowRange = {}): AsyncGenerator<JsonlRecord> {
+export async function* readParquet(file: string, range: RowRange = {}): AsyncGenerator<ParquetRecord> {
   const entry = helperBundle();
   if (!entry) {
     yield* readParquetHere(file, range);
@@ -428,7 +438,8 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
         start: range.start,
         end: range.end,
         rows: range.rows && [...range.rows],
-      },
+        digests: range.digests,
+      } satisfies DecodeJob,
     },
     resourceLimits: HELPER_LIMITS,
   });
@@ -451,9 +462,11 @@ export async function* readParquet(file: string, range: RowRange = {}): AsyncGen
       if ('internal' in m) throw new Error(`Parquet decoder failed: ${m.internal}`);
       if ('error' in m) throw new InputError(m.error.where, m.error.detail);
       for (const [noted, row] of m.utf8) noteInvalidUtf8(noted, row);
-      for (const [line, value] of m.rows) {
+      const digests = m.rowDigests;
+      for (let i = 0; i < m.rows.length; i++) {
+        const [line, value] = m.rows[i]!;
         next = line + 1;
-        yield { line, value };
+        yield digests ? { line, value, digest: digests.subarray(32 * i, 32 * i + 32) } : { line, value };
       }
       if (m.done) return;
       worker.postMessage('next');
@@ -497,13 +510,27 @@ function nextMessage(worker: Worker, ms: number): Promise<DecodeMessage | { inte
   });
 }
 
-/** A decoder thread's work (see readParquet): rows sent a batch at a time, the next batch when asked. */
+/** What a decoding thread is asked for (see readParquet): RowRange's rows as a list, which crosses threads. */
+export interface DecodeJob {
+  file: string;
+  start?: number;
+  end?: number;
+  rows?: number[];
+  digests?: boolean;
+}
+
+/**
+ * A decoder thread's work (see readParquet): rows sent a batch at a time, the next batch when asked, and
+ * made meanwhile. With `digests` asked for and `digestOf` given, each batch comes with its rows' digests: a
+ * gold set's canonical JSON and sha256 are made here, on a thread that would otherwise wait, rather than on
+ * the one checking the rows (the values are cloned whole, so a digest is the same on either thread).
+ */
 export async function decodeOnThread(
-  job: { file: string; start?: number; end?: number; rows?: number[] },
+  job: DecodeJob,
   post: (m: DecodeMessage) => void,
   asked: () => Promise<unknown>,
+  digestOf?: (value: unknown) => Uint8Array,
 ): Promise<void> {
-  let rows: [number, unknown][] = [];
   // Rows too deep to be passed on (V8's serializer recurses: JSON nested some 15,000 deep runs out of stack)
   // are an error at the first such row, after the rows before it: one of them may hold the input's first error.
   const send = async (m: Extract<DecodeMessage, { rows: unknown }>) => {
@@ -523,7 +550,7 @@ export async function decodeOnThread(
       }
     });
     if (k > 0) {
-      post({ rows: m.rows.slice(0, k), utf8: m.utf8 });
+      post({ rows: m.rows.slice(0, k), rowDigests: m.rowDigests?.subarray(0, 32 * k), utf8: m.utf8 });
       await asked();
     }
     throw new InputError(
@@ -531,20 +558,66 @@ export async function decodeOnThread(
       notDecodable('their values could not be passed between threads'),
     );
   };
-  try {
-    const range = { ...job, rows: job.rows && new Set(job.rows) };
-    for await (const { line, value } of readParquetHere(job.file, range)) {
-      rows.push([line, value]);
-      if (rows.length < DECODE_BATCH) continue;
-      await send({ rows, utf8: takeUtf8Notes() });
-      rows = [];
-      await asked();
+  const records = readParquetHere(job.file, { ...job, rows: job.rows && new Set(job.rows) });
+  /** The next batch of rows, and the input error that ended them, if one did. */
+  const batch = async () => {
+    const rows: [number, unknown][] = [];
+    let done = false;
+    let error: InputError | undefined;
+    try {
+      while (rows.length < DECODE_BATCH) {
+        const r = await records.next();
+        if (r.done) {
+          done = true;
+          break;
+        }
+        rows.push([r.value.line, r.value.value]);
+      }
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      error = err;
     }
-    await send({ rows, done: true, utf8: takeUtf8Notes() });
+    const digests = job.digests && digestOf ? digestsOf(rows, digestOf) : undefined;
+    const message = { rows, ...(digests && { rowDigests: digests }), ...(done && { done: true as const }) };
+    return { message: { ...message, utf8: takeUtf8Notes() }, error };
+  };
+  try {
+    for (let current = await batch(); ;) {
+      const { message, error } = current;
+      if (error) {
+        // The rows before the error first: one of them may hold the input's first error.
+        if (message.rows.length > 0) {
+          await send(message);
+          await asked();
+        }
+        throw error;
+      }
+      await send(message);
+      if (message.done) return;
+      // The next batch is made while the receiver reads this one; its word to send it is listened for first.
+      const go = asked();
+      current = await batch();
+      await go;
+    }
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     post({ error: { where: err.where, detail: err.detail } });
   }
+}
+
+/**
+ * The rows' digests, 32 bytes a row; undefined when a value is nested too deep to digest here (the receiving
+ * thread then tries, and fails as it would have).
+ */
+function digestsOf(rows: readonly [number, unknown][], digestOf: (value: unknown) => Uint8Array) {
+  const out = new Uint8Array(32 * rows.length);
+  try {
+    rows.forEach(([, value], i) => out.set(digestOf(value), 32 * i));
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return undefined;
+  }
+  return out;
 }
 
 const DECODE_BATCH = 8192;

@@ -7,7 +7,7 @@ export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
 /** Rows of a Parquet file, all or those asked for (see readParquet). */
 export async function* parquetRows(
   file: string,
-  range?: { start?: number; end?: number; rows?: ReadonlySet<number> },
+  range?: { start?: number; end?: number; rows?: ReadonlySet<number>; digests?: boolean },
 ): AsyncGenerator<SourceRecord> {
   const { readParquet } = await import('./parquet.js');
   yield* readParquet(file, range);
@@ -25,12 +25,20 @@ export interface SourceRecord {
   value: unknown;
   offset?: number;
   length?: number;
+  /** Its valueDigest (gold/digest.ts), when asked for and made where it was decoded (see readParquet). */
+  digest?: Uint8Array;
 }
 
-/** The records of a file of one record a line (JSON Lines) or a row (Parquet), numbered from 1. */
-export async function* readRecordsOf(file: string): AsyncGenerator<SourceRecord> {
+/**
+ * The records of a file of one record a line (JSON Lines) or a row (Parquet), numbered from 1; with
+ * `digests`, a Parquet row decoded on a thread of its own comes with its digest.
+ */
+export async function* readRecordsOf(
+  file: string,
+  options: { digests?: boolean } = {},
+): AsyncGenerator<SourceRecord> {
   if (isParquet(file)) {
-    yield* parquetRows(file);
+    yield* parquetRows(file, options);
     return;
   }
   for await (const { line, text, offset, length } of readLines(file))

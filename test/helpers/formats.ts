@@ -1,9 +1,12 @@
 // The repository's example gold and traces rewritten in the shapes and formats pipelines write, for tests
 // that every one of them scores exactly as the canonical files do.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parquetMetadata } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { GoldLine, TraceLine } from '../../src/grounded-answer/contract.js';
+import { InputError } from '../../src/errors.js';
+import { readParquetHere } from '../../src/io/parquet.js';
 import { REPO } from './tmp.js';
 
 export const readJsonlFile = <T>(file: string): T[] =>
@@ -213,4 +216,27 @@ export function parquetTraces(traces: readonly TraceLine[]): Buffer {
       rowGroupSize: 16,
     }),
   );
+}
+
+/**
+ * `good` (a Parquet file of at least two row groups) with one byte of the second group's first column chunk
+ * flipped, the first byte counting back from the chunk's end whose flip makes its page fail to decode.
+ */
+export async function brokenSecondGroup(good: Buffer, scratch: string): Promise<Buffer> {
+  const meta = parquetMetadata(Uint8Array.from(good).buffer);
+  const chunk = meta.row_groups[1]!.columns[0]!.meta_data!;
+  const end = Number(chunk.data_page_offset) + Number(chunk.total_compressed_size);
+  for (let back = 1; back < Number(chunk.total_compressed_size); back++) {
+    const bad = Buffer.from(good);
+    bad[end - back]! ^= 0xff;
+    writeFileSync(scratch, bad);
+    try {
+      for await (const row of readParquetHere(scratch)) void row;
+    } catch (err) {
+      if (err instanceof InputError && err.where?.line === Number(meta.row_groups[0]!.num_rows) + 1)
+        return bad;
+      throw err;
+    }
+  }
+  throw new Error('no flipped byte of the second row group fails to decode');
 }
