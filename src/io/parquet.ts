@@ -577,9 +577,12 @@ export async function decodeOnThread(
       if (!(err instanceof InputError)) throw err;
       error = err;
     }
-    const digests = job.digests && digestOf ? digestsOf(rows, digestOf) : undefined;
-    const message = { rows, ...(digests && { rowDigests: digests }), ...(done && { done: true as const }) };
-    return { message: { ...message, utf8: takeUtf8Notes() }, error };
+    const rowDigests = job.digests && digestOf ? digestsOf(rows, digestOf) : undefined;
+    const utf8 = takeUtf8Notes();
+    return {
+      message: { rows, ...(rowDigests && { rowDigests }), ...(done && { done: true as const }), utf8 },
+      error,
+    };
   };
   try {
     for (let current = await batch(); ;) {
@@ -602,6 +605,9 @@ export async function decodeOnThread(
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     post({ error: { where: err.where, detail: err.detail } });
+  } finally {
+    // A batch that could not be passed on leaves the rows unread: their file is closed all the same.
+    await records.return(undefined);
   }
 }
 
