@@ -1,5 +1,7 @@
 import { isBlank, parseJsonLine, readLines, readRecord, type LineRef } from './jsonl.js';
 import { readRecords } from './read-at.js';
+// Types only: the reader itself is loaded when a Parquet file is read.
+import type { RowRange } from './parquet.js';
 
 /** A `.parquet` file: read as rows (parquet.ts, loaded only then: hyparquet is not small). */
 export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
@@ -7,7 +9,7 @@ export const isParquet = (file: string): boolean => /\.parquet$/i.test(file);
 /** Rows of a Parquet file, all or those asked for (see readParquet). */
 export async function* parquetRows(
   file: string,
-  range?: { start?: number; end?: number; rows?: ReadonlySet<number>; digests?: boolean },
+  range?: Pick<RowRange, 'start' | 'end' | 'rows' | 'digests'>,
 ): AsyncGenerator<SourceRecord> {
   const { readParquet } = await import('./parquet.js');
   yield* readParquet(file, range);
