@@ -49,6 +49,21 @@ export function displayPath(file: string, base = process.cwd()): string {
   return shown.split(path.sep).join('/');
 }
 
+/**
+ * Two digests (hex) as an error shows them: their first 12 characters, or as many as it takes to tell them
+ * apart and 4 more. Fixed prefixes printed `gold 0aa1d6ccfc3b…; expected 0aa1d6ccfc3b…` for digests that
+ * differ further on.
+ */
+export function digestsApart(a: string | undefined, b: string | undefined): [string, string] {
+  const x = a ?? 'none';
+  const y = b ?? 'none';
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  const n = Math.max(12, i + 4);
+  const cut = (s: string) => (s.length > n ? `${s.slice(0, n)}…` : s);
+  return [cut(x), cut(y)];
+}
+
 /** Keeps untrusted values short inside one-line error messages. */
 export function preview(value: unknown, max = 40): string {
   const s = previewJson(value, max);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { displayPath, InputError, preview, UsageError } from '../errors.js';
+import { digestsApart, displayPath, InputError, preview, UsageError } from '../errors.js';
 import { describeDiff } from '../gold/lock.js';
 import { compareCodeUnits } from '../io/files.js';
 import { confineIfInside, writtenInside, type PathScope } from '../io/confine.js';
@@ -19,6 +19,7 @@ import { SUITE_KINDS } from '../suites/registry.js';
 import type { LoadedSuite, MergePart, SuiteSplit } from '../suites/types.js';
 import { TOOL_NAME, VERSION } from '../version.js';
 import { fileSha256, PartialFile, writePartial, type PartialSuite, type Sections } from './file.js';
+import type { GoldReport } from '../report/schema.js';
 
 /**
  * `check --partial`: scores the selected suites over this shard's inputs and writes what a merge needs to
@@ -109,7 +110,7 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
     if (h.config.sha256 !== configSha)
       throw new InputError(
         where,
-        `written with another config (${h.config.file}, sha256 ${h.config.sha256.slice(0, 12)}…); expected this merge's ${setup.relative(config.file)} (sha256 ${configSha.slice(0, 12)}…)`,
+        `written with another config (${h.config.file}, sha256 ${digestsApart(h.config.sha256, configSha)[0]}); expected this merge's ${setup.relative(config.file)} (sha256 ${digestsApart(h.config.sha256, configSha)[1]})`,
       );
     if (h.release !== first.header.release)
       throw new InputError(
@@ -156,7 +157,7 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
       if (JSON.stringify(s.gold) !== JSON.stringify(gold))
         throw new InputError(
           { file: partials[i]!.file },
-          `suite ${suite.name}: gold ${s.gold?.sha256.slice(0, 12) ?? 'none'}…${s.gold?.lock ? ` (lock ${s.gold.lock.status})` : ''}; expected ${gold?.sha256.slice(0, 12) ?? 'none'}…${gold?.lock ? ` (lock ${gold.lock.status})` : ''}, as in ${displayPath(first.file)}`,
+          `suite ${suite.name}: ${goldDifference(s.gold, gold)}, as in ${displayPath(first.file)}`,
         );
     });
     if (options.release && gold) releaseCheck(suite, gold, first.file);
@@ -237,7 +238,7 @@ async function mergedInputs(
         if (differs >= 0)
           throw new InputError(
             { file: partials[i]!.file },
-            `suite ${suite.name}: ${want[differs]} differs from the shard's (sha256 ${theirs[differs]?.slice(0, 12) ?? 'none'}… there, ${digests[differs]!.slice(0, 12)}… here); expected the ${key} the partials were written with (the same commit)`,
+            `suite ${suite.name}: ${want[differs]} differs from the shard's (sha256 ${digestsApart(theirs[differs], digests[differs])[0]} there, ${digestsApart(theirs[differs], digests[differs])[1]} here); expected the ${key} the partials were written with (the same commit)`,
           );
       });
       inputs[key] = here[key] ?? [];
@@ -324,4 +325,21 @@ export async function partialFiles(
   if (scope)
     for (const file of out) confineIfInside(file, scope, path.relative(cwd, file), { file: 'merge' });
   return out;
+}
+
+/**
+ * How a shard's gold differs from the first shard's, in words: the digests shown until they differ, else
+ * the item count or the lock that does (the digests alone printed two equal prefixes).
+ */
+export function goldDifference(theirs: GoldReport | undefined, first: GoldReport | undefined): string {
+  if (theirs?.sha256 !== first?.sha256) {
+    const [a, b] = digestsApart(theirs?.sha256, first?.sha256);
+    return `gold ${a}; expected ${b}`;
+  }
+  if (theirs?.items !== first?.items) return `gold of ${theirs?.items} items; expected ${first?.items}`;
+  const lock = (g: GoldReport | undefined) =>
+    g?.lock
+      ? `lock ${g.lock.file} ${g.lock.status} (${g.lock.added.length} added, ${g.lock.removed.length} removed, ${g.lock.changed.length} changed)`
+      : 'no lock';
+  return `gold ${lock(theirs)}; expected ${lock(first)}`;
 }
