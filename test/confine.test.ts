@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliScope, confine, confineTree, isInside, scopeAt } from '../src/io/confine.js';
+import { cliScope, confine, confineTree, isInside, scopeAt, UNCONFINED } from '../src/io/confine.js';
 import { runAction, workspace } from './helpers/action.js';
 import { FakeGitHub } from './helpers/fake-github.js';
 import { runCli } from './helpers/process.js';
@@ -208,14 +208,34 @@ describe('paths in gates.yaml never leave the workspace (CLI, dist/cli/index.js)
     expect(existsSync(path.join(out, 'planted.json'))).toBe(false);
   });
 
-  it('refuses a gates.yaml that is itself a link out of the workspace', () => {
-    const out = tmpTree({ 'gates.yaml': `version: 1\nsuites:\n  ${SECRET}: [\n` });
-    const dir = tmpTree({ '.git/HEAD': '' });
-    symlinkSync(path.join(out, 'gates.yaml'), path.join(dir, 'gates.yaml'));
-    // The workspace is the repository the link is in, not the folder it points to.
-    const r = runCli(['--config', path.join(dir, 'gates.yaml')], dir);
-    expect(r.status).toBe(2);
-    noSecret(r);
+  it('refuses a gates.yaml that is itself a link out of the workspace, before reading a byte of it', () => {
+    // Three outside configs: invalid YAML, a suite named by the secret (of an unknown kind), and a valid
+    // one that would score the outside data. Each is refused for where it is, not for what it holds.
+    const out = outsideDir();
+    const configs = {
+      'broken.yaml': `version: 1\nsuites:\n  ${SECRET}: [\n`,
+      'named.yaml': `version: 1\nsuites:\n  ${SECRET}:\n    kind: nope\n`,
+      'valid.yaml': `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: secret.jsonl\n    traces: traces.jsonl\n    gates:\n      precision: ">= 0"\n`,
+    };
+    for (const [name, text] of Object.entries(configs)) writeFileSync(path.join(out, name), text);
+    expect(runCli(['--config', 'valid.yaml', '--format', 'json'], out).status).toBe(0);
+    for (const name of Object.keys(configs)) {
+      const dir = tmpTree({ '.git/HEAD': '' });
+      symlinkSync(path.join(out, name), path.join(dir, 'gates.yaml'));
+      // The workspace is the repository the link is in, not the folder it points to.
+      for (const args of [[], ['--config', path.join(dir, 'gates.yaml')]]) {
+        const r = runCli(args, dir);
+        expect(r.status).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toBe(
+          `groundgate: gates.yaml: config: path "gates.yaml" resolves outside the workspace ${dir} (the git repository of the config); expected a path inside it; --allow-outside-workspace allows it\n`.replace(
+            'path "gates.yaml"',
+            `path ${JSON.stringify(args.length ? path.join(dir, 'gates.yaml') : 'gates.yaml')}`,
+          ),
+        );
+        noSecret(r);
+      }
+    }
   });
 });
 
@@ -416,11 +436,35 @@ describe('confine (unit)', () => {
     expect(isInside('/w', '/wx')).toBe(false);
   });
 
+  it('confineTree refuses a link under the folder that leads out, naming it; links that stay inside are walked', () => {
+    const out = tmpTree({ 'secret.txt': SECRET });
+    const dir = tmpTree({ 'runs/a/x.json': '{}' });
+    const scope = scopeAt(dir, 'test');
+    const where = { file: 'gates.yaml', line: 5, column: 11 };
+    symlinkSync(path.join(dir, 'runs/a'), path.join(dir, 'runs/b'));
+    expect(() => confineTree(path.join(dir, 'runs'), scope, 'runs', where, 'suites.ar.runs')).not.toThrow();
+    symlinkSync(out, path.join(dir, 'runs/a/deep'));
+    expect(() => confineTree(path.join(dir, 'runs'), scope, 'runs/', where, 'suites.ar.runs')).toThrow(
+      `gates.yaml:5:11: suites.ar.runs: path "runs/a/deep" is a symbolic link that resolves outside the workspace ${scope.root} (test); expected a path inside it`,
+    );
+    // A dangling link leads nowhere known: refused too.
+    rmSync(path.join(dir, 'runs/a/deep'));
+    symlinkSync(path.join(dir, 'gone'), path.join(dir, 'runs/a/dangling'));
+    expect(() => confineTree(path.join(dir, 'runs'), scope, 'runs', where)).toThrow(
+      /path "runs\/a\/dangling" is a symbolic link that resolves outside/,
+    );
+    expect(() => confineTree(path.join(dir, 'runs'), UNCONFINED, 'runs', where)).not.toThrow();
+  });
+
   it('takes the git repository of the config as the workspace, else the working directory, else the config folder', () => {
     const gitRepo = tmpTree({ '.git/HEAD': '', 'eval/gates.yaml': '' });
     expect(cliScope(path.join(gitRepo, 'eval/gates.yaml')).root).toBe(gitRepo);
     const plain = tmpTree({ 'eval/gates.yaml': '' });
     expect(cliScope(path.join(plain, 'eval/gates.yaml'), plain).root).toBe(plain);
     expect(cliScope(path.join(plain, 'eval/gates.yaml'), tmpTree({})).root).toBe(path.join(plain, 'eval'));
+    // A config that is a link: the workspace is where the link is, not where it leads.
+    const outside = tmpTree({ 'g.yaml': '' });
+    symlinkSync(path.join(outside, 'g.yaml'), path.join(gitRepo, 'gates.yaml'));
+    expect(cliScope(path.join(gitRepo, 'gates.yaml')).root).toBe(gitRepo);
   });
 });

@@ -29,13 +29,13 @@ export function scopeAt(dir: string, origin: string, hint?: string): PathScope {
 
 /**
  * The CLI's workspace for a config file: the git repository holding it; else the working directory when
- * the config is inside it; else the config's folder.
+ * the config is inside it; else the config's folder. Decided where the config is as written: a gates.yaml
+ * that is a link out of the repository is then outside its workspace, refused before a byte of it is read,
+ * where following the link made the link's target the workspace.
  */
 export function cliScope(configFile: string, cwd = process.cwd()): PathScope {
   const hint = '; --allow-outside-workspace allows it';
-  const configDir = path.dirname(
-    realOrAbsolute(path.resolve(cwd, configFile)) ?? path.resolve(cwd, configFile),
-  );
+  const configDir = path.dirname(path.resolve(cwd, configFile));
   for (let dir = configDir; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, '.git'))) return scopeAt(dir, 'the git repository of the config', hint);
     if (path.dirname(dir) === dir) break;
