@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
-import { judgeInto, judgeItem, judgeOptions, labelsOf } from '../src/grounded-answer/judge.js';
+import { isVerdict, judgeInto, judgeItem, judgeOptions, labelsOf } from '../src/grounded-answer/judge.js';
 import { newRunTable } from '../src/grounded-answer/runs.js';
 import { compileRules, DEFAULT_SCU_RULES, echoMatches } from '../src/grounded-answer/scu.js';
 import {
@@ -285,5 +285,46 @@ describe('refusal, echo and contradiction rules', () => {
     // The default "never" rule is lexical: a faithful "never allowed" trips it. Users with such phrasing
     // configure their own rules (docs/metrics.md).
     expect(violates('writes are never allowed', ['Writes are never allowed on replicas.'])).toBe(true);
+  });
+});
+
+describe('isVerdict: the flags words judging gives', () => {
+  it('holds every word judgeInto gives, and only those: random items and runs reach each word it allows', () => {
+    const rnd = seeded(4343);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const some = <T>(xs: readonly T[]): T[] => xs.filter(() => rnd() < 0.4);
+    const ids = ['d1', 'd2', 'd3', 'd4'];
+    const reached = [new Set<number>(), new Set<number>()];
+    for (let i = 0; i < 20_000; i++) {
+      const answerable = rnd() < 0.5;
+      const g = gold(
+        'q',
+        answerable,
+        ['fact'],
+        some(ids),
+        rnd() < 0.5 ? ['Tokens must never be logged.'] : [],
+      );
+      const options = rnd() < 0.5 ? on : off;
+      const claim = pick(['not in context', 'the fact', 'a guess', 'the fact; tokens are optional']);
+      const echo = rnd() < 0.5 ? ['Tokens must never be logged.'] : undefined;
+      const table = newRunTable(1, options.cutoffs.length);
+      judgeInto(
+        judgeItem(g, options.scuRules),
+        run('q', claim, some(ids), some(ids), echo),
+        judgeOptions(options.refusalToken, options.scuRules, options.cutoffs),
+        table,
+        0,
+      );
+      expect(isVerdict(table.flags[0]!, answerable), `flags ${table.flags[0]}`).toBe(true);
+      expect(isVerdict(table.flags[0]!, !answerable)).toBe(false);
+      reached[answerable ? 1 : 0]!.add(table.flags[0]!);
+    }
+    for (const answerable of [false, true]) {
+      const allowed = Array.from({ length: 1 << 15 }, (_, w) => w).filter((w) => isVerdict(w, answerable));
+      expect(allowed.sort((a, b) => a - b)).toEqual([...reached[answerable ? 1 : 0]!].sort((a, b) => a - b));
+    }
+    // The word of the issue's flipped bit: answerable, answered, evidence and a hit, contained, no violation,
+    // yet not CORRECT (stageOf found no stage for it and threw).
+    expect(isVerdict(4 | 32 | (1 << (6 + 7)), true)).toBe(false);
   });
 });

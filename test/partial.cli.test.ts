@@ -5,7 +5,7 @@ import { InputError, UsageError } from '../src/errors.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
-import { forgeSection } from './helpers/forge-partial.js';
+import { forgeHeader, forgeSection, type ForgedHeader } from './helpers/forge-partial.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 /** The example's qa suite in a folder of its own, with runs/qa-regressed.trace.jsonl dealt to three shards. */
@@ -104,14 +104,8 @@ describe('groundgate check --partial and groundgate merge (dist)', () => {
       ['parts/0.partial', 'cut.partial'],
       /cut\.partial: the partial holds \d+ bytes after its header, not the \d+ it lists/,
     );
-    const header = bytes.subarray(0, bytes.indexOf(10)).toString();
-    writeFileSync(
-      path.join(dir, 'old.partial'),
-      Buffer.concat([
-        Buffer.from(header.replace('"version":"0.1.0"', '"version":"0.0.9"')),
-        bytes.subarray(header.length),
-      ]),
-    );
+    copyFileSync(path.join(dir, 'parts/2.partial'), path.join(dir, 'old.partial'));
+    forgeHeader(path.join(dir, 'old.partial'), (h) => (h.tool.version = '0.0.9'));
     fails(
       ['parts/0.partial', 'old.partial'],
       /old\.partial: written by groundgate 0\.0\.9; expected 0\.1\.0/,
@@ -219,13 +213,9 @@ describe('merge of a damaged partial (fuzz)', () => {
   });
 });
 
-// The header as JSON, edited freely by the tests below.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Header = Record<string, any>;
-
 describe('merge of partials damaged where a byte flip seldom reaches', () => {
   /** A partial of shard 1, its header changed by `edit` (the body kept). */
-  async function edited(edit: (header: Header) => void) {
+  async function edited(edit: (header: ForgedHeader) => void) {
     const dir = sharded();
     const config = path.join(dir, 'gates.yaml');
     const good = path.join(dir, 'good.partial');
@@ -233,17 +223,13 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
       config,
       inputs: [{ suite: 'qa', key: 'traces', path: path.join(dir, 'runs/shard-1/trace.jsonl') }],
     });
-    const bytes = readFileSync(good);
-    const nl = bytes.indexOf(10);
-    const header = JSON.parse(bytes.subarray(0, nl).toString());
-    edit(header);
     const bad = path.join(dir, 'bad.partial');
-    // A state too deep to stringify goes in as text.
-    const text = JSON.stringify(header).replace('"__DEEP__"', '['.repeat(20000) + ']'.repeat(20000));
-    writeFileSync(bad, Buffer.concat([Buffer.from(text), bytes.subarray(nl)]));
+    copyFileSync(good, bad);
+    // A state too deep to stringify goes in as text; the header's sha256 is made to match, as a forger would.
+    forgeHeader(bad, edit, (json) => json.replace('"__DEEP__"', '['.repeat(20000) + ']'.repeat(20000)));
     return { dir, config, bad };
   }
-  const refused = async (edit: (header: Header) => void, message: RegExp) => {
+  const refused = async (edit: (header: ForgedHeader) => void, message: RegExp) => {
     const { config, bad } = await edited(edit);
     await expect(mergeRun([bad], { config })).rejects.toThrow(message);
     await expect(mergeRun([bad], { config })).rejects.toBeInstanceOf(InputError);
@@ -284,7 +270,7 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
       );
     await refused(
       (h) => Object.assign(h.suites.qa.state, { known: 0, lines: 0 }),
-      /bad\.partial: suite qa: the partials give superseded_runs -\d+; expected a count of 0 or more/,
+      /bad\.partial:1: header state of suite qa: known 0; expected at least runs, \d+/,
     );
     const { dir, config, bad } = await edited((h) => (h.release = true));
     await expect(mergeRun([path.join(dir, 'good.partial'), bad], { config })).rejects.toThrow(
@@ -301,8 +287,52 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
     const again = await edited(() => {});
     forgeSection(again.bad, 'qa', 'runs.recall', (column) => void column.fill(0xff));
     await expect(mergeRun([again.bad], { config: again.config })).rejects.toThrow(
-      /bad\.partial: suite qa: run 0 names recall bit 255, upper-bound bit \d; expected 0 or 1 \(a consistent partial\)/,
+      /bad\.partial: suite qa: run 0 names runs\.recall bit 255, runs\.upper bit \d; expected 0 or 1 \(a consistent partial\)/,
     );
+  });
+
+  it('refuses forged verdicts and counts whose sha256 match, naming the partial, the section and the run', async () => {
+    const forged = async (key: string, edit: (bytes: Buffer) => Buffer | void, message: RegExp) => {
+      const { config, bad } = await edited(() => {});
+      forgeSection(bad, 'qa', key, edit);
+      const error = await mergeRun([bad], { config }).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as Error).message).toMatch(message);
+    };
+    // The issue's flipped bit: a correct run's CORRECT cleared, which no stage of triage explains.
+    const words = (b: Buffer) => new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
+    await forged(
+      'runs.flags',
+      (b) => {
+        const j = words(b).findIndex((f) => (f & 2) !== 0);
+        words(b)[j] = words(b)[j]! & ~2;
+      },
+      /bad\.partial: suite qa: run \d+ names runs\.flags \d+; expected flags judging gives a run of an answerable item/,
+    );
+    await forged(
+      'runs.flags',
+      (b) => void (words(b)[0] = 0xffffffff),
+      /bad\.partial: suite qa: run 0 names runs\.flags 4294967295; expected flags judging gives/,
+    );
+    await forged(
+      'runs.row',
+      (b) => void words(b).copyWithin(1, 0, 1),
+      /bad\.partial: suite qa: run 1 names runs\.row \d+; expected a gold row below 47, after the run before's/,
+    );
+    await forged(
+      'unknown',
+      () => Buffer.from('[["FM001",3]]'),
+      /bad\.partial: suite qa: section unknown lists qid "FM001", which is in gold; expected qids not in gold/,
+    );
+    const counts = async (state: Record<string, number>, message: RegExp) => {
+      const { config, bad } = await edited((h) => Object.assign(h.suites.qa.state, state));
+      await expect(mergeRun([bad], { config })).rejects.toThrow(message);
+    };
+    await counts(
+      { lines: 1e15 },
+      /bad\.partial:1: header state of suite qa: lines 1000000000000000; expected known plus the lines of section unknown, \d+/,
+    );
+    await counts({ runs: 48 }, /header state of suite qa: runs 48; expected at most items, 47/);
   });
 
   it('refuses a folder, and a partial reached through a link out of the workspace', async () => {

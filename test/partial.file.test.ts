@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { PartialFile, Scratch, writePartial, type Sections } from '../src/partial/file.js';
+import { forgeHeader } from './helpers/forge-partial.js';
 import { seeded } from './helpers/random.js';
 import { tmpTree } from './helpers/tmp.js';
 
@@ -56,6 +57,92 @@ describe('PartialFile.open: the header line', () => {
       expect(error).toBeInstanceOf(InputError);
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain('\n');
+    }
+  });
+});
+
+/** PartialFile.open's error for a file, or undefined if it opens. */
+function openError(file: string): Error | undefined {
+  try {
+    PartialFile.open(file).close();
+  } catch (err) {
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).not.toContain('\n');
+    return err as Error;
+  }
+  return undefined;
+}
+
+describe('PartialFile: what a partial from another job may hold', () => {
+  it('refuses any flipped bit of the header line, by its sha256, before reading it', () => {
+    const file = path.join(tmpTree({}), 'h.partial');
+    writeOne(file, { traces: ['runs/a.jsonl'] }, { bytes: Uint8Array.from([1, 2, 3]) });
+    const good = readFileSync(file);
+    const nl = good.indexOf(10);
+    expect(good.subarray(0, 11).toString()).toBe('{"sha256":"');
+    const messages = new Set<string>();
+    // Every 5th bit of the line (a few hundred): each byte's, a digit's, a name's and a count's.
+    for (let bit = 0; bit < 8 * nl; bit += 5) {
+      const bad = Buffer.from(good);
+      bad[bit >> 3]! ^= 1 << (bit & 7);
+      writeFileSync(file, bad);
+      const error = openError(file);
+      expect(error, `bit ${bit}`).toBeDefined();
+      messages.add(error!.message.replace(file, 'FILE'));
+    }
+    // Most flips break the digest; the rest break the line itself (a newline made, the sha256 field renamed).
+    expect(messages).toContain(
+      'FILE:1: the header does not match its sha256; expected the bytes the partial was written with (was it altered, or damaged in an upload?)',
+    );
+    expect([...messages].every((m) => /^FILE(:1)?: /.test(m))).toBe(true);
+  });
+
+  it('refuses a section that ends past the body, though it starts inside it', () => {
+    const file = path.join(tmpTree({}), 's.partial');
+    writeOne(file, {}, { a: new Uint8Array(16), b: Uint8Array.from([1, 2, 3]) });
+    forgeHeader(file, (h) => (h.suites.qa.sections.b.length = 9));
+    expect(openError(file)?.message).toMatch(
+      /s\.partial: section qa\.b ends at byte 25 of 19; expected sections inside the file$/,
+    );
+  });
+
+  it('checks every section against its sha256 before handing out its bytes (stored, inflated, or in spans)', () => {
+    const file = path.join(tmpTree({}), 'd.partial');
+    const data = Uint8Array.from({ length: 5000 }, (_, i) => i % 251);
+    writeOne(file, {}, { plain: data, packed: { deflate: data }, other: new Uint8Array(8) });
+    const good = readFileSync(file);
+    const body = good.indexOf(10) + 1;
+    const { sections } = JSON.parse(good.subarray(0, body - 1).toString()).suites.qa;
+    const reads: [string, (p: PartialFile) => unknown][] = [
+      ['plain', (p) => p.section('qa', 'plain')],
+      ['plain', (p) => p.sections('qa', ['other', 'plain'])],
+      ['plain', (p) => p.ranges('qa', 'plain', [{ offset: 4000, length: 10 }], () => undefined)],
+      ['packed', (p) => p.section('qa', 'packed')],
+    ];
+    for (const [key, read] of reads) {
+      // A flipped bit far from the bytes asked for (ranges) is found as well.
+      const bad = Buffer.from(good);
+      bad[body + sections[key].offset + 7]! ^= 4;
+      writeFileSync(file, bad);
+      const p = PartialFile.open(file);
+      try {
+        expect(() => read(p)).toThrow(
+          new RegExp(`d\\.partial: section qa\\.${key} does not match its sha256; expected the bytes`),
+        );
+        // The other sections are still read.
+        expect(new Uint8Array(p.section('qa', 'other'))).toEqual(new Uint8Array(8));
+      } finally {
+        p.close();
+      }
+    }
+    // Deflated bytes that inflate to other bytes of the same length: refused by the inflated sha256.
+    writeFileSync(file, good);
+    forgeHeader(file, (h) => (h.suites.qa.sections.packed.inflated.sha256 = 'f'.repeat(64)));
+    const p = PartialFile.open(file);
+    try {
+      expect(() => p.section('qa', 'packed')).toThrow(/section qa\.packed does not match its sha256/);
+    } finally {
+      p.close();
     }
   });
 });

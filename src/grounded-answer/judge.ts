@@ -78,6 +78,40 @@ export const claimMissed = (flags: number): boolean => (flags & CLAIM_MISS) !== 
 /** No failure label in a flags word: the run passed. */
 export const passed = (flags: number): boolean => (flags & FAILED) === 0;
 
+/**
+ * Every flags word judgeInto can give a run, for an unanswerable item ([0]) and an answerable one ([1]): the
+ * facts it judges, each true or false, put together as it puts them. A merge refuses any other word, as
+ * code reading flags (stageOf) relies on their combinations.
+ */
+const VERDICTS = [false, true].map((answerable) => {
+  const words = new Set<number>();
+  for (let facts = 0; facts < 128; facts++) {
+    const [refused, retrieved, inScope, hitsGold, constrained, violated, contained] = Array.from(
+      { length: 7 },
+      (_, i) => (facts & (1 << i)) !== 0,
+    );
+    const evidence = answerable && retrieved ? EVIDENCE : 0;
+    const hit = inScope && hitsGold;
+    // A cited gold id in scope was retrieved; a violation needs constraints.
+    if ((answerable && hit && !evidence) || (violated && !constrained)) continue;
+    if (refused) {
+      words.add(REFUSED | evidence | (answerable ? OVER_REFUSAL : REFUSAL_OK));
+      continue;
+    }
+    let flags = evidence | (inScope ? 0 : OUT_OF_SCOPE) | (hit ? HIT : 0);
+    if (!hitsGold && answerable) flags |= CITATION_MISS;
+    if (constrained) flags |= CONSTRAINED | (violated ? SCU_VIOLATION | VIOLATION : 0);
+    if (answerable) flags |= (contained ? 0 : CLAIM_MISS) | (contained && hit && !violated ? CORRECT : 0);
+    else flags |= UNDER_REFUSAL;
+    words.add(flags & FAILED ? flags : flags | OK);
+  }
+  return words;
+});
+
+/** Whether judgeInto can give a run of an item of this answerability these flags. */
+export const isVerdict = (flags: number, answerable: boolean): boolean =>
+  VERDICTS[answerable ? 1 : 0]!.has(flags);
+
 /** The most severe label in a flags word: labelsOf(flags)[0], without the list. */
 export function worstLabel(flags: number): Label | undefined {
   for (let i = 0; i < LABELS.length; i++) if (flags & (1 << (LABEL_SHIFT + i))) return LABELS[i];

@@ -13,9 +13,17 @@ import { safeParse } from '../io/validate.js';
  * raw bytes one after another. Large columns (a gold set's qids, 200k runs' verdicts) stay bytes, so a
  * merge reads each partial's own runs straight into typed arrays, reads the gold columns that every partial
  * repeats from the first only, and reads an offender's fields only when a report shows it.
+ *
+ * A partial may come from a fork's job: the header line carries its own sha256 (its first field, checked on
+ * its bytes before they are parsed), and every section is checked against its sha256 before it is used.
  */
 export const PARTIAL_FORMAT = 'groundgate-partial';
-export const PARTIAL_VERSION = 2;
+export const PARTIAL_VERSION = 3;
+
+/** How a header line starts: its sha256 is the 64 hex digits after this, taken with those digits all 0. */
+const HEADER_DIGEST_AT = Buffer.byteLength('{"sha256":"');
+const HEADER_DIGEST_END = HEADER_DIGEST_AT + 64;
+const ZERO_DIGEST = '0'.repeat(64);
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 const sectionSchema = z.strictObject({
@@ -43,6 +51,8 @@ export const partialSuiteSchema = z.strictObject({
 export type PartialSuite = z.infer<typeof partialSuiteSchema>;
 
 export const headerSchema = z.strictObject({
+  /** Of the header line with this value 64 zeros (see HEADER_DIGEST_AT). */
+  sha256: sha,
   format: z.literal(PARTIAL_FORMAT),
   version: z.literal(PARTIAL_VERSION),
   tool: z.strictObject({ name: z.string(), version: z.string() }),
@@ -69,7 +79,7 @@ export type Sections = Record<string, ArrayBufferView | { deflate: ArrayBufferVi
 /** Writes a partial: the header, with each section's place filled in, then the sections. */
 export function writePartial(
   file: string,
-  header: Omit<PartialHeader, 'format' | 'version' | 'bytes' | 'suites' | 'endianness'>,
+  header: Omit<PartialHeader, 'sha256' | 'format' | 'version' | 'bytes' | 'suites' | 'endianness'>,
   suites: Record<string, Omit<PartialSuite, 'sections'> & { sections: Sections }>,
 ): void {
   const body: Uint8Array[] = [];
@@ -97,6 +107,7 @@ export function writePartial(
     described[name] = { ...suite, sections };
   }
   const head: PartialHeader = {
+    sha256: ZERO_DIGEST,
     format: PARTIAL_FORMAT,
     version: PARTIAL_VERSION,
     ...header,
@@ -115,15 +126,21 @@ export function writePartial(
     );
   }
   try {
-    writeSync(fd, `${JSON.stringify(head)}\n`);
+    writeSync(fd, withDigest(Buffer.from(`${JSON.stringify(head)}\n`, 'utf8')));
     for (const bytes of body) writeSync(fd, bytes);
   } finally {
     closeSync(fd);
   }
 }
 
-/** A partial opened for a merge: its validated header, and its sections read on demand. */
+/**
+ * A partial opened for a merge: its validated header, and its sections read on demand, each checked against
+ * its sha256 the first time it is read (inflated ones each time, on their inflated bytes).
+ */
 export class PartialFile {
+  /** Sections whose stored bytes matched their sha256, by `suite\0key`. */
+  private readonly verified = new Set<string>();
+
   private constructor(
     readonly file: string,
     readonly header: PartialHeader,
@@ -174,9 +191,9 @@ export class PartialFile {
 
   /**
    * A section's bytes (inflated, if stored deflated), in an ArrayBuffer of their own (so typed arrays of any
-   * width can view them); with `verify`, checked against their sha256.
+   * width can view them), checked against their sha256.
    */
-  section(suite: string, key: string, verify = false, cap = DEFAULT_INFLATE_CAP): ArrayBuffer {
+  section(suite: string, key: string, cap = DEFAULT_INFLATE_CAP): ArrayBuffer {
     const s = this.place(suite, key);
     // The header's length is the partial's word: what a section may inflate to is bounded by the caller.
     if (s.inflated && s.inflated.length > cap)
@@ -186,13 +203,10 @@ export class PartialFile {
       );
     const stored = new Uint8Array(s.length);
     this.read(stored, s.offset);
-    const bytes = s.inflated ? this.inflate(stored, `${suite}.${key}`, s.inflated.length) : stored;
-    if (verify && sha256(bytes) !== (s.inflated ?? s).sha256)
-      throw new InputError(
-        { file: this.file },
-        `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
-      );
+    this.checkStored(suite, key, stored);
     if (!s.inflated) return stored.buffer;
+    const bytes = this.inflate(stored, `${suite}.${key}`, s.inflated.length);
+    if (sha256(bytes) !== s.inflated.sha256) throw this.mismatch(suite, key);
     // inflateRawSync's bytes may be a slice of a larger buffer: then they are copied into one of their own.
     if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength)
       return bytes.buffer as ArrayBuffer;
@@ -225,13 +239,13 @@ export class PartialFile {
   }
 
   /**
-   * Sections stored as they are (not deflated), read at once (one read for the span they cover): each a
-   * place in one shared ArrayBuffer, keyed by name; in `scratch`'s, when given, valid until its next use.
+   * Sections stored as they are (not deflated), read at once (one read for the span they cover) and checked
+   * against their sha256: each a place in one shared ArrayBuffer, keyed by name; in `scratch`'s, when given,
+   * valid until its next use.
    */
   sections(
     suite: string,
     keys: readonly string[],
-    verify = false,
     scratch?: Scratch,
   ): Map<string, { buffer: ArrayBuffer; offset: number; length: number }> {
     const places = keys.map((key) => [key, this.place(suite, key)] as const);
@@ -241,11 +255,7 @@ export class PartialFile {
     const buffer = scratch ? scratch.take(end - start) : new ArrayBuffer(end - start);
     this.read(new Uint8Array(buffer, 0, end - start), start);
     for (const [key, s] of places)
-      if (verify && sha256(new Uint8Array(buffer, s.offset - start, s.length)) !== s.sha256)
-        throw new InputError(
-          { file: this.file },
-          `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with`,
-        );
+      this.checkStored(suite, key, new Uint8Array(buffer, s.offset - start, s.length));
     return new Map(places.map(([key, s]) => [key, { buffer, offset: s.offset - start, length: s.length }]));
   }
 
@@ -302,6 +312,7 @@ export class PartialFile {
     scratch = new Scratch(),
   ): void {
     const s = this.place(suite, key);
+    this.checkWhole(suite, key, s, scratch);
     for (const { offset, length } of spans)
       if (
         !Number.isSafeInteger(offset) ||
@@ -334,6 +345,37 @@ export class PartialFile {
   sha256Of(suite: string, key: string): string {
     const s = this.place(suite, key);
     return (s.inflated ?? s).sha256;
+  }
+
+  /** Refuses a stored section's bytes that do not match their sha256 (each section is hashed once). */
+  private checkStored(suite: string, key: string, bytes: Uint8Array): void {
+    const name = `${suite}\0${key}`;
+    if (this.verified.has(name)) return;
+    if (sha256(bytes) !== this.place(suite, key).sha256) throw this.mismatch(suite, key);
+    this.verified.add(name);
+  }
+
+  /** Checks a stored section read in parts (see ranges) once, whole, in pieces of `scratch`'s buffer. */
+  private checkWhole(suite: string, key: string, s: z.infer<typeof sectionSchema>, scratch: Scratch): void {
+    const name = `${suite}\0${key}`;
+    if (this.verified.has(name)) return;
+    const h = createHash('sha256');
+    for (let at = 0; at < s.length;) {
+      const n = Math.min(s.length - at, 1 << 20);
+      const piece = new Uint8Array(scratch.take(n), 0, n);
+      this.read(piece, s.offset + at);
+      h.update(piece);
+      at += n;
+    }
+    if (h.digest('hex') !== s.sha256) throw this.mismatch(suite, key);
+    this.verified.add(name);
+  }
+
+  private mismatch(suite: string, key: string): InputError {
+    return new InputError(
+      { file: this.file },
+      `section ${suite}.${key} does not match its sha256; expected the bytes the partial was written with (was it altered, or damaged in an upload?)`,
+    );
   }
 
   private place(suite: string, key: string): z.infer<typeof sectionSchema> {
@@ -395,9 +437,18 @@ function readHeader(fd: number, file: string): { header: PartialHeader; bodyStar
     chunks.push(chunk.subarray(0, n));
     read += n;
   }
+  const line = Buffer.concat(chunks);
+  // Checked on the bytes before they are parsed: a flipped bit in a count, a name or the state is refused
+  // here, not read as another value.
+  const digest = digestOf(line);
+  if (digest !== undefined && digest !== line.toString('latin1', HEADER_DIGEST_AT, HEADER_DIGEST_END))
+    throw new InputError(
+      { file, line: 1 },
+      'the header does not match its sha256; expected the bytes the partial was written with (was it altered, or damaged in an upload?)',
+    );
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(line.toString('utf8'));
   } catch {
     throw new InputError(
       { file, line: 1 },
@@ -416,6 +467,11 @@ function readHeader(fd: number, file: string): { header: PartialHeader; bodyStar
       { file, line: 1 },
       `partial format version ${JSON.stringify(version)}; expected ${PARTIAL_VERSION} (write the partials and merge them with one groundgate version)`,
     );
+  if (digest === undefined)
+    throw new InputError(
+      { file, line: 1 },
+      'the header does not start with its sha256; expected {"sha256":"<64 hex digits>", as "groundgate check --partial" writes it',
+    );
   const parsed = safeParse(headerSchema, value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -427,6 +483,27 @@ function readHeader(fd: number, file: string): { header: PartialHeader; bodyStar
       `written on a ${parsed.data.endianness} machine; expected this machine's byte order (${endianness()})`,
     );
   return { header: parsed.data, bodyStart: read };
+}
+
+/** A header line (its newline included) with its sha256 written in, in place of its first field's 64 zeros. */
+function withDigest(line: Buffer): Buffer {
+  line.write(digestOf(line.subarray(0, line.length - 1))!, HEADER_DIGEST_AT, 'latin1');
+  return line;
+}
+
+/** The sha256 a header line should carry, from its bytes; undefined if it does not start with one's place. */
+function digestOf(line: Buffer): string | undefined {
+  if (
+    line.length <= HEADER_DIGEST_END ||
+    line.toString('latin1', 0, HEADER_DIGEST_AT) !== '{"sha256":"' ||
+    line[HEADER_DIGEST_END] !== 0x22
+  )
+    return undefined;
+  return createHash('sha256')
+    .update(line.subarray(0, HEADER_DIGEST_AT))
+    .update(ZERO_DIGEST)
+    .update(line.subarray(HEADER_DIGEST_END))
+    .digest('hex');
 }
 
 export function sha256(bytes: Uint8Array | string): string {

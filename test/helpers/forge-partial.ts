@@ -2,12 +2,40 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
+
+// The header as JSON, edited freely by a forger.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ForgedHeader = Record<string, any>;
+
+/**
+ * A header line as a forger writes it: its own sha256 (its first field) made to match. `text` replaces the
+ * JSON text of the header, if given (e.g. a state nested too deep to stringify).
+ */
+export function headerLine(header: ForgedHeader, text?: (json: string) => string): Buffer {
+  // The sha256 first, its value 64 zeros while the line is hashed.
+  const zeros = JSON.stringify(Object.assign({ sha256: '' }, header, { sha256: '0'.repeat(64) }));
+  const json = text ? text(zeros) : zeros;
+  return Buffer.from(`${json.replace('0'.repeat(64), sha(json))}\n`);
+}
+
+/** Rewrites a partial's header as a forger would: changed by `edit`, its sha256 made to match. */
+export function forgeHeader(
+  file: string,
+  edit: (header: ForgedHeader) => void,
+  text?: (json: string) => string,
+): void {
+  const bytes = readFileSync(file);
+  const nl = bytes.indexOf(10);
+  const header = JSON.parse(bytes.subarray(0, nl).toString()) as ForgedHeader;
+  edit(header);
+  writeFileSync(file, Buffer.concat([headerLine(header, text), bytes.subarray(nl + 1)]));
+}
 
 /**
  * Rewrites one section of a partial as a forger would: its bytes (inflated, if stored deflated) changed by
- * `edit`, stored again at the body's end, its place and digests made to match, so that only the merge's own
- * checks of the values can refuse it.
+ * `edit`, stored again at the body's end, its place and digests (and the header's) made to match, so that
+ * only the merge's own checks of the values can refuse it.
  */
 export function forgeSection(
   file: string,
@@ -17,7 +45,7 @@ export function forgeSection(
 ): void {
   const bytes = readFileSync(file);
   const nl = bytes.indexOf(10);
-  const header = JSON.parse(bytes.subarray(0, nl).toString());
+  const header = JSON.parse(bytes.subarray(0, nl).toString()) as ForgedHeader;
   const body = bytes.subarray(nl + 1);
   const place = header.suites[suite].sections[key];
   const stored = body.subarray(place.offset, place.offset + place.length);
@@ -33,5 +61,5 @@ export function forgeSection(
     ...(place.inflated ? { inflated: { length: changed.length, sha256: sha(changed) } } : {}),
   };
   header.bytes = body.length + pad.length + out.length;
-  writeFileSync(file, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, pad, out]));
+  writeFileSync(file, Buffer.concat([headerLine(header), body, pad, out]));
 }

@@ -11,6 +11,7 @@ import { recordsAt } from '../../io/records.js';
 import { safeParse } from '../../io/validate.js';
 import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
+import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/judge.js';
 import { judged, newRunTable, replaces } from '../../grounded-answer/runs.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
 import { encodeVarints, VarintReader } from '../../partial/varint.js';
@@ -174,9 +175,12 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     let known = 0;
     const unknown = new Map<string, number>();
     const scratch = new Scratch();
+    const find = rowFinder(gold.columns.qids);
     parts.forEach((part, p) => {
       const s = states[p]!;
-      const cols = new Columns(part.partial, name, RUNS, false, {}, scratch);
+      const shardUnknown = unknownOf(part, name);
+      checkCounts(part, name, s, shardUnknown, find);
+      const cols = new Columns(part.partial, name, RUNS, {}, scratch);
       const m = s.runs;
       const row = cols.get('runs.row', Uint32Array, m);
       const ts = cols.get('runs.ts', Float64Array, m);
@@ -189,10 +193,23 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       for (let j = 0; j < m; j++) {
         const r = row[j]!;
         const f = file[j]!;
-        if (r >= n) badRun(part, name, j, `gold row ${r}; expected one of ${n}`);
-        if (f >= order.length) badRun(part, name, j, `trace file ${f}; expected one of ${order.length}`);
+        // A shard lists its items' runs in gold order, one each.
+        if (r >= n || (j > 0 && r <= row[j - 1]!))
+          badRun(part, name, j, `runs.row ${r}; expected a gold row below ${n}, after the run before's`);
+        if (f >= order.length)
+          badRun(part, name, j, `runs.file ${f}; expected one of ${order.length} trace files`);
+        if (ts[j] === Infinity || ts[j] === -Infinity)
+          badRun(part, name, j, `runs.ts ${ts[j]}; expected a finite number, or none`);
         if (rule[j]! < -1 || rule[j]! >= rules)
-          badRun(part, name, j, `SCU rule ${rule[j]}; expected one of ${rules}`);
+          badRun(part, name, j, `runs.rule ${rule[j]}; expected an SCU rule of ${rules}, or -1`);
+        const broken = verdictProblem(
+          flags[j]!,
+          rule[j]!,
+          recall.subarray(j * c, j * c + c),
+          upper.subarray(j * c, j * c + c),
+          gold.columns.answerable[r] === 1,
+        );
+        if (broken) badRun(part, name, j, broken);
         const position = order[f]!;
         if (table.present[r] && !replaces(ts[j]!, position, 0, table.ts[r]!, table.chunk[r]!, 0)) continue;
         table.present[r] = 1;
@@ -200,28 +217,24 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         table.chunk[r] = position;
         table.flags[r] = flags[j]!;
         table.rule[r] = rule[j]!;
-        for (let k = 0; k < c; k++) {
-          if (recall[j * c + k]! > 1 || upper[j * c + k]! > 1)
-            badRun(
-              part,
-              name,
-              j,
-              `recall bit ${recall[j * c + k]}, upper-bound bit ${upper[j * c + k]}; expected 0 or 1`,
-            );
-          table.recall[r * c + k] = recall[j * c + k]!;
-          table.upper[r * c + k] = upper[j * c + k]!;
-        }
+        table.recall.set(recall.subarray(j * c, j * c + c), r * c);
+        table.upper.set(upper.subarray(j * c, j * c + c), r * c);
         winner[r] = p;
         winnerRun[r] = j;
       }
       lines += s.lines;
       known += s.known;
-      for (const [qid, count] of unknownOf(part, name)) unknown.set(qid, (unknown.get(qid) ?? 0) + count);
+      for (const [qid, count] of shardUnknown) unknown.set(qid, (unknown.get(qid) ?? 0) + count);
     });
+    // Each shard's counts are safe integers; their sum must be one too, to be shown as it is.
+    if (!Number.isSafeInteger(lines))
+      throw new InputError(
+        { file: parts[0]!.partial.file },
+        `suite ${name}: the partials give ${lines} trace lines; expected at most ${Number.MAX_SAFE_INTEGER} (was a partial altered?)`,
+      );
 
     const runs = judged(table, lines, known, unknown, options);
     // Only failing items are described.
-    const find = rowFinder(gold.columns.qids);
     const rowOf = (id: string) => {
       const r = find(id);
       return r === undefined || runs.passed(r) ? undefined : r;
@@ -253,7 +266,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           scratch,
         );
         const spans = shardRuns.map(({ j }, i) => {
-          if (!(at[2 * i]! >= 0)) badRun(part, name, j, 'a failing run without its fields');
+          if (!(at[2 * i]! >= 0)) badRun(part, name, j, 'a failing run without its fields in runs.fields');
           return { offset: at[2 * i]!, length: at[2 * i + 1]! };
         });
         part.partial.ranges(
@@ -274,8 +287,8 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
 };
 
 /**
- * Some of a partial's typed columns of one suite, read at once (with `verify`, checked against their
- * sha256); each is checked to hold as many values as the state says.
+ * Some of a partial's typed columns of one suite, read at once (and checked against their sha256); each is
+ * checked to hold as many values as the state says.
  */
 class Columns {
   private readonly read: ReturnType<PartialFile['sections']>;
@@ -284,7 +297,6 @@ class Columns {
     private readonly partial: PartialFile,
     private readonly suite: string,
     keys: readonly string[],
-    verify = false,
     caps: Readonly<Record<string, number>> = {},
     scratch?: Scratch,
   ) {
@@ -293,11 +305,10 @@ class Columns {
     this.read = partial.sections(
       suite,
       keys.filter((k) => !stored[k]?.inflated),
-      verify,
       scratch,
     );
     for (const key of keys.filter((k) => stored[k]?.inflated)) {
-      const buffer = partial.section(suite, key, verify, caps[key]);
+      const buffer = partial.section(suite, key, caps[key]);
       this.read.set(key, { buffer, offset: 0, length: buffer.byteLength });
     }
   }
@@ -335,7 +346,7 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
     );
   // Caps on what each column may inflate to: those written as they are (varints, digests) are bounded too,
   // should a forged header call them deflated.
-  const cols = new Columns(partial, suite, GOLD, true, {
+  const cols = new Columns(partial, suite, GOLD, {
     'gold.qids': goldBytes,
     'gold.qid_lengths': 8 * n,
     'gold.answerable': n,
@@ -445,6 +456,62 @@ function stateOf(part: MergePart): State {
     );
   }
   return parsed.data;
+}
+
+/**
+ * A shard's counts against what its sections hold: its runs are runs of gold items, each read from a line
+ * (known), and every line read was a run of a gold item or of a qid not in gold (unknown).
+ */
+function checkCounts(
+  part: MergePart,
+  suite: string,
+  s: State,
+  unknown: readonly [string, number][],
+  find: (id: string) => number | undefined,
+): void {
+  let unknownLines = 0;
+  for (const [qid, count] of unknown) {
+    if (find(qid) !== undefined)
+      throw new InputError(
+        { file: part.partial.file },
+        `suite ${suite}: section unknown lists qid ${preview(qid)}, which is in gold; expected qids not in gold`,
+      );
+    unknownLines += count;
+  }
+  const broken =
+    s.runs > s.items
+      ? `runs ${s.runs}; expected at most items, ${s.items}`
+      : s.known < s.runs
+        ? `known ${s.known}; expected at least runs, ${s.runs}`
+        : s.lines !== s.known + unknownLines
+          ? `lines ${s.lines}; expected known plus the lines of section unknown, ${s.known + unknownLines}`
+          : undefined;
+  if (broken)
+    throw new InputError({ file: part.partial.file, line: 1 }, `header state of suite ${suite}: ${broken}`);
+}
+
+/**
+ * What is wrong with a run's verdict, if anything: its flags must be a word judging gives a run of an item
+ * of its answerability (code reading them relies on it), an SCU rule comes with a violation, recall is of
+ * answerable items only, and a refusal has no upper-bound bits.
+ */
+function verdictProblem(
+  flags: number,
+  rule: number,
+  recall: Uint8Array,
+  upper: Uint8Array,
+  answerable: boolean,
+): string | undefined {
+  for (let k = 0; k < recall.length; k++)
+    if (recall[k]! > 1 || upper[k]! > 1)
+      return `runs.recall bit ${recall[k]}, runs.upper bit ${upper[k]}; expected 0 or 1`;
+  if (!isVerdict(flags, answerable))
+    return `runs.flags ${flags}; expected flags judging gives a run of an ${answerable ? 'answerable' : 'unanswerable'} item`;
+  if (rule >= 0 && !(flags & VIOLATION))
+    return `runs.rule ${rule} without a violation in runs.flags ${flags}`;
+  if (!answerable && recall.includes(1)) return 'a runs.recall bit of an unanswerable item; expected none';
+  if (flags & REFUSED && upper.includes(1)) return 'a runs.upper bit of a refused answer; expected none';
+  return undefined;
 }
 
 function badRun(part: MergePart, suite: string, j: number, what: string): never {
