@@ -110,6 +110,20 @@ describe('gates.yaml loader', () => {
     ).toMatch(/^gates\.yaml:9:\d+: suite "qa": scu\.rules\.0\.lock: invalid regular expression/);
   });
 
+  it('refuses a fields: pointer deeper than a record can be, and a document nested past the parser, at file:line', () => {
+    // 2,000 segments overflowed the stack compiling the line scanner (an internal error, ten stack lines).
+    const pointer = (n: number) => '/a'.repeat(n);
+    const mapped = (n: number) =>
+      base(undefined, `    fields:\n      traces:\n        /retrieved_ids: ${pointer(n)}\n`);
+    expect(error(mapped(2000))).toBe(
+      `gates.yaml:9:25: suite "qa": fields.traces./retrieved_ids: "${'/a'.repeat(18)}/a… has 2000 reference tokens; expected at most 511`,
+    );
+    expect(() => parseConfig(mapped(511), path.join(process.cwd(), 'gates.yaml'))).not.toThrow();
+    expect(error(`version: 1\nsuites:\n  qa: ${'['.repeat(50_000)}${']'.repeat(50_000)}\n`)).toMatch(
+      /^gates\.yaml:3:\d+: invalid YAML: nested too deep to read; expected a config a few levels deep$/,
+    );
+  });
+
   it('refuses an alias bomb at the first alias, with file:line, as an input error', () => {
     const levels = ['version: 1', 'a0: &a0 [x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i <= 9; i++)

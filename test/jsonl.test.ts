@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { excessDepth, MAX_JSON_DEPTH } from '../src/io/json-depth.js';
 import { describe, expect, it } from 'vitest';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import {
@@ -24,6 +25,18 @@ async function read(content: string | Buffer, maxLineBytes?: number): Promise<Js
 }
 
 describe('readJsonl', () => {
+  it('refuses a line nested deeper than MAX_JSON_DEPTH at its line, and counts brackets in strings as text', async () => {
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    // 100,000 levels: what canonicalJson and JSON.stringify then walked overflowed the stack.
+    await expect(read(`{"a":1}\n{"x":${deep(100_000)}}\n`)).rejects.toThrow(
+      'f.jsonl:2: JSON nested 100001 levels deep; expected at most 512',
+    );
+    const atLimit = await read(`{"x":${deep(MAX_JSON_DEPTH - 1)},"s":"${'['.repeat(2000)}"}\n`);
+    expect(atLimit).toHaveLength(1);
+    expect(excessDepth(`{"x":${deep(MAX_JSON_DEPTH)}}`)).toBe(MAX_JSON_DEPTH + 1);
+    expect(excessDepth(`{"s":"\\"${'['.repeat(2000)}"}`)).toBeUndefined();
+  });
+
   it('tolerates CRLF, a BOM, blank lines and a missing final newline, keeping true line numbers', async () => {
     expect(await read('\ufeff{"a":1}\r\n\r\n  \n{"a":2}\n{"a":3}')).toEqual([
       { line: 1, value: { a: 1 } },

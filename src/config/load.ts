@@ -81,6 +81,12 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
   const firstError = doc.errors[0];
   if (firstError) {
     const message = firstError.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    // yaml reports its own stack overflow (a document 50,000 levels deep) as the document's error.
+    if (/^Maximum call stack size exceeded/.test(message))
+      throw new InputError(
+        at(firstError.pos[0]),
+        'invalid YAML: nested too deep to read; expected a config a few levels deep',
+      );
     throw new InputError(at(firstError.pos[0]), `invalid YAML: ${message}`);
   }
   checkKeys(doc, at);

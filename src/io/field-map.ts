@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError, preview } from '../errors.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 import { formatPointer, parsePointer, pointerGet } from './json-pointer.js';
 import { shapePointers, type Shape } from './record-shape.js';
 import { describeIssue, formatPath, safeParse, validateLine } from './validate.js';
@@ -9,6 +10,9 @@ import { describeIssue, formatPath, safeParse, validateLine } from './validate.j
  * Pointer in the user's record that holds it. Canonical members left out are read from their own place.
  */
 export type FieldMap = Readonly<Record<string, string>>;
+
+/** A record is read to MAX_JSON_DEPTH levels: a pointer deeper than that names nothing a record can hold. */
+export const MAX_POINTER_TOKENS = MAX_JSON_DEPTH - 1;
 
 /** The mapping of an input whose contract is `s`: the keys must name its members, the values be pointers. */
 export function fieldMapSchema(s: Shape) {
@@ -24,6 +28,13 @@ export function fieldMapSchema(s: Shape) {
       const parsed = parsePointer(user);
       if ('problem' in parsed)
         ctx.addIssue({ code: 'custom', path: [canonical], message: `${preview(user)} ${parsed.problem}` });
+      // The scanner compiles a pointer's places recursively, a level each.
+      else if (parsed.length > MAX_POINTER_TOKENS)
+        ctx.addIssue({
+          code: 'custom',
+          path: [canonical],
+          message: `${preview(user)} has ${parsed.length} reference tokens; expected at most ${MAX_POINTER_TOKENS}`,
+        });
     }
   });
 }

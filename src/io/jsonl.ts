@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { InputError, ioError } from '../errors.js';
+import { excessDepth, tooDeep } from './json-depth.js';
 import { checkUtf8 } from './utf8.js';
 import { readWindows } from './windows.js';
 
@@ -231,12 +232,17 @@ export function isBlank(text: string): boolean {
 }
 
 export function parseJsonLine(file: string, line: number, text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const { reason, column } = describeJsonError(err, text);
     throw new InputError({ file, line, column }, `invalid JSON: ${reason}; expected one JSON value per line`);
   }
+  // After the parse: a text that is not JSON says so first, and its brackets are then sure to pair.
+  const depth = excessDepth(text);
+  if (depth !== undefined) throw new InputError({ file, line }, tooDeep(depth));
+  return value;
 }
 
 /** Reduces V8's JSON.parse message (which quotes the whole input) to its reason and a column. */
