@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { InputError } from '../src/errors.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
+import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 import {
   brokenSecondGroup,
@@ -822,11 +823,12 @@ describe('what a review found (each failed before its fix)', () => {
       2,
       'groundgate: gold.parquet: not a Parquet file (it does not begin with PAR1); expected a .parquet file\n',
     ]);
-    // JSON.parse's own words, which Node 24 adds to ("… at position 15 (line 1 column 16)").
+    // JSON.parse's own words, which Node 24 adds to ("… at position 15 (line 1 column 16)"), at the row that
+    // holds the text (row 16), not the first of the rows decoded with it (row 9).
     expect(outcome('qa.trace.bad-json.parquet', 'traces')).toEqual([
       2,
       expect.stringMatching(
-        /^groundgate: traces\.parquet row 9: cannot decode rows 9–16: a column of the JSON type holds invalid JSON \(Expected double-quoted property name in JSON at position 15( \(line 1 column 16\))?\); expected JSON text\n$/,
+        /^groundgate: traces\.parquet row 16: column "answer_json" of the JSON type holds invalid JSON \(Expected double-quoted property name in JSON at position 15( \(line 1 column 16\))?\); expected JSON text\n$/,
       ),
     ]);
     expect(outcome('qa.gold.brotli-bomb.parquet')).toEqual([
@@ -1117,4 +1119,274 @@ describe('OpenInference traces on threads (dist)', () => {
     expect(['canonical', 'otlp', 'byMetadata'].map((k) => out[k]!.counts.unknown_qids)).toEqual([2, 2, 2]);
     expect([one.status, one.stderr]).toEqual([0, '']);
   }, 60_000);
+});
+
+// Issue 43, second round: OpenInference spans read one way, on any machine and any thread count, by both
+// readers (the byte scanner on OTLP lines, JSON.parse on a .json document).
+describe('OpenInference, hardened (each failed before its fix)', () => {
+  const kv = (key: string, value: object) => ({ key, value });
+  const answer = kv('output.value', { stringValue: '{"claim":"x","citations":[]}' });
+  const span = (over: Record<string, unknown> = {}) => ({
+    traceId: 't1',
+    spanId: 'a',
+    name: 'qa',
+    startTimeUnixNano: '1767225600000000000',
+    endTimeUnixNano: '1767225601500000000',
+    attributes: [kv('metadata', { stringValue: `{"qid":"${GOLD[0]!.qid}"}` }), answer],
+    ...over,
+  });
+  const request = (spans: object[]) => ({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+  const line = (...spans: object[]) => JSON.stringify(request(spans)) + '\n';
+  const suite = {
+    ...QA,
+    gold: 'gold.jsonl',
+    traces: 'o.jsonl',
+    format: 'openinference',
+    openinference: { qid: 'metadata.qid' },
+  };
+  /** The error the spans give as an OTLP line and as a pretty-printed .json document: one text, the place apart. */
+  const errorOfBoth = async (spans: object[], over: Suite = {}) => {
+    const gold = jsonl(GOLD);
+    const asLine = await errorOf({ 'gold.jsonl': gold, 'o.jsonl': line(...spans) }, { ...suite, ...over });
+    const asDocument = await errorOf(
+      { 'gold.jsonl': gold, 'o.json': JSON.stringify(request(spans), null, 2) },
+      { ...suite, ...over, traces: 'o.json' },
+    );
+    const detail = (m: string) => m.replace(/^o\.json(l)?:\d+: /, '');
+    expect(detail(asDocument)).toBe(detail(asLine));
+    return asLine;
+  };
+
+  it('an intValue qid is read as the digits written (an int64 is no double); digits it is not is an error', async () => {
+    const gold = GOLD.slice(0, 2).map((g, i) => ({
+      ...g,
+      qid: ['9007199254740993', '9007199254740992'][i]!,
+    }));
+    const trace = span({
+      attributes: [
+        kv('session.id', { intValue: '9007199254740993' }),
+        kv('output.value', { stringValue: '{"claim":"The limit is 512 bytes.","citations":["keys#1"]}' }),
+      ],
+    });
+    const retriever = span({
+      spanId: 'r',
+      parentSpanId: 'a',
+      name: 'retrieve',
+      attributes: [
+        kv('openinference.span.kind', { stringValue: 'RETRIEVER' }),
+        kv('retrieval.documents.0.document.id', { stringValue: 'keys#1' }),
+      ],
+    });
+    const oi = { ...suite, gold: 'gold.jsonl', openinference: { qid: 'session.id' } };
+    const suites = await scored(
+      {
+        'gold.jsonl': jsonl(gold),
+        'o.jsonl': line(trace, retriever),
+        'o.json': JSON.stringify(request([trace, retriever]), null, 2),
+      },
+      { lines: oi, document: { ...oi, traces: 'o.json' } },
+    );
+    for (const s of [suites.lines, suites.document] as { items: unknown; counts: unknown }[]) {
+      expect(s.items).toMatchObject({
+        '9007199254740993': { pass: true },
+        '9007199254740992': { pass: false },
+      });
+      expect(s.counts).toMatchObject({ traced: 1, unknown_qids: 0 });
+    }
+    const qidOf = async (value: object) => {
+      const spans = [span({ attributes: [kv('session.id', value), answer] })];
+      const e = await errorOfBoth(spans, { openinference: { qid: 'session.id' } });
+      return e === 'no error' ? e : e.replace(/^o\.jsonl:1: /, '');
+    };
+    expect(await qidOf({ intValue: 'abc' })).toBe(
+      'span "qa": attribute "session.id" has intValue "abc"; expected an int64: an integer, or its decimal digits in a string (as OTLP JSON writes it)',
+    );
+    expect(await qidOf({ intValue: '9223372036854775808' })).toMatch(
+      /has intValue "9223372036854775808"; expected an int64/,
+    );
+    expect(await qidOf({ intValue: true })).toMatch(/has intValue true; expected an int64/);
+    expect(await qidOf({ doubleValue: '' })).toMatch(/has doubleValue ""; expected a number/);
+    // A JSON number past 2^53 is rounded by any parser: refused, not read as its neighbour.
+    expect(await qidOf({ intValue: 9007199254740993 })).toBe(
+      'trace "t1": its root span "qa" has session.id 9007199254740992, an integer past 2^53 that JSON numbers do not hold exactly; expected the id as a string (or an intValue\'s digits in a string)',
+    );
+  });
+
+  it('a span time without an offset is UTC whatever the machine’s zone: one verdict, one report', async () => {
+    // Two runs of one question: the later is the run. Read in New York's time, 05:00 without an offset
+    // came after 08:00Z and its answer (the wrong one) was scored.
+    const phoenix = (id: string, start: string, claim: string) => ({
+      name: 'qa',
+      context: { trace_id: id, span_id: `${id}-root` },
+      parent_id: null,
+      span_kind: 'CHAIN',
+      start_time: start,
+      end_time: start.replace(':00:00', ':00:01'),
+      attributes: {
+        metadata: { qid: GOLD[0]!.qid },
+        output: { value: JSON.stringify({ claim, citations: ['keys#1'] }) },
+        retrieval: { documents: [{ document: { id: 'keys#1' } }] },
+      },
+    });
+    const spans = [
+      phoenix('t1', '2025-12-31T08:00:00Z', 'The limit is 512 bytes.'),
+      phoenix('t2', '2025-12-31T05:00:00', 'There is no limit.'),
+    ];
+    const files = { 'gold.jsonl': jsonl(GOLD), 'o.json': JSON.stringify(spans) };
+    const tz = process.env.TZ;
+    const reports: string[] = [];
+    try {
+      for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+        process.env.TZ = zone;
+        const out = await scored(files, { s: { ...suite, traces: 'o.json' } });
+        const s = out.s as { items: Record<string, { pass: boolean }>; inputs?: unknown };
+        expect(s.items[GOLD[0]!.qid]!.pass).toBe(true);
+        reports.push(JSON.stringify({ ...s, inputs: undefined }));
+      }
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    expect(new Set(reports).size).toBe(1);
+    // Where OTLP wants nanoseconds, an ISO time is an error, with or without an offset.
+    expect(await errorOfBoth([span({ startTimeUnixNano: '2025-12-31T08:00:00Z' })])).toBe(
+      'o.jsonl:1: span "qa": startTimeUnixNano "2025-12-31T08:00:00Z"; expected nanoseconds since 1970 as decimal digits (at most 19, in a string as OTLP JSON writes them)',
+    );
+  });
+
+  it('threads do not change the first error: a span twice in one line names its first place as one pass does', async () => {
+    const other = (i: number) => line(span({ traceId: `x${i}` }));
+    const child = span({ spanId: 'b', parentSpanId: 'a', name: 'retrieve' });
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(GOLD),
+      'bad.jsonl': other(1) + other(2) + other(3) + line(span(), child, child) + other(4),
+      'good.jsonl': otlpLines(TRACES.regressed, questionOf),
+    });
+    const config = (traces: string) => {
+      const file = path.join(dir, `${traces}.yaml`);
+      writeFileSync(file, YAML.stringify({ version: 1, offenders: 50, suites: { s: { ...suite, traces } } }));
+      return file;
+    };
+    const outcome = (traces: string) =>
+      run({ config: config(traces) }).then(
+        ({ report }) => serializeReport(report),
+        (err: unknown) => (err as Error).message.replace(dir + path.sep, ''),
+      );
+    const previous = process.env.GROUNDGATE_THREADS;
+    const seen: Record<string, string[]> = { bad: [], good: [] };
+    try {
+      for (const threads of ['1', '2', '4']) {
+        process.env.GROUNDGATE_THREADS = threads;
+        seen.bad!.push(await outcome('bad.jsonl'));
+        seen.good!.push(await outcome('good.jsonl'));
+      }
+    } finally {
+      if (previous === undefined) delete process.env.GROUNDGATE_THREADS;
+      else process.env.GROUNDGATE_THREADS = previous;
+    }
+    expect(seen.bad).toEqual(
+      Array(3).fill(
+        'bad.jsonl:4: trace "t1": span "b" again (first at bad.jsonl:4); expected each span once (one export read twice?)',
+      ),
+    );
+    expect(JSON.parse(seen.good![0]!)).toMatchObject({ suites: { s: { counts: { trace_lines: 47 } } } });
+    expect(new Set(seen.good).size).toBe(1);
+  });
+
+  it('only decimal nanoseconds (and Phoenix’s ISO-8601) are times', async () => {
+    const nanos =
+      'expected nanoseconds since 1970 as decimal digits (at most 19, in a string as OTLP JSON writes them)';
+    for (const [time, shown] of [
+      ['March 7', '"March 7"'],
+      ['1'.repeat(30), `"${'1'.repeat(30)}"`],
+      ['-1767225600000000000', '"-1767225600000000000"'],
+      [-5, '-5'],
+      [1e300, '1e+300'],
+      [1.5, '1.5'],
+      ['', '""'],
+    ] as const)
+      expect(await errorOfBoth([span({ startTimeUnixNano: time })])).toBe(
+        `o.jsonl:1: span "qa": startTimeUnixNano ${shown}; ${nanos}`,
+      );
+    // The largest time read, and one as a JSON integer: as the same time in a string.
+    expect(await errorOfBoth([span({ endTimeUnixNano: '9'.repeat(19) })])).toBe('no error');
+    expect(await errorOfBoth([span({ startTimeUnixNano: 1767225600000000000 })])).toBe('no error');
+    const phoenix = (start: unknown) => ({
+      name: 'qa',
+      context: { trace_id: 't', span_id: 'a' },
+      start_time: start,
+      end_time: '2026-01-01T00:00:01+00:00',
+      attributes: { metadata: { qid: GOLD[0]!.qid }, output: { value: 'x' } },
+    });
+    const phoenixError = (start: unknown) =>
+      errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'o.json': JSON.stringify([phoenix(start)]) },
+        { ...suite, traces: 'o.json' },
+      );
+    for (const start of ['March 7', '2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01'])
+      expect(await phoenixError(start)).toBe(
+        `o.json:1: span "qa": start_time ${JSON.stringify(start)}; expected ISO-8601 (UTC when it has no offset), or ${nanos}`,
+      );
+    for (const start of [
+      '2026-01-01T00:00:00.123456789+00:00',
+      '2025-12-31 19:00:00-05:00',
+      '2026-01-01T00:00Z',
+    ])
+      expect(await phoenixError(start)).toBe('no error');
+  });
+
+  it('every retrieval.documents index is read by one rule, and parents that go round beside the root are an error', async () => {
+    const retriever = (n: string) =>
+      span({
+        spanId: 'r',
+        parentSpanId: 'a',
+        name: 'retrieve',
+        attributes: [
+          kv('openinference.span.kind', { stringValue: 'RETRIEVER' }),
+          kv('retrieval.documents.0.document.id', { stringValue: 'd0' }),
+          kv(`retrieval.documents.${n}.document.id`, { stringValue: 'dn' }),
+        ],
+      });
+    for (const n of ['99999', '100000', '1000000000', '1'.repeat(40)])
+      expect(await errorOfBoth([span(), retriever(n)])).toBe(
+        `o.jsonl:1: retriever span "retrieve" has no retrieval.documents.1.document.id, but one numbered ${n}; expected documents numbered from 0 without a gap`,
+      );
+    expect(await errorOfBoth([span(), retriever('1')])).toBe('no error');
+    const child = (id: string, parent: string) => span({ spanId: id, parentSpanId: parent, name: id });
+    expect(await errorOfBoth([span(), child('p', 'q'), child('q', 'p')])).toBe(
+      'o.jsonl:1: trace "t1": span "p" is its own ancestor (its parentSpanId "q" leads back to it: a cycle); expected the parents of every span to end at the root',
+    );
+    expect(await errorOfBoth([span(), child('s', 's'), child('c', 's')])).toMatch(
+      /span "s" is its own ancestor/,
+    );
+    // A parent not in the trace (sampled out) is no cycle.
+    expect(await errorOfBoth([span(), child('c', 'gone'), child('d', 'c')])).toBe('no error');
+  });
+
+  it('a .json document: a truncated one is named by line and column, one that is not UTF-8 is warned of', async () => {
+    const text = JSON.stringify(request([span(), span({ traceId: 't2' })]), null, 2);
+    const cut = text.slice(0, text.indexOf('"endTimeUnixNano"', text.indexOf('"t2"')) + 5);
+    const where = `${cut.split('\n').length}:${cut.length - cut.lastIndexOf('\n')}`;
+    expect(await errorOf({ 'gold.jsonl': jsonl(GOLD), 'o.json': cut }, { ...suite, traces: 'o.json' })).toBe(
+      `o.json:${where}: invalid JSON: unterminated string; expected OTLP JSON or an array of spans`,
+    );
+    expect(
+      await errorOf(
+        { 'gold.jsonl': jsonl(GOLD), 'o.json': text.slice(0, -2) },
+        { ...suite, traces: 'o.json' },
+      ),
+    ).toMatch(
+      new RegExp(`^o\\.json:${text.split('\n').length - 1}:\\d+: invalid JSON: unexpected end of the file;`),
+    );
+    const bytes = Buffer.from(text.replace('"qa"', '"q\u00e9"'));
+    bytes[bytes.indexOf(0xc3)] = 0xff;
+    const line = text.slice(0, text.indexOf('"qa"')).split('\n').length;
+    const s = await scored(
+      { 'gold.jsonl': jsonl(GOLD), 'o.json': bytes },
+      { s: { ...suite, traces: 'o.json' } },
+    );
+    expect((s.s as { warnings: string[] }).warnings).toContain(
+      `o.json:${line}: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)`,
+    );
+  });
 });

@@ -10,7 +10,7 @@ import {
 } from 'hyparquet';
 import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
-import { InputError, ioError, type Where } from '../errors.js';
+import { InputError, ioError, preview, type Where } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
 import { CODECS_READ, compressors } from './parquet-codecs.js';
 import { decodeSeconds, notDecoded } from './parquet-limits.js';
@@ -54,9 +54,20 @@ async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaDa
     if (err instanceof InputError) throw err;
     throw new InputError(
       { file },
-      `not a Parquet file (${(err as Error).message}); expected a .parquet file`,
+      `not a Parquet file (${whyNot(err, 'its footer')}); expected a .parquet file`,
     );
   }
+}
+
+/**
+ * What a reader's error says of the file. hyparquet's own errors name the fault ("footer != PAR1"); a
+ * TypeError or RangeError is its code meeting a field of the wrong type or size (`e.field_4?.map is not a
+ * function`, `Cannot mix BigInt and other types`), which says nothing to the file's owner.
+ */
+function whyNot(err: unknown, part: string): string {
+  if (err instanceof TypeError || err instanceof RangeError)
+    return `${part} is damaged: a field holds a value of the wrong type or size`;
+  return (err as Error).message;
 }
 
 /**
@@ -87,7 +98,7 @@ function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): v
       if (names.has(name))
         throw new InputError(
           { file },
-          `the schema has two columns named ${JSON.stringify(at.replaceAll('\u0000', '.'))}; expected each name once`,
+          `the schema has two columns named ${preview(at.replaceAll('\u0000', '.'), 80)}; expected each name once`,
         );
       names.add(name);
       const r = repeats || child.element.repetition_type === 'REPEATED';
@@ -96,25 +107,37 @@ function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): v
     }
   };
   walk(parquetSchema(metadata), '', false);
+  const counted = (v: unknown, what: string) => {
+    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return;
+    throw new InputError(
+      { file },
+      `${what} gives no count (${typeof v}); expected a footer that counts every row group's rows and every column chunk's values (is the file damaged?)`,
+    );
+  };
+  counted(metadata.num_rows, 'the footer');
+  if (!Array.isArray(metadata.row_groups)) throw new Error('its footer lists no row groups');
   let rows = 0;
   metadata.row_groups.forEach((group, g) => {
+    counted(group.num_rows, `row group ${g + 1}`);
     rows += Number(group.num_rows);
     for (const chunk of group.columns) {
       const path = chunk.meta_data?.path_in_schema;
       if (!path) throw new Error("a column chunk names no column in the file's schema");
+      // A damaged footer's names can be any bytes, of any length.
+      const name = preview(path.join('.'), 80);
       const repeats = leaves.get(path.join('\u0000'));
-      if (repeats === undefined)
-        throw new Error(`column ${JSON.stringify(path.join('.'))} is not in the file's schema`);
+      if (repeats === undefined) throw new Error(`column ${name} is not in the file's schema`);
+      counted(chunk.meta_data!.num_values, `row group ${g + 1}'s column ${name}`);
       const values = Number(chunk.meta_data!.num_values);
       // As rows are (below): a list column's values, too, come from bytes.
       if (values > MAX_ROWS_PER_BYTE * bytes)
         throw new InputError(
           { file },
-          `column ${JSON.stringify(path.join('.'))} declares ${values} values in ${bytes} bytes; expected at most ${MAX_ROWS_PER_BYTE} values a byte (a file of this many values would be larger)`,
+          `column ${name} declares ${values} values in ${bytes} bytes; expected at most ${MAX_ROWS_PER_BYTE} values a byte (a file of this many values would be larger)`,
         );
       if (!repeats && values !== Number(group.num_rows))
         throw disagree(
-          `row group ${g + 1} says ${group.num_rows} rows, but its column ${JSON.stringify(path.join('.'))} holds ${chunk.meta_data!.num_values} values`,
+          `row group ${g + 1} says ${group.num_rows} rows, but its column ${name} holds ${chunk.meta_data!.num_values} values`,
         );
     }
   });
@@ -217,6 +240,21 @@ class ParsedJson {
   ) {}
 }
 
+/** A JSON column's text that is not JSON: refused at its own row, when plain() reaches it. */
+class InvalidJson {
+  constructor(readonly message: string) {}
+}
+
+/** plain()'s error for an InvalidJson, naming its column. */
+class InvalidJsonError extends Error {
+  constructor(
+    readonly column: string | undefined,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
 /** Text in a buffer of its own: a row's JSON bytes may be handed to another thread, and Node's pool may not. */
 const encoder = new TextEncoder();
 
@@ -234,7 +272,13 @@ function jsonLater(
   shapeOf: RowRange['shapeOf'],
 ): (bytes: Uint8Array | undefined) => unknown {
   const parsed = (bytes: Uint8Array, replaced: boolean) => {
-    const value: unknown = JSON.parse(utf8.decode(bytes));
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8.decode(bytes));
+    } catch (err) {
+      // Thrown here, the error stopped the whole window's decoding, and was reported at its first row.
+      return new InvalidJson((err as Error).message);
+    }
     return value === null ? null : new ParsedJson(value, replaced);
   };
   return (bytes) => {
@@ -335,8 +379,6 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
           });
         } catch (err) {
           const message = (err as Error).message;
-          // hyparquet parses a JSON column's text with JSON.parse as it decodes the rows.
-          const json = err instanceof SyntaxError && /JSON/.test(message);
           // patches/: a page of more values than its group's rows, in a column that repeats nowhere.
           const tooMany =
             /^parquet page of \d+ values (in a row group of \d+ rows|beyond the \d+ its column chunk holds)$/.test(
@@ -344,11 +386,9 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
             );
           throw new InputError(
             { file, line: at + 1 },
-            json
-              ? `cannot decode rows ${at + 1}–${end}: a column of the JSON type holds invalid JSON (${message}); expected JSON text`
-              : tooMany
-                ? `cannot decode rows ${at + 1}–${end}: a ${message.slice('parquet '.length)}; expected pages that hold what their row group and column chunk say (is the file damaged?)`
-                : `cannot decode rows ${at + 1}–${end} (${message}); expected a Parquet file compressed with ${CODECS_READ}`,
+            tooMany
+              ? `cannot decode rows ${at + 1}–${end}: a ${message.slice('parquet '.length)}; expected pages that hold what their row group and column chunk say (is the file damaged?)`
+              : `cannot decode rows ${at + 1}–${end} (${whyNot(err, 'a page')}); expected a Parquet file compressed with ${CODECS_READ}`,
           );
         }
         if (strings.bad) {
@@ -367,7 +407,9 @@ export async function* readParquetHere(file: string, range: RowRange = {}): Asyn
           } catch (err) {
             throw new InputError(
               { file, line },
-              `cannot read a value (${(err as Error).message}); expected values JavaScript can hold (dates in its range, JSON nested less deep)`,
+              err instanceof InvalidJsonError
+                ? `${err.column === undefined ? 'a column' : `column ${JSON.stringify(err.column)}`} of the JSON type holds invalid JSON (${err.reason}); expected JSON text`
+                : `cannot read a value (${(err as Error).message}); expected values JavaScript can hold (dates in its range, JSON nested less deep)`,
             );
           }
           objects[i] = undefined!;
@@ -392,6 +434,7 @@ function plain(v: unknown, raw?: ReadonlySet<string>): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (v instanceof JsonText) return v.value();
   if (v instanceof ParsedJson) return v.value;
+  if (v instanceof InvalidJson) throw new InvalidJsonError(undefined, v.message);
   if (v instanceof Date) return v.toISOString();
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (Array.isArray(v)) {
@@ -403,6 +446,7 @@ function plain(v: unknown, raw?: ReadonlySet<string>): unknown {
     const x = o[k];
     // Parquet has no absent value, only null: a null column or struct field is an absent member.
     if (x === null || x === undefined) delete o[k];
+    else if (x instanceof InvalidJson) throw new InvalidJsonError(k, x.message);
     else if (raw?.has(k) && x instanceof JsonText) continue;
     else if (typeof x === 'object' || typeof x === 'bigint') o[k] = plain(x);
   }
