@@ -21,6 +21,17 @@ describe('house style', () => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it("leaves the Action's default report file to itself: prettier ignores it, git does not list it", () => {
+    // The Action writes groundgate-report.json into the workspace; this project's own check then failed on it.
+    const info = spawnSync(bin('prettier'), ['--file-info', 'groundgate-report.json'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(info.stdout)).toEqual({ ignored: true, inferredParser: null });
+    const git = spawnSync('git', ['check-ignore', '-q', 'groundgate-report.json'], { cwd: REPO });
+    expect(git.status).toBe(0);
+  });
+
   it('type-checks src and tests', () => {
     const r = spawnSync(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: REPO, encoding: 'utf8' });
     expect(r.stdout + r.stderr).toBe('');
