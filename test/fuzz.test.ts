@@ -267,6 +267,8 @@ describe('loader fuzzing (seeded)', () => {
     };
     const edge = [
       '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"1700000000123456789","endTimeUnixNano":1700000001000000000,"attributes":[{"value":{"intValue":"7"},"key":"retrieval.documents.1.document.id"},{"key":"retrieval.documents.0.document.id","value":{"stringValue":"d\\u00e9"}},{"key":"openinference.span.kind","value":{"stringValue":"retriever"}},{"key":"llm.model_name","value":{"doubleValue":1.5}}]}]}]}]}',
+      // An int64 qid as its digits (exact past 2^53), a document index too large to hold, the latest time.
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"s","startTimeUnixNano":"0","endTimeUnixNano":"9999999999999999999","attributes":[{"key":"llm.model_name","value":{"intValue":"-009007199254740993"}},{"key":"retrieval.documents.12345678901.document.id","value":{"stringValue":"d"}},{"key":"retrieval.documents.99999999999.document.id","value":{"intValue":"x"}},{"key":"input.value","value":{"doubleValue":"NaN"}},{"key":"output.value","value":{"intValue":9007199254740993}}]}]}]}]}',
     ];
     agreesWithParse(lines, edge, seeded(4747), fromBytes, fromParse);
   });

@@ -1,9 +1,27 @@
 import { readFile } from 'node:fs/promises';
 import { InputError, formatWhere, ioError, preview } from '../errors.js';
 import { ascii, keyIs, MAX_DEPTH, scanMembers, skipArray, skipSpace, skipValue } from '../io/json-scan.js';
-import { isBlank, parseJsonLine, readLineBatches, type JsonlRecord, type LineBatch } from '../io/jsonl.js';
+import {
+  describeJsonError,
+  isBlank,
+  parseJsonLine,
+  readLineBatches,
+  type JsonlRecord,
+  type LineBatch,
+} from '../io/jsonl.js';
+import { syntaxErrorAt } from '../io/json-where.js';
+import { checkUtf8 } from '../io/utf8.js';
 import type { LeanReader } from './otlp-lean.js';
-import { nanosToMs, otlpScanner, type SpanFacts } from './otlp-scan.js';
+import {
+  DOCUMENT_DIGITS,
+  doubleValueOf,
+  intValueOf,
+  largerIndex,
+  MAX_NANO_DIGITS,
+  nanosToMs,
+  otlpScanner,
+  type SpanFacts,
+} from './otlp-scan.js';
 
 // Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
 // LlamaIndex instrumentors), assembled into one grounded-answer trace per traceId:
@@ -107,14 +125,16 @@ async function* spanDocuments(file: string): AsyncGenerator<JsonlRecord & { span
   const buf = await readFile(file).catch((err: unknown) => {
     throw ioError(file, err, 'an OpenInference JSON file');
   });
+  checkUtf8(file, buf, 0, buf.length, 0);
   const text = buf.toString('utf8').replace(/^\ufeff/, '');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
+    const { reason } = describeJsonError(err, text);
     throw new InputError(
-      { file },
-      `invalid JSON: ${(err as Error).message}; expected OTLP JSON or an array of spans`,
+      { file, ...syntaxErrorAt(text) },
+      `invalid JSON: ${reason === 'unexpected end of line' ? 'unexpected end of the file' : reason}; expected OTLP JSON or an array of spans`,
     );
   }
   if (!Array.isArray(doc)) {
@@ -257,14 +277,16 @@ function toFacts(
     );
   const parent = raw.parentSpanId ?? raw.parent_id;
   const attrs = new Map<string, unknown>();
+  const otlp = Array.isArray(raw.attributes);
   if (Array.isArray(raw.attributes)) {
+    // Each AnyValue is read when assembling wants it (see valueOf): others may hold anything.
     for (const kv of raw.attributes) {
       if (!isObject(kv) || typeof kv.key !== 'string')
         throw new InputError(
           { file, line },
           `span ${preview(raw.name)}: an attribute is ${preview(kv)}; expected {"key": "…", "value": {…}}`,
         );
-      attrs.set(kv.key, anyValue(kv.value));
+      attrs.set(kv.key, kv.value);
     }
   } else if (isObject(raw.attributes)) {
     flatten(raw.attributes, '', attrs);
@@ -274,11 +296,24 @@ function toFacts(
       `span ${preview(raw.name)}: attributes is ${preview(raw.attributes)}; expected an array of {"key", "value"} (OTLP) or an object (Phoenix)`,
     );
   }
-  const kind = attrs.get('openinference.span.kind') ?? raw.span_kind;
+  const valueOf = (key: string, intsAsText = false): unknown =>
+    otlp
+      ? anyValue(attrs.get(key), intsAsText, (member, found) => {
+          throw new InputError(
+            { file, line },
+            `span ${preview(raw.name)}: attribute ${preview(key)} has ${member} ${preview(found)}; expected ${member === 'intValue' ? 'an int64: an integer, or its decimal digits in a string (as OTLP JSON writes it)' : 'a number, or one in a string ("1.5", "NaN")'}`,
+          );
+        })
+      : attrs.get(key);
+  const kind = valueOf('openinference.span.kind') ?? raw.span_kind;
   const documents: unknown[] = [];
-  for (const [key, value] of attrs) {
-    const m = /^retrieval\.documents\.(\d{1,5})\.document\.id$/.exec(key);
-    if (m) documents[Number(m[1])] = value;
+  let documentPast: string | undefined;
+  for (const key of attrs.keys()) {
+    const m = /^retrieval\.documents\.0*(\d+)\.document\.id$/.exec(key);
+    if (!m) continue;
+    // Every index is read: one too large to hold (see DOCUMENT_DIGITS) is a gap to checkDocuments.
+    if (m[1]!.length <= DOCUMENT_DIGITS) documents[Number(m[1])] = valueOf(key);
+    else documentPast = largerIndex(documentPast, m[1]!);
   }
   const facts: SpanFacts = {
     traceId,
@@ -286,34 +321,43 @@ function toFacts(
     parentId: typeof parent === 'string' && parent !== '' ? parent : undefined,
     name: typeof raw.name === 'string' ? raw.name : undefined,
     kind: typeof kind === 'string' ? kind.toUpperCase() : '',
-    start: time(raw.startTimeUnixNano ?? raw.start_time, 'start', raw, file, line),
-    end: time(raw.endTimeUnixNano ?? raw.end_time, 'end', raw, file, line),
+    start: time(raw, 'start', file, line),
+    end: time(raw, 'end', file, line),
     documents,
     line,
     file,
   };
+  if (documentPast !== undefined) facts.documentPast = documentPast;
   for (const [fact, key] of [
     ['input', 'input.value'],
     ['output', 'output.value'],
     ['metadata', 'metadata'],
     ['qid', qidAttribute],
   ] as const)
-    if (key !== undefined && attrs.has(key)) facts[fact] = attrs.get(key);
+    if (key !== undefined && attrs.has(key)) facts[fact] = valueOf(key, fact === 'qid');
   return facts;
 }
 
-/** An OTLP AnyValue as a plain value. */
-function anyValue(v: unknown, depth = 0): unknown {
+/**
+ * An OTLP AnyValue as a plain value; an intValue as its digits `intsAsText` (a qid), else as a number. `bad`
+ * throws for an intValue or a doubleValue that is no number.
+ */
+function anyValue(
+  v: unknown,
+  intsAsText: boolean,
+  bad: (member: string, found: unknown) => never,
+  depth = 0,
+): unknown {
   if (!isObject(v)) return v;
   // Deeper values are no attribute OpenInference defines: left out, rather than recursed into without end.
   if (depth > MAX_DEPTH) return undefined;
   if ('stringValue' in v) return v.stringValue;
   if ('boolValue' in v) return v.boolValue;
-  if ('intValue' in v) return Number(v.intValue);
-  if ('doubleValue' in v) return Number(v.doubleValue);
+  if ('intValue' in v) return intValueOf(v.intValue, intsAsText) ?? bad('intValue', v.intValue);
+  if ('doubleValue' in v) return doubleValueOf(v.doubleValue) ?? bad('doubleValue', v.doubleValue);
   if ('arrayValue' in v)
     return isObject(v.arrayValue) && Array.isArray(v.arrayValue.values)
-      ? v.arrayValue.values.map((x) => anyValue(x, depth + 1))
+      ? v.arrayValue.values.map((x) => anyValue(x, false, bad, depth + 1))
       : [];
   if ('kvlistValue' in v) {
     const out: Record<string, unknown> = {};
@@ -321,7 +365,7 @@ function anyValue(v: unknown, depth = 0): unknown {
     for (const kv of values)
       if (isObject(kv) && typeof kv.key === 'string')
         Object.defineProperty(out, kv.key, {
-          value: anyValue(kv.value, depth + 1),
+          value: anyValue(kv.value, false, bad, depth + 1),
           enumerable: true,
           writable: true,
           configurable: true,
@@ -343,15 +387,51 @@ function flatten(v: unknown, prefix: string, out: Map<string, unknown>, depth = 
   }
 }
 
-/** Epoch milliseconds from OTLP nanoseconds (a string or number) or Phoenix's ISO-8601 time. */
-function time(v: unknown, which: string, raw: Record<string, unknown>, file: string, line: number): number {
-  const ms = nanosToMs(v);
+/**
+ * A span's start or end in epoch milliseconds: OTLP's nanoseconds (see nanosToMs), or Phoenix's time, ISO-8601
+ * (see isoToMs) or nanoseconds.
+ */
+function time(raw: Record<string, unknown>, which: 'start' | 'end', file: string, line: number): number {
+  const otlpKey = `${which}TimeUnixNano`;
+  const phoenixKey = `${which}_time`;
+  const key = raw[otlpKey] !== undefined && raw[otlpKey] !== null ? otlpKey : phoenixKey;
+  const v = raw[key];
+  const ms = key === phoenixKey && typeof v === 'string' ? (isoToMs(v) ?? nanosToMs(v)) : nanosToMs(v);
   if (ms !== undefined) return ms;
-  if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return Date.parse(v);
+  const nanos = `nanoseconds since 1970 as decimal digits (at most ${MAX_NANO_DIGITS}, in a string as OTLP JSON writes them)`;
+  const iso = 'ISO-8601 (UTC when it has no offset)';
   throw new InputError(
     { file, line },
-    `span ${preview(raw.name)}: ${which} time ${preview(v)}; expected OTLP ${which}TimeUnixNano or Phoenix ${which}_time (ISO-8601)`,
+    v === undefined || v === null
+      ? `span ${preview(raw.name)} has no ${which} time; expected OTLP ${otlpKey} (${nanos}) or Phoenix ${phoenixKey} (${iso})`
+      : `span ${preview(raw.name)}: ${key} ${preview(v)}; expected ${key === otlpKey ? nanos : `${iso}, or ${nanos}`}`,
   );
+}
+
+/** ISO-8601 as Phoenix and Python write it: a date, a time (its seconds' fraction to nanoseconds), an offset. */
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/i;
+
+/**
+ * Epoch milliseconds of an ISO-8601 time; one without an offset is UTC (never the machine's zone: a verdict
+ * does not depend on where it is run). Undefined for any other text, or a date or time that does not exist.
+ */
+export function isoToMs(text: string): number | undefined {
+  const m = ISO.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map(
+    (k) => Number(m[k] ?? 0),
+  ) as [number, number, number, number, number, number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  // Whole milliseconds and the nanoseconds past them, summed as nanosToMs sums them.
+  const nanos = Number((m[7] ?? '').padEnd(9, '0'));
+  const whole =
+    date.getTime() + ((hour * 60 + minute - offset) * 60 + second) * 1000 + Math.floor(nanos / 1e6);
+  return whole + (nanos % 1e6) / 1e6;
 }
 
 /** A JSON text parsed, or the text itself. */
@@ -379,10 +459,12 @@ export interface TraceSpans {
 /**
  * Picks the spans of a trace that make its record; undefined when it has no root (a cycle). A span whose
  * parent is not in the trace (not exported, or sampled out) may be its root; two spans without any parent,
- * or one span twice, are an error: the same trace id in two runs, or one export read twice, is not one trace.
+ * or one span twice, are an error: the same trace id in two runs, or one export read twice, is not one trace;
+ * so are spans whose parents lead round in a cycle beside the root: they descend from no root.
  */
 export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
-  const ids = new Set<string>();
+  /** Each span's parent by its id; null once its line of parents is known to end (see checkAcyclic). */
+  const ids = new Map<string, string | undefined | null>();
   let parentless: SpanFacts | undefined;
   for (const s of spans) {
     if (ids.has(s.spanId)) {
@@ -392,7 +474,7 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
         `trace ${preview(s.traceId)}: span ${preview(s.spanId)} again (first at ${formatWhere(first)}); expected each span once (one export read twice?)`,
       );
     }
-    ids.add(s.spanId);
+    ids.set(s.spanId, s.parentId);
     if (s.parentId !== undefined) continue;
     if (parentless)
       throw new InputError(
@@ -405,6 +487,7 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
   const byStart = (a: SpanFacts, b: SpanFacts) => a.start - b.start || a.line - b.line;
   const root = roots.sort(byStart)[0];
   if (!root) return undefined;
+  checkAcyclic(spans, ids);
   const retrievers = spans.filter((x) => x.kind === 'RETRIEVER').sort(byStart);
   const answering =
     root.output !== undefined
@@ -414,6 +497,38 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
           .sort((a, b) => a.end - b.end || a.line - b.line)
           .at(-1);
   return { root, retrievers, answering };
+}
+
+/** Throws when following the parents from a span comes back to one already on the way (a cycle). */
+function checkAcyclic(spans: readonly SpanFacts[], parents: Map<string, string | undefined | null>): void {
+  for (const s of spans) {
+    // More steps than spans: the line of parents went round. Each line is walked to its end once.
+    let id: string | undefined | null = s.spanId;
+    for (let steps = 0; id && parents.get(id); steps++) {
+      if (steps > spans.length) throw cycleAt(spans, parents, id);
+      id = parents.get(id);
+    }
+    for (id = s.spanId; id && parents.get(id);) {
+      const next: string | null | undefined = parents.get(id);
+      parents.set(id, null);
+      id = next;
+    }
+  }
+}
+
+/** The error for a cycle through span `id`: named by its span read first. */
+function cycleAt(
+  spans: readonly SpanFacts[],
+  parents: ReadonlyMap<string, string | undefined | null>,
+  id: string,
+): InputError {
+  const on = new Set<string>();
+  for (let at: string = id; !on.has(at); at = parents.get(at)!) on.add(at);
+  const s = spans.find((x) => on.has(x.spanId))!;
+  return new InputError(
+    { file: s.file, line: s.line },
+    `trace ${preview(s.traceId)}: span ${preview(s.name ?? s.spanId)} is its own ancestor (its parentSpanId ${preview(s.parentId)} leads back to it: a cycle); expected the parents of every span to end at the root`,
+  );
 }
 
 /** Visits the retrieved ids by their span and place: every RETRIEVER span's documents in order. */
@@ -430,17 +545,19 @@ export function forEachRetrieved(
  */
 function checkDocuments(s: SpanFacts): void {
   const docs = s.documents;
+  const last = s.documentPast ?? String(docs.length - 1);
+  const gap = (n: number) =>
+    `has no retrieval.documents.${n}.document.id, but one numbered ${last}; expected documents numbered from 0 without a gap`;
+  const fail = (what: string) =>
+    new InputError({ file: s.file, line: s.line }, `retriever span ${preview(s.name ?? s.spanId)} ${what}`);
   for (let n = 0; n < docs.length; n++) {
     const id = docs[n];
     if (typeof id === 'string') continue;
-    const what = !(n in docs)
-      ? `has no retrieval.documents.${n}.document.id, but one numbered ${docs.length - 1}; expected documents numbered from 0 without a gap`
-      : `has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`;
-    throw new InputError(
-      { file: s.file, line: s.line },
-      `retriever span ${preview(s.name ?? s.spanId)} ${what}`,
+    throw fail(
+      !(n in docs) ? gap(n) : `has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`,
     );
   }
+  if (s.documentPast !== undefined) throw fail(gap(docs.length));
 }
 
 /**
@@ -485,6 +602,12 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
     const key = qid.slice('metadata.'.length);
     id = isObject(metadata) && Object.hasOwn(metadata, key) ? metadata[key] : undefined;
   } else id = root.qid;
+  // A JSON number past 2^53 was rounded when parsed: another question's id, maybe.
+  if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id))
+    throw new InputError(
+      where,
+      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${qid} ${id}, an integer past 2^53 that JSON numbers do not hold exactly; expected the id as a string (or an intValue's digits in a string)`,
+    );
   if (typeof id === 'number') id = String(id);
   if (typeof id !== 'string' || id === '') {
     const found = id === undefined ? 'no' : id === '' ? 'an empty' : `a non-string (${preview(id)})`;

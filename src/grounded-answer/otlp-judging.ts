@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, type Where } from '../errors.js';
 import { recordChecker } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
 import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
@@ -162,6 +162,26 @@ async function judgeOtlp(
       for (const span of spans) cut.get(span.traceId)?.push(span);
     },
   );
+  /**
+   * The error a thread met assembling or checking entry i, met again on its lines numbered in their file: its
+   * text may name a line too (`first at t.jsonl:4`), which the thread counted from its chunk's first.
+   */
+  const failedAgain = (s: OtlpScan, i: number, failure: { where?: Where; detail: string }, base: number) => {
+    const id = stringAt(s.traceIds, i);
+    const spans: SpanFacts[] = [];
+    readSpans(linesOf(s, i), opts, (all) => {
+      for (const span of all) if (span.traceId === id) spans.push(span);
+    });
+    try {
+      const r = assemble(spans, opts);
+      timestamp(checker.check(r.value, r.file, r.line).ts, r.file, r.line);
+    } catch (err) {
+      if (err instanceof InputError) return err;
+      throw err;
+    }
+    const { where, detail } = failure;
+    return new InputError(where && { ...where, line: where.line && where.line + base }, detail);
+  };
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
   const chunkFile = Int32Array.from(chunks, (c) => fileIndex.get(c.file)!);
@@ -188,13 +208,7 @@ async function judgeOtlp(
       qid = record.qid;
     } else {
       const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
-      if (failure) {
-        const { where, detail } = failure;
-        throw new InputError(
-          where && { ...where, line: where.line && where.line + lineBase[chunk]! },
-          detail,
-        );
-      }
+      if (failure) throw failedAgain(s, i, failure, lineBase[chunk]!);
       qid = s.qids[i]!;
       time = s.ts[i]!;
       file = chunkFile[chunk]!;

@@ -31,8 +31,13 @@ export interface SpanFacts {
   metadata?: unknown;
   /** The attribute holding the qid, when it is neither input.value nor metadata.<key>. */
   qid?: unknown;
-  /** retrieval.documents.N.document.id by N. */
+  /** retrieval.documents.N.document.id by N, for N of at most DOCUMENT_DIGITS digits. */
   documents: unknown[];
+  /**
+   * The largest N of more digits (as written), when a key names one: such a span cannot number its
+   * documents without a gap (see checkDocuments in openinference.ts).
+   */
+  documentPast?: string;
   /**
    * Read leanly (see otlp-lean.ts), where the JSON strings of the output and of document N are in the file,
    * when they are plain stringValues: outputAt and outputLength; documentsAt[2N] and [2N + 1].
@@ -123,15 +128,67 @@ function nanosToMsAt(b: Buffer, i: number, e: number): number | undefined {
   return high < 0 || low < 0 ? undefined : high + low / 1e6;
 }
 
-/** Epoch milliseconds from OTLP's nanoseconds, a string of digits (or a number). */
+/**
+ * Nanoseconds are at most 19 digits: any time before 2286 (OTLP's fixed64 would reach 2554; no tracer writes
+ * a time that late, and a 20-digit one is more likely a unit or a field mixed up).
+ */
+export const MAX_NANO_DIGITS = 19;
+
+/**
+ * Epoch milliseconds from OTLP's nanoseconds: decimal digits in a string (as OTLP JSON writes a fixed64) or a
+ * JSON integer, at least 0 and at most MAX_NANO_DIGITS digits; undefined for anything else.
+ */
 export function nanosToMs(v: unknown): number | undefined {
-  if (typeof v === 'string' && /^\d+$/.test(v)) {
-    const ms = Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6;
-    return Number.isFinite(ms) ? ms : undefined;
-  }
-  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e6;
+  if (typeof v === 'string')
+    return v.length <= MAX_NANO_DIGITS && /^\d+$/.test(v)
+      ? Number(v.slice(0, -6) || '0') + Number(v.slice(-6)) / 1e6
+      : undefined;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 10 ** MAX_NANO_DIGITS) return v / 1e6;
   return undefined;
 }
+
+/** An int64's digits, leading zeros apart, and the largest it may have. */
+const INT_TEXT = /^(-?)0*(\d{1,19})$/;
+const INT64_MAX = '9223372036854775807';
+const INT64_MIN = '9223372036854775808';
+
+/**
+ * An OTLP intValue: a JSON integer, or an int64's decimal digits in a string, as OTLP JSON writes one; with
+ * `asText`, a string's value as its digits (exact: 9007199254740993 is no double), else as a number.
+ * Undefined for anything else.
+ */
+export function intValueOf(v: unknown, asText: boolean): number | string | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  const m = typeof v === 'string' ? INT_TEXT.exec(v) : null;
+  if (!m) return undefined;
+  const [, minus, digits] = m as unknown as [string, string, string];
+  if (digits.length === 19 && digits > (minus ? INT64_MIN : INT64_MAX)) return undefined;
+  const text = minus && digits !== '0' ? `-${digits}` : digits;
+  return asText ? text : Number(text);
+}
+
+/** A number in a string, as protobuf's JSON writes a double (NaN and the infinities by name). */
+const DOUBLE_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^-?Infinity$|^NaN$/;
+
+/** An OTLP doubleValue: a JSON number, or one in a string; undefined for anything else. */
+export function doubleValueOf(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  return typeof v === 'string' && DOUBLE_TEXT.test(v) ? Number(v) : undefined;
+}
+
+/**
+ * retrieval.documents.N is held by N when N has at most this many digits; a larger N is noted as
+ * SpanFacts.documentPast (a span of a billion documents, each numbered, would not fit in a line).
+ */
+export const DOCUMENT_DIGITS = 9;
+
+/** The larger of two indexes given as digits without leading zeros (either may be absent). */
+export const largerIndex = (a: string | undefined, b: string): string =>
+  a === undefined || b.length > a.length || (b.length === a.length && b > a) ? b : a;
+
+/** A JSON number's value, or a JSON string's, at b[x, end). */
+const numberOrText = (b: Buffer, x: number, end: number): unknown =>
+  b[x] === 0x22 ? stringValue(b, x, end) : Number(b.toString('latin1', x, end));
 
 /** The wanted attribute keys, as bytes, and which fact each fills. */
 function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
@@ -188,10 +245,11 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
 
   /**
    * An AnyValue of one member, {"stringValue": "…"}, {"intValue": "42"}, {"boolValue": true} or
-   * {"doubleValue": 1.5}, as openinference.ts reads it (undefined for a member it does not know); REFUSED
-   * for any other (the line is then parsed).
+   * {"doubleValue": 1.5}, as openinference.ts reads it (undefined for a member it does not know; an intValue
+   * as its digits `asText`); REFUSED for any other, and for a number that is none (the line is then parsed,
+   * and the error worded there).
    */
-  const anyValue = (b: Buffer, v: number, e: number): unknown => {
+  const anyValue = (b: Buffer, v: number, e: number, asText: boolean): unknown => {
     let out: unknown = REFUSED;
     let members = 0;
     const close = scanMembers(b, v, e, null, (b, k, x, e) => {
@@ -201,16 +259,11 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       if (end < 0) return -1;
       if (keyIs(b, k, STRING_VALUE) && c === 0x22) out = stringValue(b, x, end);
       else if (keyIs(b, k, BOOL_VALUE) && (c === 0x74 || c === 0x66)) out = c === 0x74;
-      else if ((keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) && c === 0x22)
-        out = Number(stringValue(b, x, end));
-      else if ((keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) && (c === 0x74 || c === 0x66))
-        out = c === 0x74 ? 1 : 0; // Number(true), as openinference.ts's anyValue gives it
-      else if (
-        (keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) &&
-        (c === 0x2d || (c >= 0x30 && c <= 0x39))
-      )
-        out = Number(b.toString('latin1', x, end));
-      else if (!ANY_VALUE_KEYS.some((name) => keyIs(b, k, name))) out = undefined; // no value it knows
+      else if (keyIs(b, k, INT_VALUE) || keyIs(b, k, DOUBLE_VALUE)) {
+        const found = c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39) ? numberOrText(b, x, end) : null;
+        out = keyIs(b, k, INT_VALUE) ? intValueOf(found, asText) : doubleValueOf(found);
+        if (out === undefined) return -1;
+      } else if (!ANY_VALUE_KEYS.some((name) => keyIs(b, k, name))) out = undefined; // no value it knows
       return end;
     });
     return close < 0 || members !== 1 ? REFUSED : out;
@@ -244,7 +297,7 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       }
       return stringValue(b, at, end);
     }
-    return anyValue(b, v, e);
+    return anyValue(b, v, e, fact === 'qid');
   };
 
   /**
@@ -318,13 +371,17 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
     if (
       len > DOCS.length + DOC_ID.length &&
       bytesAre(b, k0, k1, DOCS) &&
-      bytesAre(b, k1 - DOC_ID.length, k1, DOC_ID) &&
-      k1 - DOC_ID.length - (k0 + DOCS.length) <= 5
+      bytesAre(b, k1 - DOC_ID.length, k1, DOC_ID)
     ) {
-      doc = digitsValue(b, k0 + DOCS.length, k1 - DOC_ID.length);
+      const d0 = k0 + DOCS.length;
+      const d1 = k1 - DOC_ID.length;
+      const digits = digitsValue(b, d0, Math.min(d1, d0 + DOCUMENT_DIGITS));
       // documents.00 is documents.0 under another key: which one wins follows the order of a Map of keys
       // (see openinference.ts), left to it.
-      if (doc >= 0 && b[k0 + DOCS.length] === 0x30 && k1 - DOC_ID.length - (k0 + DOCS.length) > 1) return -1;
+      if (digits >= 0 && b[d0] === 0x30 && d1 - d0 > 1) return -1;
+      if (d1 - d0 <= DOCUMENT_DIGITS) doc = digits;
+      else if (digits >= 0 && digitsValue(b, d0 + DOCUMENT_DIGITS, d1) >= 0)
+        s.span.documentPast = largerIndex(s.span.documentPast, b.toString('latin1', d0, d1));
     }
     if (facts === undefined && doc < 0) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
@@ -355,10 +412,13 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
     return close;
   };
 
-  /** A time member, nanoseconds as a string (or a number), as epoch milliseconds; undefined if it is not. */
+  /** A time member, nanoseconds as a string (or a number), as epoch milliseconds (see nanosToMs); undefined if it is not. */
   const timeAt = (b: Buffer, v: number, end: number): number | undefined =>
-    (b[v] === 0x22 ? nanosToMsAt(b, v + 1, end - 1) : undefined) ??
-    nanosToMs(b[v] === 0x22 ? b.toString('latin1', v + 1, end - 1) : Number(b.toString('latin1', v, end)));
+    b[v] === 0x22
+      ? end - v - 2 <= MAX_NANO_DIGITS
+        ? nanosToMsAt(b, v + 1, end - 1)
+        : undefined
+      : nanosToMs(Number(b.toString('latin1', v, end)));
 
   const idMember = (b: Buffer, v: number, e: number, s: State, which: 0 | 1 | 2 | 3): number => {
     const end = skipString(b, v, e);
