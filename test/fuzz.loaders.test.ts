@@ -1,11 +1,13 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import type { TraceLine } from '../src/grounded-answer/contract.js';
 import { entryFor } from '../src/history/history.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
+import { otlpLines, phoenixArray } from './helpers/formats.js';
 import { JUNK } from './helpers/junk.js';
 import { runCli } from './helpers/process.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
@@ -356,4 +358,117 @@ describe(`loader fuzzing with fast-check (${RUNS} inputs per loader; FUZZ_RUNS s
       }
     }
   }, 120_000);
+});
+
+describe(`OpenInference fuzzing with fast-check (${RUNS} inputs per reader; FUZZ_RUNS sets it)`, () => {
+  const traces = read('runs/qa.trace.jsonl')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as TraceLine);
+  const questions = new Map(
+    read('gold/qa.gold.jsonl')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { qid: string; question: string })
+      .map((g) => [g.qid, g.question]),
+  );
+  const question = (t: TraceLine) => questions.get(t.qid) ?? t.qid;
+  const gates = (traces: string, qid: string) =>
+    `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: ${traces}\n    format: openinference\n    openinference:\n      qid: ${qid}\n    scu: true\n    gates:\n      precision: ">= 0.5"\n`;
+  // What a span's members hold where the readers are strict: int64s, nanoseconds, ISO times, indexes, parents.
+  const junk = [
+    ...LOADER_JUNK,
+    '9007199254740993',
+    '"9223372036854775808"',
+    '2025-12-31T08:00:00',
+    'March 7',
+    '1e300',
+    '00000000000000000000',
+    '.100000.',
+    '"intValue":"abc"',
+    '"parentSpanId":"00000000000000b2",',
+  ];
+  const otlpTargets: (Target & { threads?: boolean })[] = [
+    {
+      name: 'OTLP lines (the byte scanner), on 1 and 4 threads',
+      files: {
+        'gates.yaml': gates('o.jsonl', 'input.value'),
+        'gold.jsonl': read('gold/qa.gold.jsonl'),
+        'o.jsonl': otlpLines(traces, question),
+      },
+      fuzzed: 'o.jsonl',
+      args: ['--report', 'r.json'],
+      junk,
+      threads: true,
+    },
+    {
+      name: 'an OTLP .json document (JSON.parse)',
+      files: {
+        'gates.yaml': gates('o.json', 'metadata.qid'),
+        'gold.jsonl': read('gold/qa.gold.jsonl'),
+        'o.json': JSON.stringify(
+          JSON.parse(`[${otlpLines(traces, question).trimEnd().split('\n').join(',')}]`)[0],
+          null,
+          2,
+        ),
+      },
+      fuzzed: 'o.json',
+      args: [],
+      wholeJson: true,
+      junk,
+    },
+    {
+      name: 'Phoenix spans (a .json array)',
+      files: {
+        'gates.yaml': gates('o.json', 'input.value'),
+        'gold.jsonl': read('gold/qa.gold.jsonl'),
+        'o.json': phoenixArray(traces, question),
+      },
+      fuzzed: 'o.json',
+      args: [],
+      wholeJson: true,
+      junk,
+    },
+  ];
+
+  /** The CLI's outcome and report, on `threads` threads (GROUNDGATE_THREADS cuts even a small input). */
+  async function onThreads(target: Target, dir: string, threads: string) {
+    const previous = process.env.GROUNDGATE_THREADS;
+    process.env.GROUNDGATE_THREADS = threads;
+    try {
+      rmSync(path.join(dir, 'r.json'), { force: true });
+      const o = await cli(target.args, dir);
+      const report = existsSync(path.join(dir, 'r.json'))
+        ? readFileSync(path.join(dir, 'r.json'), 'utf8')
+        : '';
+      return { ...o, report };
+    } finally {
+      if (previous === undefined) delete process.env.GROUNDGATE_THREADS;
+      else process.env.GROUNDGATE_THREADS = previous;
+    }
+  }
+
+  for (const target of otlpTargets)
+    it(
+      `${target.name}: exit 0, 1 or 2 with a one-line message${target.threads ? ', the same on every thread count' : ''}; never a stack trace or a hang`,
+      async () => {
+        const dir = tmpTree(target.files);
+        const seed = target.files[target.fuzzed]!;
+        const codes = new Map<number, number>();
+        await fc.assert(
+          fc.asyncProperty(fc.array(editArb(target.junk!), { minLength: 1, maxLength: 4 }), async (edits) => {
+            const input = edits.reduce((text, e) => apply(text, e, target.wholeJson ?? false), seed);
+            write(dir, target.fuzzed, input);
+            const one = await onThreads(target, dir, '1');
+            expectClean(one, input);
+            if (target.threads) expect(await onThreads(target, dir, '4'), input.slice(0, 2000)).toEqual(one);
+            codes.set(one.code, (codes.get(one.code) ?? 0) + 1);
+          }),
+          { numRuns: RUNS, seed: SEED, endOnFailure: true },
+        );
+        expect(codes.get(2) ?? 0).toBeGreaterThan(0);
+        expect((codes.get(0) ?? 0) + (codes.get(1) ?? 0)).toBeGreaterThan(0);
+      },
+      600_000 + RUNS * 400,
+    );
 });
