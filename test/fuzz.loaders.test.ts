@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,9 @@ import { main } from '../src/cli/main.js';
 import type { TraceLine } from '../src/grounded-answer/contract.js';
 import { entryFor } from '../src/history/history.js';
 import { serializeReport } from '../src/report/schema.js';
+import { writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
+import { forgeHeader, forgeSection } from './helpers/forge-partial.js';
 import { otlpLines, phoenixArray } from './helpers/formats.js';
 import { JUNK } from './helpers/junk.js';
 import { runCli } from './helpers/process.js';
@@ -358,6 +360,260 @@ describe(`loader fuzzing with fast-check (${RUNS} inputs per loader; FUZZ_RUNS s
       }
     }
   }, 120_000);
+});
+
+// Partials (groundgate merge): a partial may come from a fork's job. Raw damage (bits, bytes, a cut) must be
+// refused naming the partial, or merge into the report of the partial as written; a forger's edits (the
+// header's text or a section's bytes, with every sha256 made to match) keep the CLI's contract.
+
+interface PartialTarget {
+  name: string;
+  suite: string;
+  key: string;
+  /** Files of the harness folder, the config among them. */
+  files: Record<string, string>;
+  /** Each shard's files of `key`: path → content. */
+  shards: Record<string, string>[];
+}
+
+function partialTargets(): PartialTarget[] {
+  const lines = (p: string) => read(p).split('\n').filter(Boolean);
+  const deal = (all: string[], shardOf: (line: string, i: number) => number) =>
+    [0, 1].map((k) =>
+      all
+        .filter((l, i) => shardOf(l, i) === k)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+  const gates = (suite: string, block: string) => `version: 1\nsuites:\n  ${suite}:\n${block}`;
+  const qa = deal(lines('runs/qa.trace.jsonl'), (_, i) => i % 2);
+  const run = deal(lines('examples/ranking/bm25.run'), (l) => Number(/\d+/.exec(l)![0]) % 2);
+  const stability = deal(lines('examples/stability/runs.jsonl'), (_, i) => i % 2);
+  const pairs = deal(lines('examples/consistency/pairs.jsonl'), (_, i) => i % 2);
+  const [header, ...rows] = lines('examples/latency/latency.csv');
+  const csv = deal(rows, (_, i) => i % 2).map((t) => `${header}\n${t}`);
+  const eventsDir =
+    'examples/agent-retrieval/runs/staging/fix_sonnet_20260301_090000/retrieval_events/baseline-local-direct';
+  const events = readdirSync(path.join(REPO, eventsDir)).sort().slice(0, 3);
+  return [
+    {
+      name: 'grounded-qa',
+      suite: 'qa',
+      key: 'traces',
+      files: {
+        ...qaFiles,
+        'gates.yaml': qaGates.replace('traces: traces.jsonl', 'traces: in/*/traces.jsonl'),
+      },
+      shards: qa.map((t) => ({ 'traces.jsonl': t })),
+    },
+    {
+      name: 'ranking',
+      suite: 'r',
+      key: 'run',
+      files: {
+        'gates.yaml': gates(
+          'r',
+          '    kind: ranking\n    qrels: q.qrels\n    run: in/*/r.run\n    k: 10\n    gates:\n      ndcg@10: ">= 0.5"\n',
+        ),
+        'q.qrels': read('examples/ranking/ferrymark.qrels'),
+      },
+      shards: run.map((t) => ({ 'r.run': t })),
+    },
+    {
+      name: 'stability',
+      suite: 's',
+      key: 'runs',
+      files: {
+        'gates.yaml': gates(
+          's',
+          "    kind: stability\n    gold: gold.jsonl\n    runs: in/*/runs.jsonl\n    min_runs: 2\n    gates:\n      unstable_questions: '== 0'\n",
+        ),
+        'gold.jsonl': read('examples/stability/gold.jsonl'),
+      },
+      shards: stability.map((t) => ({ 'runs.jsonl': t })),
+    },
+    {
+      name: 'consistency',
+      suite: 'c',
+      key: 'pairs',
+      files: {
+        'gates.yaml': gates(
+          'c',
+          "    kind: consistency\n    pairs: in/*/pairs.jsonl\n    gates:\n      agreement: '>= 0.9'\n",
+        ),
+      },
+      shards: pairs.map((t) => ({ 'pairs.jsonl': t })),
+    },
+    {
+      name: 'latency',
+      suite: 'l',
+      key: 'csv',
+      files: {
+        'gates.yaml': gates(
+          'l',
+          "    kind: latency\n    csv: in/*/l.csv\n    gates:\n      p95_ms: '<= 2000'\n",
+        ),
+      },
+      shards: csv.map((t) => ({ 'l.csv': t })),
+    },
+    {
+      name: 'agent-retrieval',
+      suite: 'ar',
+      key: 'events',
+      files: {
+        'gates.yaml': gates(
+          'ar',
+          '    kind: agent-retrieval\n    events: in/*/*.json\n    k: [5]\n    gates:\n      file_recall: ">= 0.5"\n',
+        ),
+      },
+      shards: [
+        { [events[0]!]: read(`${eventsDir}/${events[0]}`) },
+        Object.fromEntries(events.slice(1).map((f) => [f, read(`${eventsDir}/${f}`)])),
+      ],
+    },
+  ];
+}
+
+type ByteEdit =
+  | { kind: 'flip'; at: number; bit: number }
+  | { kind: 'set'; at: number; value: number }
+  | { kind: 'delete'; at: number; length: number }
+  | { kind: 'insert'; at: number; bytes: Uint8Array }
+  | { kind: 'truncate'; at: number };
+
+const byteEditArb: fc.Arbitrary<ByteEdit> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.nat(7) }) },
+  fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: fc.nat(255) }),
+  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 16 }) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }),
+  }),
+  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+);
+
+function applyBytes(bytes: Buffer, edit: ByteEdit): Buffer {
+  const at = edit.at % (bytes.length + (edit.kind === 'insert' || edit.kind === 'truncate' ? 1 : 0) || 1);
+  switch (edit.kind) {
+    case 'flip': {
+      const out = Buffer.from(bytes);
+      if (out.length) out[at] = out[at]! ^ (1 << edit.bit);
+      return out;
+    }
+    case 'set': {
+      const out = Buffer.from(bytes);
+      if (out.length) out[at] = edit.value;
+      return out;
+    }
+    case 'delete':
+      return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + edit.length)]);
+    case 'insert':
+      return Buffer.concat([bytes.subarray(0, at), edit.bytes, bytes.subarray(at)]);
+    case 'truncate':
+      return bytes.subarray(0, at);
+  }
+}
+
+type PartialEdit =
+  | { kind: 'raw'; edits: ByteEdit[] }
+  | { kind: 'header'; edits: Edit[] }
+  | { kind: 'section'; pick: number; edits: Edit[]; bytes: ByteEdit[] };
+
+const partialEditArb: fc.Arbitrary<PartialEdit> = fc.oneof(
+  fc.record({
+    kind: fc.constant('raw' as const),
+    edits: fc.array(byteEditArb, { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    kind: fc.constant('header' as const),
+    edits: fc.array(editArb(LOADER_JUNK), { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    kind: fc.constant('section' as const),
+    pick: fc.nat(),
+    edits: fc.array(editArb(LOADER_JUNK), { minLength: 1, maxLength: 3 }),
+    bytes: fc.array(byteEditArb, { minLength: 1, maxLength: 3 }),
+  }),
+);
+
+/** Writes partial `file` (a copy of `good`) changed by `edit`; true if a forger's, its sha256s made to match. */
+function writeEdited(file: string, good: Buffer, suite: string, edit: PartialEdit): boolean {
+  if (edit.kind === 'raw') {
+    writeFileSync(file, edit.edits.reduce(applyBytes, good));
+    return false;
+  }
+  writeFileSync(file, good);
+  if (edit.kind === 'header') {
+    forgeHeader(
+      file,
+      () => undefined,
+      (json) => edit.edits.reduce((text, e) => apply(text, e, true), json),
+    );
+    return true;
+  }
+  const sections = JSON.parse(good.subarray(0, good.indexOf(10)).toString()).suites[suite].sections;
+  const keys = Object.keys(sections);
+  const key = keys[edit.pick % keys.length]!;
+  forgeSection(file, suite, key, (bytes) => {
+    // JSON sections get the loaders' edits, typed columns bytes.
+    const text = bytes.toString('utf8');
+    if (/^[[{]/.test(text) && Buffer.from(text, 'utf8').equals(bytes))
+      return Buffer.from(
+        edit.edits.reduce((t, e) => apply(t, e, true), text),
+        'utf8',
+      );
+    return edit.bytes.reduce(applyBytes, bytes);
+  });
+  return true;
+}
+
+describe(`partial fuzzing with fast-check (${RUNS} inputs per kind; FUZZ_RUNS sets it)`, () => {
+  for (const target of partialTargets())
+    it(
+      `${target.name}: damage is refused naming the partial or merges alike; forgery keeps the contract`,
+      async () => {
+        const dir = tmpTree(target.files);
+        const config = path.join(dir, 'gates.yaml');
+        for (const [k, files] of target.shards.entries()) {
+          mkdirSync(path.join(dir, `in/shard-${k}`), { recursive: true });
+          for (const [name, text] of Object.entries(files)) write(dir, `in/shard-${k}/${name}`, text);
+          await writePartialRun(path.join(dir, `parts/${k}.partial`), {
+            config,
+            inputs: [{ suite: target.suite, key: target.key, path: path.join(dir, `in/shard-${k}/*`) }],
+          });
+        }
+        const args = ['merge', 'parts/0.partial', 'parts/1.partial', '--report', 'report.json'];
+        const report = path.join(dir, 'report.json');
+        const merged = async () => {
+          rmSync(report, { force: true });
+          const o = await cli(args, dir);
+          return { ...o, report: existsSync(report) ? readFileSync(report) : undefined };
+        };
+        const clean = await merged();
+        expect(clean.stderr).toBe('');
+        const good = readFileSync(path.join(dir, 'parts/0.partial'));
+        const codes = new Map<string, number>();
+        await fc.assert(
+          fc.asyncProperty(partialEditArb, async (edit) => {
+            const forged = writeEdited(path.join(dir, 'parts/0.partial'), good, target.suite, edit);
+            const o = await merged();
+            const input = JSON.stringify(edit, (_, v: unknown) => (v instanceof Uint8Array ? [...v] : v));
+            expectClean(o, input);
+            if (!forged && o.code === 2) expect(o.stderr, input).toMatch(/parts\/0\.partial/);
+            if (!forged && o.code !== 2) expect(o.report?.equals(clean.report!), input).toBe(true);
+            const outcome = `${edit.kind} ${o.code}`;
+            codes.set(outcome, (codes.get(outcome) ?? 0) + 1);
+          }),
+          { numRuns: RUNS, seed: SEED, endOnFailure: true },
+        );
+        // Forgeries reach past the sha256s: some merge, some are refused by the values' own checks.
+        expect(codes.get('raw 2') ?? 0).toBeGreaterThan(0);
+        expect((codes.get('section 0') ?? 0) + (codes.get('section 1') ?? 0)).toBeGreaterThan(0);
+        expect(codes.get('section 2') ?? 0).toBeGreaterThan(0);
+      },
+      600_000 + RUNS * 200,
+    );
 });
 
 describe(`OpenInference fuzzing with fast-check (${RUNS} inputs per reader; FUZZ_RUNS sets it)`, () => {

@@ -5,7 +5,7 @@ import { InputError, UsageError } from '../src/errors.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
-import { forgeHeader, forgeSection, type ForgedHeader } from './helpers/forge-partial.js';
+import { forgeHeader, forgeSection, type Forged } from './helpers/forge-partial.js';
 import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 /** The example's qa suite in a folder of its own, with runs/qa-regressed.trace.jsonl dealt to three shards. */
@@ -215,7 +215,7 @@ describe('merge of a damaged partial (fuzz)', () => {
 
 describe('merge of partials damaged where a byte flip seldom reaches', () => {
   /** A partial of shard 1, its header changed by `edit` (the body kept). */
-  async function edited(edit: (header: ForgedHeader) => void) {
+  async function edited(edit: (header: Forged) => void) {
     const dir = sharded();
     const config = path.join(dir, 'gates.yaml');
     const good = path.join(dir, 'good.partial');
@@ -229,7 +229,7 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
     forgeHeader(bad, edit, (json) => json.replace('"__DEEP__"', '['.repeat(20000) + ']'.repeat(20000)));
     return { dir, config, bad };
   }
-  const refused = async (edit: (header: ForgedHeader) => void, message: RegExp) => {
+  const refused = async (edit: (header: Forged) => void, message: RegExp) => {
     const { config, bad } = await edited(edit);
     await expect(mergeRun([bad], { config })).rejects.toThrow(message);
     await expect(mergeRun([bad], { config })).rejects.toBeInstanceOf(InputError);

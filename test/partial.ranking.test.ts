@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
-import { forgeSection } from './helpers/forge-partial.js';
+import { forgeSection, type Forged } from './helpers/forge-partial.js';
 import { seeded } from './helpers/random.js';
 import { FIXTURES, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -103,6 +103,32 @@ describe('ranking: check --partial and merge give the report of one run', () => 
     });
     await expect(mergeRun(parts, { config: path.join(dir, 'gates.yaml') })).rejects.toThrow(
       /part-0\.partial: section retrieval\.scan queries\.0\.values\.0: expected .* \(Too big: expected number to be <=1\.000000001\)/,
+    );
+  });
+
+  it("refuses forged results whose sha256 match: counts the qrels contradict, a run file not the shard's", async () => {
+    const { dir, lines } = example();
+    const forged = async (edit: (query: Forged) => void, message: RegExp) => {
+      const { parts } = await compare(dir, lines, 1);
+      forgeSection(parts[0]!, 'retrieval', 'scan', (bytes) => {
+        const scan = JSON.parse(bytes.toString());
+        edit(scan.queries[0]);
+        return Buffer.from(JSON.stringify(scan));
+      });
+      await expect(mergeRun(parts, { config: path.join(dir, 'gates.yaml') })).rejects.toThrow(message);
+    };
+    await forged(
+      (q) => (q.run[0] = '../../../etc/passwd'),
+      /part-0\.partial: suite retrieval: section scan: query "FM001" was read from "\.\.\/\.\.\/\.\.\/etc\/passwd", not one of the shard's run files; expected a partial of these qrels/,
+    );
+    await forged((q) => (q.relevant += 1), /query "FM001" has \d+ relevant docs, the qrels \d+/);
+    await forged(
+      (q) => (q.firstRelevantRank = q.retrieved + 1),
+      /query "FM001" has its first relevant doc at rank \d+, with \d+ of \d+ retrieved relevant/,
+    );
+    await forged(
+      (q) => (q.missed = ['no-such-doc']),
+      /query "FM001" missed "no-such-doc", which the qrels do not judge/,
     );
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
+import { forgeSection, type Forged } from './helpers/forge-partial.js';
 import { seeded } from './helpers/random.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
@@ -111,5 +112,38 @@ describe('stability: check --partial and merge give the report of one run', () =
       const { single, merged } = await compare(dir, lines, shards);
       expect(merged).toBe(single);
     }
+  });
+
+  it('refuses forged runs whose sha256 match: counts the runs contradict, a gold qid called unknown, a run_id twice', async () => {
+    const dir = tmpTree({ 'gates.yaml': gates });
+    copyFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), path.join(dir, 'gold.jsonl'));
+    mkdirSync(path.join(dir, 'runs', 'shard-0'), { recursive: true });
+    copyFileSync(path.join(REPO, 'examples/stability/runs.jsonl'), path.join(dir, 'runs/shard-0/a.jsonl'));
+    const config = path.join(dir, 'gates.yaml');
+    const part = path.join(dir, 'part.partial');
+    const forged = async (edit: (section: Forged) => void, message: RegExp) => {
+      await writePartialRun(part, {
+        config,
+        inputs: [{ key: 'runs', path: path.join(dir, 'runs/shard-0/a.jsonl') }],
+      });
+      forgeSection(part, 'stability', 'runs', (bytes) => {
+        const section = JSON.parse(bytes.toString());
+        edit(section);
+        return Buffer.from(JSON.stringify(section));
+      });
+      await expect(mergeRun([part], { config })).rejects.toThrow(message);
+    };
+    await forged(
+      (s) => (s.lines = 1e15),
+      /part\.partial: suite stability: section runs holds 1000000000000000 lines; expected its runs, superseded lines and unknown lines, 12; expected a consistent partial/,
+    );
+    await forged(
+      (s) => Object.assign(s, { unknown: [['A0001', 1]], lines: s.lines + 1 }),
+      /part\.partial: suite stability: section runs lists qid "A0001" as not in gold, which it is/,
+    );
+    await forged(
+      (s) => Object.assign(s, { runs: [...s.runs, s.runs[0]], lines: s.lines + 1 }),
+      /part\.partial: suite stability: section runs run 12: run_id "A0001#seed=1;j=none" of "A0001" twice/,
+    );
   });
 });

@@ -4,15 +4,15 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 
-// The header as JSON, edited freely by a forger.
+// A header or a JSON section as JSON, edited freely by a forger.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ForgedHeader = Record<string, any>;
+export type Forged = Record<string, any>;
 
 /**
  * A header line as a forger writes it: its own sha256 (its first field) made to match. `text` replaces the
  * JSON text of the header, if given (e.g. a state nested too deep to stringify).
  */
-export function headerLine(header: ForgedHeader, text?: (json: string) => string): Buffer {
+export function headerLine(header: Forged, text?: (json: string) => string): Buffer {
   // The sha256 first, its value 64 zeros while the line is hashed.
   const zeros = JSON.stringify(Object.assign({ sha256: '' }, header, { sha256: '0'.repeat(64) }));
   const json = text ? text(zeros) : zeros;
@@ -22,12 +22,12 @@ export function headerLine(header: ForgedHeader, text?: (json: string) => string
 /** Rewrites a partial's header as a forger would: changed by `edit`, its sha256 made to match. */
 export function forgeHeader(
   file: string,
-  edit: (header: ForgedHeader) => void,
+  edit: (header: Forged) => void,
   text?: (json: string) => string,
 ): void {
   const bytes = readFileSync(file);
   const nl = bytes.indexOf(10);
-  const header = JSON.parse(bytes.subarray(0, nl).toString()) as ForgedHeader;
+  const header = JSON.parse(bytes.subarray(0, nl).toString()) as Forged;
   edit(header);
   writeFileSync(file, Buffer.concat([headerLine(header, text), bytes.subarray(nl + 1)]));
 }
@@ -45,7 +45,7 @@ export function forgeSection(
 ): void {
   const bytes = readFileSync(file);
   const nl = bytes.indexOf(10);
-  const header = JSON.parse(bytes.subarray(0, nl).toString()) as ForgedHeader;
+  const header = JSON.parse(bytes.subarray(0, nl).toString()) as Forged;
   const body = bytes.subarray(nl + 1);
   const place = header.suites[suite].sections[key];
   const stored = body.subarray(place.offset, place.offset + place.length);

@@ -85,6 +85,17 @@ export const rankingSplit: SuiteSplit<RankingConfig> = {
             where,
             `suite ${ctx.suite}: query ${JSON.stringify(q.qid)} ${judged ? `has ${q.values.length} values` : 'is not in the qrels'}; expected a partial of these qrels and measures`,
           );
+        const broken = resultProblem(
+          q,
+          judged.grades,
+          plan.options.relevanceLevel,
+          part.suite.inputs.run ?? [],
+        );
+        if (broken)
+          throw new InputError(
+            where,
+            `suite ${ctx.suite}: section scan: query ${JSON.stringify(q.qid)} ${broken}; expected a partial of these qrels`,
+          );
         const other = owner.get(q.qid);
         if (other)
           throw new InputError(
@@ -114,6 +125,34 @@ export const rankingSplit: SuiteSplit<RankingConfig> = {
     };
   },
 };
+
+/**
+ * What is wrong with a query's result, if anything, against the qrels and the shard's run files: its counts
+ * as scoring gives them (relevant from the qrels; a first relevant rank when, and only when, a relevant doc
+ * was retrieved), missed docs judged relevant, and its first line in one of the shard's files.
+ */
+function resultProblem(
+  q: z.infer<typeof resultSchema>,
+  grades: ReadonlyMap<string, number>,
+  level: number,
+  files: readonly string[],
+): string | undefined {
+  let relevant = 0;
+  for (const grade of grades.values()) if (grade >= 0 && grade >= level) relevant++;
+  if (q.relevant !== relevant) return `has ${q.relevant} relevant docs, the qrels ${relevant}`;
+  if (q.relevantRetrieved > q.retrieved)
+    return `retrieved ${q.relevantRetrieved} relevant docs of ${q.retrieved}`;
+  if (
+    (q.firstRelevantRank === null) !== (q.relevantRetrieved === 0) ||
+    (q.firstRelevantRank ?? 0) > q.retrieved
+  )
+    return `has its first relevant doc at rank ${q.firstRelevantRank}, with ${q.relevantRetrieved} of ${q.retrieved} retrieved relevant`;
+  const unjudged = q.missed.find((doc) => !((grades.get(doc) ?? -1) >= 0));
+  if (unjudged !== undefined) return `missed ${JSON.stringify(unjudged)}, which the qrels do not judge`;
+  if (!files.includes(q.run[0]))
+    return `was read from ${JSON.stringify(q.run[0])}, not one of the shard's run files`;
+  return undefined;
+}
 
 function scanOf(part: MergePart, suite: string): z.infer<typeof scanSchema> {
   return part.partial.json(suite, 'scan', scanSchema, 'the queries a ranking shard scored');

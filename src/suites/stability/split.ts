@@ -82,6 +82,7 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
       const where = { file: part.partial.file };
+      checkCounts(part, ctx.suite, section, qids);
       const union = ([f, line]: [number, number]) => [part.fileAt('runs', f), line];
       loaded.lines += section.lines;
       loaded.superseded += section.superseded;
@@ -140,6 +141,38 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
     return { result: await stabilityResult(config, ctx, gold, loaded), digests: digest! };
   },
 };
+
+/**
+ * A shard's counts against its runs: every line read was a run of a gold question (kept, or superseded by a
+ * later line of its run_id) or of a qid not in gold; a run_id is one run; a run's first line is not after
+ * its last.
+ */
+function checkCounts(part: MergePart, suite: string, section: Section, qids: ReadonlySet<string>): void {
+  const broken = (what: string) =>
+    new InputError(
+      { file: part.partial.file },
+      `suite ${suite}: section runs ${what}; expected a consistent partial`,
+    );
+  let unknownLines = 0;
+  for (const [qid, n] of section.unknown) {
+    if (qids.has(qid)) throw broken(`lists qid ${JSON.stringify(qid)} as not in gold, which it is`);
+    unknownLines += n;
+  }
+  if (section.lines !== section.runs.length + section.superseded + unknownLines)
+    throw broken(
+      `holds ${section.lines} lines; expected its runs, superseded lines and unknown lines, ${section.runs.length + section.superseded + unknownLines}`,
+    );
+  const ids = new Set<string>();
+  section.runs.forEach((r, i) => {
+    if (r.first[0] > r.last[0] || (r.first[0] === r.last[0] && r.first[1] > r.last[1]))
+      throw broken(`run ${i}: its first line is after its last`);
+    if (r.run_id === undefined) return;
+    const key = `${r.qid}\u0000${r.run_id}`;
+    if (ids.has(key))
+      throw broken(`run ${i}: run_id ${JSON.stringify(r.run_id)} of ${JSON.stringify(r.qid)} twice`);
+    ids.add(key);
+  });
+}
 
 function sectionOf(part: MergePart, suite: string): Section {
   return part.partial.json(suite, 'runs', sectionSchema, 'the runs a stability shard read');
