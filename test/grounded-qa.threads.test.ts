@@ -119,6 +119,38 @@ describe('grounded-qa on several threads (dist)', () => {
     );
   }, 60_000);
 
+  it('OpenInference: names a span met twice in one line as one thread does, with its first place in the file', () => {
+    const span = (traceId: string, spanId: string, parent?: string) => ({
+      traceId,
+      spanId,
+      ...(parent ? { parentSpanId: parent } : {}),
+      name: spanId,
+      startTimeUnixNano: '1767225600000000000',
+      endTimeUnixNano: '1767225601000000000',
+      attributes: [
+        { key: 'metadata', value: { stringValue: '{"qid":"Q1"}' } },
+        { key: 'output.value', value: { stringValue: '{"claim":"x","citations":[]}' } },
+      ],
+    });
+    const line = (...spans: object[]) => JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    const others = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => line(span(`x${from + i}`, 'a'))).join('\n');
+    const dir = tmpTree({
+      'gates.yaml': gates
+        .replace('traces/*.jsonl', 'o.jsonl')
+        .replace('    scu: true', '    format: openinference\n    openinference:\n      qid: metadata.qid'),
+      'gold.jsonl': jsonl(gold),
+      // The bad trace past the first chunks, whole in its own chunk on several threads.
+      'o.jsonl': `${others(0, 300)}\n${line(span('t1', 'a'), span('t1', 'b', 'a'), span('t1', 'b', 'a'))}\n${others(300, 100)}\n`,
+    });
+    const expected =
+      'groundgate: o.jsonl:301: trace "t1": span "b" again (first at o.jsonl:301); expected each span once (one export read twice?)\n';
+    for (const threads of ['1', '2', '4']) {
+      const r = runCli(['-c', 'gates.yaml'], dir, { GROUNDGATE_THREADS: threads });
+      expect([threads, r.status, r.stderr]).toEqual([threads, 2, expected]);
+    }
+  }, 60_000);
+
   it('rejects a GROUNDGATE_THREADS that is not a count', () => {
     const r = run('many', 'x.json');
     expect(r.status).toBe(2);
