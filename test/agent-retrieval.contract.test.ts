@@ -169,6 +169,12 @@ describe('loading event documents', () => {
     );
   });
 
+  it('names where JSON nested 200,000 deep ends, without overflowing the stack', () => {
+    expect(message(load('['.repeat(200_000)))).toBe(
+      'doc.json:1:200001: invalid JSON: unexpected end of line; expected a retrieval-event document (schema 1.x)',
+    );
+  });
+
   it('checks dates and integers', () => {
     expect(message(load(documentText((d) => (d.generated_at = 'yesterday'))))).toBe(
       'doc.json:3:19: field "generated_at": expected an ISO 8601 date-time with a time zone (a retrieval-event document (schema 1.x))',

@@ -416,7 +416,7 @@ const ISO =
  * Epoch milliseconds of an ISO-8601 time; one without an offset is UTC (never the machine's zone: a verdict
  * does not depend on where it is run). Undefined for any other text, or a date or time that does not exist.
  */
-export function isoToMs(text: string): number | undefined {
+function isoToMs(text: string): number | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map(

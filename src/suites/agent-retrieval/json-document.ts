@@ -2,6 +2,7 @@ import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 
 import type { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { describeJsonError } from '../../io/jsonl.js';
+import { syntaxErrorAt } from '../../io/json-where.js';
 import { describeIssue, formatPath, safeParse } from '../../io/validate.js';
 import { readText } from '../../io/utf8.js';
 
@@ -32,103 +33,8 @@ export function parseJson(text: string, file: string, what: string): unknown {
     return JSON.parse(text);
   } catch (err) {
     const { reason } = describeJsonError(err, text);
-    throw new InputError(
-      { file, ...lineColumn(text, syntaxErrorOffset(text)) },
-      `invalid JSON: ${reason}; expected ${what}`,
-    );
+    throw new InputError({ file, ...syntaxErrorAt(text) }, `invalid JSON: ${reason}; expected ${what}`);
   }
-}
-
-/**
- * Where JSON.parse gave up, which V8 does not always say (Node 20 names the token, not its position): a
- * scan of the JSON grammar that stops at the first character that cannot continue the document.
- */
-function syntaxErrorOffset(text: string): number {
-  let i = 0;
-  function fail(): never {
-    throw new SyntaxError(String(i));
-  }
-  function ws(): void {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  }
-  function literal(word: string): void {
-    for (const c of word) {
-      if (text[i] !== c) fail();
-      i++;
-    }
-  }
-  function string(): void {
-    i++; // the opening quote
-    for (;;) {
-      const c = text.charCodeAt(i);
-      if (Number.isNaN(c) || c < 0x20) fail();
-      if (c === 0x22) {
-        i++;
-        return;
-      }
-      if (c !== 0x5c) {
-        i++;
-        continue;
-      }
-      const e = text[i + 1];
-      if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
-      else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
-      else {
-        i++;
-        fail();
-      }
-    }
-  }
-  function number(): void {
-    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!m || m[0] === '-') fail();
-    i += m[0].length;
-  }
-  function members(close: string, member: () => void): void {
-    i++;
-    ws();
-    if (text[i] === close) {
-      i++;
-      return;
-    }
-    for (;;) {
-      member();
-      ws();
-      if (text[i] === close) {
-        i++;
-        return;
-      }
-      if (text[i] !== ',') fail();
-      i++;
-    }
-  }
-  function value(): void {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      members('}', () => {
-        ws();
-        if (text[i] !== '"') fail();
-        string();
-        ws();
-        if (text[i] !== ':') fail();
-        i++;
-        value();
-      });
-    } else if (c === '[') members(']', value);
-    else if (c === '"') string();
-    else if (c === 't') literal('true');
-    else if (c === 'f') literal('false');
-    else if (c === 'n') literal('null');
-    else number();
-  }
-  try {
-    value();
-    ws();
-  } catch (err) {
-    if (!(err instanceof SyntaxError)) throw err;
-  }
-  return i;
 }
 
 /** Validates a parsed document; the error points at the offending value in the file. */
@@ -159,17 +65,6 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
     v = (v as Record<PropertyKey, unknown>)[segment];
   }
   return v;
-}
-
-/** 1-based line and column of a character offset. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    lineStart = i + 1;
-  }
-  return { line, column: offset - lineStart + 1 };
 }
 
 /**
