@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -374,7 +374,11 @@ interface PartialTarget {
   files: Record<string, string>;
   /** Each shard's files of `key`: path → content. */
   shards: Record<string, string>[];
+  /** Folders copied into the harness folder: path there → path in the repository. */
+  folders?: Record<string, string>;
 }
+
+const MINI_EVAL = 'test/fixtures/contextbench/mini-eval';
 
 function partialTargets(): PartialTarget[] {
   const lines = (p: string) => read(p).split('\n').filter(Boolean);
@@ -455,6 +459,20 @@ function partialTargets(): PartialTarget[] {
         ),
       },
       shards: csv.map((t) => ({ 'l.csv': t })),
+    },
+    {
+      name: 'context',
+      suite: 'cx',
+      key: 'predictions',
+      files: {
+        'gates.yaml': gates(
+          'cx',
+          "    kind: context\n    gold: gold.jsonl\n    predictions: in/*/p.jsonl\n    repos: repo\n    repos_layout: shared\n    gates:\n      line.f1: '>= 0.7'\n",
+        ),
+        'gold.jsonl': read(`${MINI_EVAL}/gold.jsonl`),
+      },
+      folders: { repo: `${MINI_EVAL}/repo` },
+      shards: deal(lines(`${MINI_EVAL}/pred.jsonl`), (_, i) => i % 2).map((t) => ({ 'p.jsonl': t })),
     },
     {
       name: 'agent-retrieval',
@@ -574,6 +592,8 @@ describe(`partial fuzzing with fast-check (${RUNS} inputs per kind; FUZZ_RUNS se
       `${target.name}: damage is refused naming the partial or merges alike; forgery keeps the contract`,
       async () => {
         const dir = tmpTree(target.files);
+        for (const [to, from] of Object.entries(target.folders ?? {}))
+          cpSync(path.join(REPO, from), path.join(dir, to), { recursive: true });
         const config = path.join(dir, 'gates.yaml');
         for (const [k, files] of target.shards.entries()) {
           mkdirSync(path.join(dir, `in/shard-${k}`), { recursive: true });

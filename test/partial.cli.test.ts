@@ -333,6 +333,25 @@ describe('merge of partials damaged where a byte flip seldom reaches', () => {
       /bad\.partial:1: header state of suite qa: lines 1000000000000000; expected known plus the lines of section unknown, \d+/,
     );
     await counts({ runs: 48 }, /header state of suite qa: runs 48; expected at most items, 47/);
+    // Two shards' counts, each possible, whose sum is past what a number holds exactly.
+    const dir = sharded();
+    const config = path.join(dir, 'gates.yaml');
+    const parts = [0, 1].map((k) => path.join(dir, `${k}.partial`));
+    for (const [k, part] of parts.entries()) {
+      await writePartialRun(part, {
+        config,
+        inputs: [{ suite: 'qa', key: 'traces', path: path.join(dir, `runs/shard-${k}/trace.jsonl`) }],
+      });
+      forgeHeader(part, (h) =>
+        Object.assign(h.suites.qa.state, {
+          known: h.suites.qa.state.known + 2 ** 52,
+          lines: h.suites.qa.state.lines + 2 ** 52,
+        }),
+      );
+    }
+    await expect(mergeRun(parts, { config })).rejects.toThrow(
+      /0\.partial: suite qa: the partials give trace_lines 9007199254741\d+; expected a whole count of 0 to 9007199254740991 \(was a partial altered\?\)/,
+    );
   });
 
   it('refuses a folder, and a partial reached through a link out of the workspace', async () => {

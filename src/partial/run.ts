@@ -177,12 +177,12 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
     }));
     const metrics = metricsToCompute(suite);
     const merged = await split.merge(suite.config, parts, scoreContext(setup, suite, inputs, metrics));
-    // Each partial was validated as data; their sum must still be counts a run could give.
+    // Each partial was validated as data; their sum must still be counts a run could give, shown exactly.
     for (const [name, n] of Object.entries(merged.result.counts))
-      if (!(n >= 0))
+      if (!(Number.isSafeInteger(n) && n >= 0))
         throw new InputError(
           { file: first.file },
-          `suite ${suite.name}: the partials give ${name} ${n}; expected a count of 0 or more (was a partial altered?)`,
+          `suite ${suite.name}: the partials give ${name} ${n}; expected a whole count of 0 to ${Number.MAX_SAFE_INTEGER} (was a partial altered?)`,
         );
     return {
       inputs,
