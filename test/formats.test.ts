@@ -682,7 +682,7 @@ describe('what a review found (each failed before its fix)', () => {
     );
   });
 
-  it('attributes nested 50,000 deep are read without overflowing the stack', async () => {
+  it('attributes nested 50,000 deep are an input error at their line, not a stack overflow', async () => {
     const deep = (n: number, leaf: string) => '{"a":'.repeat(n) + leaf + '}'.repeat(n);
     const lines = otlpLines(traces, questionOf).trimEnd().split('\n');
     // A Phoenix span with nested attributes, and an OTLP attribute of arrays in arrays: both left out.
@@ -694,8 +694,13 @@ describe('what a review found (each failed before its fix)', () => {
       { 'gold.jsonl': jsonl(GOLD), 'o.jsonl': [otlp, ...lines.slice(1), phoenix].join('\n') },
       suite,
     );
-    // Read to the end: the Phoenix span is a trace of its own, with no answer, which is what is reported.
-    expect(r).toMatch(/^o\.jsonl:49: missing field "answer_json" \(a trace /);
+    // Past MAX_JSON_DEPTH (512): a walk of such a value (a digest, a copy to a thread) would overflow.
+    expect(r).toBe('o.jsonl:1: JSON nested 150006 levels deep; expected at most 512');
+    const phoenixOnly = await errorOf(
+      { 'gold.jsonl': jsonl(GOLD), 'o.jsonl': [...lines.slice(1), phoenix].join('\n') },
+      suite,
+    );
+    expect(phoenixOnly).toBe('o.jsonl:48: JSON nested 50002 levels deep; expected at most 512');
   });
 
   it('a duplicate attributes list is read as JSON.parse reads it (the last one)', () => {

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GoldLine } from '../src/grounded-answer/contract.js';
 import { valueDigest } from '../src/gold/digest.js';
 import { decodeOnThread, readParquetHere, type DecodeJob, type DecodeMessage } from '../src/io/parquet.js';
 import { brokenSecondGroup, parquetGold, readJsonlFile } from './helpers/formats.js';
-import { tmpTree } from './helpers/tmp.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
 
 const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
 
@@ -66,5 +66,32 @@ describe("a Parquet decoding thread's rows", () => {
         ),
       },
     });
+  });
+});
+
+describe('a damaged Parquet file', () => {
+  /** DuckDB's trace export with one byte of its footer set to 0, read whole; the error's message. */
+  async function readDamaged(at: number): Promise<string> {
+    const bytes = readFileSync(path.join(REPO, 'test/fixtures/duckdb/qa.trace.snappy.parquet'));
+    bytes[at] = 0;
+    const file = path.join(tmpTree({}), 'traces.parquet');
+    writeFileSync(file, bytes);
+    try {
+      for await (const _ of readParquetHere(file)) void _;
+    } catch (err) {
+      return (err as Error).message.replace(file, 'traces.parquet');
+    }
+    throw new Error('read without an error');
+  }
+
+  it("is said to be damaged where it is, not in the library's words (a TypeError reading its fields)", async () => {
+    // hyparquet meets undefined where a list should be: "Cannot read properties of undefined (reading 'map')".
+    expect(await readDamaged(7112)).toBe(
+      'traces.parquet: not a Parquet file (its footer is damaged: a field holds a value of the wrong type or size); expected a .parquet file',
+    );
+    // The footer reads, but a column chunk's fields then fail the page decoder the same way.
+    expect(await readDamaged(7146)).toBe(
+      'traces.parquet row 1: cannot decode rows 1–50 (a page is damaged: a field holds a value of the wrong type or size); expected a Parquet file compressed with snappy, zstd, gzip, brotli or none',
+    );
   });
 });
