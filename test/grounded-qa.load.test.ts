@@ -234,6 +234,35 @@ describe('judgeRuns: the last run wins', () => {
     expect([...loaded.unknown]).toEqual([['Q', 2]]);
   });
 
+  it('reads an ISO ts without an offset as UTC on every machine, and refuses what is not ISO-8601', async () => {
+    // 08:00 without an offset against 03:30 at -05:00 (08:30 UTC): local time in New York made the first later.
+    const dir = tmpTree({
+      'a.jsonl': jsonl([
+        t('V', 'utc 08:30', { ts: '2025-12-31T03:30:00-05:00' }),
+        t('V', 'no offset 08:00', { ts: '2025-12-31T08:00:00' }),
+        t('D', 'date only, midnight UTC', { ts: '2025-12-31' }),
+        t('D', 'a millisecond earlier', { ts: '2025-12-30 23:59:59.999Z' }),
+      ]),
+      'march.jsonl': jsonl([t('X', 'ok', { ts: 'March 7' })]),
+      'feb30.jsonl': jsonl([t('X', 'ok', { ts: '2026-02-30T00:00:00Z' })]),
+    });
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+        process.env.TZ = tz;
+        const { claims } = await winningClaims([path.join(dir, 'a.jsonl')], ['V', 'D']);
+        expect(claims).toEqual({ V: 'utc 08:30', D: 'date only, midnight UTC' });
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    for (const file of ['march.jsonl', 'feb30.jsonl'])
+      await expect(judgeRuns([path.join(dir, file)], goldFor(['X']), options)).rejects.toThrow(
+        `${file}:1: field "ts": ${file === 'march.jsonl' ? '"March 7"' : '"2026-02-30T00:00:00Z"'} is not a date; expected epoch seconds or an ISO-8601 string (UTC when it has no offset)`,
+      );
+  });
+
   it('decides across files by ts, and by sorted file order on ties', async () => {
     const dir = tmpTree({
       'shard-1.jsonl': jsonl([t('X', 'one', { ts: 9 }), t('Y', 'one', { ts: 1 })]),

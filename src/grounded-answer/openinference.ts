@@ -9,6 +9,7 @@ import {
   type JsonlRecord,
   type LineBatch,
 } from '../io/jsonl.js';
+import { isoToMs } from '../io/iso-time.js';
 import { syntaxErrorAt } from '../io/json-where.js';
 import { checkUtf8 } from '../io/utf8.js';
 import type { LeanReader } from './otlp-lean.js';
@@ -406,32 +407,6 @@ function time(raw: Record<string, unknown>, which: 'start' | 'end', file: string
       ? `span ${preview(raw.name)} has no ${which} time; expected OTLP ${otlpKey} (${nanos}) or Phoenix ${phoenixKey} (${iso})`
       : `span ${preview(raw.name)}: ${key} ${preview(v)}; expected ${key === otlpKey ? nanos : `${iso}, or ${nanos}`}`,
   );
-}
-
-/** ISO-8601 as Phoenix and Python write it: a date, a time (its seconds' fraction to nanoseconds), an offset. */
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/i;
-
-/**
- * Epoch milliseconds of an ISO-8601 time; one without an offset is UTC (never the machine's zone: a verdict
- * does not depend on where it is run). Undefined for any other text, or a date or time that does not exist.
- */
-function isoToMs(text: string): number | undefined {
-  const m = ISO.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map(
-    (k) => Number(m[k] ?? 0),
-  ) as [number, number, number, number, number, number, number, number];
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
-  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
-  const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
-  // Whole milliseconds and the nanoseconds past them, summed as nanosToMs sums them.
-  const nanos = Number((m[7] ?? '').padEnd(9, '0'));
-  const whole =
-    date.getTime() + ((hour * 60 + minute - offset) * 60 + second) * 1000 + Math.floor(nanos / 1e6);
-  return whole + (nanos % 1e6) / 1e6;
 }
 
 /** A JSON text parsed, or the text itself. */

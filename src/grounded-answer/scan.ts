@@ -1,5 +1,6 @@
 import { InputError, preview } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
+import { isoToMs } from '../io/iso-time.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
@@ -139,18 +140,21 @@ export function scanBuffers(s: Scan): ArrayBuffer[] {
   return [s.ts, s.chunk, s.line, s.offset, s.length, s.count].map((a) => a.buffer as ArrayBuffer);
 }
 
-/** `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds); NaN when absent. */
+/**
+ * `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds; UTC when it has no
+ * offset, see iso-time.ts); NaN when absent.
+ */
 export function timestamp(ts: number | string | null | undefined, file: string, line: number): number {
   if (ts === null || ts === undefined) return NaN;
   if (typeof ts === 'number') {
     if (!Number.isFinite(ts)) throw new InputError({ file, line }, 'field "ts": expected a finite number');
     return ts;
   }
-  const ms = Date.parse(ts);
-  if (Number.isNaN(ms)) {
+  const ms = isoToMs(ts);
+  if (ms === undefined) {
     throw new InputError(
       { file, line },
-      `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string`,
+      `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string (UTC when it has no offset)`,
     );
   }
   return ms / 1000;
