@@ -109,6 +109,21 @@ describe('latency: check --partial and merge give the report of one run', () => 
     );
   });
 
+  it('untimed lines the samples contradict are a one-line error naming the partial', async () => {
+    const dir = accuracyExample(['balanced', 'deep']);
+    const config = path.join(dir, 'gates.yaml');
+    const part = path.join(dir, 'p.partial');
+    await writePartialRun(part, { config });
+    forgeSection(part, 'latency-accuracy', 'samples', (bytes) => {
+      const section = JSON.parse(bytes.toString());
+      section.untimed = { untimed: 10 ** 12, lines: 3 };
+      return Buffer.from(JSON.stringify(section));
+    });
+    await expect(mergeRun([part], { config })).rejects.toThrow(
+      /p\.partial: suite latency-accuracy: section samples: 1000000000000 untimed of 3 lines; expected its \d+ samples and untimed lines in all$/,
+    );
+  });
+
   it('a broken gold set fails the merge only where one run scores accuracy (more than one configuration)', async () => {
     const gates = `version: 1\nsuites:\n  lat:\n    kind: latency\n    traces: traces/*.trace.jsonl\n    gold: gold.jsonl\n    gates:\n      p95_ms: '<= 9000'\n`;
     const dir = tmpTree({ 'gates.yaml': gates, 'gold.jsonl': '{"qid": "L1", broken\n' });

@@ -108,6 +108,15 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
     const failures: NonNullable<Section['accuracy_error']>[] = [];
     for (const part of parts) {
       const section = sectionOf(part, ctx.suite);
+      // A shard of traces read each line as a sample or as untimed; a CSV has no untimed lines.
+      if (
+        section.untimed &&
+        (key === 'csv' || section.untimed.lines !== section.samples.length + section.untimed.untimed)
+      )
+        throw new InputError(
+          { file: part.partial.file },
+          `suite ${ctx.suite}: section samples: ${section.untimed.untimed} untimed of ${section.untimed.lines} lines; expected ${key === 'csv' ? 'none, for a CSV' : `its ${section.samples.length} samples and untimed lines in all`}`,
+        );
       if (section.accuracy_error) failures.push(section.accuracy_error);
       for (const s of section.samples) {
         const f = part.fileAt(key, s.at[0]);
