@@ -1,4 +1,4 @@
-// `npm run fuzz`: the fuzz tests (loaders, partials) with a random seed and more inputs than CI's sample.
+// `npm run fuzz`: the fuzz tests (loaders, partials, the triage property) with a random seed and more inputs than CI's sample.
 // FUZZ_RUNS sets the inputs per target (default 1000); FUZZ_SEED replays a run (the seed is printed first).
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -8,7 +8,14 @@ const runs = process.env.FUZZ_RUNS ?? '1000';
 console.log(`fuzz: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} (set them to replay this run)`);
 const { status } = spawnSync(
   'npx',
-  ['vitest', 'run', 'test/fuzz.loaders.test.ts', 'test/partial.bitflip.test.ts', ...process.argv.slice(2)],
+  [
+    'vitest',
+    'run',
+    'test/fuzz.loaders.test.ts',
+    'test/partial.bitflip.test.ts',
+    'test/triage.test.ts',
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit', env: { ...process.env, FUZZ_SEED: seed, FUZZ_RUNS: runs } },
 );
 if (status !== 0) console.log(`fuzz: failed with FUZZ_SEED=${seed} FUZZ_RUNS=${runs}`);

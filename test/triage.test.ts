@@ -10,6 +10,8 @@ import { run } from '../src/run.js';
 import { runCli } from './helpers/process.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
+const PROPERTY_RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+
 const config = path.join(REPO, 'gates.yaml');
 const regressed = [{ suite: 'qa', key: 'traces', path: path.join(REPO, 'runs/qa-regressed.trace.jsonl') }];
 
@@ -170,93 +172,95 @@ describe('triage: where grounded-qa failures come from', () => {
     expectConsistent(qa);
   });
 
-  it('adds up to the metrics it splits, on any traces (fast-check)', async () => {
-    const dir = tmpTree({
-      'gates.yaml':
-        'version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: traces.jsonl\n    scu: true\n    k: 2\n',
-    });
-    const ids = ['g0', 'g1', 'g2', 'x'];
-    const item = fc.record({
-      answerable: fc.boolean(),
-      cites: fc.subarray(['g0', 'g1', 'g2'], { minLength: 1 }),
-      constrained: fc.boolean(),
-    });
-    const runArb = fc.record({
-      item: fc.nat(9),
-      ts: fc.option(fc.nat(3), { nil: undefined }),
-      retrieved: fc.subarray(ids),
-      cited: fc.subarray(ids),
-      claim: fc.constantFrom(
-        'fact one',
-        'FACT ONE here',
-        'other',
-        ' not in context ',
-        'Not In Context',
-        'allows null keys, fact one',
-      ),
-      echo: fc.boolean(),
-    });
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(item, { minLength: 10, maxLength: 10 }),
-        fc.array(runArb, { maxLength: 30 }),
-        async (items, runs) => {
-          const lock = ['Ferrymark rejects null keys.'];
-          writeFileSync(
-            path.join(dir, 'gold.jsonl'),
-            jsonl(
-              items.map((it, i) => ({
-                qid: `Q${i}`,
-                question: 'q',
-                answerable: it.answerable,
-                gold_claim_substr: it.answerable ? ['fact one'] : [],
-                gold_citations: it.answerable ? it.cites : [],
-                ...(it.constrained ? { constraints: lock } : {}),
-              })),
-            ),
-          );
-          writeFileSync(
-            path.join(dir, 'traces.jsonl'),
-            jsonl(
-              runs.map((r) => ({
-                qid: `Q${r.item}`,
-                ...(r.ts === undefined ? {} : { ts: r.ts }),
-                retrieved_ids: r.retrieved,
-                answer_json: {
-                  claim: r.claim,
-                  citations: r.cited,
-                  ...(r.echo ? { constraints_echo: lock } : {}),
-                },
-              })),
-            ),
-          );
-          const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-          const qa = report.suites.qa!;
-          const s = qa.triage!;
-          const wrong = Object.values(s.answered_wrong).reduce((a, b) => a + b, 0);
-          const p = qa.metrics.precision!;
-          expect(wrong).toBe(
-            (p.denominator ?? 0) - (p.numerator ?? 0) - qa.metrics.under_refusal!.numerator!,
-          );
-          expect(s.over_refused.not_retrieved + s.over_refused.retrieved).toBe(
-            qa.metrics.over_refusal!.numerator,
-          );
-          // Every offender with a stage is counted at that stage, and every count has its offenders.
-          const byStage = new Map<string, number>();
-          for (const o of qa.offenders)
-            if (o.stage) byStage.set(o.stage as string, (byStage.get(o.stage as string) ?? 0) + 1);
-          for (const [k, v] of Object.entries(s.answered_wrong)) expect(byStage.get(k) ?? 0).toBe(v);
-          for (const [k, v] of Object.entries(s.over_refused))
-            expect(byStage.get(`over_refused.${k}`) ?? 0).toBe(v);
-        },
-      ),
-      // The nightly fuzz job (npm run fuzz) sets both; fast-check takes a 32-bit seed.
-      {
-        numRuns: Number(process.env.FUZZ_RUNS ?? 150),
-        seed: Number(process.env.FUZZ_SEED ?? 424242) % 2 ** 31,
-      },
-    );
-  }, 120_000);
+  it(
+    'adds up to the metrics it splits, on any traces (fast-check)',
+    async () => {
+      const dir = tmpTree({
+        'gates.yaml':
+          'version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: traces.jsonl\n    scu: true\n    k: 2\n',
+      });
+      const ids = ['g0', 'g1', 'g2', 'x'];
+      const item = fc.record({
+        answerable: fc.boolean(),
+        cites: fc.subarray(['g0', 'g1', 'g2'], { minLength: 1 }),
+        constrained: fc.boolean(),
+      });
+      const runArb = fc.record({
+        item: fc.nat(9),
+        ts: fc.option(fc.nat(3), { nil: undefined }),
+        retrieved: fc.subarray(ids),
+        cited: fc.subarray(ids),
+        claim: fc.constantFrom(
+          'fact one',
+          'FACT ONE here',
+          'other',
+          ' not in context ',
+          'Not In Context',
+          'allows null keys, fact one',
+        ),
+        echo: fc.boolean(),
+      });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(item, { minLength: 10, maxLength: 10 }),
+          fc.array(runArb, { maxLength: 30 }),
+          async (items, runs) => {
+            const lock = ['Ferrymark rejects null keys.'];
+            writeFileSync(
+              path.join(dir, 'gold.jsonl'),
+              jsonl(
+                items.map((it, i) => ({
+                  qid: `Q${i}`,
+                  question: 'q',
+                  answerable: it.answerable,
+                  gold_claim_substr: it.answerable ? ['fact one'] : [],
+                  gold_citations: it.answerable ? it.cites : [],
+                  ...(it.constrained ? { constraints: lock } : {}),
+                })),
+              ),
+            );
+            writeFileSync(
+              path.join(dir, 'traces.jsonl'),
+              jsonl(
+                runs.map((r) => ({
+                  qid: `Q${r.item}`,
+                  ...(r.ts === undefined ? {} : { ts: r.ts }),
+                  retrieved_ids: r.retrieved,
+                  answer_json: {
+                    claim: r.claim,
+                    citations: r.cited,
+                    ...(r.echo ? { constraints_echo: lock } : {}),
+                  },
+                })),
+              ),
+            );
+            const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+            const qa = report.suites.qa!;
+            const s = qa.triage!;
+            const wrong = Object.values(s.answered_wrong).reduce((a, b) => a + b, 0);
+            const p = qa.metrics.precision!;
+            expect(wrong).toBe(
+              (p.denominator ?? 0) - (p.numerator ?? 0) - qa.metrics.under_refusal!.numerator!,
+            );
+            expect(s.over_refused.not_retrieved + s.over_refused.retrieved).toBe(
+              qa.metrics.over_refusal!.numerator,
+            );
+            // Every offender with a stage is counted at that stage, and every count has its offenders.
+            const byStage = new Map<string, number>();
+            for (const o of qa.offenders)
+              if (o.stage) byStage.set(o.stage as string, (byStage.get(o.stage as string) ?? 0) + 1);
+            for (const [k, v] of Object.entries(s.answered_wrong)) expect(byStage.get(k) ?? 0).toBe(v);
+            for (const [k, v] of Object.entries(s.over_refused))
+              expect(byStage.get(`over_refused.${k}`) ?? 0).toBe(v);
+          },
+        ),
+        // The nightly fuzz job (npm run fuzz) sets both; fast-check takes a 32-bit seed.
+        { numRuns: PROPERTY_RUNS, seed: Number(process.env.FUZZ_SEED ?? 424242) % 2 ** 31 },
+      );
+      // About 15 ms a run here: the nightly 10,000 take minutes.
+    },
+    Math.max(120_000, 60 * PROPERTY_RUNS),
+  );
 
   it('shows "Where it fails" in the comment, the terminal and the HTML report, with deltas against a baseline', async () => {
     const dir = tmpTree({});
