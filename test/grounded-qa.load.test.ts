@@ -75,9 +75,17 @@ describe('loadGold', () => {
     );
   });
 
-  it('rejects a claim substring shorter than 5 characters', async () => {
-    expect(await goldError([g('A'), g('B', { gold_claim_substr: ['fine substring', 'keys'] })])).toBe(
-      'gold.jsonl:2: qid "B": gold_claim_substr[1] "keys" is shorter than 5 characters; expected a substring of at least 5',
+  it('keeps a claim substring shorter than 5 characters (matched as a whole word), refuses a blank one', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl([g('A', { gold_claim_substr: ['fine substring', 'keys', 'v3'] })]),
+    });
+    const { items } = await loadGold([path.join(dir, 'gold.jsonl')]);
+    expect(items[0]!.claimSubstrings).toEqual(['fine substring', 'keys', 'v3']);
+    expect(await goldError([g('A'), g('B', { gold_claim_substr: ['fine substring', ' \t '] })])).toBe(
+      'gold.jsonl:2: qid "B": gold_claim_substr[1] " \\t " is blank; expected text for the claim to contain',
+    );
+    expect(await goldError([g('A', { gold_claim_substr: [''] })])).toBe(
+      'gold.jsonl:1: qid "A": gold_claim_substr[0] "" is blank; expected text for the claim to contain',
     );
   });
 

@@ -42,9 +42,6 @@ export type TraceLine = Infer<typeof traceShape>;
 export const goldLineSchema = shapeSchema(goldShape);
 export const traceLineSchema = shapeSchema(traceShape);
 
-/** Shorter substrings match too much by accident (the seed requires ≥ 5 characters). */
-export const MIN_SUBSTRING_LENGTH = 5;
-
 /** A gold item as scored. Its text (question, notes) stays on disk: `source` finds it for the offenders. */
 export interface GoldItem {
   qid: string;

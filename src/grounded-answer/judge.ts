@@ -1,3 +1,4 @@
+import { contains, containment, type Containment } from './containment.js';
 import type { JudgedGold } from './gold-item.js';
 import type { JudgedTrace } from './trace-scan.js';
 import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
@@ -8,11 +9,9 @@ import type { Verdicts } from './runs.js';
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
  * SCU locks apply) done once at load instead of once per trace line. Plain data: it crosses to workers.
  */
-export interface JudgeItem {
+export interface JudgeItem extends Containment {
   answerable: boolean;
   citations: string[];
-  /** gold_claim_substr, lowercased. */
-  substrings: string[];
   /** The locked constraints when SCU judges this item; null when it does not. */
   constraints: string[] | null;
   /** Indexes of the SCU rules whose lock matches one of the item's constraints, in rule order. */
@@ -30,10 +29,12 @@ export interface JudgeOptions {
 export function judgeItem(item: JudgedGold, rules: readonly CompiledRule[] | null): JudgeItem {
   const constrained = rules !== null && item.constraints.length > 0;
   const lowered = item.constraints.map((c) => c.toLowerCase());
+  const { substrings, words } = containment(item.claimSubstrings);
   return {
     answerable: item.answerable,
     citations: item.citations,
-    substrings: item.claimSubstrings.map((s) => s.toLowerCase()),
+    substrings,
+    words,
     constraints: constrained ? item.constraints : null,
     rules: constrained ? rules.flatMap((r, i) => (lowered.some((c) => r.lock.test(c)) ? [i] : [])) : [],
   };
@@ -183,9 +184,7 @@ export function judgeInto(
 
   if (item.answerable) {
     lower ??= claim.toLowerCase();
-    let contained = false;
-    for (let i = 0; i < item.substrings.length && !contained; i++)
-      contained = lower.includes(item.substrings[i]!);
+    const contained = contains(lower, item);
     if (!contained) flags |= CLAIM_MISS;
     if (contained && hit && constraintsOk) flags |= CORRECT;
   } else {

@@ -19,7 +19,6 @@ import {
   GOLD_WHAT,
   goldLineSchema,
   goldTest,
-  MIN_SUBSTRING_LENGTH,
   TRACE_WHAT,
   traceLineSchema,
   traceTest,
@@ -152,10 +151,11 @@ function checkGoldItem(
     );
   }
   g.gold_claim_substr.forEach((s, i) => {
-    if (tooShort(s)) {
+    // A blank substring names nothing to contain; a short one is matched as a whole word (containment.ts).
+    if (s.trim() === '') {
       throw new InputError(
         where,
-        `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is shorter than ${MIN_SUBSTRING_LENGTH} characters; expected a substring of at least ${MIN_SUBSTRING_LENGTH}`,
+        `qid ${JSON.stringify(g.qid)}: gold_claim_substr[${i}] ${preview(s)} is blank; expected text for the claim to contain`,
       );
     }
   });
@@ -171,12 +171,6 @@ function checkGoldItem(
       `qid ${JSON.stringify(g.qid)}: answerable item has no gold_citations; expected at least one`,
     );
   }
-}
-
-/** Fewer than MIN_SUBSTRING_LENGTH characters (code points) once trimmed; a code point is 1 or 2 units. */
-function tooShort(s: string): boolean {
-  const t = s.trim();
-  return t.length < 2 * MIN_SUBSTRING_LENGTH && [...t].length < MIN_SUBSTRING_LENGTH;
 }
 
 /** The winning run of every gold item that has one, judged, and what reading the traces found. */

@@ -1,6 +1,7 @@
 import type { TraceInput } from './source.js';
 import { compareCodeUnits } from '../io/files.js';
 import { count, notComputable, proportion, type MetricValue } from '../metrics/spec.js';
+import { contains, type Containment } from './containment.js';
 import type { GoldItem } from './contract.js';
 import { CONSTRAINED, CORRECT, HIT, isRefusal as refusalMatches, REFUSED, VIOLATION } from './judge.js';
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
@@ -31,10 +32,9 @@ export function isRefusal(claim: string, token: string): boolean {
   return refusalMatches(claim, token.trim().toLowerCase());
 }
 
-/** C: some gold substring occurs in the claim, case-insensitively. */
-export function containsClaim(claim: string, substrings: readonly string[]): boolean {
-  const lower = claim.toLowerCase();
-  return substrings.some((s) => lower.includes(s.toLowerCase()));
+/** C: some gold substring occurs in the claim, case-insensitively, a short one as a whole word. */
+export function containsClaim(claim: string, gold: Containment): boolean {
+  return contains(claim.toLowerCase(), gold);
 }
 
 /** Each gold item's answerability, in row order: a column, so a merge needs no object per item. */

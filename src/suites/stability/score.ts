@@ -3,6 +3,7 @@ import { normalizedEditDistance } from '../../metrics/edit-distance.js';
 import { percentile, sortedSamples } from '../../metrics/percentile.js';
 import { intersectionOverUnion } from '../../metrics/set-overlap.js';
 import { count, notComputable, proportion, type MetricValue } from '../../metrics/spec.js';
+import { containment } from '../../grounded-answer/containment.js';
 import type { GoldItem } from '../../grounded-answer/contract.js';
 import { containsClaim, isRefusal } from '../../grounded-answer/score.js';
 import { echoMatches } from '../../grounded-answer/scu.js';
@@ -64,6 +65,7 @@ export function scoreQuestion(
   }
   const refused = runs.filter((r) => isRefusal(r.claim, options.refusalToken)).length;
   const goldCitations = new Set(gold.citations);
+  const goldClaim = containment(gold.claimSubstrings);
   // As in the reference, an empty claim is not a claim to compare.
   const shipped = runs
     .filter((r) => r.claim !== '' && !isRefusal(r.claim, options.refusalToken))
@@ -77,7 +79,7 @@ export function scoreQuestion(
           ? 1
           : 0,
     containment_rate: gold.answerable
-      ? runs.filter((r) => containsClaim(r.claim, gold.claimSubstrings)).length / n
+      ? runs.filter((r) => containsClaim(r.claim, goldClaim)).length / n
       : null,
     citation_hit_rate: gold.answerable ? runs.filter((r) => citationHit(r, goldCitations)).length / n : null,
     citation_stability: intersectionOverUnion(runs.map((r) => r.citations)),
