@@ -205,8 +205,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         const broken = verdictProblem(
           flags[j]!,
           rule[j]!,
-          recall.subarray(j * c, j * c + c),
-          upper.subarray(j * c, j * c + c),
+          recall,
+          upper,
+          j * c,
+          c,
           gold.columns.answerable[r] === 1,
         );
         if (broken) badRun(part, name, j, broken);
@@ -217,8 +219,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         table.chunk[r] = position;
         table.flags[r] = flags[j]!;
         table.rule[r] = rule[j]!;
-        table.recall.set(recall.subarray(j * c, j * c + c), r * c);
-        table.upper.set(upper.subarray(j * c, j * c + c), r * c);
+        for (let k = 0; k < c; k++) {
+          table.recall[r * c + k] = recall[j * c + k]!;
+          table.upper[r * c + k] = upper[j * c + k]!;
+        }
         winner[r] = p;
         winnerRun[r] = j;
       }
@@ -493,17 +497,25 @@ function verdictProblem(
   rule: number,
   recall: Uint8Array,
   upper: Uint8Array,
+  /** Where the run's bits are in recall and upper, and how many (one a cutoff). */
+  at: number,
+  cutoffs: number,
   answerable: boolean,
 ): string | undefined {
-  for (let k = 0; k < recall.length; k++)
+  let recalled = 0;
+  let bounded = 0;
+  for (let k = at; k < at + cutoffs; k++) {
     if (recall[k]! > 1 || upper[k]! > 1)
       return `runs.recall bit ${recall[k]}, runs.upper bit ${upper[k]}; expected 0 or 1`;
+    recalled |= recall[k]!;
+    bounded |= upper[k]!;
+  }
   if (!isVerdict(flags, answerable))
     return `runs.flags ${flags}; expected flags judging gives a run of an ${answerable ? 'answerable' : 'unanswerable'} item`;
   if (rule >= 0 && !(flags & VIOLATION))
     return `runs.rule ${rule} without a violation in runs.flags ${flags}`;
-  if (!answerable && recall.includes(1)) return 'a runs.recall bit of an unanswerable item; expected none';
-  if (flags & REFUSED && upper.includes(1)) return 'a runs.upper bit of a refused answer; expected none';
+  if (!answerable && recalled) return 'a runs.recall bit of an unanswerable item; expected none';
+  if (flags & REFUSED && bounded) return 'a runs.upper bit of a refused answer; expected none';
   return undefined;
 }
 
