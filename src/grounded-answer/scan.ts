@@ -150,7 +150,7 @@ export function timestamp(ts: number | string | null | undefined, file: string, 
     if (!Number.isFinite(ts)) throw new InputError({ file, line }, 'field "ts": expected a finite number');
     return ts;
   }
-  const ms = isoToMs(ts);
+  const ms = isoToMs(ts, true);
   if (ms === undefined) {
     throw new InputError(
       { file, line },

@@ -13,10 +13,14 @@ export interface IsoInstant {
   nanos: number;
 }
 
-/** The instant an ISO-8601 text names; undefined for any other text, or a date or time that does not exist. */
-export function isoInstant(text: string): IsoInstant | undefined {
+/**
+ * The instant an ISO-8601 text names; undefined for any other text, or a date or time that does not exist.
+ * A date alone (midnight UTC) only where `dateAlone` allows it: a trace's `ts` may be one (Date.parse took
+ * it), a span's start or end may not.
+ */
+export function isoInstant(text: string, dateAlone = false): IsoInstant | undefined {
   const m = ISO.exec(text);
-  if (!m) return undefined;
+  if (!m || (m[4] === undefined && !dateAlone)) return undefined;
   const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 10, 11].map(
     (k) => Number(m[k] ?? 0),
   ) as [number, number, number, number, number, number, number, number];
@@ -33,7 +37,7 @@ export function isoInstant(text: string): IsoInstant | undefined {
 }
 
 /** Epoch milliseconds of an ISO-8601 time (its fraction kept past the millisecond), or undefined. */
-export function isoToMs(text: string): number | undefined {
-  const t = isoInstant(text);
+export function isoToMs(text: string, dateAlone = false): number | undefined {
+  const t = isoInstant(text, dateAlone);
   return t && t.ms + t.nanos / 1e6;
 }
