@@ -1214,7 +1214,7 @@ describe('OpenInference, hardened (each failed before its fix)', () => {
     expect(await qidOf({ doubleValue: '' })).toMatch(/has doubleValue ""; expected a number/);
     // A JSON number past 2^53 is rounded by any parser (…993 is read as …992): refused, not read as another.
     expect(await qidOf({ intValue: 2 ** 53 + 2 })).toBe(
-      'trace "t1": its root span "qa" has session.id 9007199254740994, an integer past 2^53 that JSON numbers do not hold exactly; expected the id as a string (or an intValue\'s digits in a string)',
+      'trace "t1": its root span "qa" has session.id as a JSON number past 2^53 (read as 9007199254740994, maybe not the digits written: JSON numbers do not hold such integers exactly); expected the id as a string (or an intValue\'s digits in a string)',
     );
   });
 
@@ -1360,6 +1360,28 @@ describe('OpenInference, hardened (each failed before its fix)', () => {
         `o.jsonl:1: retriever span "retrieve" has no retrieval.documents.1.document.id, but one numbered ${n}; expected documents numbered from 0 without a gap`,
       );
     expect(await errorOfBoth([span(), retriever('1')])).toBe('no error');
+  });
+
+  it('a document index that is not plain decimal, or a document given twice, is an error, not an id lost', async () => {
+    const retriever = (...keys: string[]) =>
+      span({
+        spanId: 'r',
+        parentSpanId: 'a',
+        name: 'retrieve',
+        attributes: [
+          kv('openinference.span.kind', { stringValue: 'RETRIEVER' }),
+          ...keys.map((k, i) => kv(`retrieval.documents.${k}.document.id`, { stringValue: `d${i}` })),
+        ],
+      });
+    // `+1` and `-1` were skipped (recall fell without a word); `01` was read as 1, or lost to it.
+    for (const n of ['+1', '-1', '01', 'x', ' 1', '1.0', ''])
+      expect(await errorOfBoth([span(), retriever('0', n)])).toBe(
+        `o.jsonl:1: span "retrieve": attribute ${JSON.stringify(`retrieval.documents.${n}.document.id`)}; expected retrieval.documents.N.document.id with N a decimal index without leading zeros (0, 1, 2, …)`,
+      );
+    expect(await errorOfBoth([span(), retriever('0', '1', '1')])).toBe(
+      'o.jsonl:1: span "retrieve": attribute "retrieval.documents.1.document.id" given twice; expected each document once',
+    );
+    expect(await errorOfBoth([span(), retriever('0', '1', '2')])).toBe('no error');
   });
 
   it('spans whose parents go round beside a root are an error, as a trace of nothing but a cycle is', async () => {

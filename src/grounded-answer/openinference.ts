@@ -256,6 +256,9 @@ function objectsAt(
   return v as Record<string, unknown>[];
 }
 
+/** A document's id attribute; its index as written (checked to be one, see toFacts). */
+const DOCUMENT_KEY = /^retrieval\.documents\.(.*)\.document\.id$/s;
+
 /** An OTLP span (traceId, attributes as key/value list) or a Phoenix one (context.trace_id, attributes nested). */
 function toFacts(
   raw: Record<string, unknown>,
@@ -287,6 +290,12 @@ function toFacts(
           { file, line },
           `span ${preview(raw.name)}: an attribute is ${preview(kv)}; expected {"key": "…", "value": {…}}`,
         );
+      // Two values of one document would keep one silently (the Map keeps the last): a retrieved id lost.
+      if (attrs.has(kv.key) && DOCUMENT_KEY.test(kv.key))
+        throw new InputError(
+          { file, line },
+          `span ${preview(raw.name)}: attribute ${preview(kv.key)} given twice; expected each document once`,
+        );
       attrs.set(kv.key, kv.value);
     }
   } else if (isObject(raw.attributes)) {
@@ -310,8 +319,14 @@ function toFacts(
   const documents: unknown[] = [];
   let documentPast: string | undefined;
   for (const key of attrs.keys()) {
-    const m = /^retrieval\.documents\.0*(\d+)\.document\.id$/.exec(key);
+    const m = DOCUMENT_KEY.exec(key);
     if (!m) continue;
+    // `.+0.`, `.05.` or `.x.` were skipped, or read as another key's document: ids lost without a word.
+    if (!/^(?:0|[1-9]\d*)$/.test(m[1]!))
+      throw new InputError(
+        { file, line },
+        `span ${preview(raw.name)}: attribute ${preview(key)}; expected retrieval.documents.N.document.id with N a decimal index without leading zeros (0, 1, 2, …)`,
+      );
     // Every index is read: one too large to hold (see DOCUMENT_DIGITS) is a gap to checkDocuments.
     if (m[1]!.length <= DOCUMENT_DIGITS) documents[Number(m[1])] = valueOf(key);
     else documentPast = largerIndex(documentPast, m[1]!);
@@ -581,7 +596,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id))
     throw new InputError(
       where,
-      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${qid} ${id}, an integer past 2^53 that JSON numbers do not hold exactly; expected the id as a string (or an intValue's digits in a string)`,
+      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${qid} as a JSON number past 2^53 (read as ${id}, maybe not the digits written: JSON numbers do not hold such integers exactly); expected the id as a string (or an intValue's digits in a string)`,
     );
   if (typeof id === 'number') id = String(id);
   if (typeof id !== 'string' || id === '') {

@@ -369,19 +369,18 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
         if (len === name.length && bytesAre(b, k0, k1, name)) (facts ??= []).push(f);
     let doc = -1;
     if (
-      len > DOCS.length + DOC_ID.length &&
+      len >= DOCS.length + DOC_ID.length &&
       bytesAre(b, k0, k1, DOCS) &&
       bytesAre(b, k1 - DOC_ID.length, k1, DOC_ID)
     ) {
       const d0 = k0 + DOCS.length;
       const d1 = k1 - DOC_ID.length;
       const digits = digitsValue(b, d0, Math.min(d1, d0 + DOCUMENT_DIGITS));
-      // documents.00 is documents.0 under another key: which one wins follows the order of a Map of keys
-      // (see openinference.ts), left to it.
-      if (digits >= 0 && b[d0] === 0x30 && d1 - d0 > 1) return -1;
+      // An index that is not plain decimal (`+0`, `05`, `x`) is an error openinference.ts words: left to it.
+      const rest = d1 - d0 > DOCUMENT_DIGITS ? digitsValue(b, d0 + DOCUMENT_DIGITS, d1) : 0;
+      if (digits < 0 || rest < 0 || (b[d0] === 0x30 && d1 - d0 > 1)) return -1;
       if (d1 - d0 <= DOCUMENT_DIGITS) doc = digits;
-      else if (digits >= 0 && digitsValue(b, d0 + DOCUMENT_DIGITS, d1) >= 0)
-        s.span.documentPast = largerIndex(s.span.documentPast, b.toString('latin1', d0, d1));
+      else s.span.documentPast = largerIndex(s.span.documentPast, b.toString('latin1', d0, d1));
     }
     if (facts === undefined && doc < 0) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
@@ -399,6 +398,8 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       }
     }
     if (doc >= 0) {
+      // A document given twice is an error openinference.ts words.
+      if (doc in s.span.documents) return -1;
       const value = factValue(b, s, 'document');
       if (value === REFUSED) return -1;
       s.span.documents[doc] = value;
