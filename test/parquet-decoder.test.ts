@@ -70,10 +70,10 @@ describe("a Parquet decoding thread's rows", () => {
 });
 
 describe('a damaged Parquet file', () => {
-  /** DuckDB's trace export with one byte of its footer set to 0, read whole; the error's message. */
-  async function readDamaged(at: number): Promise<string> {
+  /** DuckDB's trace export with one byte of its footer set to `value`, read whole; the error's message. */
+  async function readDamaged(at: number, value = 0): Promise<string> {
     const bytes = readFileSync(path.join(REPO, 'test/fixtures/duckdb/qa.trace.snappy.parquet'));
-    bytes[at] = 0;
+    bytes[at] = value;
     const file = path.join(tmpTree({}), 'traces.parquet');
     writeFileSync(file, bytes);
     try {
@@ -88,6 +88,10 @@ describe('a damaged Parquet file', () => {
     // hyparquet meets undefined where a list should be: "Cannot read properties of undefined (reading 'map')".
     expect(await readDamaged(7112)).toBe(
       'traces.parquet: not a Parquet file (its footer is damaged: a field holds a value of the wrong type or size); expected a .parquet file',
+    );
+    // Thrift's own words are kept, after what they are about: "thrift unhandled type: 15" alone said nothing.
+    expect(await readDamaged(7112, 0xff)).toBe(
+      'traces.parquet: not a Parquet file (its footer is damaged: its encoding (Thrift) cannot be read (thrift unhandled type: 15)); expected a .parquet file',
     );
     // The footer reads, but a column chunk's fields then fail the page decoder the same way.
     expect(await readDamaged(7146)).toBe(

@@ -67,7 +67,13 @@ async function metadataOf(file: string, buffer: AsyncBuffer): Promise<FileMetaDa
 function whyNot(err: unknown, part: string): string {
   if (err instanceof TypeError || err instanceof RangeError)
     return `${part} is damaged: a field holds a value of the wrong type or size`;
-  return (err as Error).message;
+  const message = (err as Error).message;
+  // Thrift is the encoding of footers and page headers: its words name a byte it could not read.
+  if (/^thrift /.test(message))
+    return `${part} is damaged: its encoding (Thrift) cannot be read (${message})`;
+  // A field the reader needed was missing: "parquet unsupported page type: undefined".
+  if (/\bundefined\b/.test(message)) return `${part} is damaged: a field it needs is missing`;
+  return message;
 }
 
 /**
@@ -111,7 +117,7 @@ function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): v
     if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return;
     throw new InputError(
       { file },
-      `${what} gives no count (${typeof v}); expected a footer that counts every row group's rows and every column chunk's values (is the file damaged?)`,
+      `${what} gives no count; expected a footer that counts every row group's rows and every column chunk's values (is the file damaged?)`,
     );
   };
   counted(metadata.num_rows, 'the footer');
