@@ -109,6 +109,28 @@ describe('latency: check --partial and merge give the report of one run', () => 
     );
   });
 
+  it('a forged negative time is refused as the CSV or trace it came from would be', async () => {
+    const dir = accuracyExample(['balanced', 'deep']);
+    const config = path.join(dir, 'gates.yaml');
+    for (const [name, edit] of [
+      ['e2e', (s: { e2e: number }) => (s.e2e = -875)],
+      ['stage', (s: { stages: Record<string, number> }) => (s.stages.llm = -1)],
+    ] as const) {
+      const part = path.join(dir, `${name}.partial`);
+      await writePartialRun(part, { config });
+      forgeSection(part, 'latency-accuracy', 'samples', (bytes) => {
+        const section = JSON.parse(bytes.toString());
+        (edit as (s: unknown) => void)(section.samples[0]);
+        return Buffer.from(JSON.stringify(section));
+      });
+      await expect(mergeRun([part], { config })).rejects.toThrow(
+        new RegExp(
+          `${name}\\.partial: section latency-accuracy\\.samples samples\\.0\\.(e2e|stages\\.llm): expected the samples a latency shard read \\(Too small: expected number to be >=0\\)$`,
+        ),
+      );
+    }
+  });
+
   it('untimed lines the samples contradict are a one-line error naming the partial', async () => {
     const dir = accuracyExample(['balanced', 'deep']);
     const config = path.join(dir, 'gates.yaml');

@@ -12,13 +12,13 @@ import { latencyResult, readLatencies, scoreConfigurations, type LatencyConfig }
  * (a file is a configuration, scored alone). A merge lists the samples in the order one run reads them
  * (file, then line) and makes the suite's result with the function a run makes it with.
  */
-const stageSchema = z.strictObject(Object.fromEntries(STAGES.map((s) => [s, z.number().optional()])));
+const stageSchema = z.strictObject(Object.fromEntries(STAGES.map((s) => [s, z.number().min(0).optional()])));
 const sectionSchema = z.strictObject({
   samples: z.array(
     z.strictObject({
       configuration: z.string(),
       qid: z.string(),
-      e2e: z.number(),
+      e2e: z.number().min(0), // as load.ts reads a time: non-negative milliseconds
       stages: stageSchema,
       at: z.tuple([z.int().min(0), z.int().min(1)]),
     }),
