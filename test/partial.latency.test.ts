@@ -94,54 +94,50 @@ describe('latency: check --partial and merge give the report of one run', () => 
     }
   });
 
-  it('a sample naming a configuration that is not its file is a one-line error naming the partial', async () => {
+  /** What a latency partial's samples section holds, as far as these tests change it. */
+  type Sample = { configuration: string; e2e: number; stages: Record<string, number> };
+  type SamplesSection = { samples: Sample[]; untimed?: { untimed: number; lines: number } };
+
+  /** A partial of the accuracy example whose samples section `edit` changed, its digests made to match. */
+  async function forgedSamples(file: string, edit: (section: SamplesSection) => void) {
     const dir = accuracyExample(['balanced', 'deep']);
     const config = path.join(dir, 'gates.yaml');
-    const part = path.join(dir, 'p.partial');
+    const part = path.join(dir, file);
     await writePartialRun(part, { config });
     forgeSection(part, 'latency-accuracy', 'samples', (bytes) => {
-      const section = JSON.parse(bytes.toString());
-      section.samples[0].configuration = 'traces/elsewhere.trace.jsonl';
+      const section = JSON.parse(bytes.toString()) as SamplesSection;
+      edit(section);
       return Buffer.from(JSON.stringify(section));
     });
-    await expect(mergeRun([part], { config })).rejects.toThrow(
+    return mergeRun([part], { config });
+  }
+
+  it('a sample naming a configuration that is not its file is a one-line error naming the partial', async () => {
+    const merge = forgedSamples('p.partial', (section) => {
+      section.samples[0]!.configuration = 'traces/elsewhere.trace.jsonl';
+    });
+    await expect(merge).rejects.toThrow(
       /p\.partial: suite latency-accuracy: a sample of traces\/balanced\.trace\.jsonl:1 names configuration "traces\/elsewhere\.trace\.jsonl"; expected its file's name/,
     );
   });
 
   it('a forged negative time is refused as the CSV or trace it came from would be', async () => {
-    const dir = accuracyExample(['balanced', 'deep']);
-    const config = path.join(dir, 'gates.yaml');
     for (const [name, edit] of [
-      ['e2e', (s: { e2e: number }) => (s.e2e = -875)],
-      ['stage', (s: { stages: Record<string, number> }) => (s.stages.llm = -1)],
-    ] as const) {
-      const part = path.join(dir, `${name}.partial`);
-      await writePartialRun(part, { config });
-      forgeSection(part, 'latency-accuracy', 'samples', (bytes) => {
-        const section = JSON.parse(bytes.toString());
-        (edit as (s: unknown) => void)(section.samples[0]);
-        return Buffer.from(JSON.stringify(section));
-      });
-      await expect(mergeRun([part], { config })).rejects.toThrow(
+      ['e2e', (sample: Sample) => (sample.e2e = -875)],
+      ['stage', (sample: Sample) => (sample.stages.llm = -1)],
+    ] as const)
+      await expect(forgedSamples(`${name}.partial`, (section) => edit(section.samples[0]!))).rejects.toThrow(
         new RegExp(
           `${name}\\.partial: section latency-accuracy\\.samples samples\\.0\\.(e2e|stages\\.llm): expected the samples a latency shard read \\(Too small: expected number to be >=0\\)$`,
         ),
       );
-    }
   });
 
   it('untimed lines the samples contradict are a one-line error naming the partial', async () => {
-    const dir = accuracyExample(['balanced', 'deep']);
-    const config = path.join(dir, 'gates.yaml');
-    const part = path.join(dir, 'p.partial');
-    await writePartialRun(part, { config });
-    forgeSection(part, 'latency-accuracy', 'samples', (bytes) => {
-      const section = JSON.parse(bytes.toString());
+    const merge = forgedSamples('p.partial', (section) => {
       section.untimed = { untimed: 10 ** 12, lines: 3 };
-      return Buffer.from(JSON.stringify(section));
     });
-    await expect(mergeRun([part], { config })).rejects.toThrow(
+    await expect(merge).rejects.toThrow(
       /p\.partial: suite latency-accuracy: section samples: 1000000000000 untimed of 3 lines; expected its \d+ samples and untimed lines in all$/,
     );
   });
