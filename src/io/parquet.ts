@@ -113,37 +113,38 @@ function columnsInSchema(metadata: FileMetaData, file: string, bytes: number): v
     }
   };
   walk(parquetSchema(metadata), '', false);
-  const counted = (v: unknown, what: string) => {
+  // `what` is made only for the error: a file of 40,000 columns checks as many counts.
+  const counted = (v: unknown, what: () => string) => {
     if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return;
     throw new InputError(
       { file },
-      `${what} gives no count; expected a footer that counts every row group's rows and every column chunk's values (is the file damaged?)`,
+      `${what()} gives no count; expected a footer that counts every row group's rows and every column chunk's values (is the file damaged?)`,
     );
   };
-  counted(metadata.num_rows, 'the footer');
+  counted(metadata.num_rows, () => 'the footer');
   if (!Array.isArray(metadata.row_groups)) throw new Error('its footer lists no row groups');
   let rows = 0;
   metadata.row_groups.forEach((group, g) => {
-    counted(group.num_rows, `row group ${g + 1}`);
+    counted(group.num_rows, () => `row group ${g + 1}`);
     rows += Number(group.num_rows);
     for (const chunk of group.columns) {
       const path = chunk.meta_data?.path_in_schema;
       if (!path) throw new Error("a column chunk names no column in the file's schema");
-      // A damaged footer's names can be any bytes, of any length.
-      const name = preview(path.join('.'), 80);
+      // For errors alone: a damaged footer's names can be any bytes, of any length.
+      const name = () => preview(path.join('.'), 80);
       const repeats = leaves.get(path.join('\u0000'));
-      if (repeats === undefined) throw new Error(`column ${name} is not in the file's schema`);
-      counted(chunk.meta_data!.num_values, `row group ${g + 1}'s column ${name}`);
+      if (repeats === undefined) throw new Error(`column ${name()} is not in the file's schema`);
+      counted(chunk.meta_data!.num_values, () => `row group ${g + 1}'s column ${name()}`);
       const values = Number(chunk.meta_data!.num_values);
       // As rows are (below): a list column's values, too, come from bytes.
       if (values > MAX_ROWS_PER_BYTE * bytes)
         throw new InputError(
           { file },
-          `column ${name} declares ${values} values in ${bytes} bytes; expected at most ${MAX_ROWS_PER_BYTE} values a byte (a file of this many values would be larger)`,
+          `column ${name()} declares ${values} values in ${bytes} bytes; expected at most ${MAX_ROWS_PER_BYTE} values a byte (a file of this many values would be larger)`,
         );
       if (!repeats && values !== Number(group.num_rows))
         throw disagree(
-          `row group ${g + 1} says ${group.num_rows} rows, but its column ${name} holds ${chunk.meta_data!.num_values} values`,
+          `row group ${g + 1} says ${group.num_rows} rows, but its column ${name()} holds ${chunk.meta_data!.num_values} values`,
         );
     }
   });

@@ -107,11 +107,13 @@ async function mergeOpen(partials: readonly PartialFile[], options: RunOptions):
         where,
         `written by ${h.tool.name} ${h.tool.version}; expected ${VERSION}, this merge's version (write and merge partials with one groundgate)`,
       );
-    if (h.config.sha256 !== configSha)
+    if (h.config.sha256 !== configSha) {
+      const [theirs, ours] = digestsApart(h.config.sha256, configSha);
       throw new InputError(
         where,
-        `written with another config (${h.config.file}, sha256 ${digestsApart(h.config.sha256, configSha)[0]}); expected this merge's ${setup.relative(config.file)} (sha256 ${digestsApart(h.config.sha256, configSha)[1]})`,
+        `written with another config (${h.config.file}, sha256 ${theirs}); expected this merge's ${setup.relative(config.file)} (sha256 ${ours})`,
       );
+    }
     if (h.release !== first.header.release)
       throw new InputError(
         where,
@@ -235,11 +237,13 @@ async function mergedInputs(
           );
         const theirs = partials[i]!.header.suites[suite.name]!.digests[key] ?? [];
         const differs = digests.findIndex((d, j) => theirs[j] !== d);
-        if (differs >= 0)
+        if (differs >= 0) {
+          const [there, here] = digestsApart(theirs[differs], digests[differs]);
           throw new InputError(
             { file: partials[i]!.file },
-            `suite ${suite.name}: ${want[differs]} differs from the shard's (sha256 ${digestsApart(theirs[differs], digests[differs])[0]} there, ${digestsApart(theirs[differs], digests[differs])[1]} here); expected the ${key} the partials were written with (the same commit)`,
+            `suite ${suite.name}: ${want[differs]} differs from the shard's (sha256 ${there} there, ${here} here); expected the ${key} the partials were written with (the same commit)`,
           );
+        }
       });
       inputs[key] = here[key] ?? [];
       continue;

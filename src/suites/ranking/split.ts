@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { displayPath, InputError } from '../../errors.js';
+import { judge } from '../../metrics/ir/judge.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { scanRun, summarize, type QueryResult } from './evaluate.js';
 import { planOf, rankingResult, type RankingConfig } from './index.js';
@@ -137,8 +138,8 @@ function resultProblem(
   level: number,
   files: readonly string[],
 ): string | undefined {
-  let relevant = 0;
-  for (const grade of grades.values()) if (grade >= 0 && grade >= level) relevant++;
+  // R as scoring counts it: judge's numRel, whatever the ranking.
+  const relevant = judge([], grades, level).numRel;
   if (q.relevant !== relevant) return `has ${q.relevant} relevant docs, the qrels ${relevant}`;
   if (q.relevantRetrieved > q.retrieved)
     return `retrieved ${q.relevantRetrieved} relevant docs of ${q.retrieved}`;
