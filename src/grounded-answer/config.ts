@@ -42,8 +42,38 @@ const scuSchema = z.union([
  */
 export const answerSettings = {
   refusal_token: z.string().trim().min(1).default('not in context'),
+  /** More ways a claim refuses, beside refusal_token (docs/metrics.md, "Refusals"). */
+  refusal: z
+    .strictObject({
+      phrases: z.array(z.string().trim().min(1)).default([]),
+      patterns: z.array(regex).default([]),
+    })
+    .optional(),
+  /** Citations read from markers in the claim (docs/formats.md, "Inline citation markers"). */
+  citation_markers: z
+    .strictObject({
+      pattern: regex.superRefine((source, ctx) => {
+        const groups = captureGroups(source);
+        if (groups !== undefined && groups !== 1)
+          ctx.addIssue({
+            code: 'custom',
+            message: `regular expression ${JSON.stringify(source)} has ${groups} capture groups; expected exactly one, the citation each match makes`,
+          });
+      }),
+      refers_to: z.enum(['rank', 'id']),
+    })
+    .optional(),
   scu: scuSchema.default(false),
 };
+
+/** How many capture groups a pattern has (an alternative that matches "" makes every group take part); undefined when it is no pattern. */
+function captureGroups(source: string): number | undefined {
+  try {
+    return new RegExp(`${source}|`).exec('')!.length - 1;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The contradiction rules in force, or null when SCU is off. */
 export function scuRules(scu: z.infer<typeof answerSettings.scu>): ScuRule[] | null {

@@ -34,6 +34,8 @@ export const traceShape = shape({
   ok: optional('boolean'),
   reason: optional('string'),
   latency_ms: optional('duration'),
+  /** The pipeline's own word that it declined to answer: when present, it decides over the claim's text. */
+  refused: optional('boolean'),
 });
 
 export type GoldLine = Infer<typeof goldShape>;

@@ -82,6 +82,7 @@ function traceLine(qid: string, run: TraceLine): string {
     qid,
     retrieved_ids: run.retrieved_ids,
     answer_json: { claim, citations, constraints_echo },
+    refused: run.refused,
   });
 }
 

@@ -4,6 +4,9 @@ import type { JudgedTrace } from './trace-scan.js';
 import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
 import { echoMatches, type CompiledRule } from './scu.js';
 import type { Verdicts } from './runs.js';
+import type { ScoreOptions } from './score.js';
+import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
+import { isRefusal, refusalRule, type RefusalRule } from './refusal.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
@@ -19,8 +22,9 @@ export interface JudgeItem extends Containment {
 }
 
 export interface JudgeOptions {
-  /** The refusal token, trimmed and lowercased. */
-  refusal: string;
+  refusal: RefusalRule;
+  /** How citations are read from the claim (`citation_markers`); absent when the trace lists them. */
+  markers?: Markers;
   /** Each SCU rule's contradiction pattern, by rule index. */
   contradictions: readonly RegExp[];
   cutoffs: readonly number[];
@@ -44,9 +48,11 @@ export function judgeOptions(
   refusalToken: string,
   rules: readonly CompiledRule[] | null,
   cutoffs: readonly number[],
+  more: Pick<ScoreOptions, 'refusal' | 'markers'> = {},
 ): JudgeOptions {
   return {
-    refusal: refusalToken.trim().toLowerCase(),
+    refusal: refusalRule(refusalToken, more.refusal),
+    ...(more.markers && { markers: compileMarkers(more.markers) }),
     contradictions: (rules ?? []).map((r) => r.contradiction),
     cutoffs,
   };
@@ -139,7 +145,6 @@ export function judgeInto(
 ): void {
   const retrieved = t.retrieved_ids;
   const claim = t.answer_json.claim;
-  const cited = t.answer_json.citations;
   const { cutoffs } = options;
   const base = row * cutoffs.length;
   // Retrieval is judged even when the answer was refused: recall is about what reached the model.
@@ -149,13 +154,19 @@ export function judgeInto(
   }
   table.rule[row] = -1;
   const evidence = item.answerable && anyWithin(item.citations, retrieved, retrieved.length) ? EVIDENCE : 0;
-  if (isRefusal(claim, options.refusal)) {
+  if (t.refused ?? isRefusal(claim, options.refusal)) {
     table.flags[row] = REFUSED | evidence | (item.answerable ? OVER_REFUSAL : REFUSAL_OK);
     return;
   }
 
-  let flags = evidence;
+  let cited = t.answer_json.citations;
   let inScope = true;
+  if (options.markers) {
+    const marked = markedCitations(claim, retrieved, options.markers);
+    cited = marked.ids;
+    inScope = !marked.stray;
+  }
+  let flags = evidence;
   for (let i = 0; i < cited.length && inScope; i++) inScope = retrieved.includes(cited[i]!);
   let hitsGold = false;
   for (let i = 0; i < cited.length && !hitsGold; i++) hitsGold = item.citations.includes(cited[i]!);
@@ -192,23 +203,6 @@ export function judgeInto(
   }
   table.flags[row] = flags & FAILED ? flags : flags | OK;
 }
-
-/**
- * `claim.trim().toLowerCase() === refusal`, without building either string for the common long answer:
- * lowercasing never shortens a string, so an untrimmed claim longer than the token cannot equal it.
- */
-export function isRefusal(claim: string, refusal: string): boolean {
-  if (
-    claim.length > refusal.length &&
-    isPlain(claim.charCodeAt(0)) &&
-    isPlain(claim.charCodeAt(claim.length - 1))
-  )
-    return false;
-  return claim.trim().toLowerCase() === refusal;
-}
-
-/** Printable ASCII other than space: never trimmed. */
-const isPlain = (c: number) => c > 0x20 && c < 0x7f;
 
 function allWithin(ids: readonly string[], list: readonly string[], k: number): boolean {
   for (let i = 0; i < ids.length; i++) {

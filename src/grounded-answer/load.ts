@@ -436,7 +436,7 @@ async function judgeWinners(
     if (rows) rows.push(row);
     else byFile.set(file, [row]);
   }
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   for (const [file, rows] of byFile)
     judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
 

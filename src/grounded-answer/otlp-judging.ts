@@ -233,7 +233,7 @@ async function judgeOtlp(
   // their members' bytes (or trace lines) with their verdicts. None is kept as an object (100k traces held
   // cost this thread 0.3-0.4 s more in scavenges at the 0.5x formats benchmark): the few offenders a report
   // shows are read again, a helper's from what it sent, this thread's from the input.
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   const judgeRow = (row: number, t: JudgedTrace) =>
     judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
   const parts = helpers.length + 1;

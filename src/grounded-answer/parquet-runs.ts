@@ -119,7 +119,14 @@ export async function scanParquetRuns(
     const answer = row.answer_json;
     const idsRaw = ids instanceof JsonText;
     const answerRaw = answer instanceof JsonText;
-    if (idsRaw && answerRaw && ids.shape === STRINGS && answer.shape === ANSWER) {
+    // A row with a refused flag is read whole: the flag is judged with the members.
+    if (
+      idsRaw &&
+      answerRaw &&
+      ids.shape === STRINGS &&
+      answer.shape === ANSWER &&
+      row.refused === undefined
+    ) {
       // Values the contract accepts stand in for the two checked, so the rest of the row checks as it would.
       row.retrieved_ids = NO_IDS;
       row.answer_json = NO_ANSWER;

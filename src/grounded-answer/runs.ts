@@ -173,7 +173,7 @@ export function judgeHeld(
   record: (row: number) => JudgedTrace | undefined,
   options: ScoreOptions,
 ): void {
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs);
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   for (let row = 0; row < gold.length; row++) {
     const t = table.present[row] ? record(row) : undefined;
     if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);

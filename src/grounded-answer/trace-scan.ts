@@ -12,6 +12,7 @@ const RETRIEVED = scanner.slot('/retrieved_ids');
 const CLAIM = scanner.slot('/answer_json/claim');
 const CITATIONS = scanner.slot('/answer_json/citations');
 const ECHO = scanner.slot('/answer_json/constraints_echo');
+const REFUSED = scanner.slot('/refused');
 
 /** Where scanTraceLine found each member of a trace line; one object, reused from line to line. */
 export type TraceFields = Found;
@@ -38,7 +39,7 @@ export function scannedTs(b: Buffer, f: TraceFields): number | string | undefine
 }
 
 /** What judging reads of a trace line. */
-export type JudgedTrace = Pick<TraceLine, 'retrieved_ids'> & {
+export type JudgedTrace = Pick<TraceLine, 'retrieved_ids' | 'refused'> & {
   answer_json: Pick<TraceLine['answer_json'], 'claim' | 'citations' | 'constraints_echo'>;
 };
 
@@ -54,5 +55,8 @@ export function judgedTrace(b: Buffer, end: number, f: TraceFields): JudgedTrace
     citations: stringArrayValue(b, f.at[CITATIONS]!, end),
   };
   if (f.at[ECHO]! >= 0) answer.constraints_echo = stringArrayValue(b, f.at[ECHO]!, end);
-  return { retrieved_ids: stringArrayValue(b, f.at[RETRIEVED]!, end), answer_json: answer };
+  const t: JudgedTrace = { retrieved_ids: stringArrayValue(b, f.at[RETRIEVED]!, end), answer_json: answer };
+  // The scanner checked it is a boolean: its first byte says which.
+  if (f.at[REFUSED]! >= 0) t.refused = b[f.at[REFUSED]!] === 0x74;
+  return t;
 }

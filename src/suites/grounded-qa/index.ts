@@ -79,6 +79,8 @@ export const configSchema = z
     traces: z.string().min(1),
     lock: z.string().min(1).optional(),
     refusal_token: answerSettings.refusal_token,
+    refusal: answerSettings.refusal,
+    citation_markers: answerSettings.citation_markers,
     k: z.int().min(1).max(100_000).default(5),
     scu: answerSettings.scu,
     format: inputSettings.format,

@@ -31,6 +31,8 @@ export function scoreOptions(
   ].sort((a, b) => a - b);
   return {
     refusalToken: config.refusal_token,
+    ...(config.refusal && { refusal: config.refusal }),
+    ...(config.citation_markers && { markers: config.citation_markers }),
     scuRules: rules ? compileRules(rules) : null,
     cutoffs,
     traces: traceInput({ ...config, fields: config.fields?.traces }),

@@ -68,6 +68,8 @@ export const configSchema = z
     configuration: z.string().optional(),
     percentiles: z.array(percentileK).min(1).default([50, 90, 95, 99]),
     refusal_token: answerSettings.refusal_token,
+    refusal: answerSettings.refusal,
+    citation_markers: answerSettings.citation_markers,
     scu: answerSettings.scu,
     format: inputSettings.format,
     openinference: inputSettings.openinference,
@@ -273,6 +275,8 @@ export async function scoreConfigurations(
   const rules = scuRules(config.scu);
   const options = {
     refusalToken: config.refusal_token,
+    ...(config.refusal && { refusal: config.refusal }),
+    ...(config.citation_markers && { markers: config.citation_markers }),
     scuRules: rules ? compileRules(rules) : null,
     cutoffs: [],
     traces: input,

@@ -13,6 +13,7 @@ export const runShape = shape({
   jitter: optional('string'),
   answer_json: traceShape.members.answer_json,
   retrieved_ids: traceShape.members.retrieved_ids,
+  refused: traceShape.members.refused,
 });
 export const runLineSchema = shapeSchema(runShape);
 
@@ -24,6 +25,8 @@ export interface StabilityRun {
   citations: string[];
   constraintsEcho?: string[];
   retrieved: string[];
+  /** The run's refused flag, when it has one: it decides over the claim's text. */
+  refused?: boolean;
   source: { file: string; line: number };
 }
 

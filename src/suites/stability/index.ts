@@ -86,6 +86,7 @@ export const configSchema = z.strictObject({
   runs: z.string().min(1),
   lock: z.string().min(1).optional(),
   refusal_token: answerSettings.refusal_token,
+  refusal: answerSettings.refusal,
   min_runs: z.int().min(1).max(1_000_000).default(2),
   fields: fieldsSchema({ gold: goldShape, runs: runShape }),
   thresholds: z
@@ -141,6 +142,7 @@ export async function stabilityResult(
   const goldMap = compileFieldMap(config.fields?.gold);
   const scored = scoreStability(gold, loaded.runs, {
     refusalToken: config.refusal_token,
+    ...(config.refusal && { refusal: config.refusal }),
     thresholds: config.thresholds,
     minRuns: config.min_runs,
   });

@@ -50,6 +50,7 @@ export async function loadStabilityRuns(
         citations: r.answer_json.citations,
         constraintsEcho: r.answer_json.constraints_echo,
         retrieved: r.retrieved_ids,
+        ...(r.refused !== undefined && { refused: r.refused }),
         source: { file, line },
       };
       let list = runs.get(r.qid);

@@ -5,12 +5,15 @@ import { intersectionOverUnion } from '../../metrics/set-overlap.js';
 import { count, notComputable, proportion, type MetricValue } from '../../metrics/spec.js';
 import { containment } from '../../grounded-answer/containment.js';
 import type { GoldItem } from '../../grounded-answer/contract.js';
-import { containsClaim, isRefusal } from '../../grounded-answer/score.js';
+import { containsClaim } from '../../grounded-answer/score.js';
+import { isRefusal, refusalRule, type RefusalSettings } from '../../grounded-answer/refusal.js';
 import { echoMatches } from '../../grounded-answer/scu.js';
 import { CHECKS, type Check, type StabilityRun, type Thresholds } from './contract.js';
 
 export interface StabilityOptions {
   refusalToken: string;
+  /** `refusal:`'s phrases and patterns, beside the token. */
+  refusal?: RefusalSettings;
   thresholds: Thresholds;
   /** Fewer runs than this say nothing about stability: the question is unstable (`too_few_runs`). */
   minRuns: number;
@@ -63,13 +66,13 @@ export function scoreQuestion(
     const values = Object.fromEntries(CHECKS.map((c) => [c, null])) as Record<Check, number | null>;
     return { gold, runs, values, labels: ['missing_runs'] };
   }
-  const refused = runs.filter((r) => isRefusal(r.claim, options.refusalToken)).length;
+  const rule = refusalRule(options.refusalToken, options.refusal);
+  const refusedRun = (r: StabilityRun) => r.refused ?? isRefusal(r.claim, rule);
+  const refused = runs.filter(refusedRun).length;
   const goldCitations = new Set(gold.citations);
   const goldClaim = containment(gold.claimSubstrings);
   // As in the reference, an empty claim is not a claim to compare.
-  const shipped = runs
-    .filter((r) => r.claim !== '' && !isRefusal(r.claim, options.refusalToken))
-    .map((r) => canonicalClaim(r.claim));
+  const shipped = runs.filter((r) => r.claim !== '' && !refusedRun(r)).map((r) => canonicalClaim(r.claim));
   const values: Record<Check, number | null> = {
     refusal_consistency: Math.max(refused, n - refused) / n,
     constraint_echo_consistency:

@@ -21,6 +21,7 @@ const runSchema = z.strictObject({
   citations: z.array(z.string()),
   constraints_echo: z.array(z.string()).optional(),
   retrieved: z.array(z.string()),
+  refused: z.boolean().optional(),
   /** [file, line] of the line read (the last of its run_id), and of its first line. */
   last: place,
   first: place,
@@ -50,6 +51,7 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
         citations: r.citations,
         ...(r.constraintsEcho !== undefined ? { constraints_echo: r.constraintsEcho } : {}),
         retrieved: r.retrieved,
+        ...(r.refused !== undefined ? { refused: r.refused } : {}),
         last: at(r.source),
         first: at(loaded.firsts.get(r) ?? r.source),
       })),
@@ -102,6 +104,7 @@ export const stabilitySplit: SuiteSplit<StabilityConfig> = {
             citations: r.citations,
             ...(r.constraints_echo !== undefined ? { constraintsEcho: r.constraints_echo } : {}),
             retrieved: r.retrieved,
+            ...(r.refused !== undefined ? { refused: r.refused } : {}),
             source: { file: files[last[0]!]!, line: last[1]! },
           },
           first: union(r.first),

@@ -1,0 +1,50 @@
+// Citations written into the claim as markers (`citation_markers:`, docs/formats.md "Inline citation
+// markers"): each match of the pattern is one citation, its one capture group a 1-based rank in
+// retrieved_ids or the chunk id itself.
+
+/** `citation_markers:` as gates.yaml gives it (see config.ts). */
+export interface MarkerSettings {
+  pattern: string;
+  refers_to: 'rank' | 'id';
+}
+
+/** The settings compiled once: plain data with a RegExp, so they cross to worker threads. */
+export interface Markers {
+  /** Global: every match of the claim is read. */
+  pattern: RegExp;
+  rank: boolean;
+}
+
+export const compileMarkers = (s: MarkerSettings): Markers => ({
+  pattern: new RegExp(s.pattern, 'g'),
+  rank: s.refers_to === 'rank',
+});
+
+/**
+ * The citations a claim's markers make, in order of first appearance, each once. A rank that names no
+ * retrieved id (0, past the end, not a number) cites nothing the model was given: it is listed as `[n]`,
+ * for the offenders to show, and `stray` says so, for judging to count the answer out of scope.
+ */
+export function markedCitations(
+  claim: string,
+  retrieved: readonly string[],
+  m: Markers,
+): { ids: string[]; stray: boolean } {
+  const ids: string[] = [];
+  let stray = false;
+  for (const match of claim.matchAll(m.pattern)) {
+    const text = match[1];
+    if (text === undefined) continue;
+    let id = text;
+    if (m.rank) {
+      const rank = /^\d{1,9}$/.test(text) ? Number(text) : 0;
+      if (rank >= 1 && rank <= retrieved.length) id = retrieved[rank - 1]!;
+      else {
+        id = `[${text}]`;
+        stray = true;
+      }
+    }
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return { ids, stray };
+}
