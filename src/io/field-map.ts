@@ -2,48 +2,142 @@ import { z } from 'zod';
 import { InputError, preview } from '../errors.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import { formatPointer, parsePointer, pointerGet } from './json-pointer.js';
-import { shapePointers, type Shape } from './record-shape.js';
+import { shapeKinds, type Shape } from './record-shape.js';
 import { describeIssue, formatPath, safeParse, validateLine } from './validate.js';
 
 /**
- * A `fields:` mapping of one input: for each canonical member (a JSON Pointer into the contract), the JSON
- * Pointer in the user's record that holds it. Canonical members left out are read from their own place.
+ * Where one canonical member is read from: the user's JSON Pointer, or that pointer (`from`) with its value
+ * transformed: multiplied (`scale`), epoch milliseconds made seconds (`unit: ms`), or compared with a JSON
+ * scalar (`equals`, a boolean). A `*` token in the pointer reads every element of the array there.
  */
-export type FieldMap = Readonly<Record<string, string>>;
+export type FieldSource =
+  string | { from: string; scale?: number; unit?: 'ms' | 's'; equals?: string | number | boolean | null };
+
+/**
+ * A `fields:` mapping of one input: for each canonical member (a JSON Pointer into the contract), where the
+ * user's record holds it. Canonical members left out are read from their own place.
+ */
+export type FieldMap = Readonly<Record<string, FieldSource>>;
 
 /** A record is read to MAX_JSON_DEPTH levels: a pointer deeper than that names nothing a record can hold. */
 export const MAX_POINTER_TOKENS = MAX_JSON_DEPTH - 1;
 
+/** The token that means every element of the array there (RFC 6901 has no such token: a key "*" is shadowed). */
+export const EVERY = '*';
+
+/** The user's pointer of a source, transformed or not. */
+export const sourcePointer = (s: FieldSource): string => (typeof s === 'string' ? s : s.from);
+
+const transformSchema = z.strictObject({
+  from: z.string(),
+  scale: z.number().positive('expected a number above 0').optional(),
+  unit: z.enum(['ms', 's']).optional(),
+  equals: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
+});
+
+const sourceSchema = z.union([z.string(), transformSchema], {
+  error: 'expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit or equals }',
+});
+
 /** The mapping of an input whose contract is `s`: the keys must name its members, the values be pointers. */
 export function fieldMapSchema(s: Shape) {
-  const known = shapePointers(s);
-  return z.record(z.string(), z.string()).superRefine((map, ctx) => {
-    for (const [canonical, user] of Object.entries(map)) {
-      if (!known.includes(canonical))
+  const kinds = new Map(shapeKinds(s));
+  const known = [...kinds.keys()];
+  const ofKind = (...k: string[]) => known.filter((p) => k.includes(kinds.get(p)!)).join(', ');
+  return z.record(z.string(), sourceSchema).superRefine((map, ctx) => {
+    for (const [canonical, source] of Object.entries(map)) {
+      const kind = kinds.get(canonical);
+      if (kind === undefined)
         ctx.addIssue({
           code: 'custom',
           path: [canonical],
           message: `${preview(canonical)} is not a member of the contract; expected one of ${known.join(', ')}`,
         });
+      const user = sourcePointer(source);
+      const at = typeof source === 'string' ? [canonical] : [canonical, 'from'];
       const parsed = parsePointer(user);
       if ('problem' in parsed)
-        ctx.addIssue({ code: 'custom', path: [canonical], message: `${preview(user)} ${parsed.problem}` });
+        ctx.addIssue({ code: 'custom', path: at, message: `${preview(user)} ${parsed.problem}` });
       // The scanner compiles a pointer's places recursively, a level each.
       else if (parsed.length > MAX_POINTER_TOKENS)
         ctx.addIssue({
           code: 'custom',
-          path: [canonical],
+          path: at,
           message: `${preview(user)} has ${parsed.length} reference tokens; expected at most ${MAX_POINTER_TOKENS}`,
         });
+      else {
+        const stars = parsed.filter((t) => t === EVERY).length;
+        if (stars > 1)
+          ctx.addIssue({
+            code: 'custom',
+            path: at,
+            message: `${preview(user)} has ${stars} "*" tokens; expected at most one (every element of one array)`,
+          });
+        else if (stars === 1 && kind !== undefined && kind !== 'strings')
+          ctx.addIssue({
+            code: 'custom',
+            path: at,
+            message: `${preview(user)} reads every element of an array ("*"), which only a list of strings holds; expected "*" only for ${ofKind('strings')}`,
+          });
+      }
+      if (typeof source === 'string' || kind === undefined) continue;
+      const given = (['scale', 'unit', 'equals'] as const).filter((k) => k in source);
+      if (given.length > 1)
+        ctx.addIssue({
+          code: 'custom',
+          path: [canonical, given[1]!],
+          message: `${given.join(' and ')} together; expected one transform of scale, unit, equals`,
+        });
+      const only = (key: 'scale' | 'unit' | 'equals', what: string, allowed: string) => {
+        if (key in source && !allowed.split(', ').includes(canonical))
+          ctx.addIssue({
+            code: 'custom',
+            path: [canonical, key],
+            message: `${key} ${what}; expected it only for ${allowed || 'no member of this contract'}`,
+          });
+      };
+      only('scale', 'multiplies a number', ofKind('duration', 'timestamp'));
+      only('unit', 'says what epoch numbers count', ofKind('timestamp'));
+      only('equals', 'makes a boolean', ofKind('boolean'));
     }
   });
 }
+
+/** A value a transform cannot take: `scale` met something that is not a number. */
+const UNFIT = Symbol('unfit');
 
 interface Entry {
   canonical: string[];
   user: string[];
   userPointer: string;
+  /** The index of the `*` token in `user`, or -1. */
+  every: number;
+  /** The value to put in the canonical member, from the value at `user`. */
+  transform?: (v: unknown) => unknown;
+  source: FieldSource;
 }
+
+/** Epoch seconds from epoch milliseconds. */
+const fromMs = (v: unknown) => (typeof v === 'number' ? v / 1000 : v);
+
+function transformOf(source: FieldSource): Entry['transform'] {
+  if (typeof source === 'string') return undefined;
+  const { scale, unit } = source;
+  // Rounded to 15 significant digits, the most a double keeps of any decimal: 1.005 s is 1005 ms, not the
+  // 1004.9999999999999 the product is in binary.
+  if (scale !== undefined)
+    return (v) =>
+      typeof v === 'number' ? Number((v * scale).toPrecision(15)) : v === undefined || v === null ? v : UNFIT;
+  if (unit === 'ms') return fromMs;
+  if ('equals' in source) {
+    const equals = source.equals;
+    return (v) => (v === undefined ? undefined : v === equals);
+  }
+  return undefined;
+}
+
+/** What JSON type a value is, as zod names it in its messages. */
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
 /** A FieldMap ready to apply: parents before their members, so a member's own mapping wins. */
 export class CompiledFieldMap {
@@ -51,17 +145,23 @@ export class CompiledFieldMap {
 
   constructor(map: FieldMap) {
     this.entries = Object.entries(map)
-      .map(([canonical, user]) => ({
-        canonical: parsePointer(canonical) as string[],
-        user: parsePointer(user) as string[],
-        userPointer: user,
-      }))
+      .map(([canonical, source]): Entry => {
+        const user = parsePointer(sourcePointer(source)) as string[];
+        return {
+          canonical: parsePointer(canonical) as string[],
+          user,
+          userPointer: sourcePointer(source),
+          every: user.indexOf(EVERY),
+          transform: transformOf(source),
+          source,
+        };
+      })
       .sort((a, b) => a.canonical.length - b.canonical.length);
   }
 
   /** The map as plain data, to hand to a worker thread. */
   get source(): FieldMap {
-    return Object.fromEntries(this.entries.map((e) => [formatPointer(e.canonical), e.userPointer]));
+    return Object.fromEntries(this.entries.map((e) => [formatPointer(e.canonical), e.source]));
   }
 
   /**
@@ -69,10 +169,17 @@ export class CompiledFieldMap {
    * nothing is there), every other one as the record has it. The user's objects are copied, not changed.
    */
   apply(record: unknown): unknown {
+    return this.mapped(record);
+  }
+
+  /** As apply; `unfit` is told of the first value a transform cannot take (apply keeps it as it is). */
+  private mapped(record: unknown, unfit?: (e: Entry, found: unknown) => never): unknown {
     if (typeof record !== 'object' || record === null || Array.isArray(record)) return record;
     const out: Record<string, unknown> = { ...record };
     for (const e of this.entries) {
-      const value = pointerGet(record, e.user);
+      const found = e.every < 0 ? pointerGet(record, e.user) : everyElement(record, e.user, e.every);
+      let value = e.transform ? e.transform(found) : found;
+      if (value === UNFIT) value = unfit ? unfit(e, found) : found;
       let target = out;
       const last = e.canonical.length - 1;
       for (let i = 0; i < last; i++) {
@@ -87,14 +194,21 @@ export class CompiledFieldMap {
     return out;
   }
 
-  /** Where in the user's record the canonical member at `path` is read from. */
+  /**
+   * Where in the user's record the canonical member at `path` is read from. A member read from every
+   * element is read from the array (`/contexts`), its element i from there (`/contexts/3/doc_id`).
+   */
   userPointer(path: readonly PropertyKey[]): string {
     const tokens = path.map(String);
     let best: Entry | undefined;
     for (const e of this.entries)
       if (e.canonical.length <= tokens.length && e.canonical.every((t, i) => t === tokens[i])) best = e;
     if (!best) return formatPointer(tokens);
-    return best.userPointer + formatPointer(tokens.slice(best.canonical.length));
+    const rest = tokens.slice(best.canonical.length);
+    if (best.every < 0) return best.userPointer + formatPointer(rest);
+    const head = best.user.slice(0, best.every);
+    if (rest.length === 0) return formatPointer(head);
+    return formatPointer([...head, rest[0]!, ...best.user.slice(best.every + 1), ...rest.slice(1)]);
   }
 
   /**
@@ -108,7 +222,13 @@ export class CompiledFieldMap {
     where: { file: string; line: number },
     what: string,
   ): T {
-    const mapped = this.apply(record);
+    const mapped = this.mapped(record, (e, found) => {
+      const scale = typeof e.source === 'string' ? undefined : e.source.scale;
+      throw new InputError(
+        where,
+        `${this.place(e.canonical)}: expected number to scale by ${scale}, found ${typeName(found)} (${what})`,
+      );
+    });
     if (test(mapped)) return mapped;
     const result = safeParse(schema, mapped);
     if (result.success) return result.data;
@@ -117,16 +237,31 @@ export class CompiledFieldMap {
     throw new InputError(where, this.describe(issue, what));
   }
 
-  private describe(issue: z.core.$ZodIssue, what: string): string {
-    const at = this.userPointer(issue.path);
-    const field = formatPath(issue.path);
+  /** The user's pointer of the member at `path`, and the member when that is not where it is read from. */
+  private place(path: readonly PropertyKey[]): string {
+    const at = this.userPointer(path);
     const shown = at === '' ? '"" (the whole record)' : at;
-    const place = at === formatPointer(issue.path.map(String)) ? shown : `${shown} (${field})`;
+    return at === formatPointer(path.map(String)) ? shown : `${shown} (${formatPath(path)})`;
+  }
+
+  private describe(issue: z.core.$ZodIssue, what: string): string {
+    const place = this.place(issue.path);
     const message = issue.message.replace(/^Invalid (?:input|option): /, '');
     if (issue.code === 'invalid_type' && /received undefined$/.test(message))
       return `${place}: missing; ${message.replace(/, received undefined$/, '')} (${what})`;
     return `${place}: ${message.replace(/, received (\w+)$/, ', found $1')} (${what})`;
   }
+}
+
+/**
+ * The member at `tokens` after the `*` at `every`, of each element of the array before it, in order (an
+ * element without it leaves a hole, which the contract's check names); what is there when it is no array.
+ */
+function everyElement(record: unknown, tokens: readonly string[], every: number): unknown {
+  const list = pointerGet(record, tokens.slice(0, every));
+  if (!Array.isArray(list)) return list;
+  const tail = tokens.slice(every + 1);
+  return list.map((x) => pointerGet(x, tail));
 }
 
 /** The compiled map, or undefined when there is none to apply. */

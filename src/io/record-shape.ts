@@ -159,6 +159,14 @@ export function shapePointers(s: Shape, prefix = ''): string[] {
   });
 }
 
+/** Every member's JSON Pointer with its kind (`object` for a member that is a shape), as shapePointers lists them. */
+export function shapeKinds(s: Shape, prefix = ''): [string, ValueKind | 'object'][] {
+  return Object.entries(s.members).flatMap(([name, m]): [string, ValueKind | 'object'][] => {
+    const p = `${prefix}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    return isShape(m.kind) ? [[p, 'object'], ...shapeKinds(m.kind, p)] : [[p, m.kind]];
+  });
+}
+
 /**
  * Where a line scanner found each member's value: `at[slot]` is the first byte, `end[slot]` the byte after
  * it, and at is -1 when the member is absent. Slots number the members as shapePointers lists them.
@@ -245,7 +253,10 @@ const newPlace = (): Place => ({
  * record it is not sure of (a place that is not the object or array it expected, a key with escapes) goes to
  * JSON.parse and the schema, as a line in the contract's own shape does.
  */
-export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}): LineScanner {
+export function lineScanner(
+  s: Shape,
+  map: Readonly<Record<string, string | { from: string }>> = {},
+): LineScanner {
   const pointers = shapePointers(s);
   const root = newPlace();
   const required: number[] = [];
@@ -272,7 +283,10 @@ export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}
   const walk = (sh: Shape, prefix: string, parentSource: readonly string[] | undefined, needed: boolean) => {
     for (const [name, m] of Object.entries(sh.members)) {
       const pointer = `${prefix}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      const mapped = map[pointer];
+      const source = map[pointer];
+      // A transformed value, and every element of an array (`*`), are left to JSON.parse and the map.
+      if (typeof source === 'object') usable = false;
+      const mapped = typeof source === 'object' ? source.from : source;
       const tokens =
         mapped !== undefined
           ? mapped
@@ -280,7 +294,7 @@ export function lineScanner(s: Shape, map: Readonly<Record<string, string>> = {}
               .split('/')
               .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
           : [...(parentSource ?? []), name];
-      if (mapped === '') usable = false;
+      if (mapped === '' || tokens.includes('*')) usable = false;
       sources.set(pointer, tokens);
       const isRequired = needed && !m.optional;
       if (isShape(m.kind)) {
