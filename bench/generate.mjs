@@ -634,7 +634,8 @@ function* jsonLines(file) {
 
 /**
  * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a
- * `fields:` mapping (gates-mapped.yaml), the traces as OTLP JSON with OpenInference spans, one export a
+ * `fields:` mapping (gates-mapped.yaml; the traces' ids also as lists of objects read with `*`,
+ * gates-listed.yaml), the traces as OTLP JSON with OpenInference spans, one export a
  * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group,
  * gates-parquet-one-group.yaml). Each scores as gates.yaml.
  */
@@ -659,6 +660,7 @@ export async function generateFormats(dir) {
   }
   let bytes = mg.close();
   const mt = new LineWriter(path.join(dir, 'mapped.trace.jsonl'));
+  const lt = new LineWriter(path.join(dir, 'listed.trace.jsonl'));
   const ot = new LineWriter(path.join(dir, 'otlp.trace.jsonl'));
   const traces = { ts: [], qid: [], retrieved: [], answer: [], latency: [] };
   const attr = (key, v) => ({
@@ -677,6 +679,19 @@ export async function generateFormats(dir) {
           echo: t.answer_json.constraints_echo,
         },
         retrieval: { ids: t.retrieved_ids },
+        timing: { ms: t.latency_ms },
+      }),
+    );
+    // Retrieved chunks and sources as lists of objects, as most pipelines log them (read with `*`).
+    lt.line(
+      JSON.stringify({
+        request: { id: t.qid, at: t.ts },
+        contexts: t.retrieved_ids.map((id, k) => ({ doc_id: id, score: 1 - k / 16 })),
+        output: {
+          text: t.answer_json.claim,
+          sources: t.answer_json.citations.map((id) => ({ id })),
+          echo: t.answer_json.constraints_echo,
+        },
         timing: { ms: t.latency_ms },
       }),
     );
@@ -721,6 +736,7 @@ export async function generateFormats(dir) {
     traces.latency.push(t.latency_ms);
   }
   bytes += mt.close();
+  const listedBytes = lt.close();
   const otlpBytes = ot.close();
   const { parquetWriteFile } = await import('hyparquet-writer');
   parquetWriteFile({
@@ -774,6 +790,29 @@ export async function generateFormats(dir) {
     ]),
   );
   writeFileSync(
+    path.join(dir, 'gates-listed.yaml'),
+    suite([
+      '    gold: mapped.gold.jsonl',
+      '    traces: listed.trace.jsonl',
+      '    fields:',
+      '      traces:',
+      '        /qid: /request/id',
+      '        /ts: /request/at',
+      '        /answer_json/claim: /output/text',
+      '        /answer_json/citations: /output/sources/*/id',
+      '        /answer_json/constraints_echo: /output/echo',
+      '        /retrieved_ids: /contexts/*/doc_id',
+      '        /latency_ms: /timing/ms',
+      '      gold:',
+      '        /qid: /item/key',
+      '        /question: /item/text',
+      '        /answerable: /label/ok',
+      '        /gold_claim_substr: /label/must',
+      '        /gold_citations: /label/cite',
+      '        /constraints: /label/rules',
+    ]),
+  );
+  writeFileSync(
     path.join(dir, 'gates-openinference.yaml'),
     suite([
       '    gold: qa.gold.jsonl',
@@ -790,5 +829,5 @@ export async function generateFormats(dir) {
     path.join(dir, 'gates-parquet-one-group.yaml'),
     suite(['    gold: qa.gold.parquet', '    traces: qa.trace.one-group.parquet']),
   );
-  return { mappedBytes: bytes, otlpBytes };
+  return { mappedBytes: bytes, listedBytes, otlpBytes };
 }

@@ -241,6 +241,7 @@ async function formats(scale) {
   const json = {
     canonical: ['qa.trace.jsonl', 'qa.gold.jsonl'],
     mapped: ['mapped.trace.jsonl', 'mapped.gold.jsonl'],
+    listed: ['listed.trace.jsonl', 'mapped.gold.jsonl'],
     openinference: ['otlp.trace.jsonl', 'qa.gold.jsonl'],
   };
   const parseFloor = (files) =>
@@ -249,8 +250,10 @@ async function formats(scale) {
       floor: canonical,
     });
   const canonicalFloor = await parseFloor(json.canonical);
-  for (const [format, config, limit] of [
+  for (const [format, config, limit, floorLimit] of [
     ['mapped', 'gates-mapped.yaml', 1.5],
+    // Ids in lists of objects (`*`): its ratio to its parse floor within 1.15× the canonical run's (#44).
+    ['listed', 'gates-listed.yaml', null, 1.15],
     ['openinference', 'gates-openinference.yaml', 1.5],
     ['parquet', 'gates-parquet.yaml', 2],
     // Not the issue's yardstick: the layout most writers' users get (see generateFormats).
@@ -280,6 +283,14 @@ async function formats(scale) {
         parse_floor_vs_canonical: round(floor.ours_s / floor.floor_s, 2),
         ours_vs_parse_floor: round(r.ours_s / floor.ours_s, 2),
         canonical_vs_parse_floor: round(canonicalFloor.floor_s / canonicalFloor.ours_s, 2),
+        // Ours ÷ its floor, over the canonical run ÷ its floor: the limit a mapped shape is held to.
+        ...(floorLimit && {
+          floor_ratio_vs_canonical: round(
+            r.ours_s / floor.ours_s / (canonicalFloor.floor_s / canonicalFloor.ours_s),
+            2,
+          ),
+          floor_ratio_limit: floorLimit,
+        }),
       }),
       same_metrics: same,
       scale: half,

@@ -246,6 +246,25 @@ const qaFiles = {
   'gold.lock.json': read('gold/qa.gold.lock.json'),
 };
 
+/** The example's traces with ids in lists of objects, times in epoch ms, latencies in seconds, a status. */
+function listedTraces(text: string): string {
+  const lines = text.split('\n').filter(Boolean);
+  return lines
+    .map((l) => {
+      const { retrieved_ids, answer_json, ts, latency_ms, ...t } = JSON.parse(l) as TraceLine;
+      const { citations, ...answer } = answer_json;
+      return JSON.stringify({
+        ...t,
+        created_ms: (ts as number) * 1000,
+        latency_s: latency_ms! / 1000,
+        status: 'done',
+        contexts: retrieved_ids.map((doc_id) => ({ doc_id })),
+        answer_json: { ...answer, sources: citations.map((id) => ({ id })) },
+      });
+    })
+    .join('\n');
+}
+
 async function targets(): Promise<Target[]> {
   const eventsDir =
     'examples/agent-retrieval/runs/staging/fix_sonnet_20260301_090000/retrieval_events/baseline-local-direct';
@@ -264,6 +283,34 @@ async function targets(): Promise<Target[]> {
     },
     { name: 'gold (grounded-qa)', files: qaFiles, fuzzed: 'gold.jsonl', args: [] },
     { name: 'traces (grounded-qa)', files: qaFiles, fuzzed: 'traces.jsonl', args: [] },
+    {
+      // Read through `*` and transforms: JSON.parse and the map, never the byte scanner.
+      name: 'traces mapped with * and transforms (grounded-qa)',
+      files: {
+        'gates.yaml': [
+          'version: 1',
+          'suites:',
+          '  qa:',
+          '    kind: grounded-qa',
+          '    gold: gold.jsonl',
+          '    traces: traces.jsonl',
+          '    fields:',
+          '      traces:',
+          '        /retrieved_ids: /contexts/*/doc_id',
+          '        /answer_json/citations: /answer_json/sources/*/id',
+          '        /ts: { from: /created_ms, unit: ms }',
+          '        /latency_ms: { from: /latency_s, scale: 1000 }',
+          '        /ok: { from: /status, equals: done }',
+          '    gates:',
+          '      precision: ">= 0.5"',
+          '',
+        ].join('\n'),
+        'gold.jsonl': qaFiles['gold.jsonl'],
+        'traces.jsonl': listedTraces(qaFiles['traces.jsonl']),
+      },
+      fuzzed: 'traces.jsonl',
+      args: [],
+    },
     {
       name: 'retrieval-event documents',
       files: {
