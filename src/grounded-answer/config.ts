@@ -96,6 +96,18 @@ export const inputSettings = {
        * `metadata.<key>` (a key of the root span's metadata), or any other span attribute holding the id.
        */
       qid: z.string().trim().min(1).default('input.value'),
+      /**
+       * Where a retrieved document's id is: `document.id`, or `metadata.<key>` (a key of its document.metadata
+       * JSON, nested keys dotted), where LangChain writes the user's ids.
+       */
+      document_id: z
+        .string()
+        .trim()
+        .regex(
+          /^(?:document\.id|metadata(?:\.[^.]+)+)$/,
+          'expected document.id, or metadata.<key> naming a key of each document.metadata (nested keys dotted: metadata.source.id)',
+        )
+        .default('document.id'),
     })
     .optional(),
 };

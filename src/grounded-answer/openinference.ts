@@ -31,7 +31,9 @@ import {
 //   qid              `openinference.qid`: the root span's input.value (matched to a gold question by the
 //                    caller), metadata.<key> (the root span's metadata), or another attribute of the root span
 //   q                the root span's input.value
-//   retrieved_ids    retrieval.documents.N.document.id of every RETRIEVER span, spans by start time, N in order
+//   retrieved_ids    each document's id of every RETRIEVER span, spans by start time, N in order: where
+//                    `openinference.document_id` says, retrieval.documents.N.document.id, or a key of
+//                    retrieval.documents.N.document.metadata (LangChain writes no document.id)
 //   answer_json      the answer: the root span's output.value, else the last LLM span's; JSON output as it is
 //                    (its claim and citations), text as {claim: text, citations: []}
 //   output           that output, parsed when it is JSON (for `fields:` to map, e.g. /output/sources)
@@ -45,6 +47,8 @@ import {
 
 export interface OpenInferenceOptions {
   qid: string;
+  /** `openinference.document_id`: `document.id` (the default) or `metadata.<key>`, nested keys dotted. */
+  documentId?: string;
 }
 
 /** A trace record and the file its root span is in. */
@@ -76,10 +80,10 @@ export async function* readOpenInference(
   for (const file of files) {
     if (isSpanDocument(file)) {
       for await (const { line, value, spanLines } of spanDocuments(file))
-        for (const s of spanFacts(value, file, line, qidAttribute, spanLines)) add(s);
+        for (const s of spanFacts(value, file, line, qidAttribute, spanLines, options.documentId)) add(s);
       continue;
     }
-    const spans = lineSpans(qidAttribute);
+    const spans = lineSpans(qidAttribute, undefined, options.documentId);
     for await (const batch of readLineBatches(file)) {
       for (let i = 0; i < batch.length; i++) {
         if (batch.blank(i)) continue;
@@ -108,16 +112,17 @@ export const qidAttributeOf = (options: OpenInferenceOptions): string | undefine
  * Reads the spans of one line, b[start, end): on its bytes when the scanner is sure of it, else parsed. No
  * spans for a line that is blank once decoded (a BOM alone). With `lean`, values stand in for what they
  * would assemble to where they can (see otlp-lean.ts), and, given `base` (the place of b[0] in the file), the
- * spans say where the strings of outputs and documents are (see SpanFacts.outputAt).
+ * spans say where the strings of outputs and documents are (see SpanFacts.outputAt). Documents are read
+ * for their ids where `documentId` says (see OpenInferenceOptions).
  */
-export function lineSpans(qidAttribute: string | undefined, lean?: LeanReader) {
-  const scan = otlpScanner(qidAttribute, lean);
+export function lineSpans(qidAttribute: string | undefined, lean?: LeanReader, documentId?: string) {
+  const scan = otlpScanner(qidAttribute, lean, documentId);
   return (b: Buffer, start: number, end: number, line: number, file: string, base?: number): SpanFacts[] => {
     const fast = scan(b, start, end, line, file, base);
     if (fast) return fast;
     const text = b.toString('utf8', start, end);
     if (isBlank(text)) return [];
-    return spanFacts(parseJsonLine(file, line, text), file, line, qidAttribute);
+    return spanFacts(parseJsonLine(file, line, text), file, line, qidAttribute, undefined, documentId);
   };
 }
 
@@ -219,10 +224,13 @@ export function spanFacts(
   qidAttribute: string | undefined,
   /** Each span's own line, when known (see otlpSpanLines). */
   spanLines?: readonly number[],
+  /** `openinference.document_id` (see OpenInferenceOptions). */
+  documentId = 'document.id',
 ): SpanFacts[] {
   const spans = spansOf(value, file, line);
   const lines = spanLines?.length === spans.length ? spanLines : undefined;
-  return spans.map((raw, k) => toFacts(raw, file, lines?.[k] ?? line, qidAttribute));
+  const idKey = documentId === 'document.id' ? DOCUMENT_KEY : DOCUMENT_METADATA_KEY;
+  return spans.map((raw, k) => toFacts(raw, file, lines?.[k] ?? line, qidAttribute, idKey));
 }
 
 /** The spans of one value: an OTLP request's, or the value itself when it is one span. */
@@ -256,8 +264,18 @@ function objectsAt(
   return v as Record<string, unknown>[];
 }
 
-/** A document's id attribute; its index as written (checked to be one, see toFacts). */
+/**
+ * The attribute a document's id is read from, document.id or document.metadata (see
+ * OpenInferenceOptions.documentId); its index as written (checked to be one, see toFacts).
+ */
 const DOCUMENT_KEY = /^retrieval\.documents\.(.*)\.document\.id$/s;
+const DOCUMENT_METADATA_KEY = /^retrieval\.documents\.(.*)\.document\.metadata$/s;
+/** Any other attribute of document N (N plainly decimal, as SpanFacts.documents holds it): it names N. */
+const DOCUMENT_ATTRIBUTE = new RegExp(
+  `^retrieval\\.documents\\.(0|[1-9]\\d{0,${DOCUMENT_DIGITS - 1}})\\.document\\.`,
+);
+/** The first document's metadata, read beside its id to name the keys an id may be in. */
+const FIRST_METADATA = 'retrieval.documents.0.document.metadata';
 
 /** An OTLP span (traceId, attributes as key/value list) or a Phoenix one (context.trace_id, attributes nested). */
 function toFacts(
@@ -265,6 +283,7 @@ function toFacts(
   file: string,
   line: number,
   qidAttribute: string | undefined,
+  idKey: RegExp,
 ): SpanFacts {
   const context = isObject(raw.context) ? raw.context : undefined;
   const traceId = raw.traceId ?? context?.trace_id;
@@ -291,7 +310,7 @@ function toFacts(
           `span ${preview(raw.name)}: an attribute is ${preview(kv)}; expected {"key": "…", "value": {…}}`,
         );
       // Two values of one document would keep one silently (the Map keeps the last): a retrieved id lost.
-      if (attrs.has(kv.key) && DOCUMENT_KEY.test(kv.key))
+      if (attrs.has(kv.key) && idKey.test(kv.key))
         throw new InputError(
           { file, line },
           `span ${preview(raw.name)}: attribute ${preview(kv.key)} given twice; expected each document once`,
@@ -318,16 +337,24 @@ function toFacts(
   const kind = valueOf('openinference.span.kind') ?? raw.span_kind;
   const documents: unknown[] = [];
   let documentPast: string | undefined;
+  let named = 0;
+  let firstMetadata: unknown;
+  const idAttribute = idKey === DOCUMENT_KEY ? 'id' : 'metadata';
   for (const key of attrs.keys()) {
-    const m = DOCUMENT_KEY.exec(key);
-    if (!m) continue;
+    const m = idKey.exec(key);
+    if (!m) {
+      const other = DOCUMENT_ATTRIBUTE.exec(key);
+      if (other) named = Math.max(named, Number(other[1]) + 1);
+      if (key === FIRST_METADATA) firstMetadata = valueOf(key);
+      continue;
+    }
     // `.+0.`, `.05.` or `.x.` were skipped, or read as another key's document: ids lost without a word.
     if (!/^(?:0|[1-9]\d*)$/.test(m[1]!))
       throw new InputError(
         { file, line },
-        `span ${preview(raw.name)}: attribute ${preview(key)}; expected retrieval.documents.N.document.id with N a decimal index without leading zeros (0, 1, 2, …)`,
+        `span ${preview(raw.name)}: attribute ${preview(key)}; expected retrieval.documents.N.document.${idAttribute} with N a decimal index without leading zeros (0, 1, 2, …)`,
       );
-    // Every index is read: one too large to hold (see DOCUMENT_DIGITS) is a gap to checkDocuments.
+    // Every index is read: one too large to hold (see DOCUMENT_DIGITS) is a gap to documentIds.
     if (m[1]!.length <= DOCUMENT_DIGITS) documents[Number(m[1])] = valueOf(key);
     else documentPast = largerIndex(documentPast, m[1]!);
   }
@@ -344,6 +371,8 @@ function toFacts(
     file,
   };
   if (documentPast !== undefined) facts.documentPast = documentPast;
+  if (named > 0) facts.documentsNamed = named;
+  if (firstMetadata !== undefined) facts.firstMetadata = firstMetadata;
   for (const [fact, key] of [
     ['input', 'input.value'],
     ['output', 'output.value'],
@@ -394,7 +423,8 @@ function anyValue(
 /** Phoenix's nested attributes as OpenInference's flat keys: retrieval.documents.0.document.id. */
 function flatten(v: unknown, prefix: string, out: Map<string, unknown>, depth = 0): void {
   if (depth > MAX_DEPTH) return; // no attribute OpenInference defines is this deep
-  if (isObject(v) && !(prefix === 'metadata')) {
+  // Metadata is one value (JSON text in OTLP), the span's or a document's: its keys are no attributes.
+  if (isObject(v) && !(prefix === 'metadata' || prefix.endsWith('.document.metadata'))) {
     for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out, depth + 1);
   } else if (Array.isArray(v) && v.some((x) => isObject(x))) {
     v.forEach((x, i) => flatten(x, `${prefix}.${i}`, out, depth + 1));
@@ -530,24 +560,111 @@ export function forEachRetrieved(
 }
 
 /**
- * A RETRIEVER span's documents are numbered from 0 without a gap, each id a string, as the canonical
- * retrieved_ids are: a document left out would drop out of recall unnoticed.
+ * The ids of a RETRIEVER span's documents, read where `documentId` says (see OpenInferenceOptions). Documents
+ * are numbered from 0 without a gap and every document the span names has an id, a string (in metadata, an
+ * integer too, as its decimal digits), as the canonical retrieved_ids are: a document left out, or ids read
+ * where the exporter wrote none, would score recall and precision 0 without a word.
  */
-function checkDocuments(s: SpanFacts): void {
+function documentIds(s: SpanFacts, documentId: string): string[] {
   const docs = s.documents;
+  const fromMetadata = documentId !== 'document.id';
+  const attribute = fromMetadata ? 'metadata' : 'id';
+  const named = Math.max(docs.length, s.documentsNamed ?? 0);
+  if (named === 0 && s.documentPast === undefined) return [];
+  const where = { file: s.file, line: s.line };
+  const span = `span ${preview(s.name ?? s.spanId)} (RETRIEVER)`;
   const last = s.documentPast ?? String(docs.length - 1);
   const gap = (n: number) =>
-    `has no retrieval.documents.${n}.document.id, but one numbered ${last}; expected documents numbered from 0 without a gap`;
-  const fail = (what: string) =>
-    new InputError({ file: s.file, line: s.line }, `retriever span ${preview(s.name ?? s.spanId)} ${what}`);
-  for (let n = 0; n < docs.length; n++) {
-    const id = docs[n];
-    if (typeof id === 'string') continue;
-    throw fail(
-      !(n in docs) ? gap(n) : `has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`,
+    new InputError(
+      where,
+      `retriever span ${preview(s.name ?? s.spanId)} has no retrieval.documents.${n}.document.${attribute}, but one numbered ${last}; expected documents numbered from 0 without a gap`,
     );
+  const path = fromMetadata ? documentId.split('.').slice(1) : [];
+  const idOf = (n: number): unknown => (fromMetadata ? keyAt(parsedOrText(docs[n]), path) : docs[n]);
+  // Without an id where it looks for one, no document has: the error says where they may be.
+  let any = !fromMetadata && docs.length > 0;
+  for (let n = 0; n < docs.length && !any; n++) any = n in docs && idOf(n) !== undefined;
+  if (!any && s.documentPast === undefined) {
+    const first = fromMetadata ? docs[0] : s.firstMetadata;
+    throw new InputError(where, `${span}: its documents have no ${documentId}; ${metadataKeys(first)}`);
   }
-  if (s.documentPast !== undefined) throw fail(gap(docs.length));
+  const ids: string[] = [];
+  for (let n = 0; n < docs.length; n++) {
+    if (!(n in docs)) throw gap(n);
+    const id = idOf(n);
+    if (typeof id === 'string') {
+      ids.push(id);
+      continue;
+    }
+    if (!fromMetadata)
+      throw new InputError(
+        where,
+        `retriever span ${preview(s.name ?? s.spanId)} has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`,
+      );
+    if (id === undefined) {
+      const keys = describeKeys(parsedOrText(docs[n]));
+      throw new InputError(
+        where,
+        `${span}: its document ${n} has no ${documentId} (its document.metadata ${keys ? `has ${keys}` : `is ${preview(docs[n])}`}); expected every document's id there (see openinference.document_id)`,
+      );
+    }
+    // A JSON number past 2^53 was rounded when parsed: another document's id, maybe.
+    if (typeof id === 'number' && Number.isSafeInteger(id)) ids.push(String(id));
+    else
+      throw new InputError(
+        where,
+        `${span}: its document ${n} has ${documentId} ${preview(id)}; expected a string, or an integer of at most 2^53 (read as its decimal digits)`,
+      );
+  }
+  if (s.documentPast !== undefined) throw gap(docs.length);
+  if (named > docs.length)
+    throw new InputError(
+      where,
+      `${span}: its document ${docs.length} has no ${fromMetadata ? 'document.metadata' : 'document.id'}, though the documents before it have; expected every document's id (see openinference.document_id)`,
+    );
+  return ids;
+}
+
+/** The value at `path` in a JSON object (own keys only); undefined where a key is missing. */
+function keyAt(v: unknown, path: readonly string[]): unknown {
+  for (const key of path) {
+    if (!isObject(v) || !Object.hasOwn(v, key)) return undefined;
+    v = v[key];
+  }
+  return v;
+}
+
+/** At most this many of a metadata's keys are named in an error. */
+const KEYS_NAMED = 10;
+
+/** A metadata object's keys, listed for an error; undefined for anything else. */
+function describeKeys(metadata: unknown): string | undefined {
+  if (!isObject(metadata)) return undefined;
+  const keys = Object.keys(metadata);
+  if (keys.length === 0) return 'no keys';
+  const more = keys.length > KEYS_NAMED ? `, … (${keys.length} in all)` : '';
+  return keys.slice(0, KEYS_NAMED).join(', ') + more;
+}
+
+/**
+ * What the first document's metadata (as written) holds, and the openinference.document_id that would read
+ * its ids: its key `id`, else one named like an id (doc_id, chunkId), when it holds a string or an integer.
+ */
+function metadataKeys(raw: unknown): string {
+  const expected =
+    'expected retrieval.documents.N.document.id, or openinference.document_id: metadata.<key> naming the key of document.metadata that holds each document’s id';
+  if (raw === undefined) return `its first document has no document.metadata either; ${expected}`;
+  const metadata = parsedOrText(raw);
+  if (!isObject(metadata)) return `its document.metadata is ${preview(raw)}, not a JSON object; ${expected}`;
+  if (Object.keys(metadata).length === 0) return `its document.metadata has no keys; ${expected}`;
+  const idLike = (k: string) => k === 'id' || /[_-]id$/i.test(k) || /[a-z]Id$/.test(k);
+  const idValue = (v: unknown) => typeof v === 'string' || Number.isSafeInteger(v);
+  const key =
+    Object.keys(metadata).find((k) => k === 'id' && idValue(metadata[k])) ??
+    Object.keys(metadata).find((k) => idLike(k) && idValue(metadata[k]));
+  return key !== undefined && !key.includes('.')
+    ? `its document.metadata has ${describeKeys(metadata)}: set openinference.document_id: metadata.${key}`
+    : `its document.metadata has ${describeKeys(metadata)}: set openinference.document_id: metadata.<key>, the key that holds each document’s id`;
 }
 
 /**
@@ -565,9 +682,8 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const { root, retrievers, answering } = picked;
   const where = { file: root.file, line: root.line };
   const traceId = root.traceId;
-  for (const s of retrievers) checkDocuments(s);
-  const retrieved: unknown[] = [];
-  forEachRetrieved(retrievers, (s, n) => retrieved.push(s.documents[n]));
+  const documentId = options.documentId ?? 'document.id';
+  const retrieved = retrievers.flatMap((s) => documentIds(s, documentId));
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
   if (answering) {
     const output = parsedOrText(answering.output);

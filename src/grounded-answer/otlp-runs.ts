@@ -65,12 +65,16 @@ interface LocalTrace {
 
 /** Reads the OTLP chunks this thread claims (see OtlpScan). */
 export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<OtlpScan> {
-  const options = { qid: input.qid };
+  const options = { qid: input.qid, documentId: input.documentId };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   // Traces are checked for their qid and time only: a winner is read again, from its places where it has
   // them. A mapping may read any value, so it gets them all (and no places).
   const placing = !input.fields;
-  const spansOf = lineSpans(qidAttributeOf(options), placing ? leanReader(input.qid) : undefined);
+  const spansOf = lineSpans(
+    qidAttributeOf(options),
+    placing ? leanReader(input.qid) : undefined,
+    input.documentId,
+  );
   // Columns of typed arrays from the start: made from arrays at the end, they held the main thread up 0.1 s.
   const traceIds = new StringColumn();
   const hash = uint32Column();

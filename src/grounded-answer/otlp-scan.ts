@@ -31,11 +31,21 @@ export interface SpanFacts {
   metadata?: unknown;
   /** The attribute holding the qid, when it is neither input.value nor metadata.<key>. */
   qid?: unknown;
-  /** retrieval.documents.N.document.id by N, for N of at most DOCUMENT_DIGITS digits. */
+  /**
+   * By N, for N of at most DOCUMENT_DIGITS digits, the attribute documents' ids are read from (see
+   * OpenInferenceOptions.documentId): retrieval.documents.N.document.id, or its document.metadata.
+   */
   documents: unknown[];
   /**
+   * 1 + the largest N of any other retrieval.documents.N.document.* attribute (N plainly decimal, of at most
+   * DOCUMENT_DIGITS digits), when there is one: document N is there, and must have an id.
+   */
+  documentsNamed?: number;
+  /** The first document's document.metadata, when ids are read from document.id (for an error to name its keys). */
+  firstMetadata?: unknown;
+  /**
    * The largest N of more digits (as written), when a key names one: such a span cannot number its
-   * documents without a gap (see checkDocuments in openinference.ts).
+   * documents without a gap (see documentIds in openinference.ts).
    */
   documentPast?: string;
   /**
@@ -77,6 +87,8 @@ const ANY_VALUE_KEYS = [
   ascii('kvlistValue'),
 ];
 const DOC_ID = ascii('.document.id');
+const DOC_METADATA = ascii('.document.metadata');
+const DOT_DOCUMENT = ascii('.document.');
 const PHOENIX_MEMBERS = ['context', 'parent_id', 'span_kind', 'start_time', 'end_time'].map(ascii);
 
 const STRING_VALUE_OPEN = ascii('{"stringValue":');
@@ -225,8 +237,11 @@ interface State {
  * The spans of the OTLP export at b[start, end), or undefined when the line is not one this reader is sure
  * of (another shape, escapes in keys, a span without ids or times): the caller then parses it.
  */
-export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader) {
+export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader, documentId = 'document.id') {
   const attrs = wanted(qidAttribute);
+  /** The attribute of document N its id is read from (see SpanFacts.documents). */
+  const idsFromMetadata = documentId !== 'document.id';
+  const idSuffix = idsFromMetadata ? DOC_METADATA : DOC_ID;
   /** Whether a wanted key has this length: most keys are told apart by it. */
   const wantedLength: boolean[] = [];
   for (const [name] of attrs) wantedLength[name.length] = true;
@@ -280,7 +295,11 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
    * A wanted attribute's value for `fact`, the AnyValue at b[s.valueAt, s.valueEnd): its placeholder when lean
    * reading has one (see otlp-lean.ts).
    */
-  const factValue = (b: Buffer, s: State, fact: LeanFact | 'qid' | 'kind'): unknown => {
+  const factValue = (
+    b: Buffer,
+    s: State,
+    fact: LeanFact | 'qid' | 'kind' | 'metadata of a document',
+  ): unknown => {
     const v = s.valueAt;
     const e = s.valueEnd;
     if (s.stringEnd === UNKNOWN) s.stringEnd = plainString(b, v, e);
@@ -291,7 +310,7 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
         // The few kinds OpenInference names, without making a string of each span's.
         for (let j = 0; j < KINDS.length; j++)
           if (end - at === KINDS[j]!.length && bytesAre(b, at, end, KINDS[j]!)) return KIND_NAMES[j];
-      } else if (lean && fact !== 'qid') {
+      } else if (lean && fact !== 'qid' && fact !== 'metadata of a document') {
         const placeholder = lean(fact, b, at, end);
         if (placeholder !== DECODE) return placeholder;
       }
@@ -368,13 +387,27 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       for (const [name, f] of attrs)
         if (len === name.length && bytesAre(b, k0, k1, name)) (facts ??= []).push(f);
     let doc = -1;
-    if (
-      len >= DOCS.length + DOC_ID.length &&
-      bytesAre(b, k0, k1, DOCS) &&
-      bytesAre(b, k1 - DOC_ID.length, k1, DOC_ID)
-    ) {
+    let firstMetadata = false;
+    if (len > DOCS.length && bytesAre(b, k0, k1, DOCS) && !bytesAre(b, k1 - idSuffix.length, k1, idSuffix)) {
+      // Another attribute of a document: it names N (as DOCUMENT_ATTRIBUTE in openinference.ts reads it).
       const d0 = k0 + DOCS.length;
-      const d1 = k1 - DOC_ID.length;
+      let d1 = d0;
+      while (d1 < k1 && d1 - d0 <= DOCUMENT_DIGITS && b[d1]! >= 0x30 && b[d1]! <= 0x39) d1++;
+      const digits = d1 - d0;
+      if (
+        digits > 0 &&
+        digits <= DOCUMENT_DIGITS &&
+        !(b[d0] === 0x30 && digits > 1) &&
+        bytesAre(b, d1, k1, DOT_DOCUMENT)
+      ) {
+        const n = digitsValue(b, d0, d1) + 1;
+        if (n > (s.span.documentsNamed ?? 0)) s.span.documentsNamed = n;
+        firstMetadata =
+          !idsFromMetadata && n === 1 && k1 - d1 === DOC_METADATA.length && bytesAre(b, d1, k1, DOC_METADATA);
+      }
+    } else if (len >= DOCS.length + idSuffix.length && bytesAre(b, k0, k1, DOCS)) {
+      const d0 = k0 + DOCS.length;
+      const d1 = k1 - idSuffix.length;
       const digits = digitsValue(b, d0, Math.min(d1, d0 + DOCUMENT_DIGITS));
       // An index that is not plain decimal (`+0`, `05`, `x`) is an error openinference.ts words: left to it.
       const rest = d1 - d0 > DOCUMENT_DIGITS ? digitsValue(b, d0 + DOCUMENT_DIGITS, d1) : 0;
@@ -382,7 +415,7 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
       if (d1 - d0 <= DOCUMENT_DIGITS) doc = digits;
       else s.span.documentPast = largerIndex(s.span.documentPast, b.toString('latin1', d0, d1));
     }
-    if (facts === undefined && doc < 0) return close;
+    if (facts === undefined && doc < 0 && !firstMetadata) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
     if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
     for (const fact of facts ?? []) {
@@ -397,13 +430,19 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader)
         s.span.outputLength = plain ? s.stringEnd - s.valueAt - STRING_VALUE_OPEN.length : NaN;
       }
     }
+    if (firstMetadata) {
+      const value = factValue(b, s, 'metadata of a document');
+      if (value === REFUSED) return -1;
+      if (value === undefined) delete s.span.firstMetadata;
+      else s.span.firstMetadata = value;
+    }
     if (doc >= 0) {
       // A document given twice is an error openinference.ts words.
       if (doc in s.span.documents) return -1;
-      const value = factValue(b, s, 'document');
+      const value = factValue(b, s, idsFromMetadata ? 'metadata of a document' : 'document');
       if (value === REFUSED) return -1;
       s.span.documents[doc] = value;
-      if (lean) {
+      if (lean && !idsFromMetadata) {
         const at = (s.span.documentsAt ??= []);
         const plain = s.stringEnd > 0;
         at[2 * doc] = plain ? s.base + s.valueAt + STRING_VALUE_OPEN.length : NaN;

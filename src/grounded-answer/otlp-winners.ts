@@ -154,7 +154,7 @@ export function readWinners(
   input: TraceInput,
   each: (slot: number, run: TraceLine | RawMembers) => void,
 ): void {
-  const options: OpenInferenceOptions = { qid: input.qid };
+  const options: OpenInferenceOptions = { qid: input.qid, documentId: input.documentId };
   const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
   const want = new Map<string, Wanted>();
   const placed = placedReader();
@@ -179,7 +179,7 @@ export function readWinners(
     want.set(job.traceIds[slot]!, { slot, spans: [], left: last - first });
     for (let k = first; k < last; k++) workOn(lineOf(job, k)).spans = true;
   }
-  const spansOf = lineSpans(qidAttributeOf(options));
+  const spansOf = lineSpans(qidAttributeOf(options), undefined, options.documentId);
   const readSpansOf = (spans: SpanFacts[]) => {
     const here = new Set<Wanted>();
     for (const span of spans) {
@@ -223,7 +223,7 @@ export function readSpans(
   options: OpenInferenceOptions,
   each: (spans: SpanFacts[]) => void,
 ): void {
-  const spansOf = lineSpans(qidAttributeOf(options));
+  const spansOf = lineSpans(qidAttributeOf(options), undefined, options.documentId);
   forEachLine(lines, (l, buf, start, end) => each(spansOf(buf, start, end, l.line, l.file)));
 }
 

@@ -11,18 +11,22 @@ export interface TraceInput {
   fields?: FieldMap;
   /** `openinference.qid` (see openinference.ts). */
   qid: string;
+  /** `openinference.document_id`, when not the default `document.id` (see openinference.ts). */
+  documentId?: string;
 }
 
 export const CANONICAL_TRACES: TraceInput = { format: 'jsonl', qid: 'input.value' };
 
 export function traceInput(config: {
   format?: TraceInput['format'];
-  openinference?: { qid: string };
+  openinference?: { qid: string; document_id?: string };
   fields?: FieldMap;
 }): TraceInput {
+  const documentId = config.openinference?.document_id;
   return {
     format: config.format ?? 'jsonl',
     qid: config.openinference?.qid ?? 'input.value',
+    ...(documentId !== undefined && documentId !== 'document.id' ? { documentId } : {}),
     ...(config.fields && Object.keys(config.fields).length > 0 ? { fields: config.fields } : {}),
   };
 }
@@ -43,7 +47,7 @@ export async function* traceRecords(
   input: TraceInput,
 ): AsyncGenerator<TraceRecord> {
   if (input.format === 'openinference') {
-    yield* readOpenInference(files, { qid: input.qid });
+    yield* readOpenInference(files, input);
     return;
   }
   for (const file of files)

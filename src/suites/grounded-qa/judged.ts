@@ -16,6 +16,7 @@ import { scuRules } from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
 import { worstLabel } from '../../grounded-answer/judge.js';
+import { misreads, readersOf } from '../../grounded-answer/misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { GroundedQaConfig } from './index.js';
@@ -159,6 +160,13 @@ export function resultOf(
     );
   }
   if (counts.missing > 0) warnings.push(`${counts.missing} of ${counts.gold} gold items have no trace`);
+  const unknownLines = [...loaded.unknown.values()].reduce((a, b) => a + b, 0);
+  const misread = misreads(
+    loaded.table,
+    { total: loaded.lines, unknown: unknownLines },
+    readersOf(options.traces),
+  );
+  warnings.push(...misread.map((m) => m.warning));
 
   const { table } = loaded;
   // Failing is what `passed` says, as for `items`; the worst label only picks the bucket.
@@ -195,6 +203,7 @@ export function resultOf(
     },
     describe,
     warnings,
+    misread,
     items: { ids: gold.qids, pass: passColumn(gold.qids.length, loaded) },
     triage: triage(gold.answerable, loaded.table),
   };
