@@ -34,6 +34,7 @@ import type {
 import type {
   ItemVerdicts,
   LoadedSuite,
+  Misread,
   Offender,
   OffenderList,
   Resampler,
@@ -81,6 +82,8 @@ export interface RunOutcome {
   runWarnings: string[];
   /** With options.resample: the suites that can recompute metrics over a resample of their items. */
   resamplers: Record<string, Resampler>;
+  /** Each suite's warnings that its data looks read wrongly (init gates none of the metrics they concern). */
+  misreads: Record<string, Misread[]>;
 }
 
 /** The whole engine: config → inputs → scores → gates → report. The CLI and the Action both call this. */
@@ -184,6 +187,7 @@ export async function judgeRun(
   const { config, selected, relative } = setup;
   const suites: Record<string, SuiteReport> = {};
   const resamplers: Record<string, Resampler> = {};
+  const misreads: Record<string, Misread[]> = {};
   const gates: GateResult[] = [];
   const warnings: string[] = [];
   const base: FoundBaseline | undefined =
@@ -197,6 +201,7 @@ export async function judgeRun(
     const { inputs, metrics, result, gold, ...scored } = await score(suite);
 
     if (options.resample && result.resample) resamplers[suite.name] = result.resample;
+    if (result.misread?.length) misreads[suite.name] = result.misread;
     const baseSuite = baseReport?.suites[suite.name];
     const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
     const values = Object.fromEntries(
@@ -268,7 +273,7 @@ export async function judgeRun(
     suites,
     gates,
   };
-  return { report, config, warnings, runWarnings, resamplers };
+  return { report, config, warnings, runWarnings, resamplers, misreads };
 }
 
 /**

@@ -305,7 +305,16 @@ describe('isVerdict: the flags words judging gives', () => {
         rnd() < 0.5 ? ['Tokens must never be logged.'] : [],
       );
       const options = rnd() < 0.5 ? on : off;
-      const claim = pick(['not in context', 'the fact', 'a guess', 'the fact; tokens are optional']);
+      // The last three read like refusals (a notice beside the verdict, see notices.ts).
+      const claim = pick([
+        'not in context',
+        'the fact',
+        'a guess',
+        'the fact; tokens are optional',
+        "I don't know",
+        "I don't know the fact",
+        "I don't know the fact; tokens are optional",
+      ]);
       const echo = rnd() < 0.5 ? ['Tokens must never be logged.'] : undefined;
       const table = newRunTable(1, options.cutoffs.length);
       judgeInto(
@@ -320,7 +329,9 @@ describe('isVerdict: the flags words judging gives', () => {
       reached[answerable ? 1 : 0]!.add(table.flags[0]!);
     }
     for (const answerable of [false, true]) {
-      const allowed = Array.from({ length: 1 << 15 }, (_, w) => w).filter((w) => isVerdict(w, answerable));
+      const allowed = Array.from({ length: 8 << 15 }, (_, w) => (w & 0x7fff) | ((w >> 15) << 24)).filter(
+        (w) => isVerdict(w, answerable),
+      );
       expect(allowed.sort((a, b) => a - b)).toEqual([...reached[answerable ? 1 : 0]!].sort((a, b) => a - b));
     }
     // The word of the flipped bit: answerable, answered, evidence and a hit, contained, no violation,

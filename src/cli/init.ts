@@ -8,6 +8,7 @@ import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
 import { confine, scopeAt, type PathScope } from '../io/confine.js';
 import { resolveMetric } from '../metrics/spec.js';
 import { calibrate } from '../init/calibrate.js';
+import { concerns } from '../init/misread.js';
 import { detect, ROLES } from '../init/detect.js';
 import { flag, HEADLINE, NAMES, plan, type Proposal } from '../init/plan.js';
 import {
@@ -232,10 +233,18 @@ export const initCommand: Command = {
       // Every kind has its headline (test/init.test.ts keeps the table in step with the registry).
       const headline = HEADLINE[s.proposal.kind]!;
       const named = (m: string) => m.replace('{k}', String(k));
+      // A gate calibrated on data read wrongly would hold the wrong numbers in place: say so, gate the rest.
+      const misread = outcome.misreads[s.proposal.name] ?? [];
+      for (const m of misread) say(`  warning: ${s.proposal.name}: ${m.warning}`);
       for (const metric of headline.gates.map(named)) {
         const resolved = resolveMetric(metric, suite.kind.metrics);
         const value = report.metrics[metric];
         if (!resolved || !value) continue;
+        const doubt = misread.find((m) => concerns(m, metric));
+        if (doubt) {
+          s.skipped.push(`${metric}: the data looks read wrongly (${doubt.warning})`);
+          continue;
+        }
         const c = calibrate(
           metric,
           value,

@@ -7,6 +7,7 @@ import type { Verdicts } from './runs.js';
 import type { ScoreOptions } from './score.js';
 import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
 import { isRefusal, refusalRule, type RefusalRule } from './refusal.js';
+import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from './notices.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
@@ -112,6 +113,18 @@ const VERDICTS = [false, true].map((answerable) => {
     else flags |= UNDER_REFUSAL;
     words.add(flags & FAILED ? flags : flags | OK);
   }
+  // What judging notices beside the verdict: nothing retrieved (then no evidence, no hit, and an answer cites
+  // nothing or out of scope); nothing cited (an answer: then nothing out of scope, no hit); a claim that reads
+  // like a refusal (an answer).
+  for (const w of [...words])
+    for (let n = 1; n < 8; n++) {
+      const notices = (n & 1 ? NO_RETRIEVED : 0) | (n & 2 ? UNCITED : 0) | (n & 4 ? LOOKS_REFUSED : 0);
+      if (notices & NO_RETRIEVED && w & (EVIDENCE | HIT)) continue;
+      if (notices & NO_RETRIEVED && !(w & REFUSED) && !(w & OUT_OF_SCOPE) && !(notices & UNCITED)) continue;
+      if (notices & UNCITED && w & (REFUSED | HIT | OUT_OF_SCOPE)) continue;
+      if (notices & LOOKS_REFUSED && w & REFUSED) continue;
+      words.add(w | notices);
+    }
   return words;
 });
 
@@ -154,8 +167,9 @@ export function judgeInto(
   }
   table.rule[row] = -1;
   const evidence = item.answerable && anyWithin(item.citations, retrieved, retrieved.length) ? EVIDENCE : 0;
+  const nothing = retrieved.length === 0 ? NO_RETRIEVED : 0;
   if (t.refused ?? isRefusal(claim, options.refusal)) {
-    table.flags[row] = REFUSED | evidence | (item.answerable ? OVER_REFUSAL : REFUSAL_OK);
+    table.flags[row] = REFUSED | evidence | (item.answerable ? OVER_REFUSAL : REFUSAL_OK) | nothing;
     return;
   }
 
@@ -166,7 +180,7 @@ export function judgeInto(
     cited = marked.ids;
     inScope = !marked.stray;
   }
-  let flags = evidence;
+  let flags = evidence | nothing | (cited.length === 0 && inScope ? UNCITED : 0);
   for (let i = 0; i < cited.length && inScope; i++) inScope = retrieved.includes(cited[i]!);
   let hitsGold = false;
   for (let i = 0; i < cited.length && !hitsGold; i++) hitsGold = item.citations.includes(cited[i]!);
@@ -201,6 +215,7 @@ export function judgeInto(
   } else {
     flags |= UNDER_REFUSAL;
   }
+  if (looksLikeRefusal(lower ?? claim.toLowerCase())) flags |= LOOKS_REFUSED;
   table.flags[row] = flags & FAILED ? flags : flags | OK;
 }
 

@@ -68,12 +68,21 @@ export interface OffenderList {
   idAt?(index: number): string;
 }
 
+/** A warning that the data looks read wrongly (an unmapped id, a unit), and the metrics it puts in doubt. */
+export interface Misread {
+  warning: string;
+  /** Metric names; `*` stands for any text (`recall@*` is every recall@k). */
+  metrics: readonly string[];
+}
+
 export interface SuiteResult {
   metrics: Record<string, MetricValue>;
   counts: Record<string, number>;
   /** Every failing item, most severe first; renderers show the top N. */
   offenders: OffenderList;
   warnings: string[];
+  /** Warnings (among `warnings`) that the data looks read wrongly, with the metrics they put in doubt. */
+  misread?: Misread[];
   /** Every item's verdict, for comparisons with a baseline (suites with per-item pass/fail only). */
   items?: ItemVerdicts;
   /** Fields of the offenders that come without them, for the few a report shows. */

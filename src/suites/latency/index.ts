@@ -18,7 +18,7 @@ import { aggregate, answerableOf } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
 import { stageLine } from '../../report/triage.js';
 import type { Table } from '../../report/schema.js';
-import type { Offender, ScoreContext, SuiteKind, SuiteResult } from '../types.js';
+import type { Misread, Offender, ScoreContext, SuiteKind, SuiteResult } from '../types.js';
 import { latencySplit } from './split.js';
 import { STAGES, type LatencySample } from './contract.js';
 import { loadCsv, loadTraceLatencies } from './load.js';
@@ -207,6 +207,8 @@ export function latencyResult(
 
   const scope = knownConfiguration(config, ctx, configurations);
   const scoped = scope === undefined ? samples : samples.filter((s) => s.configuration === scope);
+  const misread = unitMisread(samples, config);
+  warnings.push(...misread.map((m) => m.warning));
 
   const offenders: Offender[] = [];
   const tables: Table[] = [];
@@ -250,8 +252,32 @@ export function latencyResult(
     },
     offenders,
     warnings,
+    misread,
     tables,
   };
+}
+
+/** Below this every end-to-end time is faster than any answer a model writes: seconds read as milliseconds? */
+const FASTEST_MS = 50;
+/** Above this every one is slower than a request anyone waits for: microseconds read as milliseconds? */
+const SLOWEST_MS = 10 * 60 * 1000;
+
+/** A warning when no request took a plausible time (all under 50 ms or over 10 minutes): a unit read wrongly. */
+function unitMisread(samples: readonly { e2eMs: number }[], config: LatencyConfig): Misread[] {
+  if (samples.length === 0 || samples.some((s) => s.e2eMs >= FASTEST_MS && s.e2eMs <= SLOWEST_MS)) return [];
+  const mapped = config.fields?.traces?.['/latency_ms'];
+  const reader =
+    config.csv !== undefined
+      ? "the csv's e2e_ms column (milliseconds)"
+      : mapped !== undefined
+        ? 'fields.traces./latency_ms (a scale: converts seconds, e.g. { from: /latency_s, scale: 1000 })'
+        : 'latency_ms (milliseconds; map another unit with fields.traces./latency_ms: { from: …, scale: … })';
+  return [
+    {
+      warning: `every one of the ${samples.length} latencies is under ${FASTEST_MS} ms or over 10 minutes: is the unit right (${reader})?`,
+      metrics: ['p*_ms', '*.p*_ms', 'tail_amplification'],
+    },
+  ];
 }
 
 /** Each trace file's accuracy as a configuration, and the trace qids gold does not have. */
