@@ -38,6 +38,18 @@ export const traceShape = shape({
   refused: optional('boolean'),
 });
 
+/**
+ * The trace contract under `citation_markers` (docs/formats.md, "Inline citation markers"): the markers in
+ * the claim are its citations, so answer_json.citations is not required, and a trace that lists them anyway
+ * is refused (one source of truth). Derived from the table above: the same members, the same slots.
+ */
+export const markedTraceShape = shape({
+  ...traceShape.members,
+  answer_json: required(
+    shape({ ...answerShape.members, citations: optional(answerShape.members.citations.kind) }),
+  ),
+});
+
 export type GoldLine = Infer<typeof goldShape>;
 export type TraceLine = Infer<typeof traceShape>;
 
@@ -59,6 +71,20 @@ export interface GoldItem {
   question?: string;
 }
 
+export const MARKED_CITATIONS =
+  'a citations list beside citation_markers; expected none: the markers in the claim are its citations (one source of truth)';
+export const MARKED_TRACE_WHAT =
+  'a trace {qid, retrieved_ids, answer_json: {claim}}, citing by markers in its claim';
+
+export const markedTraceLineSchema = shapeSchema(markedTraceShape).superRefine((t, ctx) => {
+  if (t.answer_json.citations !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['answer_json', 'citations'], message: MARKED_CITATIONS });
+});
+const markedTest = shapeTest(markedTraceShape);
+/** Typed as a trace line: under citation_markers nothing reads a trace's own citations (see judgeInto). */
+export const markedTraceTest = (v: unknown): v is TraceLine =>
+  markedTest(v) && v.answer_json.citations === undefined;
+
 export const goldTest = shapeTest(goldShape);
 export const traceTest = shapeTest(traceShape);
 
@@ -70,6 +96,9 @@ export const asTraceLine = (v: unknown): TraceLine | undefined => (traceTest(v) 
 
 export const GOLD_WHAT = 'a gold item {qid, question, answerable, gold_claim_substr, gold_citations}';
 export const TRACE_WHAT = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}}';
+
+/** The contract under citation_markers checked by hand (see markedTraceTest). */
+export const asMarkedTraceLine = (v: unknown): TraceLine | undefined => (markedTraceTest(v) ? v : undefined);
 
 /** A parsed trace line checked against the contract: by hand, and by the schema to word an error. */
 export function checkTraceLine(value: unknown, file: string, line: number): TraceLine {

@@ -1,3 +1,4 @@
+import { traceChecker } from './trace-checks.js';
 import { formatWhere, InputError, preview, recordWord, type Where } from '../errors.js';
 import { GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
@@ -15,16 +16,7 @@ import {
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf, refOf } from '../io/records.js';
-import {
-  GOLD_WHAT,
-  goldLineSchema,
-  goldTest,
-  TRACE_WHAT,
-  traceLineSchema,
-  traceTest,
-  type GoldItem,
-  type TraceLine,
-} from './contract.js';
+import { GOLD_WHAT, goldLineSchema, goldTest, type GoldItem, type TraceLine } from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions } from './judge.js';
@@ -229,7 +221,9 @@ export function startJudging(
   goldFiles: readonly string[] = [],
 ): Judging {
   const fields = options.traces?.fields;
-  const started = startThreads<Scan>(fields ? { fields } : {}, byLines(traceFiles)).then((t) => ({
+  const markers = options.traces?.markers;
+  const job = { ...(fields && { fields }), ...(markers && { markers }) };
+  const started = startThreads<Scan>(job, byLines(traceFiles)).then((t) => ({
     ...t,
     // Gold is digested by a worker when there are workers at all (see finish).
     digestEntry: goldFiles.length > 0 ? t.entry : undefined,
@@ -253,7 +247,10 @@ export function startJudging(
       // Once their scans are in, the workers go, heaps and all, before judging takes memory of its own. A
       // fresh one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come
       // along: a scan worker digesting raised the peak by 25 MB).
-      const scans = await gatherScans([scanRuns(queue, fields), ...helpers.map((h) => h.scan)], helpers);
+      const scans = await gatherScans(
+        [scanRuns(queue, fields, markers), ...helpers.map((h) => h.scan)],
+        helpers,
+      );
       if (digestEntry)
         digester = spawn<Scan>(digestEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
       // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
@@ -323,7 +320,7 @@ export async function judgeRecords(
 ): Promise<RunsLoad> {
   const input = options.traces ?? CANONICAL_TRACES;
   const byQuestion = input.format === 'openinference' && input.qid === 'input.value' ? questions : undefined;
-  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const checker = traceChecker(input);
   const rows = new Map<string, number>();
   gold.forEach((g, i) => rows.set(g.qid, i));
   const table = newRunTable(gold.length, options.cutoffs.length);
@@ -438,7 +435,7 @@ async function judgeWinners(
   }
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   for (const [file, rows] of byFile)
-    judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces?.fields);
+    judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces);
 
   return { ...judged(table, lines, known, unknown, options), ref };
 }

@@ -1,7 +1,7 @@
+import { traceChecker } from './trace-checks.js';
 import { InputError, type Where } from '../errors.js';
-import { recordChecker } from '../io/field-map.js';
 import type { Segment } from '../io/split.js';
-import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
+import type { GoldItem, TraceLine } from './contract.js';
 import { heldReader, runReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import { goldDigestFrom } from './gold-digesting.js';
@@ -119,7 +119,7 @@ async function judgeOtlp(
   );
 
   const opts: OpenInferenceOptions = { qid: input.qid, documentId: input.documentId };
-  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const checker = traceChecker(input);
   /** Entry i of scan s's lines: its file's place in the input, offset, length and line number each. */
   const eachLine = (
     s: OtlpScan,

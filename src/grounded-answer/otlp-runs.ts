@@ -1,12 +1,11 @@
+import { traceChecker } from './trace-checks.js';
 import { InputError, type Where } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
-import { recordChecker } from '../io/field-map.js';
 import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
 import { float64Column, int32Column, uint32Column } from '../io/typed-column.js';
 import { StringColumn, stringListBuffers, type StringList } from '../io/string-column.js';
 import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
-import { TRACE_WHAT, traceLineSchema, traceTest } from './contract.js';
 import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
 import { leanReader } from './otlp-lean.js';
 import { notePlaces } from './otlp-places.js';
@@ -66,7 +65,7 @@ interface LocalTrace {
 /** Reads the OTLP chunks this thread claims (see OtlpScan). */
 export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<OtlpScan> {
   const options = { qid: input.qid, documentId: input.documentId };
-  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const checker = traceChecker(input);
   // Traces are checked for their qid and time only: a winner is read again, from its places where it has
   // them. A mapping may read any value, so it gets them all (and no places).
   const placing = !input.fields;

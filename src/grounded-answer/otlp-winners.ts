@@ -1,6 +1,6 @@
-import { recordChecker } from '../io/field-map.js';
+import { traceChecker } from './trace-checks.js';
 import { forEachSpan } from '../io/read-at.js';
-import { TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
+import type { TraceLine } from './contract.js';
 import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
 import type { HeldRuns, RawMembers } from './held-lines.js';
 import { float64Column, int32Column } from '../io/typed-column.js';
@@ -155,7 +155,7 @@ export function readWinners(
   each: (slot: number, run: TraceLine | RawMembers) => void,
 ): void {
   const options: OpenInferenceOptions = { qid: input.qid, documentId: input.documentId };
-  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const checker = traceChecker(input);
   const want = new Map<string, Wanted>();
   const placed = placedReader();
   /** What each line is read for, by file and offset: the slots read from their places, and spans. */

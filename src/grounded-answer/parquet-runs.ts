@@ -1,10 +1,10 @@
+import { traceChecker } from './trace-checks.js';
 import { InputError } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
-import { recordChecker } from '../io/field-map.js';
 import { parquetRowGroups } from '../io/records.js';
 import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import type { Segment } from '../io/split.js';
-import { TRACE_WHAT, traceLineSchema, traceTest, type GoldItem, type TraceLine } from './contract.js';
+import type { GoldItem, TraceLine } from './contract.js';
 import { NO_DIGESTER } from './gold-digesting.js';
 import type { RecordJudging, RunsLoad } from './load.js';
 import { heldRuns, inMemory, judgeHeld, newRunTable, offer, replaces } from './runs.js';
@@ -136,7 +136,7 @@ export async function scanParquetRuns(
     if (answerRaw) row.answer_json = answer.value();
     return undefined;
   };
-  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+  const checker = traceChecker(input);
   const slots = new Map<string, number>();
   const qids: string[] = [];
   const count: number[] = [];

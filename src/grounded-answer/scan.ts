@@ -1,12 +1,13 @@
+import { traceChecker, traceScanner } from './trace-checks.js';
 import { InputError, preview } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
 import { isoToMs } from '../io/iso-time.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
-import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type TraceLine } from './contract.js';
-import { recordChecker, type FieldMap } from '../io/field-map.js';
-import { mappedTraceScanner, scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
+import { checkTraceLine, type TraceLine } from './contract.js';
+import type { FieldMap } from '../io/field-map.js';
+import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 import type { ChunkError } from './threads.js';
 
@@ -43,10 +44,14 @@ export interface Scan {
  * is (see replaces). Judging needs gold and only the winners, so it happens later, once per gold item: a
  * thread can start before gold is loaded and holds no gold, and no trace text outlives its line.
  */
-export async function scanRuns(queue: ChunkQueue<Segment>, fields?: FieldMap): Promise<Scan> {
+export async function scanRuns(
+  queue: ChunkQueue<Segment>,
+  fields?: FieldMap,
+  markers?: boolean,
+): Promise<Scan> {
   // A mapped line is not in the contract's shape: it is parsed, mapped, then checked.
-  const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
-  const scanner = fields ? mappedTraceScanner(fields) : undefined;
+  const mapped = (fields || markers) && traceChecker({ fields, markers });
+  const scanner = traceScanner({ fields, markers });
   const slots = new Map<string, number>();
   const qids: string[] = [];
   let cap = 1024;

@@ -11,6 +11,8 @@ export interface TraceInput {
   fields?: FieldMap;
   /** `openinference.qid` (see openinference.ts). */
   qid: string;
+  /** `citation_markers:` is set: the claim's markers are the citations (see trace-checks.ts). */
+  markers?: boolean;
   /** `openinference.document_id`, when not the default `document.id` (see openinference.ts). */
   documentId?: string;
 }
@@ -21,6 +23,7 @@ export function traceInput(config: {
   format?: TraceInput['format'];
   openinference?: { qid: string; document_id?: string };
   fields?: FieldMap;
+  citation_markers?: unknown;
 }): TraceInput {
   const documentId = config.openinference?.document_id;
   return {
@@ -28,6 +31,7 @@ export function traceInput(config: {
     qid: config.openinference?.qid ?? 'input.value',
     ...(documentId !== undefined && documentId !== 'document.id' ? { documentId } : {}),
     ...(config.fields && Object.keys(config.fields).length > 0 ? { fields: config.fields } : {}),
+    ...(config.citation_markers !== undefined && { markers: true }),
   };
 }
 

@@ -52,7 +52,8 @@ export type JudgedTrace = Pick<TraceLine, 'retrieved_ids' | 'refused'> & {
 export function judgedTrace(b: Buffer, end: number, f: TraceFields): JudgedTrace {
   const answer: JudgedTrace['answer_json'] = {
     claim: stringValue(b, f.at[CLAIM]!, f.end[CLAIM]!),
-    citations: stringArrayValue(b, f.at[CITATIONS]!, end),
+    // Absent only under citation_markers, where judging reads the claim's markers instead.
+    citations: f.at[CITATIONS]! >= 0 ? stringArrayValue(b, f.at[CITATIONS]!, end) : [],
   };
   if (f.at[ECHO]! >= 0) answer.constraints_echo = stringArrayValue(b, f.at[ECHO]!, end);
   const t: JudgedTrace = { retrieved_ids: stringArrayValue(b, f.at[RETRIEVED]!, end), answer_json: answer };

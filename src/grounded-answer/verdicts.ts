@@ -1,15 +1,10 @@
+import { traceChecker, traceScanner } from './trace-checks.js';
+import type { TraceInput } from './source.js';
 import { parseJsonLine } from '../io/jsonl.js';
 import { forEachSpan } from '../io/read-at.js';
-import { recordChecker, type FieldMap } from '../io/field-map.js';
-import { checkTraceLine, TRACE_WHAT, traceLineSchema, traceTest, type GoldItem } from './contract.js';
+import { checkTraceLine, type GoldItem } from './contract.js';
 import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
-import {
-  judgedTrace,
-  mappedTraceScanner,
-  scanTraceLine,
-  traceFields,
-  type JudgedTrace,
-} from './trace-scan.js';
+import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from './trace-scan.js';
 import type { RunTable } from './runs.js';
 import type { CompiledRule } from './scu.js';
 
@@ -25,10 +20,10 @@ export function judgeRows(
   gold: readonly GoldItem[],
   rules: readonly CompiledRule[] | null,
   options: JudgeOptions,
-  fields?: FieldMap,
+  reading: Pick<TraceInput, 'fields' | 'markers'> = {},
 ): void {
-  const mapped = fields && recordChecker(traceLineSchema, traceTest, fields, TRACE_WHAT);
-  const scanner = fields ? mappedTraceScanner(fields) : undefined;
+  const mapped = (reading.fields || reading.markers) && traceChecker(reading);
+  const scanner = traceScanner(reading);
   const offsets = Float64Array.from(rows, (row) => table.offset[row]!);
   const lengths = Float64Array.from(rows, (row) => table.length[row]!);
   const found = traceFields();

@@ -31,6 +31,8 @@ export interface WorkerInput {
   gold?: string[];
   /** The traces' `fields:` mapping, if any. */
   fields?: FieldMap;
+  /** `citation_markers:` is set (see trace-checks.ts). */
+  markers?: boolean;
   /** Set when the chunks are OTLP lines of OpenInference spans, to be read as this input says. */
   otlp?: TraceInput;
   /** Set when the chunks are windows of rows of Parquet traces (see parquet-runs.ts). */
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
     post({ scan }, parquetScanBuffers(scan));
     return;
   }
-  const scan = { ...(await scanRuns(queue, input.fields)), utf8: takeUtf8Notes() };
+  const scan = { ...(await scanRuns(queue, input.fields, input.markers)), utf8: takeUtf8Notes() };
   post({ scan }, scanBuffers(scan));
   if (input.gold) await postDigests(input.gold);
 }

@@ -7,7 +7,8 @@ import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
 import { loadGold, startJudging, startRecordJudging, type RunsLoad } from '../../grounded-answer/load.js';
 import { readsRecords, traceInput, type TraceInput } from '../../grounded-answer/source.js';
-import { asTraceLine } from '../../grounded-answer/contract.js';
+import { asMarkedTraceLine, asTraceLine } from '../../grounded-answer/contract.js';
+import { compileMarkers, markedCitations, type Markers } from '../../grounded-answer/citation-markers.js';
 import { compileFieldMap } from '../../io/field-map.js';
 import { questionsOf } from '../../grounded-answer/questions.js';
 import { recordsAt } from '../../io/records.js';
@@ -76,13 +77,15 @@ export function describer(
     // Records are keyed by the reference objects asked for.
     const records = await recordsAt(again);
     const traceMap = compileFieldMap(options.traces.fields);
+    const asRun = options.traces.markers ? asMarkedTraceLine : asTraceLine;
+    const markers = options.markers && compileMarkers(options.markers);
     const out = new Map<string, NonNullable<Offender['fields']>>();
     rows.forEach((row, i) => {
       const ref = refs[i];
       const t = held
         ? held.get(row)
         : ref
-          ? asTraceLine(traceMap ? traceMap.apply(records.get(ref)) : records.get(ref))
+          ? asRun(traceMap ? traceMap.apply(records.get(ref)) : records.get(ref))
           : undefined;
       const rule = loaded.table.rule[row]!;
       out.set(
@@ -91,6 +94,7 @@ export function describer(
           labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
           trace: ref && where(ref, ctx.relative),
           contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,
+          ...(markers && { markers }),
         }),
       );
     });
@@ -285,12 +289,22 @@ export function describeItem(
   gold: GoldItem,
   question: unknown,
   t: Pick<TraceLine, 'answer_json' | 'retrieved_ids'> | undefined,
-  run: { labels: readonly Label[]; trace: string | undefined; contradiction: string | undefined },
+  run: {
+    labels: readonly Label[];
+    trace: string | undefined;
+    contradiction: string | undefined;
+    /** `citation_markers`: the citations shown are the claim's markers, resolved as judging resolved them. */
+    markers?: Markers;
+  },
 ): NonNullable<Offender['fields']> {
   const fields: NonNullable<Offender['fields']> = {
     question: typeof question === 'string' ? question : null,
     claim: t ? t.answer_json.claim : null,
-    citations: t ? t.answer_json.citations : null,
+    citations: t
+      ? run.markers
+        ? markedCitations(t.answer_json.claim, t.retrieved_ids, run.markers).ids
+        : t.answer_json.citations
+      : null,
     retrieved_ids: t ? t.retrieved_ids : null,
     gold_citations: gold.citations,
   };

@@ -1,0 +1,249 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import { parseConfig } from '../src/config/load.js';
+import { InputError } from '../src/errors.js';
+import { compileMarkers, markedCitations } from '../src/grounded-answer/citation-markers.js';
+import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
+import { traceScanner } from '../src/grounded-answer/trace-checks.js';
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { run } from '../src/run.js';
+import { readJsonlFile } from './helpers/formats.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+// Inline citation markers (issue #44): the example's canonical traces with their citations written into the
+// claim as markers, `[n]` ranks in retrieved_ids or `[keys#1]` ids, and no citations list, score exactly as
+// the canonical traces.
+
+const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
+const TRACES = {
+  good: readJsonlFile<TraceLine>('runs/qa.trace.jsonl'),
+  regressed: readJsonlFile<TraceLine>('runs/qa-regressed.trace.jsonl'),
+};
+const QA = { kind: 'grounded-qa', k: 5, scu: true };
+const RANK = { pattern: '\\[(\\d+)\\]', refers_to: 'rank' };
+const ID = { pattern: '\\[([a-z]+#\\d+)\\]', refers_to: 'id' };
+
+type Report = Record<string, unknown> & {
+  metrics: Record<string, { numerator?: number; denominator?: number }>;
+  counts: Record<string, number>;
+  offenders: Record<string, unknown>[];
+};
+
+async function scored(files: Record<string, string | Buffer>, suites: Record<string, object>) {
+  const dir = tmpTree({});
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
+  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+  return report.suites as unknown as Record<string, Report>;
+}
+
+/** A suite's report without what names its files, and with each offender's claim apart (it holds the markers). */
+function scoredPart(s: Report): { report: unknown; claims: unknown[] } {
+  const r = JSON.parse(JSON.stringify(s)) as Report & { items?: Record<string, { gold?: string }> };
+  delete r.inputs;
+  delete r.gold;
+  for (const item of Object.values(r.items ?? {})) delete item.gold;
+  const claims = r.offenders.map((o) => o.claim);
+  for (const o of r.offenders) {
+    delete o.source;
+    delete o.trace;
+    delete o.claim;
+  }
+  return { report: r, claims };
+}
+
+/** The trace with its citations as markers at the end of its claim, and no citations list. */
+function marked(t: TraceLine, marker: (id: string) => string): TraceLine {
+  const { citations, ...answer } = t.answer_json;
+  const claim = [answer.claim, ...citations.map(marker)].join(' ');
+  return { ...t, answer_json: { ...answer, claim } as TraceLine['answer_json'] };
+}
+const byRank = (t: TraceLine) => marked(t, (id) => `[${t.retrieved_ids.indexOf(id) + 1}]`);
+const byId = (t: TraceLine) => marked(t, (id) => `[${id}]`);
+
+describe('citation markers', () => {
+  it.each(Object.entries(TRACES))(
+    'the %s traces with [n] and [id] markers score as the canonical ones: every metric, count, stage and offender',
+    async (which, traces) => {
+      const byIdTraces = traces.map(byId);
+      const files: Record<string, string | Buffer> = {
+        'gold.jsonl': jsonl(GOLD),
+        'traces.jsonl': jsonl(traces),
+        'id.jsonl': jsonl(byIdTraces),
+        'id-mapped.jsonl': jsonl(byIdTraces.map(({ answer_json, ...t }) => ({ ...t, out: answer_json }))),
+        'id.parquet': Buffer.from(
+          parquetWriteBuffer({
+            columnData: [
+              { name: 'ts', data: byIdTraces.map((t) => BigInt(t.ts as number)), type: 'INT64' },
+              { name: 'qid', data: byIdTraces.map((t) => t.qid), type: 'STRING' },
+              { name: 'retrieved_ids', data: byIdTraces.map((t) => t.retrieved_ids) },
+              { name: 'answer_json', data: byIdTraces.map((t) => t.answer_json) },
+            ],
+            rowGroupSize: 16,
+          }),
+        ),
+      };
+      const suites: Record<string, object> = {
+        canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+        id: { ...QA, gold: 'gold.jsonl', traces: 'id.jsonl', citation_markers: ID },
+        idMapped: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'id-mapped.jsonl',
+          citation_markers: ID,
+          fields: { traces: { '/answer_json': '/out' } },
+        },
+        idParquet: { ...QA, gold: 'gold.jsonl', traces: 'id.parquet', citation_markers: ID },
+      };
+      // A rank names only what was retrieved: the regressed run's FM015 cites keys#4, which it was not given.
+      if (which === 'good') {
+        files['rank.jsonl'] = jsonl(traces.map(byRank));
+        suites.rank = { ...QA, gold: 'gold.jsonl', traces: 'rank.jsonl', citation_markers: RANK };
+      }
+      const scoredSuites = await scored(files, suites);
+      const canonical = scoredPart(scoredSuites.canonical!);
+      // The example's own figures, so that equal cannot mean equally empty.
+      expect(scoredSuites.canonical!.metrics.chr!.numerator).toBe(which === 'good' ? 32 : 22);
+      for (const name of Object.keys(suites).filter((n) => n !== 'canonical')) {
+        const part = scoredPart(scoredSuites[name]!);
+        expect([name, part.report]).toEqual([name, canonical.report]);
+        // The offenders show the claim with its markers, and the citations they resolve to.
+        const shape = name === 'rank' ? byRank : byId;
+        const markedClaims = new Map(traces.map((t) => [t.answer_json.claim, shape(t).answer_json.claim]));
+        expect(part.claims).toEqual(
+          canonical.claims.map((c) => (c === null ? null : markedClaims.get(c as string))),
+        );
+      }
+    },
+  );
+
+  it('a rank of nothing retrieved is out of scope, shown as [n]; each citation counts once, in order', async () => {
+    const gold = [
+      { qid: 'A', question: 'a?', answerable: true, gold_claim_substr: ['blue sky'], gold_citations: ['d2'] },
+      {
+        qid: 'B',
+        question: 'b?',
+        answerable: true,
+        gold_claim_substr: ['green sea'],
+        gold_citations: ['d1'],
+      },
+    ];
+    const traces = [
+      {
+        qid: 'A',
+        retrieved_ids: ['d1', 'd2'],
+        answer_json: { claim: 'The blue sky [2][7], again [2] [0].' },
+      },
+      { qid: 'B', retrieved_ids: ['d1', 'd2'], answer_json: { claim: 'The green sea [2] [1] [2].' } },
+    ];
+    const suites = await scored(
+      { 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) },
+      { qa: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl', citation_markers: RANK } },
+    );
+    const qa = suites.qa!;
+    expect(qa.metrics.chr).toMatchObject({ numerator: 1, denominator: 2 });
+    expect(qa.offenders.map((o) => [o.id, o.labels, o.claim, o.citations])).toEqual([
+      ['A', ['citation_out_of_scope'], 'The blue sky [2][7], again [2] [0].', ['d2', '[7]', '[0]']],
+    ]);
+    expect(markedCitations('x [2] [1] [2]', ['d1', 'd2'], compileMarkers(RANK as never))).toEqual({
+      ids: ['d2', 'd1'],
+      stray: false,
+    });
+  });
+
+  it('a trace that lists citations beside the markers is an error at its line', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl([byId(TRACES.good[0]!), TRACES.good[1]]),
+      'gates.yaml': YAML.stringify({
+        version: 1,
+        suites: { qa: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl', citation_markers: ID } },
+      }),
+    });
+    await expect(run({ config: path.join(dir, 'gates.yaml') })).rejects.toThrow(
+      `${path.join(dir, 'traces.jsonl')}:2: field "answer_json.citations": a citations list beside citation_markers; expected none: the markers in the claim are its citations (one source of truth) (a trace {qid, retrieved_ids, answer_json: {claim}}, citing by markers in its claim)`,
+    );
+  });
+
+  it("the marker variant's scanner numbers members as the canonical one", () => {
+    const marked = traceScanner({ markers: true })!;
+    const mapped = traceScanner({ fields: { '/qid': '/id' } })!;
+    for (const p of [
+      '/qid',
+      '/ts',
+      '/retrieved_ids',
+      '/answer_json/claim',
+      '/answer_json/citations',
+      '/refused',
+    ])
+      expect([p, marked.slot(p)]).toEqual([p, mapped.slot(p)]);
+  });
+});
+
+describe('gates.yaml', () => {
+  const config = (markers: string) =>
+    `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    citation_markers:\n${markers}    gates:\n      precision: ">= 0.8"\n`;
+  function error(source: string): string {
+    try {
+      parseConfig(source, path.join(process.cwd(), 'gates.yaml'));
+    } catch (err) {
+      expect(err).toBeInstanceOf(InputError);
+      return (err as InputError).message;
+    }
+    throw new Error('expected an InputError');
+  }
+  it('refuses a pattern without exactly one capture group, an invalid or slow one, and another refers_to', () => {
+    expect(error(config("      pattern: '\\[\\d+\\]'\n      refers_to: rank\n"))).toBe(
+      'gates.yaml:8:16: suite "qa": citation_markers.pattern: regular expression "\\\\[\\\\d+\\\\]" has 0 capture groups; expected exactly one, the citation each match makes',
+    );
+    expect(error(config("      pattern: '\\[(\\d+)\\]\\[(\\d+)\\]'\n      refers_to: rank\n"))).toBe(
+      'gates.yaml:8:16: suite "qa": citation_markers.pattern: regular expression "\\\\[(\\\\d+)\\\\]\\\\[(\\\\d+)\\\\]" has 2 capture groups; expected exactly one, the citation each match makes',
+    );
+    expect(error(config("      pattern: '\\[(\\d+'\n      refers_to: rank\n"))).toMatch(
+      /^gates\.yaml:8:16: suite "qa": citation_markers\.pattern: invalid regular expression: /,
+    );
+    expect(error(config("      pattern: '((\\d+)+)$'\n      refers_to: id\n"))).toMatch(
+      /^gates\.yaml:8:16: suite "qa": citation_markers\.pattern: regular expression "\(\(\\\\d\+\)\+\)\$" may take exponential time/,
+    );
+    expect(error(config("      pattern: '\\[(\\d+)\\]'\n      refers_to: position\n"))).toMatch(
+      /^gates\.yaml:9:18: suite "qa": citation_markers\.refers_to: .*"rank".*"id"/,
+    );
+  });
+});
+
+describe('partials', () => {
+  it('a shard judged with other markers does not merge', async () => {
+    const gates = (markers: object) =>
+      YAML.stringify({
+        version: 1,
+        suites: { qa: { ...QA, gold: 'gold.jsonl', traces: 'traces/*.jsonl', citation_markers: markers } },
+      });
+    const traces = TRACES.good.map(byId);
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(GOLD),
+      'traces/a.jsonl': jsonl(traces.slice(0, 25)),
+      'traces/b.jsonl': jsonl(traces.slice(25)),
+      'gates.yaml': gates(ID),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    const part = (name: string) => path.join(dir, `${name}.partial`);
+    const shard = (name: string) =>
+      writePartialRun(part(name), {
+        config,
+        inputs: [{ key: 'traces', path: path.join(dir, `traces/${name}.jsonl`) }],
+      });
+    await shard('a');
+    writeFileSync(config, gates({ ...ID, pattern: '\\{([a-z]+#\\d+)\\}' }));
+    await shard('b');
+    await expect(mergeRun([part('a'), part('b')], { config })).rejects.toThrow(
+      /a\.partial: written with another config \(gates\.yaml, sha256 \w+…\); expected this merge's gates\.yaml \(sha256 \w+…\)/,
+    );
+    writeFileSync(config, gates(ID));
+    await shard('b');
+    const merged = await mergeRun([part('a'), part('b')], { config });
+    expect(merged.report.suites.qa!.metrics.chr).toMatchObject({ numerator: 32, denominator: 33 });
+  });
+});
