@@ -49,6 +49,8 @@ export interface OpenInferenceOptions {
   qid: string;
   /** `openinference.document_id`: `document.id` (the default) or `metadata.<key>`, nested keys dotted. */
   documentId?: string;
+  /** `citation_markers:` is set: a text output's citations are its markers, not a list made for it. */
+  markers?: boolean;
 }
 
 /** A trace record and the file its root span is in. */
@@ -565,14 +567,20 @@ export function forEachRetrieved(
  * integer too, as its decimal digits), as the canonical retrieved_ids are: a document left out, or ids read
  * where the exporter wrote none, would score recall and precision 0 without a word.
  */
-function documentIds(s: SpanFacts, documentId: string): string[] {
+function documentIds(s: SpanFacts, documentId: string): readonly unknown[] {
   const docs = s.documents;
   const fromMetadata = documentId !== 'document.id';
+  // The canonical case, checked without making anything: every trace of a large export comes here.
+  if (!fromMetadata && s.documentPast === undefined && (s.documentsNamed ?? 0) <= docs.length) {
+    let n = 0;
+    while (n < docs.length && typeof docs[n] === 'string') n++;
+    if (n === docs.length) return docs;
+  }
   const attribute = fromMetadata ? 'metadata' : 'id';
   const named = Math.max(docs.length, s.documentsNamed ?? 0);
   if (named === 0 && s.documentPast === undefined) return [];
   const where = { file: s.file, line: s.line };
-  const span = `span ${preview(s.name ?? s.spanId)} (RETRIEVER)`;
+  const span = () => `span ${preview(s.name ?? s.spanId)} (RETRIEVER)`;
   const last = s.documentPast ?? String(docs.length - 1);
   const gap = (n: number) =>
     new InputError(
@@ -586,7 +594,7 @@ function documentIds(s: SpanFacts, documentId: string): string[] {
   for (let n = 0; n < docs.length && !any; n++) any = n in docs && idOf(n) !== undefined;
   if (!any && s.documentPast === undefined) {
     const first = fromMetadata ? docs[0] : s.firstMetadata;
-    throw new InputError(where, `${span}: its documents have no ${documentId}; ${metadataKeys(first)}`);
+    throw new InputError(where, `${span()}: its documents have no ${documentId}; ${metadataKeys(first)}`);
   }
   const ids: string[] = [];
   for (let n = 0; n < docs.length; n++) {
@@ -605,7 +613,7 @@ function documentIds(s: SpanFacts, documentId: string): string[] {
       const keys = describeKeys(parsedOrText(docs[n]));
       throw new InputError(
         where,
-        `${span}: its document ${n} has no ${documentId} (its document.metadata ${keys ? `has ${keys}` : `is ${preview(docs[n])}`}); expected every document's id there (see openinference.document_id)`,
+        `${span()}: its document ${n} has no ${documentId} (its document.metadata ${keys ? `has ${keys}` : `is ${preview(docs[n])}`}); expected every document's id there (see openinference.document_id)`,
       );
     }
     // A JSON number past 2^53 was rounded when parsed: another document's id, maybe.
@@ -613,14 +621,14 @@ function documentIds(s: SpanFacts, documentId: string): string[] {
     else
       throw new InputError(
         where,
-        `${span}: its document ${n} has ${documentId} ${preview(id)}; expected a string, or an integer of at most 2^53 (read as its decimal digits)`,
+        `${span()}: its document ${n} has ${documentId} ${preview(id)}; expected a string, or an integer of at most 2^53 (read as its decimal digits)`,
       );
   }
   if (s.documentPast !== undefined) throw gap(docs.length);
   if (named > docs.length)
     throw new InputError(
       where,
-      `${span}: its document ${docs.length} has no ${fromMetadata ? 'document.metadata' : 'document.id'}, though the documents before it have; expected every document's id (see openinference.document_id)`,
+      `${span()}: its document ${docs.length} has no ${fromMetadata ? 'document.metadata' : 'document.id'}, though the documents before it have; expected every document's id (see openinference.document_id)`,
     );
   return ids;
 }
@@ -683,12 +691,15 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const where = { file: root.file, line: root.line };
   const traceId = root.traceId;
   const documentId = options.documentId ?? 'document.id';
-  const retrieved = retrievers.flatMap((s) => documentIds(s, documentId));
+  const retrieved: unknown[] = [];
+  for (const s of retrievers) for (const id of documentIds(s, documentId)) retrieved.push(id);
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
   if (answering) {
     const output = parsedOrText(answering.output);
     record.output = output;
-    record.answer_json = isObject(output) ? output : { claim: output, citations: [] };
+    record.answer_json = isObject(output)
+      ? output
+      : { claim: output, ...(!options.markers && { citations: [] }) };
   }
   if (root.input !== undefined) record.q = root.input;
   const metadata = parsedOrText(root.metadata);

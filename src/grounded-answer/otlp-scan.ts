@@ -388,32 +388,36 @@ export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader,
         if (len === name.length && bytesAre(b, k0, k1, name)) (facts ??= []).push(f);
     let doc = -1;
     let firstMetadata = false;
-    if (len > DOCS.length && bytesAre(b, k0, k1, DOCS) && !bytesAre(b, k1 - idSuffix.length, k1, idSuffix)) {
-      // Another attribute of a document: it names N (as DOCUMENT_ATTRIBUTE in openinference.ts reads it).
+    if (len > DOCS.length && bytesAre(b, k0, k1, DOCS)) {
       const d0 = k0 + DOCS.length;
-      let d1 = d0;
-      while (d1 < k1 && d1 - d0 <= DOCUMENT_DIGITS && b[d1]! >= 0x30 && b[d1]! <= 0x39) d1++;
-      const digits = d1 - d0;
-      if (
-        digits > 0 &&
-        digits <= DOCUMENT_DIGITS &&
-        !(b[d0] === 0x30 && digits > 1) &&
-        bytesAre(b, d1, k1, DOT_DOCUMENT)
-      ) {
-        const n = digitsValue(b, d0, d1) + 1;
-        if (n > (s.span.documentsNamed ?? 0)) s.span.documentsNamed = n;
-        firstMetadata =
-          !idsFromMetadata && n === 1 && k1 - d1 === DOC_METADATA.length && bytesAre(b, d1, k1, DOC_METADATA);
+      if (len >= DOCS.length + idSuffix.length && bytesAre(b, k1 - idSuffix.length, k1, idSuffix)) {
+        const d1 = k1 - idSuffix.length;
+        const digits = digitsValue(b, d0, Math.min(d1, d0 + DOCUMENT_DIGITS));
+        // An index that is not plain decimal (`+0`, `05`, `x`) is an error openinference.ts words: left to it.
+        const rest = d1 - d0 > DOCUMENT_DIGITS ? digitsValue(b, d0 + DOCUMENT_DIGITS, d1) : 0;
+        if (digits < 0 || rest < 0 || (b[d0] === 0x30 && d1 - d0 > 1)) return -1;
+        if (d1 - d0 <= DOCUMENT_DIGITS) doc = digits;
+        else s.span.documentPast = largerIndex(s.span.documentPast, b.toString('latin1', d0, d1));
+      } else {
+        // Another attribute of a document: it names N (as DOCUMENT_ATTRIBUTE in openinference.ts reads it).
+        let d1 = d0;
+        while (d1 < k1 && d1 - d0 <= DOCUMENT_DIGITS && b[d1]! >= 0x30 && b[d1]! <= 0x39) d1++;
+        const digits = d1 - d0;
+        if (
+          digits > 0 &&
+          digits <= DOCUMENT_DIGITS &&
+          !(b[d0] === 0x30 && digits > 1) &&
+          bytesAre(b, d1, k1, DOT_DOCUMENT)
+        ) {
+          const n = digitsValue(b, d0, d1) + 1;
+          if (n > (s.span.documentsNamed ?? 0)) s.span.documentsNamed = n;
+          firstMetadata =
+            !idsFromMetadata &&
+            n === 1 &&
+            k1 - d1 === DOC_METADATA.length &&
+            bytesAre(b, d1, k1, DOC_METADATA);
+        }
       }
-    } else if (len >= DOCS.length + idSuffix.length && bytesAre(b, k0, k1, DOCS)) {
-      const d0 = k0 + DOCS.length;
-      const d1 = k1 - idSuffix.length;
-      const digits = digitsValue(b, d0, Math.min(d1, d0 + DOCUMENT_DIGITS));
-      // An index that is not plain decimal (`+0`, `05`, `x`) is an error openinference.ts words: left to it.
-      const rest = d1 - d0 > DOCUMENT_DIGITS ? digitsValue(b, d0 + DOCUMENT_DIGITS, d1) : 0;
-      if (digits < 0 || rest < 0 || (b[d0] === 0x30 && d1 - d0 > 1)) return -1;
-      if (d1 - d0 <= DOCUMENT_DIGITS) doc = digits;
-      else s.span.documentPast = largerIndex(s.span.documentPast, b.toString('latin1', d0, d1));
     }
     if (facts === undefined && doc < 0 && !firstMetadata) return close;
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
