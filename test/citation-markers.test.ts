@@ -10,7 +10,7 @@ import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { traceScanner } from '../src/grounded-answer/trace-checks.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
-import { readJsonlFile } from './helpers/formats.js';
+import { otlpLines, phoenixArray, readJsonlFile } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 // Inline citation markers (issue #44): the example's canonical traces with their citations written into the
@@ -23,6 +23,8 @@ const TRACES = {
   regressed: readJsonlFile<TraceLine>('runs/qa-regressed.trace.jsonl'),
 };
 const QA = { kind: 'grounded-qa', k: 5, scu: true };
+// Traces matched by the qid in their metadata: the report's warnings name unknown qids as the canonical run.
+const OTLP = { ...QA, gold: 'gold.jsonl', format: 'openinference', openinference: { qid: 'metadata.qid' } };
 const RANK = { pattern: '\\[(\\d+)\\]', refers_to: 'rank' };
 const ID = { pattern: '\\[([a-z]+#\\d+)\\]', refers_to: 'id' };
 
@@ -69,7 +71,20 @@ describe('citation markers', () => {
     'the %s traces with [n] and [id] markers score as the canonical ones: every metric, count, stage and offender',
     async (which, traces) => {
       const byIdTraces = traces.map(byId);
+      const question = new Map(GOLD.map((g) => [g.qid, g.question]));
+      const questionOf = (t: TraceLine) => question.get(t.qid) ?? `a question not in gold (${t.qid})`;
+      // An answer that is only a claim written as the LLM span's text output, as most pipelines write it.
+      let otlpText = otlpLines(byIdTraces, questionOf);
+      for (const t of byIdTraces)
+        if (Object.keys(t.answer_json).length === 1)
+          otlpText = otlpText.replace(
+            JSON.stringify(JSON.stringify(t.answer_json)),
+            JSON.stringify(t.answer_json.claim),
+          );
       const files: Record<string, string | Buffer> = {
+        'id.otlp.jsonl': otlpLines(byIdTraces, questionOf),
+        'id-text.otlp.jsonl': otlpText,
+        'id-spans.json': phoenixArray(byIdTraces, questionOf),
         'gold.jsonl': jsonl(GOLD),
         'traces.jsonl': jsonl(traces),
         'id.jsonl': jsonl(byIdTraces),
@@ -97,6 +112,9 @@ describe('citation markers', () => {
           fields: { traces: { '/answer_json': '/out' } },
         },
         idParquet: { ...QA, gold: 'gold.jsonl', traces: 'id.parquet', citation_markers: ID },
+        idOtlp: { ...OTLP, traces: 'id.otlp.jsonl', citation_markers: ID },
+        idOtlpText: { ...OTLP, traces: 'id-text.otlp.jsonl', citation_markers: ID },
+        idPhoenix: { ...OTLP, traces: 'id-spans.json', citation_markers: ID },
       };
       // A rank names only what was retrieved: the regressed run's FM015 cites keys#4, which it was not given.
       if (which === 'good') {
@@ -107,6 +125,9 @@ describe('citation markers', () => {
       const canonical = scoredPart(scoredSuites.canonical!);
       // The example's own figures, so that equal cannot mean equally empty.
       expect(scoredSuites.canonical!.metrics.chr!.numerator).toBe(which === 'good' ? 32 : 22);
+      expect(otlpText.split('"stringValue":"{').length).toBeLessThan(
+        files['id.otlp.jsonl']!.toString().split('"stringValue":"{').length - 10,
+      );
       for (const name of Object.keys(suites).filter((n) => n !== 'canonical')) {
         const part = scoredPart(scoredSuites[name]!);
         expect([name, part.report]).toEqual([name, canonical.report]);

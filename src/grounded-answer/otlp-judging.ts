@@ -118,7 +118,11 @@ async function judgeOtlp(
     scans.map((s) => [s, new Map(s.failed.map(([i, where, detail]) => [i, { where, detail }]))]),
   );
 
-  const opts: OpenInferenceOptions = { qid: input.qid, documentId: input.documentId };
+  const opts: OpenInferenceOptions = {
+    qid: input.qid,
+    documentId: input.documentId,
+    markers: input.markers,
+  };
   const checker = traceChecker(input);
   /** Entry i of scan s's lines: its file's place in the input, offset, length and line number each. */
   const eachLine = (

@@ -64,7 +64,7 @@ interface LocalTrace {
 
 /** Reads the OTLP chunks this thread claims (see OtlpScan). */
 export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput): Promise<OtlpScan> {
-  const options = { qid: input.qid, documentId: input.documentId };
+  const options = { qid: input.qid, documentId: input.documentId, markers: input.markers };
   const checker = traceChecker(input);
   // Traces are checked for their qid and time only: a winner is read again, from its places where it has
   // them. A mapping may read any value, so it gets them all (and no places).

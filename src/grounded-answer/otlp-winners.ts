@@ -154,7 +154,11 @@ export function readWinners(
   input: TraceInput,
   each: (slot: number, run: TraceLine | RawMembers) => void,
 ): void {
-  const options: OpenInferenceOptions = { qid: input.qid, documentId: input.documentId };
+  const options: OpenInferenceOptions = {
+    qid: input.qid,
+    documentId: input.documentId,
+    markers: input.markers,
+  };
   const checker = traceChecker(input);
   const want = new Map<string, Wanted>();
   const placed = placedReader();
