@@ -31,6 +31,7 @@ export function refusalRule(token: string, settings?: RefusalSettings): RefusalR
  */
 export function isRefusal(claim: string, rule: RefusalRule): boolean {
   if (isToken(claim, rule.token)) return true;
+  if (rule.phrases.length === 0 && rule.patterns.length === 0) return false;
   if (rule.phrases.length > 0) {
     let start = 0;
     while (start < claim.length && isSpace(claim.charCodeAt(start))) start++;
@@ -60,7 +61,18 @@ function isToken(claim: string, token: string): boolean {
  */
 function startsWithPhrase(claim: string, start: number, phrase: string): boolean {
   const end = start + phrase.length;
-  if (end > claim.length || claim.slice(start, end).toLowerCase() !== phrase) return false;
+  if (end > claim.length) return false;
+  // ASCII compared a code unit at a time, so an answer is told from a phrase by its first letters; from the
+  // first other character on, as the rule says (lowercasing a slice the phrase's length).
+  for (let i = 0; i < phrase.length; i++) {
+    let c = claim.charCodeAt(start + i);
+    if (c >= 0x80) {
+      if (claim.slice(start, end).toLowerCase() !== phrase) return false;
+      break;
+    }
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== phrase.charCodeAt(i)) return false;
+  }
   return end === claim.length || !WORD_CHAR.test(claim[end]!);
 }
 
