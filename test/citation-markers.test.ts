@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -11,7 +11,7 @@ import { traceScanner } from '../src/grounded-answer/trace-checks.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
 import { otlpLines, phoenixArray, readJsonlFile } from './helpers/formats.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 // Inline citation markers (issue #44): the example's canonical traces with their citations written into the
 // claim as markers, `[n]` ranks in retrieved_ids or `[keys#1]` ids, and no citations list, score exactly as
@@ -140,6 +140,27 @@ describe('citation markers', () => {
       }
     },
   );
+
+  it('latency with traces scores each configuration from [n] markers as from citations lists', async () => {
+    const files: Record<string, string> = {
+      'gold.jsonl': readFileSync(path.join(REPO, 'examples/latency/gold.jsonl'), 'utf8'),
+    };
+    for (const name of ['fast', 'balanced', 'deep']) {
+      const traces = readJsonlFile<TraceLine>(`examples/latency/traces/${name}.trace.jsonl`);
+      files[`canonical-${name}.trace.jsonl`] = jsonl(traces);
+      files[`rank-${name}.trace.jsonl`] = jsonl(traces.map(byRank));
+    }
+    const LATENCY = { kind: 'latency', gold: 'gold.jsonl', percentiles: [95] };
+    const suites = await scored(files, {
+      canonical: { ...LATENCY, traces: 'canonical-*.trace.jsonl' },
+      rank: { ...LATENCY, traces: 'rank-*.trace.jsonl', citation_markers: RANK },
+    });
+    const tablesOf = (name: string) =>
+      JSON.stringify(suites[name]!.tables).replaceAll(`${name}-`, '<configuration>-');
+    expect(tablesOf('canonical')).toContain('precision');
+    expect(tablesOf('rank')).toBe(tablesOf('canonical'));
+    expect(suites.rank!.metrics).toEqual(suites.canonical!.metrics);
+  });
 
   it('a rank of nothing retrieved is out of scope, shown as [n]; each citation counts once, in order', async () => {
     const gold = [

@@ -163,6 +163,11 @@ describe('the text rule', () => {
     expect(isRefusal("I couldn't finding it", rule)).toBe(false);
     expect(isRefusal('no informationé', rule)).toBe(false);
     expect(isRefusal('no information2', rule)).toBe(false);
+    // Past ASCII, the claim's slice is lowercased as JavaScript does: the Kelvin sign is a k.
+    const german = refusalRule(TOKEN, { phrases: ['Keine Angabe', 'NO INFORMACIÓN'], patterns: [] });
+    expect(isRefusal('\u212Aeine Angabe dazu.', german)).toBe(true);
+    expect(isRefusal('No información, lo siento', german)).toBe(true);
+    expect(isRefusal('No informaciónes', german)).toBe(false);
     // Not a prefix: somewhere inside the claim is an answer that mentions it.
     expect(isRefusal("Yes. I couldn't find a limit.", rule)).toBe(false);
   });

@@ -19,8 +19,11 @@ import { mappedTraceScanner } from './trace-scan.js';
 
 type Reading = Pick<TraceInput, 'fields' | 'markers'>;
 
-/** Checks a parsed trace (mapped first when the input maps it), or throws the error at its line. */
-export const traceChecker = (input: Reading) =>
+/**
+ * Checks a parsed trace (mapped first when the input maps it), or throws the error at its line; `what`
+ * names a canonical trace in it.
+ */
+export const traceChecker = (input: Reading, what = TRACE_WHAT) =>
   input.markers
     ? recordChecker(
         // A trace line to the code that reads it: under citation_markers none reads its citations.
@@ -29,7 +32,7 @@ export const traceChecker = (input: Reading) =>
         input.fields,
         MARKED_TRACE_WHAT,
       )
-    : recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT);
+    : recordChecker(traceLineSchema, traceTest, input.fields, what);
 
 /**
  * The byte scanner of trace lines as the input reads them; undefined for the canonical one (scanTraceLine's

@@ -1,8 +1,7 @@
 import { InputError, preview } from '../../errors.js';
 import { readLines } from '../../io/jsonl.js';
-import { traceLineSchema, traceTest } from '../../grounded-answer/contract.js';
 import { CANONICAL_TRACES, traceRecords, type TraceInput } from '../../grounded-answer/source.js';
-import { recordChecker } from '../../io/field-map.js';
+import { traceChecker } from '../../grounded-answer/trace-checks.js';
 
 const TRACE_WHAT_TIMED = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}';
 import { splitCsvLine } from './csv.js';
@@ -137,7 +136,7 @@ export async function loadTraceLatencies(
   name: (file: string) => string,
   input: TraceInput = CANONICAL_TRACES,
 ): Promise<TraceLatencies> {
-  const checker = recordChecker(traceLineSchema, traceTest, input.fields, TRACE_WHAT_TIMED);
+  const checker = traceChecker(input, TRACE_WHAT_TIMED);
   const samples: LatencySample[] = [];
   let lines = 0;
   let untimed = 0;
