@@ -9,7 +9,7 @@ import { InputError } from '../src/errors.js';
 import { isRefusal, refusalRule } from '../src/grounded-answer/refusal.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
-import { readJsonlFile } from './helpers/formats.js';
+import { otlpLines, readJsonlFile } from './helpers/formats.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 // Refusals as pipelines signal them (issue #44): the example's canonical traces, their refusals worded
@@ -87,6 +87,14 @@ describe('refusal rules', () => {
         'declined.jsonl': jsonl(
           flagged.map(({ refused, ...t }) => ({ ...t, output: { declined: refused } })),
         ),
+        // OpenInference: the LLM span's JSON output carries the flag beside the answer.
+        'declined.otlp.jsonl': otlpLines(
+          flagged.map(({ refused, ...t }) => ({
+            ...t,
+            answer_json: { ...t.answer_json, declined: refused } as TraceLine['answer_json'],
+          })),
+          (t) => `question of ${t.qid}`,
+        ),
         'flagged.parquet': Buffer.from(
           parquetWriteBuffer({
             columnData: [
@@ -122,6 +130,14 @@ describe('refusal rules', () => {
           fields: { traces: { '/refused': '/output/declined' } },
         },
         flaggedParquet: { ...QA, gold: 'gold.jsonl', traces: 'flagged.parquet' },
+        declinedOtlp: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'declined.otlp.jsonl',
+          format: 'openinference',
+          openinference: { qid: 'metadata.qid' },
+          fields: { traces: { '/refused': '/output/declined' } },
+        },
         // The same reworded traces without the rule: their refusals are answers.
         unruled: { ...QA, gold: 'gold.jsonl', traces: 'phrased.jsonl' },
       },
@@ -131,7 +147,7 @@ describe('refusal rules', () => {
     // 15 refusal lines, 14 of them winning runs (FM031's is superseded); FM009 and FM043 are answerable.
     expect(suites.canonical!.counts).toMatchObject({ traced: 47, refused: 14, answered: 33 });
     expect(suites.canonical!.metrics.over_refusal).toMatchObject({ numerator: 2, denominator: 35 });
-    for (const name of ['phrased', 'patterned', 'flagged', 'declined', 'flaggedParquet'])
+    for (const name of ['phrased', 'patterned', 'flagged', 'declined', 'flaggedParquet', 'declinedOtlp'])
       expect([name, scoredPart(suites[name]!).report]).toEqual([name, canonical.report]);
     // The offenders show each claim as the pipeline wrote it: the over-refusals FM009 (the third refusal
     // line) and FM043 (the thirteenth).
