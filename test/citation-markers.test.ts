@@ -162,6 +162,34 @@ describe('citation markers', () => {
     expect(suites.rank!.metrics).toEqual(suites.canonical!.metrics);
   });
 
+  it('stability runs with [n] markers score as with citations lists', async () => {
+    const runs = readJsonlFile<TraceLine & { run_id: string }>('examples/stability/runs.jsonl');
+    // Strict thresholds, for offenders to show their citation sets.
+    const STABILITY = {
+      kind: 'stability',
+      gold: 'gold.jsonl',
+      min_runs: 2,
+      thresholds: { claim_edit_distance_median: 0.01, citation_stability: 1 },
+    };
+    const suites = await scored(
+      {
+        'gold.jsonl': readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8'),
+        'runs.jsonl': jsonl(runs),
+        'rank.jsonl': jsonl(runs.map(byRank)),
+      },
+      {
+        canonical: { ...STABILITY, runs: 'runs.jsonl' },
+        rank: { ...STABILITY, runs: 'rank.jsonl', citation_markers: RANK },
+      },
+    );
+    expect(runs.every((r) => r.answer_json.citations.every((c) => r.retrieved_ids.includes(c)))).toBe(true);
+    expect(suites.rank!.metrics).toEqual(suites.canonical!.metrics);
+    expect(suites.rank!.counts).toEqual(suites.canonical!.counts);
+    const sets = (name: string) => suites[name]!.offenders.map((o) => [o.id, o.labels, o.citation_sets]);
+    expect(sets('canonical').length).toBeGreaterThan(0);
+    expect(sets('rank')).toEqual(sets('canonical'));
+  });
+
   it('a rank of nothing retrieved is out of scope, shown as [n]; each citation counts once, in order', async () => {
     const gold = [
       { qid: 'A', question: 'a?', answerable: true, gold_claim_substr: ['blue sky'], gold_citations: ['d2'] },

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { LineRef } from '../io/jsonl.js';
 import { optional, required, shape, shapeSchema, shapeTest, type Infer } from '../io/record-shape.js';
 import { validateLine } from '../io/validate.js';
@@ -76,10 +77,13 @@ export const MARKED_CITATIONS =
 export const MARKED_TRACE_WHAT =
   'a trace {qid, retrieved_ids, answer_json: {claim}}, citing by markers in its claim';
 
-export const markedTraceLineSchema = shapeSchema(markedTraceShape).superRefine((t, ctx) => {
+/** The one source of truth under citation_markers: a record that lists citations is refused. */
+export function noListedCitations(t: { answer_json: { citations?: unknown } }, ctx: z.RefinementCtx): void {
   if (t.answer_json.citations !== undefined)
     ctx.addIssue({ code: 'custom', path: ['answer_json', 'citations'], message: MARKED_CITATIONS });
-});
+}
+
+export const markedTraceLineSchema = shapeSchema(markedTraceShape).superRefine(noListedCitations);
 const markedTest = shapeTest(markedTraceShape);
 /** Typed as a trace line: under citation_markers nothing reads a trace's own citations (see judgeInto). */
 export const markedTraceTest = (v: unknown): v is TraceLine =>

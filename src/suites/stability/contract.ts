@@ -1,5 +1,5 @@
 import { optional, required, shape, shapeSchema } from '../../io/record-shape.js';
-import { traceShape } from '../../grounded-answer/contract.js';
+import { markedTraceShape, noListedCitations, traceShape } from '../../grounded-answer/contract.js';
 
 /**
  * One run of a question under a seed and a prompt jitter (seed 004, semantic stability §3): the grounded
@@ -16,6 +16,13 @@ export const runShape = shape({
   refused: traceShape.members.refused,
 });
 export const runLineSchema = shapeSchema(runShape);
+
+/** A run under citation_markers: its claim's markers are its citations (see markedTraceShape). */
+export const markedRunShape = shape({
+  ...runShape.members,
+  answer_json: markedTraceShape.members.answer_json,
+});
+export const markedRunLineSchema = shapeSchema(markedRunShape).superRefine(noListedCitations);
 
 /** What scoring keeps of a run line. */
 export interface StabilityRun {

@@ -87,6 +87,7 @@ export const configSchema = z.strictObject({
   lock: z.string().min(1).optional(),
   refusal_token: answerSettings.refusal_token,
   refusal: answerSettings.refusal,
+  citation_markers: answerSettings.citation_markers,
   min_runs: z.int().min(1).max(1_000_000).default(2),
   fields: fieldsSchema({ gold: goldShape, runs: runShape }),
   thresholds: z
@@ -128,6 +129,7 @@ export async function loadStability(config: StabilityConfig, ctx: Pick<ScoreCont
     ctx.inputs.runs!,
     new Set(gold.map((g) => g.qid)),
     config.fields?.runs,
+    config.citation_markers,
   );
   return { gold, digest, loaded };
 }
@@ -143,6 +145,7 @@ export async function stabilityResult(
   const scored = scoreStability(gold, loaded.runs, {
     refusalToken: config.refusal_token,
     ...(config.refusal && { refusal: config.refusal }),
+    ...(config.citation_markers && { markers: config.citation_markers }),
     thresholds: config.thresholds,
     minRuns: config.min_runs,
   });

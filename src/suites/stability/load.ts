@@ -1,10 +1,28 @@
+import type { z } from 'zod';
 import { recordChecker, type FieldMap } from '../../io/field-map.js';
 import { shapeTest } from '../../io/record-shape.js';
 import { readRecordsOf } from '../../io/records.js';
-import { runLineSchema, runShape, type StabilityRun } from './contract.js';
+import {
+  compileMarkers,
+  markedCitations,
+  type MarkerSettings,
+} from '../../grounded-answer/citation-markers.js';
+import {
+  markedRunLineSchema,
+  markedRunShape,
+  runLineSchema,
+  runShape,
+  type StabilityRun,
+} from './contract.js';
 
 const RUN_WHAT = 'a stability run {qid, run_id?, answer_json: {claim, citations}, retrieved_ids}';
+const MARKED_RUN_WHAT =
+  'a stability run {qid, run_id?, answer_json: {claim}, retrieved_ids}, citing by markers in its claim';
 const runTest = shapeTest(runShape);
+const markedTest = shapeTest(markedRunShape);
+/** Typed as a run line: its citations are read from the claim's markers, never from the line. */
+const markedRunTest = (v: unknown): v is z.infer<typeof runLineSchema> =>
+  markedTest(v) && v.answer_json.citations === undefined;
 
 export interface StabilityRunsLoad {
   /** Runs of each gold qid, in file order. */
@@ -27,8 +45,18 @@ export async function loadStabilityRuns(
   files: readonly string[],
   goldQids: ReadonlySet<string>,
   fields?: FieldMap,
+  /** `citation_markers:`: each run's citations are its claim's markers. */
+  markerSettings?: MarkerSettings,
 ): Promise<StabilityRunsLoad> {
-  const checker = recordChecker(runLineSchema, runTest, fields, RUN_WHAT);
+  const checker = markerSettings
+    ? recordChecker(
+        markedRunLineSchema as unknown as typeof runLineSchema,
+        markedRunTest,
+        fields,
+        MARKED_RUN_WHAT,
+      )
+    : recordChecker(runLineSchema, runTest, fields, RUN_WHAT);
+  const markers = markerSettings && compileMarkers(markerSettings);
   const runs = new Map<string, StabilityRun[]>();
   const byRunId = new Map<string, Map<string, number>>();
   const unknown = new Map<string, number>();
@@ -47,7 +75,9 @@ export async function loadStabilityRuns(
         qid: r.qid,
         runId: r.run_id,
         claim: r.answer_json.claim,
-        citations: r.answer_json.citations,
+        citations: markers
+          ? markedCitations(r.answer_json.claim, r.retrieved_ids, markers).ids
+          : r.answer_json.citations,
         constraintsEcho: r.answer_json.constraints_echo,
         retrieved: r.retrieved_ids,
         ...(r.refused !== undefined && { refused: r.refused }),

@@ -7,6 +7,7 @@ import { containment } from '../../grounded-answer/containment.js';
 import type { GoldItem } from '../../grounded-answer/contract.js';
 import { containsClaim } from '../../grounded-answer/score.js';
 import { isRefusal, refusalRule, type RefusalSettings } from '../../grounded-answer/refusal.js';
+import type { MarkerSettings } from '../../grounded-answer/citation-markers.js';
 import { echoMatches } from '../../grounded-answer/scu.js';
 import { CHECKS, type Check, type StabilityRun, type Thresholds } from './contract.js';
 
@@ -14,6 +15,8 @@ export interface StabilityOptions {
   refusalToken: string;
   /** `refusal:`'s phrases and patterns, beside the token. */
   refusal?: RefusalSettings;
+  /** `citation_markers:`: the claims are compared without their markers (citations have checks of their own). */
+  markers?: MarkerSettings;
   thresholds: Thresholds;
   /** Fewer runs than this say nothing about stability: the question is unstable (`too_few_runs`). */
   minRuns: number;
@@ -67,12 +70,15 @@ export function scoreQuestion(
     return { gold, runs, values, labels: ['missing_runs'] };
   }
   const rule = refusalRule(options.refusalToken, options.refusal);
+  const markers = options.markers && new RegExp(options.markers.pattern, 'g');
   const refusedRun = (r: StabilityRun) => r.refused ?? isRefusal(r.claim, rule);
   const refused = runs.filter(refusedRun).length;
   const goldCitations = new Set(gold.citations);
   const goldClaim = containment(gold.claimSubstrings);
   // As in the reference, an empty claim is not a claim to compare.
-  const shipped = runs.filter((r) => r.claim !== '' && !refusedRun(r)).map((r) => canonicalClaim(r.claim));
+  const shipped = runs
+    .filter((r) => r.claim !== '' && !refusedRun(r))
+    .map((r) => canonicalClaim(markers ? r.claim.replace(markers, '') : r.claim));
   const values: Record<Check, number | null> = {
     refusal_consistency: Math.max(refused, n - refused) / n,
     constraint_echo_consistency:
