@@ -232,3 +232,16 @@ describe('errors', () => {
     );
   });
 });
+
+describe('the mapped copy', () => {
+  it('keeps a key "__proto__" a member, as JSON.parse made it, never the prototype', () => {
+    const record = JSON.parse('{"__proto__": {"qid": "inherited"}, "id": "Q1"}') as object;
+    const mapped = new CompiledFieldMap({ '/ts': { from: '/at', unit: 'ms' } }).apply(record) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(mapped)).toBe(Object.prototype);
+    expect(Object.hasOwn(mapped, '__proto__')).toBe(true);
+    expect(mapped.qid).toBeUndefined();
+  });
+});

@@ -3,7 +3,15 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import type { TraceLine } from '../src/grounded-answer/contract.js';
+import { asTraceLine, type TraceLine } from '../src/grounded-answer/contract.js';
+import {
+  mappedTraceScanner,
+  scannedQid,
+  scannedTs,
+  scanTraceLine,
+  traceFields,
+} from '../src/grounded-answer/trace-scan.js';
+import { compileFieldMap } from '../src/io/field-map.js';
 import { entryFor } from '../src/history/history.js';
 import { serializeReport } from '../src/report/schema.js';
 import { writePartialRun } from '../src/partial/run.js';
@@ -794,4 +802,43 @@ describe(`OpenInference fuzzing with fast-check (${RUNS} inputs per reader; FUZZ
       },
       600_000 + RUNS * 400,
     );
+});
+
+describe(`traces read through "*" (${RUNS * 10} lines; FUZZ_RUNS sets it)`, () => {
+  it('the scan accepts a line on its bytes only when JSON.parse, the map and the contract do: same qid and ts', () => {
+    const fields = {
+      '/retrieved_ids': '/contexts/*/doc_id',
+      '/answer_json/citations': '/answer_json/sources/*/id',
+    };
+    const scanner = mappedTraceScanner(fields, { every: true });
+    const map = compileFieldMap(fields)!;
+    const found = traceFields();
+    const lines = listedTraces(qaFiles['traces.jsonl']).split('\n');
+    let onBytes = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.nat(), fc.array(editArb(LOADER_JUNK), { minLength: 1, maxLength: 3 }), (pick, edits) => {
+        const line = edits.reduce((text, e) => apply(text, e, true), lines[pick % lines.length]!);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          parsed = undefined;
+        }
+        const t = parsed === undefined ? undefined : asTraceLine(map.apply(parsed));
+        const b = Buffer.from(line);
+        if (!scanTraceLine(b, 0, b.length, found, scanner)) {
+          if (!t) refused++;
+          return;
+        }
+        onBytes++;
+        expect(t, line).toBeDefined();
+        expect([scannedQid(b, found), scannedTs(b, found) ?? null], line).toEqual([t!.qid, t!.ts ?? null]);
+      }),
+      { numRuns: RUNS * 10, seed: SEED },
+    );
+    // The edits reach both sides: lines read on their bytes, and lines refused.
+    expect(onBytes).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  });
 });

@@ -4,8 +4,12 @@ import { lineScanner, type Found, type LineScanner } from '../io/record-shape.js
 import { traceShape, type TraceLine } from './contract.js';
 
 const scanner = lineScanner(traceShape);
-/** The scanner of traces mapped by `fields:` (slots number the canonical members whatever the mapping). */
-export const mappedTraceScanner = (fields: FieldMap): LineScanner => lineScanner(traceShape, fields);
+/**
+ * The scanner of traces mapped by `fields:` (slots number the canonical members whatever the mapping).
+ * `every` for a reader of qid and ts alone (the scan): it reads lines through `*` too (see lineScanner).
+ */
+export const mappedTraceScanner = (fields: FieldMap, options?: { every?: boolean }): LineScanner =>
+  lineScanner(traceShape, fields, options);
 const QID = scanner.slot('/qid');
 const TS = scanner.slot('/ts');
 const RETRIEVED = scanner.slot('/retrieved_ids');

@@ -233,6 +233,8 @@ interface Place {
   members: Place[];
   /** Elements by index (a pointer such as /choices/0/text). */
   elements: Map<number, Place>;
+  /** Every element (a `*` token): each must hold every member read through it. */
+  every?: Place;
   /** Every slot at or under this place: cleared when its object is entered (a repeated key is read last). */
   under: number[];
 }
@@ -252,10 +254,15 @@ const newPlace = (): Place => ({
  * its mapped parent). The scanner finds every member's value where the map puts it and checks its kind; a
  * record it is not sure of (a place that is not the object or array it expected, a key with escapes) goes to
  * JSON.parse and the schema, as a line in the contract's own shape does.
+ *
+ * A member read through `*` is checked element by element, and found at the array it reads (its values are
+ * no JSON list of strings there): only a caller that reads no such value asks for it with `every`; other
+ * scanners leave those lines to JSON.parse and the map, as they do a transformed member.
  */
 export function lineScanner(
   s: Shape,
   map: Readonly<Record<string, string | { from: string }>> = {},
+  { every = false }: { every?: boolean } = {},
 ): LineScanner {
   const pointers = shapePointers(s);
   const root = newPlace();
@@ -266,6 +273,10 @@ export function lineScanner(
   const place = (tokens: readonly string[]): Place => {
     let at = root;
     for (const t of tokens) {
+      if (t === '*') {
+        at = at.every ??= newPlace();
+        continue;
+      }
       if (/^(?:0|[1-9]\d*)$/.test(t)) {
         // A digit token may name an array element or an object member: the scanner reads it as the first.
         let next = at.elements.get(Number(t));
@@ -294,7 +305,8 @@ export function lineScanner(
               .split('/')
               .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
           : [...(parentSource ?? []), name];
-      if (mapped === '' || tokens.includes('*')) usable = false;
+      const listed = tokens.includes('*');
+      if (mapped === '' || (listed && !every)) usable = false;
       sources.set(pointer, tokens);
       const isRequired = needed && !m.optional;
       if (isShape(m.kind)) {
@@ -304,18 +316,20 @@ export function lineScanner(
       const slot = pointers.indexOf(pointer);
       const p = place(tokens);
       p.slots.push(slot);
-      p.kinds.push(m.kind);
+      // Through `*`, each element holds one string of the list.
+      p.kinds.push(listed ? 'string' : m.kind);
       if (isRequired) required.push(slot);
     }
   };
   walk(s, '', undefined, true);
   // Slots under each place, and whether any place is both a value and a container (left to JSON.parse).
   const gather = (p: Place): number[] => {
-    const inner = [...p.members, ...p.elements.values()].flatMap(gather);
+    const inner = [...p.members, ...p.elements.values(), ...(p.every ? [p.every] : [])].flatMap(gather);
     // A value that is also a container, or a container read both by key and by index (an object may have
-    // a member "1"): left to JSON.parse.
+    // a member "1"), or an array read both by index and through `*`: left to JSON.parse.
     if (p.slots.length > 0 && inner.length > 0) usable = false;
-    if (p.keys.length > 0 && p.elements.size > 0) usable = false;
+    if (p.keys.length > 0 && (p.elements.size > 0 || p.every)) usable = false;
+    if (p.every && p.elements.size > 0) usable = false;
     p.under = [...p.slots, ...inner];
     return p.under;
   };
@@ -363,8 +377,33 @@ export function lineScanner(
       },
     };
   };
+  /**
+   * The array at a `*` place: each element must hold every member read through it (else JSON.parse and the
+   * map name the element), and each such member is found at the whole array.
+   */
+  const everyElement = (p: Place, depth: number): Read => {
+    const read = reader(p.every!, depth + 1);
+    const listed = p.every!.under;
+    return (b, v, e, f) => {
+      if (depth >= MAX_DEPTH || b[v] !== 0x5b) return -1;
+      const end = skipArray(b, v, e, depth, (b, i, e) => {
+        for (const slot of listed) f.at[slot] = -1;
+        const next = read(b as Buffer, i, e, f);
+        if (next < 0) return -1;
+        for (const slot of listed) if (f.at[slot]! < 0) return -1;
+        return next;
+      });
+      if (end < 0) return -1;
+      for (const slot of listed) {
+        f.at[slot] = v;
+        f.end[slot] = end;
+      }
+      return end;
+    };
+  };
   const reader = (p: Place, depth: number): Read => {
     if (p.slots.length > 0) return leaf(p);
+    if (p.every) return everyElement(p, depth);
     const c = compile(p, depth);
     return p.elements.size === 0 ? c.object : c.array;
   };
