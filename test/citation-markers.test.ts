@@ -278,8 +278,8 @@ describe('gates.yaml', () => {
     expect(error(config("      pattern: '((\\d+)+)$'\n      refers_to: id\n"))).toMatch(
       /^gates\.yaml:8:16: suite "qa": citation_markers\.pattern: regular expression "\(\(\\\\d\+\)\+\)\$" may take exponential time/,
     );
-    expect(error(config("      pattern: '\\[(\\d+)\\]'\n      refers_to: position\n"))).toMatch(
-      /^gates\.yaml:9:18: suite "qa": citation_markers\.refers_to: .*"rank".*"id"/,
+    expect(error(config("      pattern: '\\[(\\d+)\\]'\n      refers_to: position\n"))).toBe(
+      'gates.yaml:9:18: suite "qa": citation_markers.refers_to: expected one of "rank"|"id"',
     );
   });
 });

@@ -300,8 +300,8 @@ describe('gates.yaml', () => {
     expect(error(config("      patterns: ['^(a+)+$']\n"))).toBe(
       'gates.yaml:8:18: suite "qa": refusal.patterns.0: regular expression "^(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition',
     );
-    expect(error(config("      phrases: ['  ']\n"))).toMatch(
-      /^gates\.yaml:8:17: suite "qa": refusal\.phrases\.0: /,
+    expect(error(config("      phrases: ['  ']\n"))).toBe(
+      'gates.yaml:8:17: suite "qa": refusal.phrases.0: expected a phrase that is not blank, which every claim would start with',
     );
     expect(error(config('      phrase: [nope]\n'))).toMatch(
       /^gates\.yaml:8:7: suite "qa": refusal: unknown key "phrase"; did you mean "phrases"\?/,

@@ -45,7 +45,11 @@ export const answerSettings = {
   /** More ways a claim refuses, beside refusal_token (docs/metrics.md, "Refusals"). */
   refusal: z
     .strictObject({
-      phrases: z.array(z.string().trim().min(1)).default([]),
+      phrases: z
+        .array(
+          z.string().trim().min(1, 'expected a phrase that is not blank, which every claim would start with'),
+        )
+        .default([]),
       patterns: z.array(regex).default([]),
     })
     .optional(),
