@@ -23,10 +23,10 @@ export type FieldMap = Readonly<Record<string, FieldSource>>;
 export const MAX_POINTER_TOKENS = MAX_JSON_DEPTH - 1;
 
 /** The token that means every element of the array there (RFC 6901 has no such token: a key "*" is shadowed). */
-export const EVERY = '*';
+const EVERY = '*';
 
 /** The user's pointer of a source, transformed or not. */
-export const sourcePointer = (s: FieldSource): string => (typeof s === 'string' ? s : s.from);
+const sourcePointer = (s: FieldSource): string => (typeof s === 'string' ? s : s.from);
 
 const transformSchema = z.strictObject({
   from: z.string(),
