@@ -635,7 +635,8 @@ function* jsonLines(file) {
 /**
  * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a
  * `fields:` mapping (gates-mapped.yaml; the traces' ids also as lists of objects read with `*`,
- * gates-listed.yaml), the traces as OTLP JSON with OpenInference spans, one export a
+ * gates-listed.yaml; the canonical traces with their citations as markers in the claim, gates-marked.yaml),
+ * the traces as OTLP JSON with OpenInference spans, one export a
  * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group,
  * gates-parquet-one-group.yaml). Each scores as gates.yaml.
  */
@@ -661,6 +662,7 @@ export async function generateFormats(dir) {
   let bytes = mg.close();
   const mt = new LineWriter(path.join(dir, 'mapped.trace.jsonl'));
   const lt = new LineWriter(path.join(dir, 'listed.trace.jsonl'));
+  const kt = new LineWriter(path.join(dir, 'marked.trace.jsonl'));
   const ot = new LineWriter(path.join(dir, 'otlp.trace.jsonl'));
   const traces = { ts: [], qid: [], retrieved: [], answer: [], latency: [] };
   const attr = (key, v) => ({
@@ -695,6 +697,10 @@ export async function generateFormats(dir) {
         timing: { ms: t.latency_ms },
       }),
     );
+    // The canonical shape with the citations written into the claim as markers (citation_markers).
+    const { citations, ...answer } = t.answer_json;
+    const marks = citations.map((id) => ` [${id}]`).join('');
+    kt.line(JSON.stringify({ ...t, answer_json: { ...answer, claim: answer.claim + marks } }));
     const traceId = (++n).toString(16).padStart(32, '0');
     const start = t.ts * 1000;
     const end = start + t.latency_ms;
@@ -737,6 +743,7 @@ export async function generateFormats(dir) {
   }
   bytes += mt.close();
   const listedBytes = lt.close();
+  kt.close();
   const otlpBytes = ot.close();
   const { parquetWriteFile } = await import('hyparquet-writer');
   parquetWriteFile({
@@ -810,6 +817,16 @@ export async function generateFormats(dir) {
       '        /gold_claim_substr: /label/must',
       '        /gold_citations: /label/cite',
       '        /constraints: /label/rules',
+    ]),
+  );
+  writeFileSync(
+    path.join(dir, 'gates-marked.yaml'),
+    suite([
+      '    gold: qa.gold.jsonl',
+      '    traces: marked.trace.jsonl',
+      '    citation_markers:',
+      "      pattern: '\\[([^\\]\\s]+)\\]'",
+      '      refers_to: id',
     ]),
   );
   writeFileSync(
