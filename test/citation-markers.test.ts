@@ -12,6 +12,7 @@ import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
 import { otlpLines, phoenixArray, readJsonlFile } from './helpers/formats.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
+import { claimsApart, scored } from './helpers/scored.js';
 
 // Inline citation markers (issue #44): the example's canonical traces with their citations written into the
 // claim as markers, `[n]` ranks in retrieved_ids or `[keys#1]` ids, and no citations list, score exactly as
@@ -33,29 +34,6 @@ type Report = Record<string, unknown> & {
   counts: Record<string, number>;
   offenders: Record<string, unknown>[];
 };
-
-async function scored(files: Record<string, string | Buffer>, suites: Record<string, object>) {
-  const dir = tmpTree({});
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
-  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-  return report.suites as unknown as Record<string, Report>;
-}
-
-/** A suite's report without what names its files, and with each offender's claim apart (it holds the markers). */
-function scoredPart(s: Report): { report: unknown; claims: unknown[] } {
-  const r = JSON.parse(JSON.stringify(s)) as Report & { items?: Record<string, { gold?: string }> };
-  delete r.inputs;
-  delete r.gold;
-  for (const item of Object.values(r.items ?? {})) delete item.gold;
-  const claims = r.offenders.map((o) => o.claim);
-  for (const o of r.offenders) {
-    delete o.source;
-    delete o.trace;
-    delete o.claim;
-  }
-  return { report: r, claims };
-}
 
 /** The trace with its citations as markers at the end of its claim, and no citations list. */
 function marked(t: TraceLine, marker: (id: string) => string): TraceLine {
@@ -121,15 +99,15 @@ describe('citation markers', () => {
         files['rank.jsonl'] = jsonl(traces.map(byRank));
         suites.rank = { ...QA, gold: 'gold.jsonl', traces: 'rank.jsonl', citation_markers: RANK };
       }
-      const scoredSuites = await scored(files, suites);
-      const canonical = scoredPart(scoredSuites.canonical!);
+      const scoredSuites = await scored<Report>(files, suites);
+      const canonical = claimsApart(scoredSuites.canonical!);
       // The example's own figures, so that equal cannot mean equally empty.
       expect(scoredSuites.canonical!.metrics.chr!.numerator).toBe(which === 'good' ? 32 : 22);
       expect(otlpText.split('"stringValue":"{').length).toBeLessThan(
         files['id.otlp.jsonl']!.toString().split('"stringValue":"{').length - 10,
       );
       for (const name of Object.keys(suites).filter((n) => n !== 'canonical')) {
-        const part = scoredPart(scoredSuites[name]!);
+        const part = claimsApart(scoredSuites[name]!);
         expect([name, part.report]).toEqual([name, canonical.report]);
         // The offenders show the claim with its markers, and the citations they resolve to.
         const shape = name === 'rank' ? byRank : byId;
@@ -151,7 +129,7 @@ describe('citation markers', () => {
       files[`rank-${name}.trace.jsonl`] = jsonl(traces.map(byRank));
     }
     const LATENCY = { kind: 'latency', gold: 'gold.jsonl', percentiles: [95] };
-    const suites = await scored(files, {
+    const suites = await scored<Report>(files, {
       canonical: { ...LATENCY, traces: 'canonical-*.trace.jsonl' },
       rank: { ...LATENCY, traces: 'rank-*.trace.jsonl', citation_markers: RANK },
     });
@@ -171,7 +149,7 @@ describe('citation markers', () => {
       min_runs: 2,
       thresholds: { claim_edit_distance_median: 0.01, citation_stability: 1 },
     };
-    const suites = await scored(
+    const suites = await scored<Report>(
       {
         'gold.jsonl': readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8'),
         'runs.jsonl': jsonl(runs),
@@ -209,7 +187,7 @@ describe('citation markers', () => {
       },
       { qid: 'B', retrieved_ids: ['d1', 'd2'], answer_json: { claim: 'The green sea [2] [1] [2].' } },
     ];
-    const suites = await scored(
+    const suites = await scored<Report>(
       { 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) },
       { qa: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl', citation_markers: RANK } },
     );

@@ -1,12 +1,11 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import YAML from 'yaml';
 import { InputError } from '../src/errors.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { run } from '../src/run.js';
 import { readJsonlFile } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
+import { scored, scoredPart } from './helpers/scored.js';
 
 // `*` in a `fields:` pointer: every element of the array there. The example's traces and gold with their
 // ids kept as lists of objects, as most pipelines write them, score exactly as the canonical files.
@@ -44,30 +43,6 @@ const listedGold = ({ gold_citations, gold_claim_substr, ...g }: GoldLine) => ({
   facts: gold_claim_substr.map((text) => ({ text })),
 });
 const LISTED_GOLD = { '/gold_citations': '/evidence/*/chunk', '/gold_claim_substr': '/facts/*/text' };
-
-async function scored(files: Record<string, string>, suites: Record<string, unknown>) {
-  const dir = tmpTree({});
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
-  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-  return report.suites;
-}
-
-/** A suite's report without what names its files (and the gold digest, of the records as written). */
-function scoredPart(s: unknown) {
-  const r = JSON.parse(JSON.stringify(s)) as Record<string, unknown> & {
-    offenders?: Record<string, unknown>[];
-    items?: Record<string, { gold?: string }>;
-  };
-  delete r.inputs;
-  delete r.gold;
-  for (const item of Object.values(r.items ?? {})) delete item.gold;
-  for (const o of r.offenders ?? []) {
-    delete o.source;
-    delete o.trace;
-  }
-  return r;
-}
 
 async function errorOf(files: Record<string, string>, suite: Record<string, unknown>): Promise<string> {
   return scored(files, { s: suite }).then(

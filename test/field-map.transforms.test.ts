@@ -1,13 +1,12 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import YAML from 'yaml';
 import { InputError } from '../src/errors.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { CompiledFieldMap, type FieldMap } from '../src/io/field-map.js';
 import { run } from '../src/run.js';
 import { readJsonlFile } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
+import { scored, scoredPart } from './helpers/scored.js';
 
 // Transforms beside a `fields:` mapping: seconds scaled to milliseconds, epoch milliseconds read as epoch
 // seconds, a value compared with a scalar to make a boolean. The example so written scores exactly as the
@@ -48,30 +47,6 @@ const transformedGold = ({ answerable, ...g }: GoldLine) => ({
   kind: answerable ? 'answerable' : 'out of scope',
 });
 const TRANSFORMED_GOLD = { '/answerable': { from: '/kind', equals: 'answerable' } };
-
-async function scored(files: Record<string, string>, suites: Record<string, unknown>) {
-  const dir = tmpTree({});
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
-  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-  return report.suites;
-}
-
-/** A suite's report without what names its files, the gold digest, and the claims the offenders quote. */
-function scoredPart(s: unknown) {
-  const r = JSON.parse(JSON.stringify(s)) as Record<string, unknown> & {
-    offenders?: Record<string, unknown>[];
-    items?: Record<string, { gold?: string }>;
-  };
-  delete r.inputs;
-  delete r.gold;
-  for (const item of Object.values(r.items ?? {})) delete item.gold;
-  for (const o of r.offenders ?? []) {
-    delete o.source;
-    delete o.trace;
-  }
-  return r;
-}
 
 async function errorOf(files: Record<string, string>, suite: Record<string, unknown>): Promise<string> {
   return scored(files, { s: suite }).then(

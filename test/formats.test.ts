@@ -22,6 +22,7 @@ import { spanFacts } from '../src/grounded-answer/openinference.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { FIXTURES, jsonl, REPO, tmpTree } from './helpers/tmp.js';
 import { seeded } from './helpers/random.js';
+import { scored, scoredPart } from './helpers/scored.js';
 
 const GOLD = readJsonlFile<GoldLine>('gold/qa.gold.jsonl');
 const TRACES = {
@@ -33,34 +34,6 @@ const questionOf = (t: TraceLine) => QUESTION.get(t.qid) ?? `a question not in g
 
 type Suite = Record<string, unknown>;
 const QA = { kind: 'grounded-qa', k: 5, scu: true };
-
-/** Runs one config holding the canonical suite and others; returns each suite's report. */
-async function scored(files: Record<string, string | Buffer>, suites: Record<string, Suite>) {
-  const dir = tmpTree({});
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
-  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-  return report.suites;
-}
-
-/**
- * A suite's report with what names its files left out, and the gold digests (they digest the gold records as
- * written: the same items in another shape are another file to a lock): the rest must be the canonical run's.
- */
-function scoredPart(s: unknown) {
-  const r = JSON.parse(JSON.stringify(s)) as Record<string, unknown> & {
-    offenders?: Record<string, unknown>[];
-    items?: Record<string, { gold?: string }>;
-  };
-  delete r.inputs;
-  delete r.gold;
-  for (const item of Object.values(r.items ?? {})) delete item.gold;
-  for (const o of r.offenders ?? []) {
-    delete o.source;
-    delete o.trace;
-  }
-  return r;
-}
 
 describe.each(Object.entries(TRACES))('the %s example traces in other shapes and formats', (_, traces) => {
   it('score exactly as the canonical files: every metric, count, stage and offender', async () => {

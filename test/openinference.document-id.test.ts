@@ -12,6 +12,7 @@ import { run } from '../src/run.js';
 import { otlpLines, phoenixArray, readJsonlFile } from './helpers/formats.js';
 import { seeded } from './helpers/random.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
+import { scored as scoredSuites, scoredPart } from './helpers/scored.js';
 
 // `openinference.document_id` (issue 44): LangChain writes no retrieval.documents.N.document.id, only the
 // document's metadata as JSON text; ids read where the exporter wrote none scored 0 without a word.
@@ -66,22 +67,8 @@ const byMetadata = (documentId?: string) => ({
   openinference: { qid: 'metadata.qid', ...(documentId && { document_id: documentId }) },
 });
 
-async function scored(files: Record<string, string>, suites: Record<string, object>) {
-  const dir = tmpTree({ 'gold.jsonl': jsonl(GOLD), ...files });
-  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
-  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-  return report.suites;
-}
-
-/** A suite's report without the names of its input files: the rest must be the canonical suite's. */
-function scoredPart(s: unknown) {
-  const r = JSON.parse(JSON.stringify(s)) as Record<string, unknown> & {
-    offenders?: Record<string, unknown>[];
-  };
-  delete r.inputs;
-  for (const o of r.offenders ?? []) delete o.trace;
-  return r;
-}
+const scored = (files: Record<string, string>, suites: Record<string, object>) =>
+  scoredSuites({ 'gold.jsonl': jsonl(GOLD), ...files }, suites);
 
 /** groundgate as a user runs it, in `dir`: its exit status and stderr. */
 async function cli(dir: string, args: string[] = []) {

@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
 import { FIXTURES, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
+import { scoredPart } from './helpers/scored.js';
 
 // The example's 50 runs as LangChain.js (through @arizeai/openinference-instrumentation-langchain) and
 // openinference-core export them: test/fixtures/openinference/, made by scripts/openinference-fixtures.mjs with
@@ -27,19 +28,6 @@ function workspace(suites: Record<string, Record<string, unknown>>): string {
   const all = Object.fromEntries(Object.entries(suites).map(([name, s]) => [name, { ...qa, ...s }]));
   writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ ...config, offenders: 50, suites: all }));
   return dir;
-}
-
-/** A suite's report less what names its input files: the rest must be the canonical run's. */
-function scoredPart(suite: unknown) {
-  const r = JSON.parse(JSON.stringify(suite)) as Record<string, unknown> & {
-    offenders?: Record<string, unknown>[];
-  };
-  delete r.inputs;
-  for (const o of r.offenders ?? []) {
-    delete o.source;
-    delete o.trace;
-  }
-  return r;
 }
 
 const LANGCHAIN = { traces: 'langchain.otlp.jsonl', format: 'openinference' };

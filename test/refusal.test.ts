@@ -11,6 +11,7 @@ import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
 import { otlpLines, readJsonlFile } from './helpers/formats.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
+import { claimsApart, scored } from './helpers/scored.js';
 
 // Refusals as pipelines signal them (issue #44): the example's canonical traces, their refusals worded
 // otherwise and matched by `refusal:` phrases or patterns, or flagged by a `refused` member, score exactly
@@ -21,35 +22,11 @@ const TRACES = readJsonlFile<TraceLine>('runs/qa.trace.jsonl');
 const TOKEN = 'not in context';
 const QA = { kind: 'grounded-qa', k: 5, scu: true };
 
-type Suite = Record<string, unknown>;
 type Report = Record<string, unknown> & {
   metrics: Record<string, { value?: number; numerator?: number; denominator?: number }>;
   counts: Record<string, number>;
   offenders: Record<string, unknown>[];
 };
-
-async function scored(files: Record<string, string | Buffer>, suites: Record<string, Suite>) {
-  const dir = tmpTree({});
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, offenders: 50, suites }));
-  const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-  return report.suites as unknown as Record<string, Report>;
-}
-
-/** A suite's report without what names its files, and with each offender's claim apart (they were reworded). */
-function scoredPart(s: Report): { report: unknown; claims: unknown[] } {
-  const r = JSON.parse(JSON.stringify(s)) as Report & { items?: Record<string, { gold?: string }> };
-  delete r.inputs;
-  delete r.gold;
-  for (const item of Object.values(r.items ?? {})) delete item.gold;
-  const claims = r.offenders.map((o) => o.claim);
-  for (const o of r.offenders) {
-    delete o.source;
-    delete o.trace;
-    delete o.claim;
-  }
-  return { report: r, claims };
-}
 
 /** The traces with each refusal's claim replaced by `say(i)` (i counting refusals) and `extra` added. */
 function reworded(say: (i: number) => string, extra: (refused: boolean) => object = () => ({})) {
@@ -77,7 +54,7 @@ describe('refusal rules', () => {
       () => 'Sorry, the documents say nothing about that.',
       (refused) => ({ refused }),
     );
-    const suites = await scored(
+    const suites = await scored<Report>(
       {
         'gold.jsonl': jsonl(GOLD),
         'traces.jsonl': jsonl(TRACES),
@@ -142,17 +119,17 @@ describe('refusal rules', () => {
         unruled: { ...QA, gold: 'gold.jsonl', traces: 'phrased.jsonl' },
       },
     );
-    const canonical = scoredPart(suites.canonical!);
+    const canonical = claimsApart(suites.canonical!);
     // The example's own figures, so that equal cannot mean equally empty.
     // 15 refusal lines, 14 of them winning runs (FM031's is superseded); FM009 and FM043 are answerable.
     expect(suites.canonical!.counts).toMatchObject({ traced: 47, refused: 14, answered: 33 });
     expect(suites.canonical!.metrics.over_refusal).toMatchObject({ numerator: 2, denominator: 35 });
     for (const name of ['phrased', 'patterned', 'flagged', 'declined', 'flaggedParquet', 'declinedOtlp'])
-      expect([name, scoredPart(suites[name]!).report]).toEqual([name, canonical.report]);
+      expect([name, claimsApart(suites[name]!).report]).toEqual([name, canonical.report]);
     // The offenders show each claim as the pipeline wrote it: the over-refusals FM009 (the third refusal
     // line) and FM043 (the thirteenth).
     const rewordedClaims = (name: string) =>
-      scoredPart(suites[name]!).claims.filter((c, i) => c !== canonical.claims[i]);
+      claimsApart(suites[name]!).claims.filter((c, i) => c !== canonical.claims[i]);
     expect(rewordedClaims('phrased')).toEqual(['Not in context.', "I couldn't find that in the docs."]);
     expect(rewordedClaims('patterned')).toEqual(['Sorry - no idea at all', "I don't know."]);
     // Without the rule only the winning runs that say the token (FM012, FM024, FM040) are refusals.
@@ -214,7 +191,7 @@ describe('a refused flag decides', () => {
       },
       { qid: 'V', retrieved_ids: [], answer_json: { claim: TOKEN, citations: [] } },
     ];
-    const suites = await scored(
+    const suites = await scored<Report>(
       { 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) },
       { qa: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' } },
     );
@@ -248,7 +225,7 @@ describe('stability', () => {
     const canon = runs.map((r) =>
       refusal(r) ? { ...r, answer_json: { ...r.answer_json, claim: TOKEN } } : r,
     );
-    const suites = await scored(
+    const suites = await scored<Report>(
       {
         'gold.jsonl': gold,
         'runs.jsonl': jsonl(canon),
