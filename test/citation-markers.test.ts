@@ -3,8 +3,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { parseConfig } from '../src/config/load.js';
-import { InputError } from '../src/errors.js';
 import { compileMarkers, markedCitations } from '../src/grounded-answer/citation-markers.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { traceScanner } from '../src/grounded-answer/trace-checks.js';
@@ -13,6 +11,7 @@ import { run } from '../src/run.js';
 import { otlpLines, phoenixArray, readJsonlFile } from './helpers/formats.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 import { claimsApart, scored } from './helpers/scored.js';
+import { configError } from './helpers/config-error.js';
 
 // Inline citation markers (issue #44): the example's canonical traces with their citations written into the
 // claim as markers, `[n]` ranks in retrieved_ids or `[keys#1]` ids, and no citations list, score exactly as
@@ -234,15 +233,7 @@ describe('citation markers', () => {
 describe('gates.yaml', () => {
   const config = (markers: string) =>
     `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    citation_markers:\n${markers}    gates:\n      precision: ">= 0.8"\n`;
-  function error(source: string): string {
-    try {
-      parseConfig(source, path.join(process.cwd(), 'gates.yaml'));
-    } catch (err) {
-      expect(err).toBeInstanceOf(InputError);
-      return (err as InputError).message;
-    }
-    throw new Error('expected an InputError');
-  }
+  const error = configError;
   it('refuses a pattern without exactly one capture group, an invalid or slow one, and another refers_to', () => {
     expect(error(config("      pattern: '\\[\\d+\\]'\n      refers_to: rank\n"))).toBe(
       'gates.yaml:8:16: suite "qa": citation_markers.pattern: regular expression "\\\\[\\\\d+\\\\]" has 0 capture groups; expected exactly one, the citation each match makes',

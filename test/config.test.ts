@@ -2,22 +2,14 @@ import path from 'node:path';
 import safeRegex from 'safe-regex2';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
-import { InputError } from '../src/errors.js';
 import { DEFAULT_SCU_RULES } from '../src/grounded-answer/scu.js';
 import { SUITE_KINDS } from '../src/suites/registry.js';
+import { configError } from './helpers/config-error.js';
 
 const base = (gates = '      precision: ">= 0.8"\n', extra = '') =>
   `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold/qa.jsonl\n    traces: runs/*.jsonl\n${extra}    gates:\n${gates}`;
 
-function error(source: string): string {
-  try {
-    parseConfig(source, path.join(process.cwd(), 'gates.yaml'));
-  } catch (err) {
-    expect(err).toBeInstanceOf(InputError);
-    return (err as InputError).message;
-  }
-  throw new Error('expected an InputError');
-}
+const error = configError;
 
 describe('gates.yaml loader', () => {
   it('loads a valid config with both gate forms and defaults', () => {

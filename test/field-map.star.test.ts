@@ -1,11 +1,10 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
-import { run } from '../src/run.js';
 import { readJsonlFile } from './helpers/formats.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl } from './helpers/tmp.js';
 import { scored, scoredPart } from './helpers/scored.js';
+import { fieldsError } from './helpers/config-error.js';
 
 // `*` in a `fields:` pointer: every element of the array there. The example's traces and gold with their
 // ids kept as lists of objects, as most pipelines write them, score exactly as the canonical files.
@@ -154,26 +153,7 @@ describe('errors name the element, with the pointer the user wrote', () => {
 });
 
 describe('gates.yaml refuses a "*" it cannot read, where it is written', () => {
-  const configError = async (lines: string[]) => {
-    const dir = tmpTree({
-      'gates.yaml': [
-        'version: 1',
-        'suites:',
-        '  s:',
-        '    kind: grounded-qa',
-        '    gold: g.jsonl',
-        '    traces: t.jsonl',
-        '    fields:',
-        '      traces:',
-        ...lines,
-        '',
-      ].join('\n'),
-    });
-    return run({ config: path.join(dir, 'gates.yaml') }).then(
-      () => 'no error',
-      (err: unknown) => (err as Error).message.replace(/^.*groundgate-test-[^/]+\//, ''),
-    );
-  };
+  const configError = fieldsError;
 
   it('two "*" in one pointer', async () => {
     expect(await configError(['        /retrieved_ids: /runs/*/contexts/*/id'])).toBe(

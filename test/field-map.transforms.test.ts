@@ -1,12 +1,11 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { CompiledFieldMap, type FieldMap } from '../src/io/field-map.js';
-import { run } from '../src/run.js';
 import { readJsonlFile } from './helpers/formats.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl } from './helpers/tmp.js';
 import { scored, scoredPart } from './helpers/scored.js';
+import { fieldsError } from './helpers/config-error.js';
 
 // Transforms beside a `fields:` mapping: seconds scaled to milliseconds, epoch milliseconds read as epoch
 // seconds, a value compared with a scalar to make a boolean. The example so written scores exactly as the
@@ -152,26 +151,7 @@ describe('errors', () => {
     );
   });
 
-  const configError = async (lines: string[]) => {
-    const dir = tmpTree({
-      'gates.yaml': [
-        'version: 1',
-        'suites:',
-        '  s:',
-        '    kind: grounded-qa',
-        '    gold: g.jsonl',
-        '    traces: t.jsonl',
-        '    fields:',
-        '      traces:',
-        ...lines,
-        '',
-      ].join('\n'),
-    });
-    return run({ config: path.join(dir, 'gates.yaml') }).then(
-      () => 'no error',
-      (err: unknown) => (err as Error).message.replace(/^.*groundgate-test-[^/]+\//, ''),
-    );
-  };
+  const configError = fieldsError;
 
   it('gates.yaml refuses a transform where it is written', async () => {
     expect(await configError(['        /qid: { from: /id, scale: 1000 }'])).toBe(

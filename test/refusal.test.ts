@@ -4,14 +4,13 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
-import { parseConfig } from '../src/config/load.js';
-import { InputError } from '../src/errors.js';
 import { isRefusal, refusalRule } from '../src/grounded-answer/refusal.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
 import { otlpLines, readJsonlFile } from './helpers/formats.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 import { claimsApart, scored } from './helpers/scored.js';
+import { configError } from './helpers/config-error.js';
 
 // Refusals as pipelines signal them (issue #44): the example's canonical traces, their refusals worded
 // otherwise and matched by `refusal:` phrases or patterns, or flagged by a `refused` member, score exactly
@@ -261,15 +260,7 @@ describe('stability', () => {
 describe('gates.yaml', () => {
   const config = (refusal: string) =>
     `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    refusal:\n${refusal}    gates:\n      precision: ">= 0.8"\n`;
-  function error(source: string): string {
-    try {
-      parseConfig(source, path.join(process.cwd(), 'gates.yaml'));
-    } catch (err) {
-      expect(err).toBeInstanceOf(InputError);
-      return (err as InputError).message;
-    }
-    throw new Error('expected an InputError');
-  }
+  const error = configError;
   it('refuses a pattern that is invalid or may take exponential time, and a blank phrase, at line:column', () => {
     expect(error(config("      patterns: ['^I (do not|don''t) know', '(unclosed']\n"))).toBe(
       'gates.yaml:8:45: suite "qa": refusal.patterns.1: invalid regular expression: Invalid regular expression: /(unclosed/: Unterminated group',
