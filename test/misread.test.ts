@@ -69,6 +69,9 @@ describe('misreads', () => {
       fields: { '/retrieved_ids': '/ctx/ids' },
     });
     expect(mapped.retrieved).toBe('fields.traces./retrieved_ids: /ctx/ids');
+    // With citation_markers a citations list is an error: only the markers can be read wrongly.
+    const marked = readersOf({ format: 'jsonl', qid: 'input.value', markers: true });
+    expect(marked.citations).toBe('citation_markers (its pattern found no marker in any answer)');
   });
 });
 
@@ -252,6 +255,206 @@ describe('init on misread data', () => {
     ]);
     expect(gates).toContain(
       '    # not gated: under_refusal: the data looks read wrongly (14 of 47 answered claims',
+    );
+  });
+});
+
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { serializeReport } from '../src/report/schema.js';
+
+interface StabilityLine {
+  qid: string;
+  run_id: string;
+  retrieved_ids: string[];
+  answer_json: { claim: string; citations?: string[]; constraints_echo?: string[] };
+}
+const stabilityExample = (): StabilityLine[] =>
+  readFileSync(path.join(REPO, 'examples/stability/runs.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as StabilityLine);
+
+/** The repo's stability suite (gates.yaml), reading gold.jsonl and `runs`, with `more` settings after it. */
+function stabilityGates(runs: string, more = ''): string {
+  const config = readFileSync(path.join(REPO, 'gates.yaml'), 'utf8');
+  const start = config.indexOf('\n  stability:\n');
+  const end = config.slice(start + 1).search(/\n {2}\S+:\n/) + start + 2;
+  const suite = config
+    .slice(start + 1, end)
+    .replace(/gold: examples\/stability\/gold\.jsonl/, 'gold: gold.jsonl')
+    .replace(/runs: examples\/stability\/runs\.jsonl[^\n]*/, `runs: ${runs}`);
+  expect(suite).toContain(`    runs: ${runs}\n`);
+  return `version: 1\nsuites:\n${suite}${more}`;
+}
+
+/** The repo's stability suite over `runs`, in-process: its warnings and what init would not gate. */
+async function stabilityOf(runs: readonly unknown[], more = '') {
+  const dir = tmpTree({
+    'gold.jsonl': readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8'),
+    'runs.jsonl': jsonl(runs),
+    'gates.yaml': stabilityGates('runs.jsonl', more),
+  });
+  const outcome = await run({ config: path.join(dir, 'gates.yaml') });
+  const suite = outcome.report.suites.stability!;
+  return { warnings: suite.warnings, metrics: suite.metrics, misread: outcome.misreads.stability ?? [] };
+}
+
+// The example's 12 runs: 4 of each of 3 gold questions; the 4 of the unanswerable A0002 refuse ("not in
+// context", the default refusal_token) and cite nothing, so 8 runs are answered.
+describe('stability: never a silent zero', () => {
+  it('the example warns of nothing misread', async () => {
+    const r = await stabilityOf(stabilityExample());
+    expect(r.warnings).toEqual([]);
+    expect(r.misread).toEqual([]);
+  });
+
+  it('retrieved ids read from nowhere: every run has none', async () => {
+    const r = await stabilityOf(stabilityExample().map((l) => ({ ...l, retrieved_ids: [] })));
+    expect(r.metrics.citation_hit_rate!.value).toBe(0);
+    expect(r.warnings).toEqual([
+      'none of the 12 scored runs has a retrieved id: are they read from the right place ("retrieved_ids", or a mapping fields.runs./retrieved_ids)?',
+    ]);
+    expect(r.misread.map((m) => m.metrics)).toEqual([
+      ['stable_rate', 'unstable_questions', 'citation_hit_rate'],
+    ]);
+  });
+
+  it('citations read from nowhere: every answered run cites nothing (refusals aside)', async () => {
+    const r = await stabilityOf(
+      stabilityExample().map((l) => ({ ...l, answer_json: { ...l.answer_json, citations: [] } })),
+    );
+    expect(r.metrics.citation_hit_rate!.value).toBe(0);
+    expect(r.warnings).toEqual([
+      'none of the 8 answered runs cites anything: are citations read from the right place ("answer_json.citations", or a mapping fields.runs./answer_json/citations, or citation_markers)?',
+    ]);
+    expect(r.misread.map((m) => m.metrics)).toEqual([['stable_rate', 'unstable_questions', 'citation_*']]);
+  });
+
+  it('citations read from nowhere under citation_markers: names only citation_markers, by its pattern', async () => {
+    const unmarked = stabilityExample().map((l) => ({
+      ...l,
+      answer_json: { claim: l.answer_json.claim, constraints_echo: l.answer_json.constraints_echo },
+    }));
+    const markers = '    citation_markers: { pattern: "\\\\[(\\\\d+)\\\\]", refers_to: rank }\n';
+    const r = await stabilityOf(unmarked, markers);
+    expect(r.warnings).toEqual([
+      'none of the 8 answered runs cites anything: are citations read from the right place (citation_markers.pattern: \\[(\\d+)\\])?',
+    ]);
+    // Marked, the same runs warn of nothing.
+    const marked = unmarked.map((l) =>
+      l.answer_json.claim === 'not in context'
+        ? l
+        : { ...l, answer_json: { ...l.answer_json, claim: `${l.answer_json.claim} [1]` } },
+    );
+    expect((await stabilityOf(marked, markers)).misread).toEqual([]);
+  });
+
+  it('refusals worded otherwise: refusal_consistency read on no refusal and a warning naming the refusal settings', async () => {
+    const reworded = stabilityExample().map((l) =>
+      l.answer_json.claim === 'not in context'
+        ? { ...l, answer_json: { ...l.answer_json, claim: "I couldn't find that in the docs." } }
+        : l,
+    );
+    const r = await stabilityOf(reworded);
+    expect(r.misread.map((m) => m.warning)).toEqual([
+      `4 of 12 answered claims read like refusals ("I don't know", "not in the context", …) but the refusal rule matched none: does refusal_token, or refusal: (phrases, patterns, a mapped /refused flag) say how this pipeline refuses?`,
+    ]);
+    expect(r.misread[0]!.metrics).toEqual([
+      'stable_rate',
+      'unstable_questions',
+      'refusal_consistency',
+      'claim_edit_distance_median',
+    ]);
+    // Told how this pipeline refuses, it warns of nothing.
+    const told = await stabilityOf(reworded, '    refusal:\n      phrases: ["I couldn\'t find"]\n');
+    expect(told.misread).toEqual([]);
+  });
+
+  it('qids read from the wrong place: most run lines unknown to gold', async () => {
+    const r = await stabilityOf(
+      stabilityExample().map((l, i) => (i % 3 === 0 ? l : { ...l, qid: `run-${i}` })),
+    );
+    expect(r.misread.map((m) => m.warning)).toEqual([
+      '8 of 12 run lines have a qid that is not in gold: is the qid read from the right place ("qid", or a mapping fields.runs./qid)?',
+    ]);
+    expect(r.misread[0]!.metrics).toContain('coverage');
+    expect(r.warnings).toContain(r.misread[0]!.warning);
+    // Half the lines is not more than half.
+    const half = await stabilityOf(
+      stabilityExample().map((l, i) => (i % 2 === 0 ? l : { ...l, qid: `run-${i}` })),
+    );
+    expect(half.misread).toEqual([]);
+  });
+
+  it('names a mapped member by its mapping', async () => {
+    const r = await stabilityOf(stabilityExample(), '    fields:\n      runs:\n        /qid: /run_id\n');
+    expect(r.misread.map((m) => m.warning)).toEqual([
+      '12 of 12 run lines have a qid that is not in gold: is the qid read from the right place (fields.runs./qid: /run_id)?',
+    ]);
+    expect(r.metrics.coverage!.value).toBe(0);
+  });
+
+  it('a merge of partials warns as the run does', async () => {
+    const lines = stabilityExample().map((l) =>
+      l.answer_json.claim === 'not in context'
+        ? { ...l, retrieved_ids: [], answer_json: { ...l.answer_json, claim: "I don't know." } }
+        : { ...l, retrieved_ids: [] },
+    );
+    const dir = tmpTree({
+      'gold.jsonl': readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8'),
+      // A0001's runs in both shards, and one line repeated in the second (a run_id read twice).
+      'runs/a/runs.jsonl': jsonl([...lines.slice(0, 2), ...lines.slice(6)]),
+      'runs/b/runs.jsonl': jsonl([...lines.slice(2, 6), lines[7], { ...lines[0]!, qid: 'other' }]),
+      'gates.yaml': stabilityGates('runs/*/runs.jsonl'),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    const single = await run({ config });
+    const parts: string[] = [];
+    for (const shard of ['a', 'b']) {
+      const part = path.join(dir, `${shard}.partial`);
+      await writePartialRun(part, {
+        config,
+        inputs: [{ key: 'runs', path: path.join(dir, 'runs', shard, 'runs.jsonl') }],
+      });
+      parts.push(part);
+    }
+    const merged = await mergeRun(parts, { config });
+    expect(single.misreads.stability!.map((m) => m.warning)).toEqual([
+      'none of the 12 scored runs has a retrieved id: are they read from the right place ("retrieved_ids", or a mapping fields.runs./retrieved_ids)?',
+      `4 of 12 answered claims read like refusals ("I don't know", "not in the context", …) but the refusal rule matched none: does refusal_token, or refusal: (phrases, patterns, a mapped /refused flag) say how this pipeline refuses?`,
+    ]);
+    expect(merged.misreads).toEqual(single.misreads);
+    expect(merged.report.suites.stability!.warnings).toEqual(single.report.suites.stability!.warnings);
+    expect(serializeReport(merged.report)).toBe(serializeReport(single.report));
+  });
+});
+
+describe('stability: init on misread runs', () => {
+  it('prints the warning and calibrates no gate on a metric it concerns', async () => {
+    const dir = tmpTree({
+      'gold/stability.gold.jsonl': readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8'),
+      'runs/stability.runs.jsonl': jsonl(stabilityExample().map((l) => ({ ...l, retrieved_ids: [] }))),
+    });
+    let out = '';
+    let err = '';
+    const status = await main(['init', '-C', dir, '--no-workflow'], {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      isTty: false,
+      env: {},
+    });
+    expect(err).toBe('');
+    expect(status).toBe(0);
+    expect(out).toContain(
+      '  warning: stability: none of the 12 scored runs has a retrieved id: are they read from the right place ("retrieved_ids", or a mapping fields.runs./retrieved_ids)?',
+    );
+    const gates = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    // coverage reads no retrieved id; stable_rate waits for the fix.
+    expect(
+      Object.keys((parse(gates) as { suites: { stability: { gates: object } } }).suites.stability.gates),
+    ).toEqual(['coverage']);
+    expect(gates).toContain(
+      '    # not gated: stable_rate: the data looks read wrongly (none of the 12 scored runs',
     );
   });
 });

@@ -29,72 +29,129 @@ export function misreads(
   lines: { total: number; unknown: number },
   readers: Readers,
 ): Misread[] {
-  let runs = 0;
-  let noRetrieved = 0;
-  let answered = 0;
-  let uncited = 0;
-  let refusalLike = 0;
-  let refused = 0;
+  const counts: MisreadCounts = {
+    runs: 0,
+    noRetrieved: 0,
+    answered: 0,
+    uncited: 0,
+    refusalLike: 0,
+    refused: 0,
+    lines,
+  };
   for (let row = 0; row < table.present.length; row++) {
     if (!table.present[row]) continue;
     const flags = table.flags[row]!;
-    runs++;
-    if (flags & NO_RETRIEVED) noRetrieved++;
+    counts.runs++;
+    if (flags & NO_RETRIEVED) counts.noRetrieved++;
     if (flags & REFUSED) {
-      refused++;
+      counts.refused++;
       continue;
     }
-    answered++;
-    if (flags & UNCITED) uncited++;
-    if (flags & LOOKS_REFUSED) refusalLike++;
+    counts.answered++;
+    if (flags & UNCITED) counts.uncited++;
+    if (flags & LOOKS_REFUSED) counts.refusalLike++;
   }
+  return misreadWarnings(counts, readers, {
+    noun: 'trace',
+    metrics: {
+      qid: ['coverage', 'recall@*', 'under_refusal', 'over_refusal', ...ANSWER_METRICS],
+      retrieved: ['recall@*', ...ANSWER_METRICS],
+      citations: ANSWER_METRICS,
+      refusal: ['under_refusal', 'over_refusal', ...ANSWER_METRICS],
+    },
+  });
+}
+
+/** What a suite counted over its scored runs (refused ones by its refusal rule or flag), for its warnings. */
+export interface MisreadCounts {
+  runs: number;
+  /** Runs whose retrieved ids are empty. */
+  noRetrieved: number;
+  /** Runs not refused. */
+  answered: number;
+  /** Answered runs that cite nothing. */
+  uncited: number;
+  /** Answered runs whose claim, lowercased, looksLikeRefusal. */
+  refusalLike: number;
+  refused: number;
+  /** The input's lines, and those of them whose qid is not in gold. */
+  lines: { total: number; unknown: number };
+}
+
+/** How a suite words its warnings: what one of its lines is, and the metrics each warning puts in doubt. */
+export interface MisreadTerms {
+  /** `trace` (grounded-qa) or `run` (stability). */
+  noun: string;
+  metrics: Record<keyof Readers, readonly string[]>;
+}
+
+/** The warnings misreads words, from counts any suite can make: the same wording and thresholds for each. */
+export function misreadWarnings(c: MisreadCounts, readers: Readers, terms: MisreadTerms): Misread[] {
+  const { noun, metrics } = terms;
   const out: Misread[] = [];
-  if (lines.total > 0 && lines.unknown / lines.total > UNKNOWN_SHARE)
+  if (c.lines.total > 0 && c.lines.unknown / c.lines.total > UNKNOWN_SHARE)
     out.push({
-      warning: `${lines.unknown} of ${lines.total} trace lines have a qid that is not in gold: is the qid read from the right place (${readers.qid})?`,
-      metrics: ['coverage', 'recall@*', 'under_refusal', 'over_refusal', ...ANSWER_METRICS],
+      warning: `${c.lines.unknown} of ${c.lines.total} ${noun} lines have a qid that is not in gold: is the qid read from the right place (${readers.qid})?`,
+      metrics: metrics.qid,
     });
-  if (runs > 0 && noRetrieved === runs)
+  if (c.runs > 0 && c.noRetrieved === c.runs)
     out.push({
-      warning: `none of the ${runs} scored traces has a retrieved id: are they read from the right place (${readers.retrieved})?`,
-      metrics: ['recall@*', ...ANSWER_METRICS],
+      warning: `none of the ${c.runs} scored ${noun}s has a retrieved id: are they read from the right place (${readers.retrieved})?`,
+      metrics: metrics.retrieved,
     });
-  if (answered > 0 && uncited === answered)
+  if (c.answered > 0 && c.uncited === c.answered)
     out.push({
-      warning: `none of the ${answered} answered traces cites anything: are citations read from the right place (${readers.citations})?`,
-      metrics: ANSWER_METRICS,
+      warning: `none of the ${c.answered} answered ${noun}s cites anything: are citations read from the right place (${readers.citations})?`,
+      metrics: metrics.citations,
     });
-  if (answered > 0 && refused === 0 && refusalLike / answered >= REFUSAL_LIKE_SHARE)
+  if (c.answered > 0 && c.refused === 0 && c.refusalLike / c.answered >= REFUSAL_LIKE_SHARE)
     out.push({
-      warning: `${refusalLike} of ${answered} answered claims read like refusals ("I don't know", "not in the context", …) but the refusal rule matched none: does ${readers.refusal} say how this pipeline refuses?`,
-      metrics: ['under_refusal', 'over_refusal', ...ANSWER_METRICS],
+      warning: `${c.refusalLike} of ${c.answered} answered claims read like refusals ("I don't know", "not in the context", …) but the refusal rule matched none: does ${readers.refusal} say how this pipeline refuses?`,
+      metrics: metrics.refusal,
     });
   return out;
 }
 
+/** The refusal settings a refusal-like warning names (every suite that reads refusals has the same). */
+export const REFUSAL_READER = 'refusal_token, or refusal: (phrases, patterns, a mapped /refused flag)';
+
+/**
+ * How a member of a `fields:` input is read: `fields.<input>.<member>: <pointer>` when mapped to a pointer,
+ * `fields.<input>.<member>` when transformed, else its plain name or a mapping.
+ */
+export function mappedReader(
+  fields: Readonly<Record<string, unknown>> | undefined,
+  input: string,
+  member: string,
+  plain: string,
+): string {
+  const to = fields?.[member];
+  return typeof to === 'string'
+    ? `fields.${input}.${member}: ${to}`
+    : to !== undefined
+      ? `fields.${input}.${member}`
+      : `"${plain}", or a mapping fields.${input}.${member}`;
+}
+
 /** Where a suite whose traces are read as `input` takes each member a warning is about. */
 export function readersOf(input: TraceInput | undefined): Readers {
-  const refusal = 'refusal_token, or refusal: (phrases, patterns, a mapped /refused flag)';
-  const fields = input?.fields ?? {};
-  const mapped = (member: string, plain: string) => {
-    const to = fields[member];
-    return typeof to === 'string'
-      ? `fields.traces.${member}: ${to}`
-      : to !== undefined
-        ? `fields.traces.${member}`
-        : `"${plain}", or a mapping fields.traces.${member}`;
-  };
+  const refusal = REFUSAL_READER;
+  const mapped = (member: string, plain: string) => mappedReader(input?.fields, 'traces', member, plain);
+  // With markers the claim is the one place citations come from.
+  const markers = 'citation_markers (its pattern found no marker in any answer)';
   if (input?.format === 'openinference')
     return {
       qid: `openinference.qid: ${input.qid}`,
       retrieved: "the RETRIEVER spans' documents, openinference.document_id",
-      citations: "the answer's citations in output.value, or citation_markers",
+      citations: input.markers ? markers : "the answer's citations in output.value, or citation_markers",
       refusal,
     };
   return {
     qid: mapped('/qid', 'qid'),
     retrieved: mapped('/retrieved_ids', 'retrieved_ids'),
-    citations: `${mapped('/answer_json/citations', 'answer_json.citations')}, or citation_markers`,
+    citations: input?.markers
+      ? markers
+      : `${mapped('/answer_json/citations', 'answer_json.citations')}, or citation_markers`,
     refusal,
   };
 }

@@ -19,6 +19,8 @@ import { stabilitySplit } from './split.js';
 import { CHECKS, DEFAULT_THRESHOLDS, runShape, type Check } from './contract.js';
 import { loadStabilityRuns, type StabilityRunsLoad } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
+import { stabilityMisreads, stabilityReaders } from './misread.js';
+import { isRefusal, refusalRule } from '../../grounded-answer/refusal.js';
 
 const MEANS: Record<Check, Omit<MetricSpec, 'name'>> = {
   refusal_consistency: {
@@ -161,6 +163,15 @@ export async function stabilityResult(
   if (scored.counts.missing > 0) {
     warnings.push(`${scored.counts.missing} of ${scored.counts.gold} gold questions have no runs`);
   }
+  // Never a silent zero (#44): runs that look read wrongly say which option or mapping reads them.
+  const rule = refusalRule(config.refusal_token, config.refusal);
+  const misread = stabilityMisreads(
+    loaded.runs.values(),
+    { total: loaded.lines, unknown: [...loaded.unknown.values()].reduce((a, b) => a + b, 0) },
+    (r) => r.refused ?? isRefusal(r.claim, rule),
+    stabilityReaders(config.fields?.runs, config.citation_markers),
+  );
+  warnings.push(...misread.map((m) => m.warning));
 
   return {
     metrics: scored.metrics,
@@ -172,6 +183,7 @@ export async function stabilityResult(
     },
     offenders: await offendersOf(unstableQuestions(scored.questions), ctx.relative, goldMap),
     warnings,
+    ...(misread.length > 0 && { misread }),
     items: itemVerdicts(
       scored.questions,
       (q) => q.gold.qid,
