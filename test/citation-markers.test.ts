@@ -286,3 +286,12 @@ describe('partials', () => {
     expect(merged.report.suites.qa!.metrics.chr).toMatchObject({ numerator: 32, denominator: 33 });
   });
 });
+
+describe('gates.yaml, with fields:', () => {
+  it('a fields: mapping of /answer_json/citations beside citation_markers is refused where it is written', () => {
+    const source = `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    citation_markers: { pattern: '\\[(\\d+)\\]', refers_to: rank }\n    fields:\n      traces:\n        /answer_json/citations: /sources\n    gates:\n      precision: ">= 0.8"\n`;
+    expect(configError(source)).toBe(
+      'gates.yaml:10:33: suite "qa": fields.traces./answer_json/citations: citation_markers reads the citations from the claim; expected no mapping of /answer_json/citations beside it',
+    );
+  });
+});

@@ -173,7 +173,7 @@ describe('gates.yaml loader', () => {
         `    scu:\n      rules:\n        - lock: "x"\n          contradiction: '${contradiction}'\n`,
       );
     expect(error(rule('(a+)+$'))).toBe(
-      'gates.yaml:10:26: suite "qa": scu.rules.0.contradiction: regular expression "(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition',
+      'gates.yaml:10:26: suite "qa": scu.rules.0.contradiction: regular expression "(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition or repeated alternatives',
     );
     expect(error(rule('x'.repeat(501)))).toMatch(/scu\.rules\.0\.contradiction: .*at most 500 characters/);
     expect(() =>

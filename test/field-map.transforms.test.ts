@@ -170,6 +170,10 @@ describe('errors', () => {
     expect(await configError(['        /qid: { from: /id, equals: x }'])).toMatch(
       /^gates\.yaml:9:36: suite "s": fields\.traces\.\/qid\.equals: equals makes a boolean; expected it only for \/ok\b/,
     );
+    // The review found these said only "Invalid input".
+    expect(await configError(['        /ok: { from: /status, equals: {a: 1} }'])).toBe(
+      'gates.yaml:9:31: suite "s": fields.traces./ok.equals: expected a JSON scalar to compare with: a string, a finite number, true, false or null',
+    );
     expect(await configError(['        /ts: { from: /t, unit: ms, scale: 2 }'])).toBe(
       'gates.yaml:9:32: suite "s": fields.traces./ts.unit: scale and unit together; expected one transform of scale, unit, equals',
     );

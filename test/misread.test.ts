@@ -85,6 +85,11 @@ describe('looksLikeRefusal', () => {
     'there is no information about retention tiers.',
     'the sources do not mention a limit.',
     'i am unable to find that.',
+    // The review's four that the first list missed.
+    "i don't have enough information to answer that.",
+    "i don't have information on that.",
+    'no relevant information was found.',
+    'cannot be determined from the context.',
   ])('reads %j as a refusal', (claim) => expect(looksLikeRefusal(claim)).toBe(true));
 
   it.each([

@@ -141,7 +141,7 @@ describe('openinference.document_id: ids where the exporter wrote them', () => {
     expect(await cli(other)).toEqual({
       status: 2,
       stderr:
-        'groundgate: traces.otlp.jsonl:1: span "retrieve" (RETRIEVER): its documents have no metadata.chunk_id; its document.metadata has id, source, rank: set openinference.document_id: metadata.id',
+        'groundgate: traces.otlp.jsonl:1: span "retrieve" (RETRIEVER): its documents have no metadata.chunk_id; its document.metadata has id, source, rank: set openinference.document_id: metadata.id; or leave openinference.document_id unset if they carry document.id',
     });
   });
 
@@ -443,7 +443,7 @@ describe('openinference.document_id: every document has an id, or the span is an
     expect(
       ids('metadata.id', doc(0, 'id', 'c2f1…'), doc(0, 'metadata', '{"file_name":"keys.md","doc_id":"k1"}')),
     ).toBe(
-      'o.jsonl:1: span "retrieve" (RETRIEVER): its documents have no metadata.id; its document.metadata has file_name, doc_id: set openinference.document_id: metadata.doc_id',
+      'o.jsonl:1: span "retrieve" (RETRIEVER): its documents have no metadata.id; its document.metadata has file_name, doc_id: set openinference.document_id: metadata.doc_id; or leave openinference.document_id unset if they carry document.id',
     );
     expect(
       ids('metadata.file_name', doc(0, 'id', 'n0'), doc(0, 'metadata', '{"file_name":"keys.md"}')),

@@ -160,6 +160,15 @@ describe('the text rule', () => {
     expect(isRefusal('\u212Aeine Angabe dazu.', german)).toBe(true);
     expect(isRefusal('No información, lo siento', german)).toBe(true);
     expect(isRefusal('No informaciónes', german)).toBe(false);
+    // Lowercasing lengthens "İ" (two code units) and reads a final "Σ" by what follows: the claim's prefix is
+    // lowercased as the rule says, not a slice the phrase's length (the review found "İşte yok" never matched).
+    const turkish = refusalRule(TOKEN, { phrases: ['İşte yok', 'ΚΑΜΙΑ ΑΠΑΝΤΗΣΗ ΟΔΟΣ'], patterns: [] });
+    expect(isRefusal('İşte yok', turkish)).toBe(true);
+    expect(isRefusal('İŞTE YOK, bulamadım.', turkish)).toBe(true);
+    expect(isRefusal('  işte yok', turkish)).toBe(false); // "i" is not "i̇": JavaScript's lowercasing decides
+    expect(isRefusal('İşte yoklar', turkish)).toBe(false);
+    expect(isRefusal('Καμια απαντηση οδος.', turkish)).toBe(true);
+    expect(isRefusal('ΚΑΜΙΑ ΑΠΑΝΤΗΣΗ ΟΔΟΣ', turkish)).toBe(true);
     // Not a prefix: somewhere inside the claim is an answer that mentions it.
     expect(isRefusal("Yes. I couldn't find a limit.", rule)).toBe(false);
   });
@@ -266,7 +275,7 @@ describe('gates.yaml', () => {
       'gates.yaml:8:45: suite "qa": refusal.patterns.1: invalid regular expression: Invalid regular expression: /(unclosed/: Unterminated group',
     );
     expect(error(config("      patterns: ['^(a+)+$']\n"))).toBe(
-      'gates.yaml:8:18: suite "qa": refusal.patterns.0: regular expression "^(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition',
+      'gates.yaml:8:18: suite "qa": refusal.patterns.0: regular expression "^(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition or repeated alternatives',
     );
     expect(error(config("      phrases: ['  ']\n"))).toBe(
       'gates.yaml:8:17: suite "qa": refusal.phrases.0: expected a phrase that is not blank, which every claim would start with',

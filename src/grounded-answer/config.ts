@@ -1,13 +1,12 @@
-import safeRegex from 'safe-regex2';
 import { z } from 'zod';
+import { whyUnsafe } from '../config/safe-pattern.js';
 import { fieldMapSchema } from '../io/field-map.js';
 import type { Shape } from '../io/record-shape.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 
 /**
- * An SCU pattern. gates.yaml may come from a fork, and a pattern that backtracks exponentially (`(a+)+$`)
- * would hold the job on one crafted claim: nested quantifiers are refused (safe-regex2's star-height test, a
- * heuristic that passes the seed's rules), and so is a pattern longer than anyone writes by hand.
+ * A pattern of gates.yaml (SCU rules, refusal patterns, citation markers): valid, not one that backtracks
+ * exponentially (see safe-pattern.ts), and no longer than anyone writes by hand.
  */
 const regex = z
   .string()
@@ -19,10 +18,11 @@ const regex = z
       ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
       return;
     }
-    if (!safeRegex(source))
+    const why = whyUnsafe(source);
+    if (why)
       ctx.addIssue({
         code: 'custom',
-        message: `regular expression ${JSON.stringify(source)} may take exponential time (a quantifier inside a quantified group); expected one without nested repetition`,
+        message: `regular expression ${JSON.stringify(source)} may take exponential time (${why}); expected one without nested repetition or repeated alternatives`,
       });
   });
 
@@ -50,25 +50,47 @@ export const answerSettings = {
           z.string().trim().min(1, 'expected a phrase that is not blank, which every claim would start with'),
         )
         .default([]),
-      patterns: z.array(regex).default([]),
+      patterns: z.array(regex.superRefine(needsText('every claim would be a refusal'))).default([]),
     })
     .optional(),
   /** Citations read from markers in the claim (docs/formats.md, "Inline citation markers"). */
   citation_markers: z
     .strictObject({
-      pattern: regex.superRefine((source, ctx) => {
-        const groups = captureGroups(source);
-        if (groups !== undefined && groups !== 1)
-          ctx.addIssue({
-            code: 'custom',
-            message: `regular expression ${JSON.stringify(source)} has ${groups} capture groups; expected exactly one, the citation each match makes`,
-          });
-      }),
+      pattern: regex
+        .superRefine(needsText('it would cite "" between any two characters'))
+        .superRefine((source, ctx) => {
+          const groups = captureGroups(source);
+          if (groups !== undefined && groups !== 1)
+            ctx.addIssue({
+              code: 'custom',
+              message: `regular expression ${JSON.stringify(source)} has ${groups} capture groups; expected exactly one, the citation each match makes`,
+            });
+        }),
       refers_to: z.enum(['rank', 'id']),
     })
     .optional(),
   scu: scuSchema.default(false),
 };
+
+/**
+ * A pattern that matches without reading any text (`''`, `^`, `x*`, `\b`) matches nearly every claim: refused,
+ * with what it would do. `^$` (an empty claim) reads nothing yet matches only that: it passes.
+ */
+function needsText(consequence: string) {
+  return (source: string, ctx: z.RefinementCtx) => {
+    let empty: boolean;
+    try {
+      empty = new RegExp(source, 'i').exec('qzx\u2028 ')?.[0] === '';
+    } catch {
+      return;
+    }
+    if (empty)
+      ctx.addIssue({
+        code: 'custom',
+        message: `regular expression ${JSON.stringify(source)} matches without reading any text, so ${consequence}; expected one that matches some text`,
+      });
+  };
+}
 
 /** How many capture groups a pattern has (an alternative that matches "" makes every group take part); undefined when it is no pattern. */
 function captureGroups(source: string): number | undefined {
@@ -128,6 +150,25 @@ export function checkInputSettings(
       message:
         'applies to OpenInference spans only; expected format: openinference with it, or no openinference',
     });
+}
+
+/**
+ * With `citation_markers` the claim is the one source of citations: a mapping that reads a citations list
+ * too is refused where it is written, not at the first trace.
+ */
+export function checkMarkers(
+  config: { citation_markers?: unknown; fields?: Partial<Record<string, Readonly<Record<string, unknown>>>> },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.citation_markers === undefined) return;
+  for (const [input, map] of Object.entries(config.fields ?? {}))
+    if (map && '/answer_json/citations' in map)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fields', input, '/answer_json/citations'],
+        message:
+          'citation_markers reads the citations from the claim; expected no mapping of /answer_json/citations beside it',
+      });
 }
 
 /** `fields:` of a suite whose inputs have these contracts: per input, canonical pointer → the user's pointer. */

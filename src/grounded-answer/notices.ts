@@ -14,7 +14,7 @@ export const LOOKS_REFUSED = 1 << 26;
  * configured rule (refusal_token, refusal:) misses how this pipeline refuses.
  */
 const REFUSAL_LIKE =
-  /\b(?:i (?:do not|don't|don’t) know|i (?:could not|couldn't|couldn’t|cannot|can't|can’t|was unable to|am unable to) (?:find|answer|determine|locate)|(?:is )?not (?:in|found in|mentioned in|provided in|present in|available in) (?:the |this )?(?:context|docs|documents|documentation|sources|provided)|no (?:relevant )?information (?:about|on|regarding|in)|(?:does not|doesn't|doesn’t|do not|don't|don’t) (?:mention|say|contain|specify|provide)|unable to (?:find|answer)|not enough (?:information|context))/;
+  /\b(?:i (?:do not|don't|don’t) know|i (?:could not|couldn't|couldn’t|cannot|can't|can’t|was unable to|am unable to) (?:find|answer|determine|locate)|(?:is )?not (?:in|found in|mentioned in|provided in|present in|available in) (?:the |this )?(?:context|docs|documents|documentation|sources|provided)|no (?:relevant |specific )?information (?:about|on|regarding|in|was|is|available|found)|i (?:do not|don't|don’t) have (?:enough |any |the )?(?:information|context|details)|(?:cannot|can't|can’t) be determined|(?:does not|doesn't|doesn’t|do not|don't|don’t) (?:mention|say|contain|specify|provide)|unable to (?:find|answer)|not enough (?:information|context))/;
 
 /** Whether a claim, lowercased, reads like a refusal. */
 export const looksLikeRefusal = (lowerClaim: string): boolean => REFUSAL_LIKE.test(lowerClaim);

@@ -594,7 +594,12 @@ function documentIds(s: SpanFacts, documentId: string): readonly unknown[] {
   for (let n = 0; n < docs.length && !any; n++) any = n in docs && idOf(n) !== undefined;
   if (!any && s.documentPast === undefined) {
     const first = fromMetadata ? docs[0] : s.firstMetadata;
-    throw new InputError(where, `${span()}: its documents have no ${documentId}; ${metadataKeys(first)}`);
+    const hint = metadataKeys(first);
+    // Set to a metadata key, the documents may carry document.id all along (openinference-core writes it).
+    const orDefault = fromMetadata
+      ? '; or leave openinference.document_id unset if they carry document.id'
+      : '';
+    throw new InputError(where, `${span()}: its documents have no ${documentId}; ${hint}${orDefault}`);
   }
   const ids: string[] = [];
   for (let n = 0; n < docs.length; n++) {

@@ -60,23 +60,38 @@ function isToken(claim: string, token: string): boolean {
  * the end or neither a letter nor a digit ("not in context." yes, "not in contextual" no).
  */
 function startsWithPhrase(claim: string, start: number, phrase: string): boolean {
-  const end = start + phrase.length;
-  if (end > claim.length) return false;
   // ASCII compared a code unit at a time, so an answer is told from a phrase by its first letters; from the
-  // first other character on, as the rule says (lowercasing a slice the phrase's length).
+  // first other character on, as the rule says.
   for (let i = 0; i < phrase.length; i++) {
     let c = claim.charCodeAt(start + i);
-    if (c >= 0x80) {
-      if (claim.slice(start, end).toLowerCase() !== phrase) return false;
-      break;
-    }
+    if (Number.isNaN(c)) return false;
+    if (c >= 0x80) return startsWithLowered(claim, start, start + i, phrase);
     if (c >= 0x41 && c <= 0x5a) c |= 0x20;
     if (c !== phrase.charCodeAt(i)) return false;
   }
-  return end === claim.length || !WORD_CHAR.test(claim[end]!);
+  return atBoundary(claim, start + phrase.length);
 }
 
-const WORD_CHAR = /[\p{L}\p{N}]/u;
+/**
+ * The claim from `start` starts with the phrase once lowercased, then a boundary; the code units before `from`
+ * matched already. Lowercasing may lengthen a character ("İ" is two code units lowercased) and depends on its
+ * neighbours (a final "Σ"), so the claim's slice from `start` is lowercased a code point longer at a time until
+ * it is as long as the phrase: at most the phrase's length in steps, and only for a claim that matched so far.
+ */
+function startsWithLowered(claim: string, start: number, from: number, phrase: string): boolean {
+  for (let i = from; i < claim.length;) {
+    i += claim.codePointAt(i)! > 0xffff ? 2 : 1;
+    const lowered = claim.slice(start, i).toLowerCase();
+    if (lowered.length >= phrase.length) return lowered === phrase && atBoundary(claim, i);
+  }
+  return false;
+}
+
+/** The end of the claim, or a character that is neither a letter nor a digit. */
+const atBoundary = (claim: string, end: number): boolean =>
+  end >= claim.length || !WORD_CHAR.test(String.fromCodePoint(claim.codePointAt(end)!));
+
+const WORD_CHAR = /^[\p{L}\p{N}]/u;
 
 /** Printable ASCII other than space: never trimmed. */
 const isPlain = (c: number) => c > 0x20 && c < 0x7f;

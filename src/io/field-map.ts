@@ -32,7 +32,11 @@ const transformSchema = z.strictObject({
   from: z.string(),
   scale: z.number().positive('expected a number above 0').optional(),
   unit: z.enum(['ms', 's']).optional(),
-  equals: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
+  equals: z
+    .union([z.string(), z.number(), z.boolean(), z.null()], {
+      error: 'expected a JSON scalar to compare with: a string, a finite number, true, false or null',
+    })
+    .optional(),
 });
 
 const sourceSchema = z.union([z.string(), transformSchema], {

@@ -6,6 +6,7 @@ import { goldShape, traceShape } from '../../grounded-answer/contract.js';
 import {
   answerSettings,
   checkInputSettings,
+  checkMarkers,
   fieldsSchema,
   inputSettings,
 } from '../../grounded-answer/config.js';
@@ -88,7 +89,10 @@ export const configSchema = z
     fields: fieldsSchema({ gold: goldShape, traces: traceShape }),
     gates: gatesSchema.default({}),
   })
-  .superRefine(checkInputSettings);
+  .superRefine((config, ctx) => {
+    checkInputSettings(config, ctx);
+    checkMarkers(config, ctx);
+  });
 export type GroundedQaConfig = z.infer<typeof configSchema>;
 
 export const groundedQa: SuiteKind<GroundedQaConfig> = {

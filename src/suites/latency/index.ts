@@ -6,6 +6,7 @@ import { resolveMetric, type MetricSpec } from '../../metrics/spec.js';
 import {
   answerSettings,
   checkInputSettings,
+  checkMarkers,
   fieldsSchema,
   inputSettings,
   scuRules,
@@ -78,6 +79,7 @@ export const configSchema = z
   })
   .superRefine((config, ctx) => {
     checkInputSettings(config, ctx);
+    checkMarkers(config, ctx);
     if ((config.csv === undefined) === (config.traces === undefined)) {
       ctx.addIssue({
         code: 'custom',
