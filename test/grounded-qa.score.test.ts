@@ -288,6 +288,28 @@ describe('refusal, echo and contradiction rules', () => {
   });
 });
 
+describe('long citation lists', () => {
+  it('are in scope exactly when every cited id was retrieved, past the 32 where a set takes over', () => {
+    const retrieved = Array.from({ length: 40 }, (_, i) => `d${i}`);
+    const g = gold('q', true, ['fact'], ['d7']);
+    const judge = (cited: string[]) => {
+      const table = newRunTable(1, off.cutoffs.length);
+      judgeInto(
+        judgeItem(g, null),
+        run('q', 'the fact', cited, retrieved),
+        judgeOptions(off.refusalToken, null, off.cutoffs),
+        table,
+        0,
+      );
+      return labelsOf(table.flags[0]!);
+    };
+    expect(judge([...retrieved].reverse())).toEqual(['ok']);
+    expect(judge([...retrieved.slice(1), 'elsewhere'])).toEqual(['citation_out_of_scope']);
+    expect(judge(retrieved.slice(5, 10))).toEqual(['ok']);
+    expect(judge(['d7', 'elsewhere'])).toEqual(['citation_out_of_scope']);
+  });
+});
+
 describe('isVerdict: the flags words judging gives', () => {
   it('holds every word judgeInto gives, and only those: random items and runs reach each word it allows', () => {
     const rnd = seeded(4343);
