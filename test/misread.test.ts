@@ -230,6 +230,19 @@ describe('grounded-qa: never a silent zero', () => {
   });
 });
 
+/** `groundgate init` in `dir`, in-process, without workflows: what it printed and its exit status. */
+async function init(dir: string) {
+  let out = '';
+  let err = '';
+  const status = await main(['init', '-C', dir, '--no-workflow'], {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTty: false,
+    env: {},
+  });
+  return { out, err, status };
+}
+
 describe('init on misread data', () => {
   it('prints the warning and calibrates no gate on a metric it concerns', async () => {
     const reworded = exampleTraces().map((t) =>
@@ -238,14 +251,7 @@ describe('init on misread data', () => {
         : t,
     );
     const dir = tmpTree({ 'gold/qa.gold.jsonl': exampleGold(), 'runs/qa.trace.jsonl': jsonl(reworded) });
-    let out = '';
-    let err = '';
-    const status = await main(['init', '-C', dir, '--no-workflow'], {
-      stdout: (t) => (out += t),
-      stderr: (t) => (err += t),
-      isTty: false,
-      env: {},
-    });
+    const { out, err, status } = await init(dir);
     expect(err).toBe('');
     expect(status).toBe(0);
     expect(out).toContain(
@@ -440,14 +446,7 @@ describe('stability: init on misread runs', () => {
       'gold/stability.gold.jsonl': readFileSync(path.join(REPO, 'examples/stability/gold.jsonl'), 'utf8'),
       'runs/stability.runs.jsonl': jsonl(stabilityExample().map((l) => ({ ...l, retrieved_ids: [] }))),
     });
-    let out = '';
-    let err = '';
-    const status = await main(['init', '-C', dir, '--no-workflow'], {
-      stdout: (t) => (out += t),
-      stderr: (t) => (err += t),
-      isTty: false,
-      env: {},
-    });
+    const { out, err, status } = await init(dir);
     expect(err).toBe('');
     expect(status).toBe(0);
     expect(out).toContain(
