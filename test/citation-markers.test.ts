@@ -66,6 +66,13 @@ describe('citation markers', () => {
         'traces.jsonl': jsonl(traces),
         'id.jsonl': jsonl(byIdTraces),
         'id-mapped.jsonl': jsonl(byIdTraces.map(({ answer_json, ...t }) => ({ ...t, out: answer_json }))),
+        // Retrieved ids as a list of objects, read through `*`: the scan checks such lines on their bytes.
+        'id-listed.jsonl': jsonl(
+          byIdTraces.map(({ retrieved_ids, ...t }) => ({
+            ...t,
+            contexts: retrieved_ids.map((id) => ({ id })),
+          })),
+        ),
         'id.parquet': Buffer.from(
           parquetWriteBuffer({
             columnData: [
@@ -87,6 +94,13 @@ describe('citation markers', () => {
           traces: 'id-mapped.jsonl',
           citation_markers: ID,
           fields: { traces: { '/answer_json': '/out' } },
+        },
+        idListed: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'id-listed.jsonl',
+          citation_markers: ID,
+          fields: { traces: { '/retrieved_ids': '/contexts/*/id' } },
         },
         idParquet: { ...QA, gold: 'gold.jsonl', traces: 'id.parquet', citation_markers: ID },
         idOtlp: { ...OTLP, traces: 'id.otlp.jsonl', citation_markers: ID },

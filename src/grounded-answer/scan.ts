@@ -7,7 +7,7 @@ import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
 import { checkTraceLine, type TraceLine } from './contract.js';
 import type { FieldMap } from '../io/field-map.js';
-import { mappedTraceScanner, scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
+import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
 import type { ChunkError } from './threads.js';
 
@@ -52,8 +52,7 @@ export async function scanRuns(
   // A mapped line is not in the contract's shape: it is parsed, mapped, then checked.
   const mapped = (fields || markers) && traceChecker({ fields, markers });
   // Only qid and ts are read here: a mapped line read through `*` is checked on its bytes too.
-  const scanner =
-    fields && !markers ? mappedTraceScanner(fields, { every: true }) : traceScanner({ fields, markers });
+  const scanner = traceScanner({ fields, markers }, { every: true });
   const slots = new Map<string, number>();
   const qids: string[] = [];
   let cap = 1024;

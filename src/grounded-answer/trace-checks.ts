@@ -37,11 +37,12 @@ export const traceChecker = (input: Reading, what = TRACE_WHAT) =>
 /**
  * The byte scanner of trace lines as the input reads them; undefined for the canonical one (scanTraceLine's
  * default). Under citation_markers, a line that lists citations is left to JSON.parse and the schema, which
- * word the error; its slots are the canonical scanner's, so judgedTrace reads what it finds.
+ * word the error; its slots are the canonical scanner's, so judgedTrace reads what it finds. `every`: lines
+ * read through `*` are checked on their bytes too, for a caller that reads only qid and ts (see lineScanner).
  */
-export function traceScanner(input: Reading): LineScanner | undefined {
-  if (!input.markers) return input.fields ? mappedTraceScanner(input.fields) : undefined;
-  const s = lineScanner(markedTraceShape, input.fields);
+export function traceScanner(input: Reading, options?: { every?: boolean }): LineScanner | undefined {
+  if (!input.markers) return input.fields ? mappedTraceScanner(input.fields, options) : undefined;
+  const s = lineScanner(markedTraceShape, input.fields, options);
   const citations = s.slot('/answer_json/citations');
   return { ...s, scan: (b, start, end, f) => s.scan(b, start, end, f) && f.at[citations]! < 0 };
 }
