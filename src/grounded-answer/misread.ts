@@ -29,15 +29,7 @@ export function misreads(
   lines: { total: number; unknown: number },
   readers: Readers,
 ): Misread[] {
-  const counts: MisreadCounts = {
-    runs: 0,
-    noRetrieved: 0,
-    answered: 0,
-    uncited: 0,
-    refusalLike: 0,
-    refused: 0,
-    lines,
-  };
+  const counts = noCounts(lines);
   for (let row = 0; row < table.present.length; row++) {
     if (!table.present[row]) continue;
     const flags = table.flags[row]!;
@@ -77,6 +69,17 @@ export interface MisreadCounts {
   /** The input's lines, and those of them whose qid is not in gold. */
   lines: { total: number; unknown: number };
 }
+
+/** Counts of nothing yet, over an input of `lines`. */
+export const noCounts = (lines: MisreadCounts['lines']): MisreadCounts => ({
+  runs: 0,
+  noRetrieved: 0,
+  answered: 0,
+  uncited: 0,
+  refusalLike: 0,
+  refused: 0,
+  lines,
+});
 
 /** How a suite words its warnings: what one of its lines is, and the metrics each warning puts in doubt. */
 export interface MisreadTerms {

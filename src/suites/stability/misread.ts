@@ -4,7 +4,7 @@ import {
   mappedReader,
   misreadWarnings,
   REFUSAL_READER,
-  type MisreadCounts,
+  noCounts,
   type Readers,
 } from '../../grounded-answer/misread.js';
 import { looksLikeRefusal } from '../../grounded-answer/notices.js';
@@ -49,15 +49,7 @@ export function stabilityMisreads(
   refused: (run: StabilityRun) => boolean,
   readers: Readers,
 ): Misread[] {
-  const c: MisreadCounts = {
-    runs: 0,
-    noRetrieved: 0,
-    answered: 0,
-    uncited: 0,
-    refusalLike: 0,
-    refused: 0,
-    lines,
-  };
+  const c = noCounts(lines);
   for (const list of runs) {
     for (const run of list) {
       c.runs++;
