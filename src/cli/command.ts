@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../report/escape.js';
+import type { CommandSpec } from './options.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -30,6 +31,8 @@ export interface Command {
   summary: string;
   /** Full usage text for `groundgate NAME --help`. */
   usage: string;
+  /** Its declaration (options.ts), from which `usage` is made; the README's command reference lists it. */
+  spec?: CommandSpec;
   /** Returns the exit status; throws InputError / UsageError for the user's mistakes (exit 2). */
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }

@@ -10,19 +10,53 @@ import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '.
 import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
 import type { LoadedSuite } from '../suites/types.js';
-import { parseCommandArgs, printLine, type CliIo, type Command } from './command.js';
+import { printLine, type CliIo } from './command.js';
+import { commandOf, declareCommand, parseOptions } from './options.js';
 
-const OPTIONS = {
-  config: { type: 'string', short: 'c' },
-  suite: { type: 'string', short: 's', multiple: true },
-  'allow-outside-workspace': { type: 'boolean' },
+/** freeze's and verify's options: which config, which suites. */
+const GOLD_OPTIONS = {
+  config: { short: 'c', type: 'string', arg: 'PATH', default: 'gates.yaml', help: 'gates file' },
+  suite: {
+    short: 's',
+    type: 'string',
+    multiple: true,
+    arg: 'NAME',
+    help: 'only this suite (repeatable; default: every suite with a gold set)',
+  },
+  'allow-outside-workspace': {
+    type: 'boolean',
+    help: 'let paths in gates.yaml lead outside the workspace (the git repository of gates.yaml); for local use, never for untrusted configs',
+  },
 } as const;
 
-function parse(argv: readonly string[], usage: string) {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS, usage);
+const FREEZE = declareCommand({
+  name: 'freeze',
+  summary: 'write a lock for each gold set (sha256, item count, per-item digests)',
+  usage: 'groundgate freeze [options]',
+  description:
+    "Writes a lock for each suite's gold set: sha256 of the canonical content (items sorted by id, keys sorted), the item count, each item's digest (so changes can be named), the day (UTC; SOURCE_DATE_EPOCH overrides) and the tool version. The lock goes to the suite's lock: path, else beside the gold (qa.gold.jsonl → qa.gold.lock.json); a gold set that has not changed keeps its lock as it is. Commit it; release mode (check --release) and verify compare against it.",
+  options: GOLD_OPTIONS,
+  exitStatus: '0 every lock written (or kept), 2 usage, configuration or input error.',
+  example: 'groundgate freeze --suite qa',
+});
+
+const VERIFY = declareCommand({
+  name: 'verify',
+  summary: 'check every gold set against its lock (exit 2 naming changed items)',
+  usage: 'groundgate verify [options]',
+  description:
+    "Checks that each suite's gold set matches its lock (written by groundgate freeze), naming the added, removed and changed item ids of one that does not.",
+  options: GOLD_OPTIONS,
+  exitStatus:
+    '0 every gold set matches its lock, 2 a gold set has changed or has no lock, or a usage, configuration or input error.',
+  example: 'groundgate verify --config eval/gates.yaml',
+});
+
+function parse(spec: typeof FREEZE, argv: readonly string[]) {
+  const { values, positionals } = parseOptions(spec, argv);
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   return {
-    config: values.config ?? 'gates.yaml',
+    config: values.config,
     suites: values.suite ?? [],
     scope: values['allow-outside-workspace'] ? UNCONFINED : undefined,
   };
@@ -53,72 +87,48 @@ async function goldSuites({ config: configPath, suites: names, scope }: ReturnTy
   return out;
 }
 
-const FREEZE_USAGE = `Usage: groundgate freeze [--config gates.yaml] [--suite NAME]... [--allow-outside-workspace]
+export const freezeCommand = commandOf(FREEZE, async (argv, io: CliIo) => {
+  const args = parse(FREEZE, argv);
+  for (const { suite, gold, lock } of await goldSuites(args)) {
+    const digest = await suiteGoldDigest(suite, gold);
+    const previous = readLock(lock.file);
+    // An unchanged gold set keeps its lock as it is, date included: freezing again is not a new sign-off.
+    const day = previous?.sha256 === digest.sha256 ? previous.frozen : today(io.env);
+    const written = writeLock(lock.file, buildLock(digest, gold, lock.file, day));
+    const change = previous ? describeDiff(diffLock(previous, digest)) : '';
+    io.stdout(
+      `${suite.name}: ${written ? 'wrote' : 'kept'} ${displayPath(lock.file)} (${digest.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
+    );
+  }
+  return 0;
+});
 
-Writes a lock for each suite's gold set: sha256 of the canonical content (items sorted by id, keys sorted),
-the item count, each item's digest (so changes can be named), the day (UTC; SOURCE_DATE_EPOCH overrides)
-and the tool version. The lock goes to the suite's lock: path, else beside the gold (qa.gold.jsonl →
-qa.gold.lock.json). Commit it; release mode (check --release) and verify compare against it.
-`;
-
-export const freezeCommand: Command = {
-  name: 'freeze',
-  summary: 'write a lock for each gold set (sha256, item count, per-item digests)',
-  usage: FREEZE_USAGE,
-  async run(argv, io: CliIo) {
-    const args = parse(argv, FREEZE_USAGE);
-    for (const { suite, gold, lock } of await goldSuites(args)) {
-      const digest = await suiteGoldDigest(suite, gold);
-      const previous = readLock(lock.file);
-      // An unchanged gold set keeps its lock as it is, date included: freezing again is not a new sign-off.
-      const day = previous?.sha256 === digest.sha256 ? previous.frozen : today(io.env);
-      const written = writeLock(lock.file, buildLock(digest, gold, lock.file, day));
-      const change = previous ? describeDiff(diffLock(previous, digest)) : '';
+export const verifyCommand = commandOf(VERIFY, async (argv, io: CliIo) => {
+  const args = parse(VERIFY, argv);
+  let ok = true;
+  for (const { suite, gold, lock } of await goldSuites(args)) {
+    const goldName = displayPath(gold[0]!);
+    const locked = readLock(lock.file);
+    if (!locked) {
+      ok = false;
+      printLine(
+        io,
+        `${displayPath(lock.file)}: no lock for ${goldName} (suite ${suite.name}); run groundgate freeze`,
+      );
+      continue;
+    }
+    const digest = await suiteGoldDigest(suite, gold);
+    if (digest.sha256 === locked.sha256) {
       io.stdout(
-        `${suite.name}: ${written ? 'wrote' : 'kept'} ${displayPath(lock.file)} (${digest.size} items, sha256:${digest.sha256.slice(0, 12)})${previous ? (change ? `; since the previous lock: ${change}` : '; unchanged') : ''}\n`,
+        `${suite.name}: ${goldName} matches ${path.basename(lock.file)} (${locked.items} items, frozen ${locked.frozen})\n`,
+      );
+    } else {
+      ok = false;
+      printLine(
+        io,
+        `${goldName}: does not match its lock ${displayPath(lock.file)}: ${describeDiff(diffLock(locked, digest))}`,
       );
     }
-    return 0;
-  },
-};
-
-const VERIFY_USAGE = `Usage: groundgate verify [--config gates.yaml] [--suite NAME]... [--allow-outside-workspace]
-
-Checks that each suite's gold set matches its lock. Exit 0 when all match, 2 otherwise, naming the
-added, removed and changed item ids.
-`;
-
-export const verifyCommand: Command = {
-  name: 'verify',
-  summary: 'check every gold set against its lock (exit 2 naming changed items)',
-  usage: VERIFY_USAGE,
-  async run(argv, io: CliIo) {
-    const args = parse(argv, VERIFY_USAGE);
-    let ok = true;
-    for (const { suite, gold, lock } of await goldSuites(args)) {
-      const goldName = displayPath(gold[0]!);
-      const locked = readLock(lock.file);
-      if (!locked) {
-        ok = false;
-        printLine(
-          io,
-          `${displayPath(lock.file)}: no lock for ${goldName} (suite ${suite.name}); run groundgate freeze`,
-        );
-        continue;
-      }
-      const digest = await suiteGoldDigest(suite, gold);
-      if (digest.sha256 === locked.sha256) {
-        io.stdout(
-          `${suite.name}: ${goldName} matches ${path.basename(lock.file)} (${locked.items} items, frozen ${locked.frozen})\n`,
-        );
-      } else {
-        ok = false;
-        printLine(
-          io,
-          `${goldName}: does not match its lock ${displayPath(lock.file)}: ${describeDiff(diffLock(locked, digest))}`,
-        );
-      }
-    }
-    return ok ? 0 : 2;
-  },
-};
+  }
+  return ok ? 0 : 2;
+});

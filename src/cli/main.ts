@@ -3,33 +3,49 @@ import { InputError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { HelpRequested, printLine, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
+import { declareCommand, helpText, referenceText } from './options.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { mappedStack } from '../mapped-stack.js';
 
 export type { CliIo };
 
-function help(): string {
+/** `groundgate --help`: the commands; check runs without one. */
+const TOP = declareCommand({
+  name: 'groundgate',
+  summary: 'score RAG traces against a gold set and gate CI on the metrics',
+  usage: 'groundgate [command] [options]',
+  description: '',
+  sections: [
+    {
+      title: 'Commands',
+      body: `${commandList()}\n\nRun "groundgate COMMAND --help" for a command's options; without a command, check runs.`,
+    },
+  ],
+  options: { version: { short: 'v', type: 'boolean', help: 'print the version' } },
+  exitStatus: '0 pass (or help shown), 1 a gate failed, 2 usage, configuration or input error.',
+  example: 'groundgate check --config eval/gates.yaml',
+});
+
+function commandList(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `Usage: groundgate [command] [options]
+  return COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+}
 
-Commands:
-${lines.join('\n')}
-
-Run "groundgate COMMAND --help" for a command's options; without a command, check runs.
-  -h, --help     show this help
-  -v, --version  print the version
-`;
+/** The README's command reference (between its commands:start and commands:end markers). */
+export function commandReference(): string {
+  return referenceText([TOP, ...COMMANDS.flatMap((c) => (c.spec ? [c.spec] : []))]);
 }
 
 /** Runs the CLI and returns its exit status: 0 pass, 1 a gate failed, 2 usage or input error. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   // Notes of an earlier call in this process (one that stopped at an error) are not this call's.
   takeUtf8Notes();
+  // The command whose --help a usage error points to: check, when none is named.
+  let command: Command | undefined;
   try {
     const [first, ...rest] = argv;
     if (first === '--help' || first === '-h') {
-      io.stdout(help());
+      io.stdout(helpText(TOP));
       return 0;
     }
     if (first === '--version' || first === '-v') {
@@ -37,7 +53,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return 0;
     }
     if (first !== undefined && !first.startsWith('-')) {
-      const command = COMMANDS.find((c) => c.name === first);
+      command = COMMANDS.find((c) => c.name === first);
       if (!command) {
         const names = COMMANDS.map((c) => c.name);
         throw new UsageError(
@@ -46,14 +62,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       }
       return await runCommand(command, rest, io);
     }
-    return await runCommand(COMMANDS[0]!, argv, io);
+    command = COMMANDS[0]!;
+    return await runCommand(command, argv, io);
   } catch (err) {
     if (err instanceof InputError) {
       printLine(io, err.message);
       return 2;
     }
     if (err instanceof UsageError) {
-      printLine(io, `${err.message} (see groundgate --help)`);
+      printLine(io, `${err.message} (see groundgate ${command ? `${command.name} ` : ''}--help)`);
       return 2;
     }
     // Not the user's fault: keep the stack, it is what a bug report needs. Each of its lines starts as ours
