@@ -13,6 +13,7 @@ import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
 import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
+import { populationFlips } from './gates/paired.js';
 import {
   notComputable,
   resolveMetric,
@@ -220,6 +221,15 @@ export async function judgeRun(
       : comparable
         ? 'metric not in the baseline report'
         : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
+    const items = result.items && itemRecord(result.items, gold?.digest);
+    const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
+    const flips = populationFlips(
+      suite.kind,
+      result.items,
+      items,
+      comparable?.items,
+      comparable ? 'the baseline report has no item verdicts' : noBaseline,
+    );
     for (const [metric, rule] of Object.entries(suite.config.gates)) {
       const spec = resolveMetric(metric, suite.kind.metrics)!.spec;
       for (const outcome of evaluateGate(
@@ -229,13 +239,11 @@ export async function judgeRun(
         spec,
         comparable?.metrics[metric],
         noBaseline,
+        rule.maxNewFailures === undefined ? undefined : flips(spec),
       )) {
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
       }
     }
-
-    const items = result.items && itemRecord(result.items, gold?.digest);
-    const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
     // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
     const regressed = new Set(comparison?.regressed);
     const shown = firstOffenders(result.offenders, regressed, config.reportOffenders);

@@ -12,15 +12,21 @@ export function withBaseline(current: MetricValue, base: MetricValue | undefined
 
 /**
  * Item-by-item comparison with the baseline. Only items whose gold is unchanged are paired: an edited
- * question is a different question, and its flip would say nothing about the pipeline.
+ * question is a different question, and its flip would say nothing about the pipeline. With `member`, only
+ * the current items it admits (a metric's population) are compared.
  */
-export function compareItems(current: ItemRecord, base: ItemRecord): Comparison {
+export function compareItems(
+  current: ItemRecord,
+  base: ItemRecord,
+  member?: (id: string) => boolean,
+): Comparison {
   const added: string[] = [];
   const changed: string[] = [];
   const regressed: string[] = [];
   const fixed: string[] = [];
   let paired = 0;
   for (const [id, now] of current.members()) {
+    if (member && !member(id)) continue;
     const before = base.get(id);
     if (!before) {
       added.push(id);

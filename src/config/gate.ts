@@ -13,6 +13,11 @@ export interface GateRule {
   checks: Check[];
   /** Largest allowed worsening against the baseline report, in the metric's own unit. */
   maxDrop?: number;
+  /**
+   * Most items of the metric's population allowed to pass in the baseline report and fail now (paired on
+   * unchanged gold): a regression a level gate on a few items cannot see.
+   */
+  maxNewFailures?: number;
   /** A non-computable metric passes instead of failing. */
   allowMissing: boolean;
   /** Compare a bound of the Wilson 95% interval instead of the point value (proportions only). */
@@ -35,12 +40,21 @@ const gateObject = z
     min: finite.optional(),
     max: finite.optional(),
     max_drop: finite.nonnegative().optional(),
+    max_new_failures: z
+      .int({ error: 'expected a whole number of items, 0 or more' })
+      .nonnegative({ error: 'expected a whole number of items, 0 or more' })
+      .optional(),
     allow_missing: z.boolean().optional(),
     confidence: z.enum(['point', 'lower_bound', 'upper_bound']).optional(),
   })
-  .refine((g) => g.min !== undefined || g.max !== undefined || g.max_drop !== undefined, {
-    message: 'expected at least one of min, max, max_drop',
-  })
+  .refine(
+    (g) =>
+      g.min !== undefined ||
+      g.max !== undefined ||
+      g.max_drop !== undefined ||
+      g.max_new_failures !== undefined,
+    { message: 'expected at least one of min, max, max_drop, max_new_failures' },
+  )
   .transform((g): GateRule => {
     const checks: Check[] = [];
     if (g.min !== undefined) checks.push({ op: '>=', threshold: g.min });
@@ -49,6 +63,7 @@ const gateObject = z
     return {
       checks,
       maxDrop: g.max_drop,
+      ...(g.max_new_failures !== undefined ? { maxNewFailures: g.max_new_failures } : {}),
       allowMissing: g.allow_missing ?? false,
       ...(confidence ? { confidence } : {}),
     };
@@ -72,7 +87,7 @@ const gateString = z.string().transform((text, ctx): GateRule => {
 
 export const gateRuleSchema = z.union([gateString, gateObject], {
   error:
-    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, allow_missing, confidence}',
+    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_new_failures, allow_missing, confidence}',
 });
 
 export const gatesSchema = z.record(z.string(), gateRuleSchema);

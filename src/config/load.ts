@@ -147,6 +147,13 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
           `suite "${name}": unknown metric ${JSON.stringify(metric)} for kind ${kind.kind}${didYouMean(metric, names)}; expected one of ${names.join(', ')}`,
         );
       }
+      if (config.gates[metric]!.maxNewFailures !== undefined && !kind.populations) {
+        const paired = SUITE_KINDS.filter((k) => k.populations).map((k) => k.kind);
+        throw new InputError(
+          where,
+          `suite "${name}": gates.${metric}: max_new_failures, but kind ${kind.kind} reports no item verdicts to pair with a baseline; expected it only in suites of kind ${paired.join(', ')}`,
+        );
+      }
       gateWhere[metric] = where;
     }
     const keyWhere: Record<string, Where> = Object.create(null);

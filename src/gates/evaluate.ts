@@ -1,9 +1,39 @@
 import { compare, type Comparison, type GateRule } from '../config/gate.js';
 import type { MetricSpec, MetricValue } from '../metrics/spec.js';
+import { escapeTerminal } from '../report/escape.js';
+import { formatP } from '../report/format.js';
+
+/** A metric's population compared item by item with the baseline (gold unchanged): what a paired gate counts. */
+export interface PairedOutcome {
+  /** The population's name (`unanswerable`), or `all`. */
+  population: string;
+  /** Items of the population in both reports with the same gold. */
+  items: number;
+  /** Of them, passed on the baseline and fail now. */
+  new_failures: number;
+  /** Of them, failed on the baseline and pass now. */
+  fixes: number;
+  /** The first new failures, in code-unit order. */
+  first: string[];
+  /** Exact two-sided McNemar test of new failures vs fixes. */
+  mcnemar_p: number;
+}
+
+/** The flips of a metric's population, as run() finds them: compareItems over the population. */
+export interface PopulationFlips {
+  population: string;
+  paired: number;
+  regressed: readonly string[];
+  fixed: readonly string[];
+  mcnemar_p: number;
+}
+
+/** How many new failures an outcome names: enough to find them, few enough for a table cell. */
+const FIRST = 5;
 
 export interface GateOutcome {
   metric: string;
-  op: Comparison | 'max_drop';
+  op: Comparison | 'max_drop' | 'max_new_failures';
   threshold: number;
   value: number | null;
   passed: boolean;
@@ -13,6 +43,7 @@ export interface GateOutcome {
   reason?: string;
   confidence?: 'lower_bound' | 'upper_bound';
   compared?: number | null;
+  paired?: PairedOutcome;
 }
 
 /**
@@ -26,6 +57,8 @@ export function evaluateGate(
   spec: MetricSpec,
   baseline?: MetricValue,
   noBaselineReason = 'no baseline report given',
+  /** For max_new_failures: the population's flips, or why there are none to count (skipped). */
+  flips?: PopulationFlips | { skipped: string },
 ): GateOutcome[] {
   const v = value?.value ?? null;
   const missingReason = value?.reason ?? 'not reported';
@@ -84,5 +117,43 @@ export function evaluateGate(
       outcomes.push({ ...common, baseline: base, passed: drop <= rule.maxDrop + 1e-12 });
     }
   }
+  if (rule.maxNewFailures !== undefined)
+    outcomes.push(pairedOutcome(metric, rule.maxNewFailures, v, flips ?? { skipped: noBaselineReason }));
   return outcomes;
+}
+
+/**
+ * A paired gate: fails when more than `most` items of the metric's population passed on the baseline and
+ * fail now. Fixes elsewhere do not offset them (each new failure is a question the change broke); they are
+ * reported beside, with the exact McNemar p of the two, to tell a trade from noise.
+ */
+function pairedOutcome(
+  metric: string,
+  most: number,
+  value: number | null,
+  flips: PopulationFlips | { skipped: string },
+): GateOutcome {
+  const common = { metric, op: 'max_new_failures' as const, threshold: most, value };
+  if ('skipped' in flips) return { ...common, passed: true, skipped: true, reason: flips.skipped };
+  const { population, paired, regressed, fixed, mcnemar_p } = flips;
+  const first = regressed.slice(0, FIRST);
+  const named = first.map((id) => escapeTerminal(id, 40));
+  const more = regressed.length > FIRST ? `, … (${regressed.length - FIRST} more)` : '';
+  const among = `among ${paired} paired ${population === 'all' ? '' : `${population} `}item${paired === 1 ? '' : 's'}`;
+  return {
+    ...common,
+    passed: regressed.length <= most,
+    reason:
+      `${regressed.length} new failure${regressed.length === 1 ? '' : 's'}` +
+      `${named.length ? ` (${named.join(', ')}${more})` : ''}, ${fixed.length} fix${fixed.length === 1 ? '' : 'es'} ` +
+      `${among}; exact McNemar p ${formatP(mcnemar_p)}`,
+    paired: {
+      population,
+      items: paired,
+      new_failures: regressed.length,
+      fixes: fixed.length,
+      first,
+      mcnemar_p,
+    },
+  };
 }

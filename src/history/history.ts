@@ -4,7 +4,10 @@ import { validateLine } from '../io/validate.js';
 import type { Report } from '../report/schema.js';
 import { historyEntrySchema, type HistoryEntry } from './schema.js';
 
-/** The entry for a report: every metric value and every threshold gate (max_drop is relative, so left out). */
+/**
+ * The entry for a report: every metric value and every threshold gate (max_drop and max_new_failures are
+ * relative to a baseline, so left out).
+ */
 export function entryFor(report: Report, label: string, recorded: string): HistoryEntry {
   const metrics: HistoryEntry['metrics'] = {};
   for (const [suite, s] of Object.entries(report.suites)) {
@@ -12,7 +15,7 @@ export function entryFor(report: Report, label: string, recorded: string): Histo
   }
   const gates: HistoryEntry['gates'] = {};
   for (const g of report.gates) {
-    if (g.op === 'max_drop') continue;
+    if (g.op === 'max_drop' || g.op === 'max_new_failures') continue;
     (gates[`${g.suite}.${g.metric}`] ??= []).push({ op: g.op, threshold: g.threshold });
   }
   return { recorded, label, verdict: report.verdict, metrics, gates };

@@ -17,7 +17,8 @@ export function fixed4(value: number): string {
 }
 
 export function formatThreshold(g: GateResult): string {
-  return g.op === 'max_drop' ? `drop ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
+  if (g.op === 'max_drop') return `drop ≤ ${g.threshold}`;
+  return g.op === 'max_new_failures' ? `new failures ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
 }
 
 export function gateStatus(g: GateResult): 'pass' | 'fail' | 'skip' {

@@ -82,7 +82,7 @@ export const suiteReportSchema = z.strictObject({
 export const gateResultSchema = z.strictObject({
   suite: z.string(),
   metric: z.string(),
-  op: z.enum(['>=', '<=', '>', '<', '==', 'max_drop']),
+  op: z.enum(['>=', '<=', '>', '<', '==', 'max_drop', 'max_new_failures']),
   threshold: z.number(),
   value: z.number().nullable(),
   passed: z.boolean(),
@@ -92,6 +92,23 @@ export const gateResultSchema = z.strictObject({
   compared: z.number().nullable().optional(),
   baseline: z.number().nullable().optional(),
   reason: z.string().optional(),
+  /** max_new_failures: the metric's population compared item by item with the baseline (gold unchanged). */
+  paired: z
+    .strictObject({
+      /** The items the metric counts over (`unanswerable`), or `all`. */
+      population: z.string(),
+      /** Items of the population in both reports with the same gold. */
+      items: z.int(),
+      /** Passed on the baseline, fail now: what the gate counts. */
+      new_failures: z.int(),
+      /** Failed on the baseline, pass now. */
+      fixes: z.int(),
+      /** The first new failures (at most 5), in code-unit order. */
+      first: ids,
+      /** Exact two-sided McNemar test of new failures vs fixes. */
+      mcnemar_p: z.number(),
+    })
+    .optional(),
   line: z.int().optional(),
 });
 

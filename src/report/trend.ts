@@ -21,7 +21,7 @@ export function buildTrends(history: readonly HistoryEntry[], report: Report, la
   const seen = new Set<string>();
   for (const g of report.gates) {
     const key = `${g.suite}.${g.metric}`;
-    if (g.op === 'max_drop' || seen.has(key)) continue;
+    if (g.op === 'max_drop' || g.op === 'max_new_failures' || seen.has(key)) continue;
     seen.add(key);
     const points = recent.flatMap((e) => {
       const v = e.metrics[key];
@@ -32,7 +32,11 @@ export function buildTrends(history: readonly HistoryEntry[], report: Report, la
     // A value or threshold that is not finite (an overflowing sum) has no place on an axis: left out.
     const thresholds = report.gates.filter(
       (x) =>
-        x.suite === g.suite && x.metric === g.metric && x.op !== 'max_drop' && Number.isFinite(x.threshold),
+        x.suite === g.suite &&
+        x.metric === g.metric &&
+        x.op !== 'max_drop' &&
+        x.op !== 'max_new_failures' &&
+        Number.isFinite(x.threshold),
     );
     trends.push({
       key,

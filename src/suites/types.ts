@@ -46,6 +46,8 @@ export interface Offender {
 export interface ItemVerdicts {
   ids: readonly string[];
   pass: Uint8Array;
+  /** Item `ids[i]` belongs to population `name` when `populations[name][i]` is 1 (see SuiteKind.populations). */
+  populations?: Readonly<Record<string, Uint8Array>>;
 }
 
 export function itemVerdicts<T>(
@@ -134,6 +136,13 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
   /** The cutoff at which families are reported when no gate names one. */
   defaultCutoffs(config: C): number[];
   score(config: C, ctx: ScoreContext): Promise<SuiteResult>;
+  /**
+   * Kinds whose results list every item's verdict (SuiteResult.items) may have paired gates
+   * (max_new_failures). Which items a metric counts over, by its spec's name (`recall@{k}`): a population
+   * of ItemVerdicts.populations, decided by the gold alone, so a baseline on the same gold shares it; a
+   * metric not named counts every item.
+   */
+  populations?: Readonly<Record<string, string>>;
   /** How a kind's run splits into partials that merge to the result of one run (absent: it cannot). */
   split?: SuiteSplit<C>;
 }

@@ -68,6 +68,8 @@ export const consistency: SuiteKind<ConsistencyConfig> = {
   metrics,
   offenderColumns: ['scholar', 'auditor', 'final', 'arbitration'],
   defaultCutoffs: () => [],
+  // A pair passes when both agents agree on a label: every metric counts every pair.
+  populations: {},
 
   async score(_config, ctx) {
     const { pairs: pairFiles, scholar, auditor } = oneInput(ctx);

@@ -108,6 +108,9 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   metrics,
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
   defaultCutoffs: (config) => [config.k],
+  // Precision's and chr's denominator, the shipped answers, can take in any gold item (an answered
+  // unanswerable one lowers both): they count every item, as do coverage and the SCU metrics.
+  populations: { under_refusal: 'unanswerable', over_refusal: 'answerable', 'recall@{k}': 'answerable' },
 
   async score(config, ctx) {
     const judged = await judgeSuite(config, ctx);

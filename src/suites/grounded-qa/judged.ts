@@ -208,7 +208,14 @@ export function resultOf(
     describe,
     warnings,
     misread,
-    items: { ids: gold.qids, pass: passColumn(gold.qids.length, loaded) },
+    items: {
+      ids: gold.qids,
+      pass: passColumn(gold.qids.length, loaded),
+      populations: {
+        answerable: gold.answerable,
+        unanswerable: gold.answerable.map((a) => 1 - a),
+      },
+    },
     triage: triage(gold.answerable, loaded.table),
   };
 }

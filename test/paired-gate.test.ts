@@ -1,0 +1,247 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load.js';
+import { InputError } from '../src/errors.js';
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { renderJunit } from '../src/report/junit.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { serializeReport, type Report } from '../src/report/schema.js';
+import { renderText } from '../src/report/text.js';
+import { run } from '../src/run.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+// The issue's own case: 20 gold items, of which 5 (q16–q20) are unanswerable.
+const ids = Array.from({ length: 20 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`);
+const unanswerable = new Set(ids.slice(15));
+const gold = ids.map((qid) =>
+  unanswerable.has(qid)
+    ? { qid, question: `what of ${qid}?`, answerable: false, gold_claim_substr: [], gold_citations: [] }
+    : {
+        qid,
+        question: `what of ${qid}?`,
+        answerable: true,
+        gold_claim_substr: [`answer ${qid}`],
+        gold_citations: [`doc#${qid}`],
+      },
+);
+
+/** Every item right, except: `answered` unanswerable items answered, `missed` answerable ones with a wrong claim. */
+function traces({ answered = [] as string[], missed = [] as string[] } = {}): string {
+  return jsonl(
+    ids.map((qid) => {
+      const refuse = unanswerable.has(qid) && !answered.includes(qid);
+      const claim = refuse ? 'not in context' : missed.includes(qid) ? 'something else' : `answer ${qid}`;
+      return {
+        qid,
+        retrieved_ids: [`doc#${qid}`],
+        answer_json: { claim, citations: refuse || unanswerable.has(qid) ? [] : [`doc#${qid}`] },
+      };
+    }),
+  );
+}
+
+const gates = (qa: string) => `version: 1
+suites:
+  qa:
+    kind: grounded-qa
+    gold: gold.jsonl
+    traces: traces.jsonl
+    refusal_token: 'not in context'
+    gates:
+${qa}
+`;
+
+/** The report of `now` against a baseline report of `before`, under the given gates. */
+async function against(before: string | undefined, now: string, qaGates: string): Promise<Report> {
+  const dir = tmpTree({
+    'gold.jsonl': jsonl(gold),
+    'traces.jsonl': before ?? now,
+    'gates.yaml': gates(qaGates),
+  });
+  const config = path.join(dir, 'gates.yaml');
+  if (before === undefined) return (await run({ config })).report;
+  const baseline = path.join(dir, 'base.json');
+  writeFileSync(baseline, serializeReport((await run({ config })).report));
+  writeFileSync(path.join(dir, 'traces.jsonl'), now);
+  return (await run({ config, baseline })).report;
+}
+
+const levelAndPaired = `      under_refusal: { max: 0.4345, max_new_failures: 1 }
+      precision: { max_new_failures: 1 }`;
+
+describe('max_new_failures: the paired gate', () => {
+  it("catches the issue's regression (2 of 5 unanswerable answered) that the level gate lets pass", async () => {
+    const report = await against(traces(), traces({ answered: ['q16', 'q17'] }), levelAndPaired);
+    const under = report.gates.filter((g) => g.metric === 'under_refusal');
+    // 2/5 = 0.40 is under the Wilson 95% upper bound of 0/5 (0.4345): the level gate passes.
+    expect(under[0]).toMatchObject({ op: '<=', threshold: 0.4345, value: 0.4, passed: true });
+    // mcnemarExact(2, 0) = 2 · (1/2)² = 0.5.
+    expect(under[1]).toEqual({
+      suite: 'qa',
+      metric: 'under_refusal',
+      op: 'max_new_failures',
+      threshold: 1,
+      value: 0.4,
+      passed: false,
+      reason:
+        '2 new failures (q16, q17), 0 fixes among 5 paired unanswerable items; exact McNemar p = 0.5000',
+      paired: {
+        population: 'unanswerable',
+        items: 5,
+        new_failures: 2,
+        fixes: 0,
+        first: ['q16', 'q17'],
+        mcnemar_p: 0.5,
+      },
+      line: 9,
+    });
+    expect(report.verdict).toBe('fail');
+    const text = renderText(report, { offenders: 0, color: false });
+    expect(text).toContain(
+      '  ✗ qa.under_refusal = 0.4000, wanted new failures ≤ 1 — 2 new failures (q16, q17), 0 fixes among 5 paired unanswerable items; exact McNemar p = 0.5000',
+    );
+    expect(renderMarkdown(report, { offenders: 0 })).toContain('new failures ≤ 1');
+    expect(renderJunit(report)).toContain('<testcase classname="qa" name="under_refusal new failures ≤ 1">');
+  });
+
+  it('does not let a fix elsewhere offset a new failure', async () => {
+    // The baseline misses q01's claim; now q01 is right and q16, q17 are answered.
+    const report = await against(
+      traces({ missed: ['q01'] }),
+      traces({ answered: ['q16', 'q17'] }),
+      levelAndPaired,
+    );
+    const paired = report.gates.filter((g) => g.op === 'max_new_failures');
+    // precision counts every item: 2 new failures and 1 fix, p = 2 · (1 + 3) / 8 = 1.
+    expect(paired.find((g) => g.metric === 'precision')).toMatchObject({
+      passed: false,
+      paired: { population: 'all', items: 20, new_failures: 2, fixes: 1, mcnemar_p: 1 },
+      reason: '2 new failures (q16, q17), 1 fix among 20 paired items; exact McNemar p = 1.0000',
+    });
+    // under_refusal counts the unanswerable items only: q01's fix is not among them.
+    expect(paired.find((g) => g.metric === 'under_refusal')).toMatchObject({
+      passed: false,
+      paired: { population: 'unanswerable', items: 5, new_failures: 2, fixes: 0 },
+    });
+  });
+
+  it("counts a metric's own population only: a new precision failure is not under_refusal's", async () => {
+    const report = await against(
+      traces(),
+      traces({ missed: ['q02', 'q03'] }),
+      `      under_refusal: { max_new_failures: 0 }
+      precision: { max_new_failures: 1 }
+      recall@5: { max_new_failures: 1 }`,
+    );
+    const paired = Object.fromEntries(
+      report.gates.filter((g) => g.op === 'max_new_failures').map((g) => [g.metric, g]),
+    );
+    expect(paired.under_refusal).toMatchObject({
+      passed: true,
+      reason: '0 new failures, 0 fixes among 5 paired unanswerable items; exact McNemar p = 1.0000',
+    });
+    expect(paired.precision).toMatchObject({ passed: false, paired: { new_failures: 2, items: 20 } });
+    // recall@5 counts the 15 answerable items; an item's verdict is all there is to pair, so a claim miss counts.
+    expect(paired['recall@5']).toMatchObject({
+      passed: false,
+      paired: { population: 'answerable', items: 15, new_failures: 2, first: ['q02', 'q03'] },
+    });
+  });
+
+  it('is skipped without a baseline, as max_drop is', async () => {
+    const report = await against(undefined, traces({ answered: ['q16', 'q17'] }), levelAndPaired);
+    expect(report.gates.find((g) => g.op === 'max_new_failures')).toEqual({
+      suite: 'qa',
+      metric: 'under_refusal',
+      op: 'max_new_failures',
+      threshold: 1,
+      value: 0.4,
+      passed: true,
+      skipped: true,
+      reason: 'no baseline report given',
+      line: 9,
+    });
+  });
+
+  it('leaves out items whose gold changed since the baseline', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(gold),
+      'traces.jsonl': traces(),
+      'gates.yaml': gates('      under_refusal: { max_new_failures: 0 }'),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    const baseline = path.join(dir, 'base.json');
+    writeFileSync(baseline, serializeReport((await run({ config })).report));
+    // q16's question is edited, and it is answered now: a different question, no new failure.
+    const edited = gold.map((g) => (g.qid === 'q16' ? { ...g, question: 'what else?' } : g));
+    writeFileSync(path.join(dir, 'gold.jsonl'), jsonl(edited));
+    writeFileSync(path.join(dir, 'traces.jsonl'), traces({ answered: ['q16'] }));
+    const { report } = await run({ config, baseline });
+    expect(report.gates[0]).toMatchObject({
+      passed: true,
+      paired: { items: 4, new_failures: 0 },
+    });
+  });
+
+  it('counts the same over merged partials as over one run', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(gold),
+      'traces.jsonl': traces(),
+      'gates.yaml': gates(levelAndPaired),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    const baseline = path.join(dir, 'base.json');
+    writeFileSync(baseline, serializeReport((await run({ config })).report));
+    const lines = traces({ answered: ['q16', 'q17'] })
+      .trimEnd()
+      .split('\n');
+    const parts: string[] = [];
+    for (const [k, slice] of [lines.slice(0, 10), lines.slice(10)].entries()) {
+      const file = path.join(dir, `shard-${k}.jsonl`);
+      writeFileSync(file, slice.join('\n') + '\n');
+      const part = path.join(dir, `part-${k}.partial`);
+      await writePartialRun(part, { config, inputs: [{ key: 'traces', path: file }] });
+      parts.push(part);
+    }
+    const merged = (await mergeRun(parts, { config, baseline })).report;
+    expect(
+      merged.gates.find((g) => g.metric === 'under_refusal' && g.op === 'max_new_failures'),
+    ).toMatchObject({
+      passed: false,
+      paired: { population: 'unanswerable', items: 5, new_failures: 2, fixes: 0, first: ['q16', 'q17'] },
+    });
+  });
+
+  it('is refused in gates.yaml where it cannot count: a negative or fractional N, a kind without item verdicts', () => {
+    const dir = tmpTree({
+      'a.yaml': gates('      under_refusal: { max_new_failures: -1 }'),
+      'b.yaml': gates('      under_refusal: { max_new_failures: 1.5 }'),
+      'c.yaml': `version: 1
+suites:
+  retrieval:
+    kind: ranking
+    qrels: q.qrels
+    run: r.run
+    gates:
+      ndcg@10: { min: 0.5, max_new_failures: 1 }
+`,
+    });
+    const error = (file: string) => {
+      try {
+        loadConfig(path.join(dir, file));
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+        return (e as Error).message;
+      }
+      throw new Error('loaded');
+    };
+    expect(error('a.yaml')).toMatch(
+      /a\.yaml:9:42: suite "qa": gates\.under_refusal\.max_new_failures: expected a whole number of items, 0 or more$/,
+    );
+    expect(error('b.yaml')).toMatch(/max_new_failures: expected a whole number of items, 0 or more$/);
+    expect(error('c.yaml')).toMatch(
+      'c.yaml:8:7: suite "retrieval": gates.ndcg@10: max_new_failures, but kind ranking reports no item verdicts to pair with a baseline; expected it only in suites of kind grounded-qa, consistency',
+    );
+  });
+});
