@@ -79,7 +79,7 @@ describe('baseline: auto and history: auto (node dist/index.js against a local A
     expect(run.summary).toContain('Compared with [`bbbbbbb`]');
     // Deltas against the base, the flips, and max_drop judged rather than skipped.
     // precision 16/32 now, 30/33 on the base: 0.5 − 0.9091.
-    expect(comment).toContain('| precision | 0.5000 | 16/32 | −0.4091 | &gt;= 0.8 | ❌ |');
+    expect(comment).toContain('| precision | 0.5000 | 16/32 | −0.4091 | >= 0.8 | ❌ |');
     expect(comment).toContain('vs baseline: **17 regressed** (pass → fail)');
     expect(comment).toMatch(/^### ❌ groundgate: FAIL — 8 of 8 gates failed$/m);
     const recall = (

@@ -29,7 +29,7 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     expect(created.body).toMatch(
       /^<!-- groundgate:gates\.yaml -->\n### ✅ groundgate: PASS — 7 of 8 gates passed, 1 skipped\n/,
     );
-    expect(created.body).toContain('| precision | 0.9091 | 30/33 | &gt;= 0.8 | ✅ |');
+    expect(created.body).toContain('| precision | 0.9091 | 30/33 | >= 0.8 | ✅ |');
     expect(created.body).toContain('[workflow run](https://github.example/acme/rag/actions/runs/42)');
     expect(first.outputs).toMatchObject({
       passed: 'true',

@@ -41,7 +41,7 @@ describe('--baseline', () => {
     });
     const md = renderMarkdown(report, { offenders: 0 });
     expect(md).toContain('| metric | value | n | Δ base | gate | |');
-    expect(md).toContain('| recall@5 | 0.7429 | 26/35 | −0.1714 | &gt;= 0.85 | ❌ |');
+    expect(md).toContain('| recall@5 | 0.7429 | 26/35 | −0.1714 | >= 0.85 | ❌ |');
     expect(md).toContain('| scu_violations | 2 |  | +2 | == 0 | ❌ |');
 
     // Same traces as the baseline: every delta is zero and max_drop passes.

@@ -67,7 +67,7 @@ describe('gold locks', () => {
     const check = runCli(['--format', 'markdown'], dir);
     expect(check.status).toBe(0);
     expect(check.stdout).toContain(
-      '> **qa**: the gold set does not match its lock `gold/qa.gold.lock.json`: 1 changed (FM007). Re-freeze',
+      '> **qa**: the gold set does not match its lock `gold/qa.gold.lock.json`: 1 changed (`FM007`). Re-freeze',
     );
   });
 

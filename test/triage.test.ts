@@ -280,7 +280,7 @@ describe('triage: where grounded-qa failures come from', () => {
         '',
         '| stage | items | Δ base | what to do next | first offenders |',
         '|---|---:|---:|---|---|',
-        '| citation | 5 | +4 | the gold chunk was retrieved, but the answer cites chunks it was not given or misses the gold one: check how citations are produced from the retrieved ids | FM022, FM031, FM035 |',
+        '| citation | 5 | +4 | the gold chunk was retrieved, but the answer cites chunks it was not given or misses the gold one: check how citations are produced from the retrieved ids | `FM022`, `FM031`, `FM035` |',
       ].join('\n'),
     );
     // The largest first; equal counts in pipeline order; the regressed items lead each stage's offenders.
@@ -296,7 +296,7 @@ describe('triage: where grounded-qa failures come from', () => {
       'over-refused with the evidence 1 +1',
     ]);
     expect(md).toContain('| retrieval | 2 | +2 | no gold chunk reached the model');
-    expect(md).toMatch(/\| containment \| 4 \| \+2 \| .* \| FM003, FM038, FM011 \|/);
+    expect(md).toMatch(/\| containment \| 4 \| \+2 \| .* \| `FM003`, `FM038`, `FM011` \|/);
 
     const text = renderText(report, { offenders: 0 });
     expect(text).toContain(

@@ -1,6 +1,6 @@
 import { describeBaselineSource, shortSha } from './baseline-source.js';
 import { suiteKind } from '../suites/registry.js';
-import { escapeList, escapeMarkdown } from './escape.js';
+import { escapeList, escapeMarkdown, markdownCode } from './escape.js';
 import {
   cellText,
   fixed4,
@@ -12,6 +12,7 @@ import {
   gateStatus,
   verdictLine,
 } from './format.js';
+import { belowItemBar } from './item-bar.js';
 import type { OffenderJson, Report, SuiteReport } from './schema.js';
 import { mermaidTrend } from './mermaid.js';
 import { specOf } from './specs.js';
@@ -77,11 +78,14 @@ export function renderMarkdown(report: Report, options: MarkdownOptions): string
       }
       const total = part.suite.offenders_total;
       const left = total - rows.length;
-      body.push('<details>', `<summary>Top offenders (${rows.length} of ${total})</summary>`, '');
+      const [title, noun] = belowItemBar(part.suite.kind)
+        ? ['Items below the per-item bar', 'item']
+        : ['Top offenders', 'offender'];
+      body.push('<details>', `<summary>${title} (${rows.length} of ${total})</summary>`, '');
       if (rows.length) body.push(part.tableHead, ...rows);
       if (left > 0) {
         const where = options.fullReportHint ? `; the full list is in ${options.fullReportHint}` : '';
-        body.push('', `${left} more offender${left === 1 ? '' : 's'} not shown${where}.`);
+        body.push('', `${left} more ${noun}${left === 1 ? '' : 's'} not shown${where}.`);
       }
       body.push('', '</details>');
     }
@@ -123,7 +127,9 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   const top = [`**${escapeMarkdown(name)}** · ${safeName(suite.kind)} · ${counts}`, ''];
   const c = suite.comparison;
   if (c) {
-    const regressed = c.regressed.length ? ` (${escapeList(c.regressed, 20, 40)})` : '';
+    const regressed = c.regressed.length
+      ? ` (${escapeList(c.regressed, { maxItems: 20, maxLength: 40 })})`
+      : '';
     top.push(
       `vs baseline: **${c.regressed.length} regressed** (pass → fail)${regressed}, ${c.fixed.length} fixed (fail → pass), ${c.paired} paired; exact McNemar p ${formatP(c.mcnemar_p)}`,
       '',
@@ -190,9 +196,7 @@ function triageSection(suite: SuiteReport): string[] {
     withDelta ? '|---|---:|---:|---|---|' : '|---|---:|---|---|',
   ];
   for (const r of rows) {
-    const first = firstOffenders(suite, r.key).map((id) =>
-      escapeMarkdown(id, { maxLength: 40, wrap: false }),
-    );
+    const first = firstOffenders(suite, r.key).map((id) => markdownCode(id, { maxLength: 40, table: true }));
     const cells = [
       r.title,
       String(r.count),
@@ -209,7 +213,7 @@ function triageSection(suite: SuiteReport): string[] {
 function offenderRow(o: OffenderJson, columns: readonly string[]): string {
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return '—';
-    if (Array.isArray(v)) return escapeList(v.map(String));
+    if (Array.isArray(v)) return escapeList(v.map(String), { table: true });
     if (typeof v === 'number' && !Number.isInteger(v)) return fixed4(v);
     return escapeMarkdown(String(v));
   };
@@ -218,7 +222,7 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
     .map(([k, v]) => `${safeName(k)}: ${cell(v)}`)
     .join('<br>');
   const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
-  return `| ${escapeMarkdown(o.id, { maxLength: 80, wrap: false })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
+  return `| ${markdownCode(o.id, { maxLength: 80, table: true })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
 }
 
 /**
@@ -237,11 +241,11 @@ function goldNotices(report: Report): string[] {
     const who = `**${escapeMarkdown(name)}**`;
     if (lock?.status === 'mismatch') {
       out.push(
-        `> [!WARNING]\n> ${who}: the gold set does not match its lock \`${escapeMarkdown(lock.file)}\`: ${describeIds(lock)}. Re-freeze (\`groundgate freeze\`) after sign-off.`,
+        `> [!WARNING]\n> ${who}: the gold set does not match its lock ${markdownCode(lock.file, { maxLength: 300 })}: ${describeIds(lock)}. Re-freeze (\`groundgate freeze\`) after sign-off.`,
       );
     } else if (lock?.status === 'missing') {
       out.push(
-        `> [!WARNING]\n> ${who}: no gold lock at \`${escapeMarkdown(lock.file)}\`; run \`groundgate freeze\` and commit it.`,
+        `> [!WARNING]\n> ${who}: no gold lock at ${markdownCode(lock.file, { maxLength: 300 })}; run \`groundgate freeze\` and commit it.`,
       );
     }
     const changes = suite.comparison?.gold_changes;
@@ -256,7 +260,7 @@ function goldNotices(report: Report): string[] {
 
 function describeIds(d: { added: string[]; removed: string[]; changed: string[] }): string {
   const part = (label: string, ids: string[]) =>
-    ids.length ? `${ids.length} ${label} (${escapeList(ids, 10, 40)})` : '';
+    ids.length ? `${ids.length} ${label} (${escapeList(ids, { maxLength: 40 })})` : '';
   return [part('changed', d.changed), part('added', d.added), part('removed', d.removed)]
     .filter(Boolean)
     .join(', ');

@@ -11,6 +11,7 @@ import {
   gateStatus,
   verdictLine,
 } from './format.js';
+import { belowItemBar, itemBarLabels, offenderCount } from './item-bar.js';
 import type { OffenderJson, Report } from './schema.js';
 import { specOf } from './specs.js';
 import { countDelta, firstOffenders, stageRows, triageSummary } from './triage.js';
@@ -102,9 +103,9 @@ export function renderText(report: Report, options: TextOptions): string {
         out.push('', `  top offenders (${n} of ${suite.offenders_total}):`);
         for (const o of suite.offenders.slice(0, n)) out.push(...offenderLines(o));
       } else {
-        out.push(
-          `  ${suite.offenders_total} failing item${suite.offenders_total === 1 ? '' : 's'} (--offenders N lists them)`,
-        );
+        const labels = belowItemBar(suite.kind) ? itemBarLabels(suite.offenders).join(', ') : '';
+        const bar = labels ? `${escapeTerminal(labels, 200)}; ` : '';
+        out.push(`  ${offenderCount(suite.kind, suite.offenders_total)} (${bar}--offenders N lists them)`);
       }
     }
     out.push('');
