@@ -8,6 +8,7 @@ import { goldLineSchema, traceLineSchema } from '../grounded-answer/contract.js'
 import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';
+import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -53,6 +54,17 @@ export interface Candidate {
   ids: string[];
   /** Some sampled record has locked constraints (grounded-answer gold): SCU is worth turning on. */
   constraints: boolean;
+  /** A near miss: the `fields:` mapping that makes its records contract records. */
+  fields?: FieldProposal;
+  /** The sampled records in the contract's shape (mapped when `fields` is set). */
+  records?: unknown[];
+}
+
+/** Why a file looked at was taken or not: one line each, for the listing. */
+export interface Look {
+  file: string;
+  taken: boolean;
+  line: string;
 }
 
 const FIRST = 20;
@@ -213,8 +225,12 @@ const JSON_BYTES = 4 * 1024 * 1024;
  * Files under `dir` that fit a role, in path order. At most `maxFiles` files are opened, each read up to its
  * first 64 KiB: a large repository costs a bounded look.
  */
-export function detect(dir: string, maxFiles = 5_000): { candidates: Candidate[]; looked: number } {
+export function detect(
+  dir: string,
+  maxFiles = 5_000,
+): { candidates: Candidate[]; looked: number; looks: Look[] } {
   const candidates: Candidate[] = [];
+  const looks: Look[] = [];
   let looked = 0;
   const walk = (folder: string) => {
     let entries;
@@ -232,10 +248,15 @@ export function detect(dir: string, maxFiles = 5_000): { candidates: Candidate[]
       } else if (e.isFile() && EXTENSIONS.test(e.name)) {
         looked++;
         const sample = sampleOf(full);
-        if (!sample) continue;
+        if (!sample) {
+          looks.push({ file: full, taken: false, line: 'not read (no permission, or not a file)' });
+          continue;
+        }
+        const before = candidates.length;
         for (const spec of ROLES) {
           const why = spec.test(sample);
           if (why) {
+            looks.push({ file: full, taken: true, line: `${spec.what}: ${why}` });
             candidates.push({
               file: full,
               role: spec.role,
@@ -247,18 +268,88 @@ export function detect(dir: string, maxFiles = 5_000): { candidates: Candidate[]
                   Array.isArray((v as { constraints?: unknown }).constraints) &&
                   (v as { constraints: unknown[] }).constraints.length > 0,
               ),
+              records: sample.records,
             });
             break;
           }
+        }
+        if (candidates.length === before) {
+          const near = nearMiss(sample);
+          if ('candidate' in near) candidates.push(near.candidate);
+          looks.push({ file: full, taken: 'candidate' in near, line: near.line });
         }
       }
     }
   };
   walk(dir);
-  return { candidates, looked };
+  return { candidates, looked, looks };
 }
 
-function sampleOf(file: string): Sample | undefined {
+const ROLE_OF = {
+  traces: { role: 'qa-traces', what: 'grounded-answer traces' },
+  gold: { role: 'qa-gold', what: 'grounded-answer gold set' },
+} as const;
+
+/**
+ * A file no role takes as it is: taken as grounded-answer traces or gold when a `fields:` mapping makes its
+ * sampled records contract records; else why not, naming what its records hold.
+ */
+export function nearMiss(
+  sample: Sample,
+  inputs: readonly ('gold' | 'traces')[] = ['gold', 'traces'],
+): { candidate: Candidate; line: string } | { line: string } {
+  const records = sample.records;
+  if (!records) {
+    if (/\.csv$/i.test(sample.file)) {
+      const header = (sample.lines[0] ?? '').replace(/^\uFEFF/, '').trim();
+      const columns = header.split(',').map((c) => c.trim());
+      const lacking = REQUIRED_COLUMNS.filter((c) => !columns.includes(c));
+      return {
+        line: `latency CSV? ${lacking.length ? `no column ${lacking.join(', ')}` : 'no rows'}: its header has ${columns.slice(0, 8).join(', ') || 'nothing'}`,
+      };
+    }
+    if (sample.json !== undefined) return { line: 'JSON, but not a retrieval-event document (schema 1.x)' };
+    return {
+      line: sample.lines.some((l) => l.trim()) ? 'not JSON Lines, nor TREC qrels or run lines' : 'empty',
+    };
+  }
+  if (!records.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r)))
+    return { line: 'JSON Lines, but not every record is an object' };
+  const tries = inputs.map((input) => {
+    const proposal = proposeFields(records, input);
+    return { input, proposal, records: proposal.missing.length ? undefined : mapped(records, proposal) };
+  });
+  const fit = tries.find((t) => t.records);
+  if (fit) {
+    const { role, what } = ROLE_OF[fit.input];
+    const sure = fit.proposal.lines.filter((l) => !l.unsure);
+    const why = `read through fields: ${sure.map((l) => l.note.replace(/ \(.*$/, '')).join(', ') || 'none needed'}`;
+    return {
+      line: `${what}: ${why}`,
+      candidate: {
+        file: sample.file,
+        role,
+        what,
+        why,
+        ids: fit.records!.flatMap((r) => {
+          const qid = (r as { qid?: unknown }).qid;
+          return typeof qid === 'string' ? [qid] : [];
+        }),
+        constraints: false,
+        fields: fit.proposal,
+        records: fit.records,
+      },
+    };
+  }
+  // The nearer contract: the one with fewer required members found under no name.
+  const near = tries.sort((a, b) => a.proposal.missing.length - b.proposal.missing.length)[0]!;
+  const lacking = near.proposal.missing.map((m) => JSON.stringify(m.slice(1).replaceAll('/', '.')));
+  return {
+    line: `${near.input}? no ${lacking.join(', ') || 'record in the contract after mapping'}: its records have ${keysOf(records)}`,
+  };
+}
+
+export function sampleOf(file: string): Sample | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');

@@ -1,5 +1,8 @@
 import path from 'node:path';
 import type { Candidate, Role } from './detect.js';
+import type { FieldProposal } from './field-proposal.js';
+import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
+import type { RefusalSettings } from '../grounded-answer/refusal.js';
 
 /** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
 export interface Proposal {
@@ -9,6 +12,12 @@ export interface Proposal {
   /** Settings beyond the inputs (scu: true), written after them. */
   settings?: Record<string, string | number | boolean>;
   why: string[];
+  /** `fields:` mappings proposed for inputs near the contract, by input key. */
+  fields?: Record<string, FieldProposal>;
+  /** `refusal:` phrases proposed from the traces' wording. */
+  refusal?: RefusalProposal;
+  /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
+  kept?: string[];
 }
 
 /** Candidates that cannot become a suite on their own, with the flags that would settle them. */
@@ -63,10 +72,11 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     inputs: Record<string, string>,
     why: string[],
     settings?: Proposal['settings'],
+    extra?: Pick<Proposal, 'fields' | 'refusal'>,
   ) => {
     let name = NAMES[kind]!;
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
-    out.proposals.push({ name, kind, inputs, why, ...(settings ? { settings } : {}) });
+    out.proposals.push({ name, kind, inputs, why, ...(settings ? { settings } : {}), ...extra });
   };
   const shares = (a: Candidate, b: Candidate) => {
     const ids = new Set(a.ids);
@@ -92,6 +102,7 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
           { gold: rel(gold.file), [key]: rel(mine[0]!.file) },
           [describe(gold), describe(mine[0]!)],
           scu,
+          nearMisses(gold, mine[0]!, key, kind === 'grounded-qa', {}),
         );
         used.add(gold.file).add(mine[0]!.file);
       } else if (mine.length > 1) {
@@ -173,6 +184,35 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     else out.notes.push(`${describe(gold)}: no predictions share its instance ids`);
   }
   return out;
+}
+
+/** The mappings proposed for a gold set and its traces, and the refusal wording its traces show. */
+export function nearMisses(
+  gold: Candidate,
+  answers: Candidate,
+  key: string,
+  qa: boolean,
+  rule: { token?: string; refusal?: RefusalSettings },
+): Pick<Proposal, 'fields' | 'refusal'> {
+  const fields: Record<string, FieldProposal> = {};
+  if (gold.fields) fields.gold = gold.fields;
+  if (answers.fields) fields[key] = answers.fields;
+  type Trace = Parameters<typeof proposeRefusal>[0][number];
+  const unanswerable = new Set(
+    (gold.records ?? []).flatMap((g) => {
+      const r = g as { qid?: unknown; answerable?: unknown };
+      return r.answerable === false && typeof r.qid === 'string' ? [r.qid] : [];
+    }),
+  );
+  const refusal = qa
+    ? proposeRefusal(
+        (answers.records ?? []) as Trace[],
+        unanswerable,
+        rule.token ?? 'not in context',
+        rule.refusal,
+      )
+    : undefined;
+  return { ...(Object.keys(fields).length ? { fields } : {}), ...(refusal ? { refusal } : {}) };
 }
 
 /** The init flag that sets an input: --gold and --traces have their own, the rest go through --input. */
