@@ -89,11 +89,13 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     expect(runCli(['--format', 'yaml'])).toMatchObject({
       status: 2,
       stderr:
-        'groundgate: --format "yaml": expected one of text, json, markdown, junit, html (see groundgate --help)\n',
+        'groundgate: --format "yaml": expected one of text, json, markdown, junit, html (see groundgate check --help)\n',
     });
     expect(runCli(['--bogus'])).toMatchObject({
       status: 2,
-      stderr: expect.stringMatching(/^groundgate: Unknown option '--bogus' \(see groundgate --help\)\n$/),
+      stderr: expect.stringMatching(
+        /^groundgate: Unknown option '--bogus' \(see groundgate check --help\)\n$/,
+      ),
     });
     expect(runCli(['--suite', 'qaa'])).toMatchObject({
       status: 2,

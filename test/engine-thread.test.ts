@@ -152,13 +152,13 @@ describe('check on an engine thread (dist)', () => {
     const r = runCli([], REPO, { GROUNDGATE_ENGINE_THREAD: 'lots' });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      'groundgate: GROUNDGATE_ENGINE_THREAD="lots": expected 0 (no engine thread) or its heap limit in MB, at least 8 (a thread cannot start in less) (see groundgate --help)\n',
+      'groundgate: GROUNDGATE_ENGINE_THREAD="lots": expected 0 (no engine thread) or its heap limit in MB, at least 8 (a thread cannot start in less) (see groundgate check --help)\n',
     );
     // Node 24 aborted the process (a fatal out-of-memory starting the thread) on a limit of 1 or 2 MB.
     const tiny = runCli([], REPO, { GROUNDGATE_ENGINE_THREAD: '2' });
     expect([tiny.status, tiny.stderr]).toEqual([
       2,
-      'groundgate: GROUNDGATE_ENGINE_THREAD="2": expected 0 (no engine thread) or its heap limit in MB, at least 8 (a thread cannot start in less) (see groundgate --help)\n',
+      'groundgate: GROUNDGATE_ENGINE_THREAD="2": expected 0 (no engine thread) or its heap limit in MB, at least 8 (a thread cannot start in less) (see groundgate check --help)\n',
     ]);
   });
 });

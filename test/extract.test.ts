@@ -229,7 +229,7 @@ describe('groundgate extract (dist/cli/index.js as a process)', () => {
     expect(runCli(['extract', 'x'])).toMatchObject({
       status: 2,
       stderr:
-        'groundgate: missing --agent: expected one of miniswe, sweagent, openhands, agentless, prometheus (see groundgate --help)\n',
+        'groundgate: missing --agent: expected one of miniswe, sweagent, openhands, agentless, prometheus (see groundgate extract --help)\n',
     });
     expect(runCli(['extract', '--agent', 'devin', 'x']).stderr).toMatch(/--agent "devin": expected one of/);
     expect(runCli(['extract', '--agent', 'miniswe']).stderr).toMatch(/expected at least one trajectory PATH/);

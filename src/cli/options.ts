@@ -29,6 +29,9 @@
  * `given` holds the long names written on the command line, defaults not included (for "--x with --y"
  * checks). A default that is not one value (e.g. "offenders: in gates.yaml, else 10") has no `default`:
  * say it in `help`. `sections` are extra blocks (e.g. extract's list of agents), printed as written.
+ *
+ * After changing a declaration, rewrite the README's reference with
+ * `GROUNDGATE_WRITE_README=1 npx vitest run test/help.test.ts` (without it, that test fails on a stale one).
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
