@@ -182,7 +182,7 @@ describe('groundgate init (dist/cli as a process)', () => {
     const none = runCli(['init'], empty);
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(
-      /^groundgate: .*: no inputs found to calibrate gates from \(looked at 1 files: .*; for grounded-answer gold set, repeated runs \(seeds, prompt jitters\), Scholar\/Auditor verdict pairs, grounded-answer traces, .*retrieval-event documents\); name them with --suite KIND --gold FILE --traces FILE\n$/,
+      /^groundgate: .*: no inputs found to calibrate gates from \(looked at 1 files: .*; for grounded-answer gold set, repeated runs \(seeds, prompt jitters\), Scholar\/Auditor verdict pairs, grounded-answer traces, .*retrieval-event documents\); notes\.json: traces\? no "qid", "retrieved_ids", "answer_json\.claim", "answer_json\.citations": its records have a; name them with --suite KIND --gold FILE --traces FILE\n$/,
     );
 
     const dir = qaRepo();

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parse as parseYaml } from 'yaml';
 import { parseConfig, SUITE_NAME } from '../config/load.js';
+import { didYouMean } from '../config/suggest.js';
 import { InputError, UsageError } from '../errors.js';
 import { digestGold } from '../gold/digest-files.js';
 import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
@@ -9,8 +12,11 @@ import { confine, scopeAt, type PathScope } from '../io/confine.js';
 import { resolveMetric } from '../metrics/spec.js';
 import { calibrate } from '../init/calibrate.js';
 import { concerns } from '../init/misread.js';
-import { detect, ROLES } from '../init/detect.js';
-import { flag, HEADLINE, NAMES, plan, type Proposal } from '../init/plan.js';
+import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
+import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
+import { goldTest, traceTest } from '../grounded-answer/contract.js';
+import { proposalLines } from '../init/proposal-yaml.js';
+import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
 import {
   CONTROL,
   renderCommentWorkflow,
@@ -22,7 +28,9 @@ import { run } from '../run.js';
 import { ACTION_REPOSITORY, VERSION } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
-import { parseCommandArgs, writeOutput, type Command } from './command.js';
+import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
+import { compileFieldMap, type FieldMap } from '../io/field-map.js';
+import type { RefusalSettings } from '../grounded-answer/refusal.js';
 
 const USAGE = `Usage: groundgate init [options]
 
@@ -34,13 +42,22 @@ so today's pipeline passes and the gate allows for the noise of a sample that si
 .github/workflows/groundgate.yml (pull-request check with baseline: auto and history: auto, and the
 report artifact upload). Never overwrites without --force.
 
+It prints one line per file it looked at: what it was taken as, or why not. Records near the grounded-answer
+contract in their own shape (an "id", a "response.text", a list of "contexts" objects, a "latency_s") get a
+proposed fields: mapping, and answers that refuse in their own words a proposed refusal: rule; with --yes
+(or answering y on a terminal) they are written into the suite, a comment on each line, and the gates are
+calibrated from the data read through them. Unsure lines are written commented out. Without --yes and no
+terminal, a needed mapping is printed and init exits 2. With --force or --dry-run, the suites of the
+gates.yaml it replaces are kept: their inputs and how they read them (fields:, format, refusal, k, ...).
+
 Options:
   -C, --dir DIR          the repository (default: the working directory)
   -c, --config FILE      the gates file to write, relative to DIR (default: gates.yaml)
       --suite KIND       write one suite of this kind from the inputs given, instead of looking
       --gold FILE        with --suite: the gold set
       --traces FILE      with --suite: the traces
-  -i, --input KEY=VALUE  with --suite: any other key of the suite (run=, qrels=, csv=, pairs=, repos=, ...)
+  -i, --input KEY=VALUE  with --suite: any other key of the suite: a path (run=, qrels=, csv=, pairs=, ...)
+                         or a setting, read as YAML reads it (refusal_token="I don't know", k=10, scu=true)
       --name NAME        with --suite: the suite's name (default: from its kind)
       --confidence C     the interval's confidence, 0.5-0.999 (default 0.95)
       --max-drop D       how far a headline metric may drop against the base branch (default 0.02)
@@ -50,9 +67,13 @@ Options:
       --no-workflow      write gates.yaml only
       --dry-run          print what would be written; write nothing
       --force            overwrite files that exist
+  -y, --yes              write the proposed fields: and refusal: without asking
   -h, --help             show this help
 
-Exit status: 0 written (or shown), 2 nothing to calibrate from, ambiguous data, or an input error.
+Exit status: 0 written (or shown), 2 nothing to calibrate from, ambiguous data, a mapping to confirm
+(--yes), or an input error.
+
+Example: groundgate init --suite grounded-qa --gold eval/gold.jsonl --traces eval/runs.jsonl --yes
 `;
 
 const WORKFLOW = '.github/workflows/groundgate.yml';
@@ -63,6 +84,8 @@ interface InitArgs {
   config: string;
   suite?: string;
   inputs: Record<string, string>;
+  /** -i keys that are not paths, as YAML reads their values. */
+  settings: Record<string, unknown>;
   name?: string;
   confidence: number;
   maxDrop: number;
@@ -72,6 +95,7 @@ interface InitArgs {
   workflow: boolean;
   dryRun: boolean;
   force: boolean;
+  yes: boolean;
 }
 
 function parseInitArgs(argv: readonly string[]): InitArgs {
@@ -93,6 +117,7 @@ function parseInitArgs(argv: readonly string[]): InitArgs {
       workflow: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       force: { type: 'boolean' },
+      yes: { type: 'boolean', short: 'y' },
     },
     USAGE,
   );
@@ -105,11 +130,23 @@ function parseInitArgs(argv: readonly string[]): InitArgs {
     return n;
   };
   const inputs: Record<string, string> = {};
+  const settings: Record<string, unknown> = {};
+  const kindOf = values.suite ? suiteKind(values.suite) : undefined;
   for (const text of values.input ?? []) {
-    const m = /^([a-z_]+)=(.+)$/.exec(text);
+    const m = /^([a-z_]+)=(.+)$/s.exec(text);
     if (!m)
       throw new UsageError(`--input ${JSON.stringify(text)}: expected KEY=VALUE, e.g. run=runs/bm25.run`);
-    inputs[m[1]!] = m[2]!;
+    const [, key, value] = m as unknown as [string, string, string];
+    if (!kindOf || kindOf.inputKeys.includes(key)) {
+      inputs[key] = value;
+      continue;
+    }
+    const keys = settingKeys(kindOf);
+    if (!keys.includes(key))
+      throw new UsageError(
+        `--input ${key}: not a key of a ${kindOf.kind} suite${didYouMean(key, [...kindOf.inputKeys, ...keys])}; expected one of ${[...kindOf.inputKeys, ...keys].join(', ')}`,
+      );
+    settings[key] = yamlValue(value);
   }
   if (values.gold) inputs.gold = values.gold;
   if (values.traces) inputs.traces = values.traces;
@@ -147,6 +184,7 @@ function parseInitArgs(argv: readonly string[]): InitArgs {
     config: configRel.split(path.sep).join('/'),
     suite: values.suite,
     inputs,
+    settings,
     name: values.name,
     confidence: number('confidence', values.confidence, 0.95, 0.5, 0.999),
     maxDrop: number('max-drop', values['max-drop'], 0.02, 0, 1),
@@ -156,7 +194,31 @@ function parseInitArgs(argv: readonly string[]): InitArgs {
     workflow: values.workflow ?? true,
     dryRun: values['dry-run'] ?? false,
     force: values.force ?? false,
+    yes: values.yes ?? false,
   };
+}
+
+/** The keys of a kind's block that are settings (not its kind, inputs, lock or gates). */
+function settingKeys(kind: NonNullable<ReturnType<typeof suiteKind>>): string[] {
+  let def = kind.configSchema._zod.def as unknown as {
+    type: string;
+    shape?: object;
+    in?: { _zod: { def: unknown } };
+  };
+  while (def.type === 'pipe' && def.in) def = def.in._zod.def as typeof def;
+  return Object.keys(def.shape ?? {}).filter(
+    (k) => !['kind', 'gates', 'lock', ...kind.inputKeys].includes(k),
+  );
+}
+
+/** A -i value as YAML reads it in gates.yaml: `10` a number, `true` a boolean, `{phrases: [...]}` a map. */
+function yamlValue(text: string): unknown {
+  try {
+    const v: unknown = parseYaml(text);
+    return v === null || v === undefined ? text : v;
+  } catch {
+    return text;
+  }
 }
 
 export const initCommand: Command = {
@@ -199,18 +261,25 @@ export const initCommand: Command = {
       const r = path.relative(path.dirname(configFile), abs).split(path.sep).join('/');
       return r || '.';
     };
-    const found = (args.suite ? given(args, scope) : discovered(args.dir, say)).map((p) => ({
+    // The gates file being replaced: how its suites read their data is kept.
+    let existing: ExistingSuite[] = [];
+    if (lstatSync(configFile, { throwIfNoEntry: false })) {
+      const read = existingSuites(configFile, args.dir);
+      if ('problem' in read) say(`  not kept: ${args.config} (${read.problem})`);
+      else existing = read;
+    }
+    const proposed = args.suite ? given(args, scope, existing, say) : discovered(args.dir, say, existing);
+    await confirm(proposed, args, io, say);
+    const found = proposed.map((p) => ({
       ...p,
       inputs: Object.fromEntries(
         Object.entries(p.inputs).map(([k, v]) => [k, fromConfig(path.resolve(args.dir, v))]),
       ),
     }));
-    const planned: SuiteGates[] = found.map((proposal) => ({
-      proposal,
-      gates: [],
-      maxDrop: {},
-      skipped: [],
-    }));
+    const planned: SuiteGates[] = found.map((proposal) => {
+      const extra = [...(proposal.kept ?? []), ...proposalLines(proposal)];
+      return { proposal, gates: [], maxDrop: {}, skipped: [], ...(extra.length ? { extra } : {}) };
+    });
     const day = today(io.env);
     const draft = renderGates(planned, { confidence: args.confidence, day });
     let loaded;
@@ -327,9 +396,18 @@ export const initCommand: Command = {
 };
 
 /** The suite given with --suite: inputs as typed (relative to the working directory), checked to exist inside DIR. */
-function given(args: InitArgs, scope: PathScope): Proposal[] {
+function given(
+  args: InitArgs,
+  scope: PathScope,
+  existing: readonly ExistingSuite[],
+  say: (line?: string) => void,
+): Proposal[] {
   const kind = suiteKind(args.suite!)!;
-  const inputs: Record<string, string> = {};
+  const name = args.name ?? NAMES[kind.kind] ?? kind.kind;
+  // The suite of that name in the gates.yaml being replaced: its inputs and settings, unless given again.
+  const prior = existing.find((e) => e.name === name && e.kind === kind.kind);
+  const inputs: Record<string, string> = { ...prior?.inputs };
+  const settings: Record<string, unknown> = { ...prior?.settings, ...args.settings };
   for (const [key, value] of Object.entries(args.inputs)) {
     const abs = path.resolve(value);
     // A glob (events: runs/**/*.json) is checked by the suite when it runs; a plain path here.
@@ -338,39 +416,140 @@ function given(args: InitArgs, scope: PathScope): Proposal[] {
     confine(abs, scope, value, { file: abs }, flag(key, '').trim().replace(/^--/, ''));
     inputs[key] = path.relative(args.dir, abs).split(path.sep).join('/');
   }
-  return [
-    {
-      name: args.name ?? NAMES[kind.kind] ?? kind.kind,
-      kind: kind.kind,
-      inputs,
-      why: ['given on the command line'],
-    },
+  const why = [
+    'given on the command line',
+    ...(prior ? [`kept from the suite ${name} of the gates file`] : []),
   ];
+  const kept = settingsLines(settings);
+  const proposal: Proposal = { name, kind: kind.kind, inputs, why, ...(kept.length ? { kept } : {}) };
+  if (kind.kind !== 'grounded-qa' || settings.format === 'openinference') return [proposal];
+  // Own-shape gold or traces: a mapping proposed for what the given fields: does not map already.
+  const fields = (settings.fields ?? {}) as Record<string, FieldMap | undefined>;
+  const read = (key: 'gold' | 'traces'): Candidate | undefined => {
+    const file = inputs[key];
+    if (!file || !/\.(jsonl|ndjson|json)$/i.test(file)) return undefined;
+    const sample = sampleOf(path.resolve(args.dir, file));
+    if (!sample?.records) return undefined;
+    const map = compileFieldMap(fields[key]);
+    const records = map ? sample.records.map((r) => map.apply(r)) : sample.records;
+    const base = { file: sample.file, what: key, why: '', ids: [], constraints: false };
+    if (records.every(key === 'gold' ? goldTest : traceTest))
+      return { ...base, role: key === 'gold' ? 'qa-gold' : 'qa-traces', records };
+    if (map) return undefined;
+    const near = nearMiss(sample, [key]);
+    if ('candidate' in near) return near.candidate;
+    // The loader's error names the line; this says what no mapping tried could find.
+    say(`  ${flag(key, file)}: ${near.line} (map yours with fields: in the gates file, docs/formats.md)`);
+    return undefined;
+  };
+  const gold = read('gold');
+  const traces = read('traces');
+  if (!gold || !traces) return [proposal];
+  const extras = nearMisses(gold, traces, 'traces', true, {
+    token: typeof settings.refusal_token === 'string' ? settings.refusal_token : undefined,
+    refusal: settings.refusal as RefusalSettings | undefined,
+  });
+  if (extras.refusal && settings.refusal !== undefined) delete extras.refusal;
+  return [{ ...proposal, ...extras }];
 }
 
-function discovered(dir: string, say: (line?: string) => void): Proposal[] {
-  const { candidates, looked } = detect(dir);
-  const planned = plan(candidates, dir);
+/**
+ * Proposals of fields: and refusal: are shown, then written with --yes (or --dry-run, which writes nothing),
+ * or when the user says so on a terminal; else a needed mapping stops init (exit 2) and a refusal rule is
+ * left out, each said so.
+ */
+async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?: string) => void) {
+  const proposing = found.filter((p) => p.fields || p.refusal);
+  if (proposing.length === 0) return;
+  for (const p of proposing) {
+    say(`proposed for the suite ${p.name} of ${args.config}:`);
+    for (const line of proposalLines(p)) say(`    ${line}`);
+  }
+  let yes = args.yes || args.dryRun;
+  if (!yes && io.isTty && process.stdin.isTTY) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      yes = /^(y|yes)?$/i.test((await rl.question('write this mapping? [Y/n] ')).trim());
+    } finally {
+      rl.close();
+    }
+  }
+  if (yes) return;
+  const needed = proposing.filter((p) =>
+    Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => !l.unsure)),
+  );
+  if (needed.length)
+    throw new UsageError(
+      `${needed.map((p) => `the suite ${p.name}`).join(', ')} can read its data only through the fields: mapping above; --yes writes it into ${args.config} (or copy it there yourself)`,
+    );
+  for (const p of proposing) {
+    delete p.fields;
+    delete p.refusal;
+  }
+  say('  not written: the proposal above; --yes writes it');
+}
+
+function discovered(
+  dir: string,
+  say: (line?: string) => void,
+  existing: readonly ExistingSuite[],
+): Proposal[] {
+  const { candidates, looked, looks } = detect(dir);
+  const rel = (file: string) => path.relative(dir, file).split(path.sep).join('/');
+  // The suites of the gates file being replaced, whose inputs are there: kept as they read them.
+  const present = (v: string) => /[*?[{]/.test(v) || existsSync(path.resolve(dir, v));
+  const keep = existing.filter((e) => Object.values(e.inputs).every(present));
+  const keptFiles = new Map(
+    keep.flatMap((e) => Object.values(e.inputs).map((v) => [path.resolve(dir, v), e.name] as const)),
+  );
+  const planned = plan(
+    candidates.filter((c) => !keptFiles.has(c.file)),
+    dir,
+  );
+  const lines = looks.map(
+    (l) =>
+      `${rel(l.file)}: ${keptFiles.has(l.file) ? `read by the suite ${keptFiles.get(l.file)} of the gates file, as it says` : l.line}`,
+  );
+  const proposals: Proposal[] = keep.map((e) => ({
+    name: e.name,
+    kind: e.kind,
+    inputs: e.inputs,
+    why: ['kept from the gates file: its inputs and how it reads them'],
+    ...(e.kept.length ? { kept: e.kept } : {}),
+  }));
+  for (const p of planned.proposals) {
+    let name = p.name;
+    for (let i = 2; proposals.some((x) => x.name === name); i++) name = `${p.name}-${i}`;
+    proposals.push({ ...p, name });
+  }
   if (planned.ambiguous.length)
     throw new InputError(
       { file: dir },
       `more than one way to read the data: ${planned.ambiguous.join('; ')}`,
     );
-  if (planned.proposals.length === 0) {
+  if (proposals.length === 0) {
     const what = ROLES.map((r) => r.what).join(', ');
+    const shown = lines.slice(0, SHOWN);
+    const more = lines.length - shown.length;
     throw new InputError(
       { file: dir },
-      `no inputs found to calibrate gates from (looked at ${looked} files: .jsonl, .json, .csv, .qrels, .run, .txt, .tsv; for ${what})${planned.notes.length ? `; ${planned.notes.join('; ')}` : ''}; name them with --suite KIND --gold FILE --traces FILE`,
+      `no inputs found to calibrate gates from (looked at ${looked} files: .jsonl, .json, .csv, .qrels, .run, .txt, .tsv; for ${what})${planned.notes.length ? `; ${planned.notes.join('; ')}` : ''}; ${shown.join('; ')}${more ? `; and ${more} more files` : ''}; name them with --suite KIND --gold FILE --traces FILE`,
     );
   }
   say(`groundgate init: looked at ${looked} files in ${dir}`);
-  for (const p of planned.proposals) {
+  for (const line of lines) say(`  ${line}`);
+  for (const p of proposals) {
     say(`  ${p.name} (${p.kind}): ${Object.values(p.inputs).join(' + ')}`);
     for (const why of p.why) say(`    ${why}`);
   }
   for (const note of planned.notes) say(`  not used: ${note}`);
-  return planned.proposals;
+  for (const e of existing.filter((x) => !keep.includes(x)))
+    say(`  not kept: the suite ${e.name} of the gates file (an input of it is not there)`);
+  return proposals;
 }
+
+/** The most per-file lines the exit-2 message holds: a large repository's would fill a screen. */
+const SHOWN = 20;
 
 /** Locks beside each gold set (groundgate freeze), written after the gates. */
 async function freezeGold(suites: readonly SuiteGates[], dir: string) {
