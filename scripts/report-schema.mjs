@@ -1,4 +1,4 @@
-// Regenerates docs/report.schema.json from the zod contract (run `npm run build` first).
+// Regenerates docs/report.schema.json from the zod contract (run `npm run compile` first).
 import { writeFileSync } from 'node:fs';
 import { reportJsonSchema } from '../lib/report/json-schema.js';
 

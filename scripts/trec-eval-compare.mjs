@@ -2,10 +2,10 @@
 // qrels and runs: graded judgments (0-3, a few negative), score ties, non-ASCII docids, runs shorter than
 // 10, qrels-only and run-only queries, and queries whose lines come back after their block ended.
 //
-//   npm run build && TREC_EVAL=/path/to/trec_eval node scripts/trec-eval-compare.mjs [--queries N] [--seed S]
+//   npm run compile && TREC_EVAL=/path/to/trec_eval node scripts/trec-eval-compare.mjs [--queries N] [--seed S]
 //   ... node scripts/trec-eval-compare.mjs --fixture DIR   (writes a small case and trec_eval's -q output)
 //
-// groundgate is imported from lib/, which `npm run build` (tsc only) compiles from src/. trec_eval is never
+// groundgate is imported from lib/, which `npm run compile` (tsc only) compiles from src/. trec_eval is never
 // downloaded or built here: without TREC_EVAL the script says so and exits 0. Each groundgate value is
 // printed as trec_eval prints (printf "%6.4f", glibc rounding) and compared as text. Exit status: 0 when
 // every value matches, 1 on any difference, 2 when trec_eval cannot be run.
@@ -29,7 +29,7 @@ try {
     ...(await import('../lib/metrics/ir.js')),
   };
 } catch (err) {
-  console.error(`cannot load groundgate from lib/ (run npm run build first): ${err.message}`);
+  console.error(`cannot load groundgate from lib/ (run npm run compile first): ${err.message}`);
   process.exit(2);
 }
 
