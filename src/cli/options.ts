@@ -147,7 +147,7 @@ const WIDTH = 100;
 const LABEL_MAX = 24;
 
 /** The option as the help names it: `-c, --config PATH`, `    --color, --no-color`. */
-export function optionLabel(name: string, o: OptionSpec): string {
+function optionLabel(name: string, o: OptionSpec): string {
   const long =
     o.type === 'string' ? `--${name} ${o.arg ?? 'VALUE'}` : `--${name}${o.negatable ? `, --no-${name}` : ''}`;
   return `${o.short ? `-${o.short}, ` : '    '}${long}`;
@@ -173,7 +173,7 @@ function optionRows(options: OptionSpecs): string[] {
 }
 
 /** `text` wrapped at spaces into lines of at most `width` characters (a longer word keeps its own line). */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
