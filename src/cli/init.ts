@@ -28,53 +28,84 @@ import { run } from '../run.js';
 import { ACTION_REPOSITORY, VERSION } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
-import { parseCommandArgs, writeOutput, type CliIo, type Command } from './command.js';
+import { writeOutput, type CliIo, type Command } from './command.js';
+import { declareCommand, helpText, parseOptions } from './options.js';
 import { compileFieldMap, type FieldMap } from '../io/field-map.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 
-const USAGE = `Usage: groundgate init [options]
-
-Finds the gold sets, traces, qrels, runs, latency CSVs, verdict pairs, retrieval-event documents and
-ContextBench gold rows and predictions in a repository, says which suite kind each fits and why, runs
-the suites once, and writes a commented gates.yaml whose gates are calibrated from the data: each at its
-interval bound at the stated confidence (Wilson for proportions, a bootstrap for means and percentiles),
-so today's pipeline passes and the gate allows for the noise of a sample that size. Also writes
-.github/workflows/groundgate.yml (pull-request check with baseline: auto and history: auto, and the
-report artifact upload). Never overwrites without --force.
-
-It prints one line per file it looked at: what it was taken as, or why not. Records near the grounded-answer
-contract in their own shape (an "id", a "response.text", a list of "contexts" objects, a "latency_s") get a
-proposed fields: mapping, and answers that refuse in their own words a proposed refusal: rule; with --yes
-(or answering y on a terminal) they are written into the suite, a comment on each line, and the gates are
-calibrated from the data read through them. Unsure lines are written commented out. Without --yes and no
-terminal, a needed mapping is printed and init exits 2. With --force or --dry-run, the suites of the
-gates.yaml it replaces are kept: their inputs and how they read them (fields:, format, refusal, k, ...).
-
-Options:
-  -C, --dir DIR          the repository (default: the working directory)
-  -c, --config FILE      the gates file to write, relative to DIR (default: gates.yaml)
-      --suite KIND       write one suite of this kind from the inputs given, instead of looking
-      --gold FILE        with --suite: the gold set
-      --traces FILE      with --suite: the traces
-  -i, --input KEY=VALUE  with --suite: any other key of the suite: a path (run=, qrels=, csv=, pairs=, ...)
-                         or a setting, read as YAML reads it (refusal_token="I don't know", k=10, scu=true)
-      --name NAME        with --suite: the suite's name (default: from its kind)
-      --confidence C     the interval's confidence, 0.5-0.999 (default 0.95)
-      --max-drop D       how far a headline metric may drop against the base branch (default 0.02)
-      --branch NAME      the default branch the workflow runs on (default: origin's, else main)
-      --fork-comments    also write the workflow_run workflow that comments on pull requests from forks
-      --release          freeze each gold set (groundgate freeze) and check locks in the workflow
-      --no-workflow      write gates.yaml only
-      --dry-run          print what would be written; write nothing
-      --force            overwrite files that exist
-  -y, --yes              write the proposed fields: and refusal: without asking
-  -h, --help             show this help
-
-Exit status: 0 written (or shown), 2 nothing to calibrate from, ambiguous data, a mapping to confirm
-(--yes), or an input error.
-
-Example: groundgate init --suite grounded-qa --gold eval/gold.jsonl --traces eval/runs.jsonl --yes
-`;
+const INIT = declareCommand({
+  name: 'init',
+  summary: 'write a gates.yaml calibrated from the data in the repository, and the workflows',
+  usage: 'groundgate init [options]',
+  description: [
+    "Finds the gold sets, traces, qrels, runs, latency CSVs, verdict pairs, retrieval-event documents and ContextBench gold rows and predictions in a repository, says which suite kind each fits and why, runs the suites once, and writes a commented gates.yaml whose gates are calibrated from the data: each at its interval bound at the stated confidence (Wilson for proportions, a bootstrap for means and percentiles), so today's pipeline passes and the gate allows for the noise of a sample that size. Also writes .github/workflows/groundgate.yml (pull-request check with baseline: auto and history: auto, and the report artifact upload). Never overwrites without --force.",
+    'It prints one line per file it looked at: what it was taken as, or why not. Records near the grounded-answer contract in their own shape (an "id", a "response.text", a list of "contexts" objects, a "latency_s") get a proposed fields: mapping, and answers that refuse in their own words a proposed refusal: rule; with --yes (or answering y on a terminal) they are written into the suite, a comment on each line, and the gates are calibrated from the data read through them. Lines it is unsure of are written commented out. Without --yes and no terminal, a needed mapping is printed and init exits 2.',
+    'With --force or --dry-run, the suites of the gates file it replaces are kept: their inputs and how they read them (fields:, format, refusal, k, ...); only the gates are new.',
+  ].join('\n\n'),
+  options: {
+    dir: { short: 'C', type: 'string', arg: 'DIR', help: 'the repository (default: the working directory)' },
+    config: {
+      short: 'c',
+      type: 'string',
+      arg: 'FILE',
+      default: 'gates.yaml',
+      help: 'the gates file to write, relative to DIR',
+    },
+    suite: {
+      type: 'string',
+      arg: 'KIND',
+      help: 'write one suite of this kind from the inputs given, instead of looking',
+    },
+    gold: { type: 'string', arg: 'FILE', help: 'with --suite: the gold set' },
+    traces: { type: 'string', arg: 'FILE', help: 'with --suite: the traces' },
+    input: {
+      short: 'i',
+      type: 'string',
+      multiple: true,
+      arg: 'KEY=VALUE',
+      help: 'with --suite: any other key of the suite: a path (run=, qrels=, csv=, pairs=, ...) or a setting, read as YAML reads it (refusal_token="I don\'t know", k=10, scu=true)',
+    },
+    name: { type: 'string', arg: 'NAME', help: "with --suite: the suite's name (default: from its kind)" },
+    confidence: {
+      type: 'string',
+      arg: 'C',
+      help: "the interval's confidence, 0.5-0.999 (default: 0.95)",
+    },
+    'max-drop': {
+      type: 'string',
+      arg: 'D',
+      help: 'how far a headline metric may drop against the base branch (default: 0.02)',
+    },
+    branch: {
+      type: 'string',
+      arg: 'NAME',
+      help: "the default branch the workflow runs on (default: origin's, else main)",
+    },
+    'fork-comments': {
+      type: 'boolean',
+      help: 'also write the workflow_run workflow that comments on pull requests from forks',
+    },
+    release: {
+      type: 'boolean',
+      help: 'freeze each gold set (groundgate freeze) and check locks in the workflow',
+    },
+    workflow: {
+      type: 'boolean',
+      negatable: true,
+      help: 'write .github/workflows/groundgate.yml (the default); --no-workflow writes gates.yaml only',
+    },
+    'dry-run': { type: 'boolean', help: 'print what would be written; write nothing' },
+    force: { type: 'boolean', help: 'overwrite files that exist' },
+    yes: {
+      short: 'y',
+      type: 'boolean',
+      help: 'write the proposed fields: and refusal: without asking',
+    },
+  },
+  exitStatus:
+    '0 written (or shown), 2 nothing to calibrate from, ambiguous data, a mapping to confirm (--yes), or a usage or input error.',
+  example: 'groundgate init --suite grounded-qa --gold eval/gold.jsonl --traces eval/runs.jsonl --yes',
+});
 
 const WORKFLOW = '.github/workflows/groundgate.yml';
 const COMMENT_WORKFLOW = '.github/workflows/groundgate-comment.yml';
@@ -99,28 +130,7 @@ interface InitArgs {
 }
 
 function parseInitArgs(argv: readonly string[]): InitArgs {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    {
-      dir: { type: 'string', short: 'C' },
-      config: { type: 'string', short: 'c' },
-      suite: { type: 'string' },
-      gold: { type: 'string' },
-      traces: { type: 'string' },
-      input: { type: 'string', short: 'i', multiple: true },
-      name: { type: 'string' },
-      confidence: { type: 'string' },
-      'max-drop': { type: 'string' },
-      branch: { type: 'string' },
-      'fork-comments': { type: 'boolean' },
-      release: { type: 'boolean' },
-      workflow: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      force: { type: 'boolean' },
-      yes: { type: 'boolean', short: 'y' },
-    },
-    USAGE,
-  );
+  const { values, positionals } = parseOptions(INIT, argv);
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const number = (flag: string, text: string | undefined, fallback: number, lo: number, hi: number) => {
     if (text === undefined) return fallback;
@@ -222,9 +232,10 @@ function yamlValue(text: string): unknown {
 }
 
 export const initCommand: Command = {
-  name: 'init',
-  summary: 'write a gates.yaml calibrated from the data in the repository, and the workflows',
-  usage: USAGE,
+  name: INIT.name,
+  summary: INIT.summary,
+  usage: helpText(INIT),
+  spec: INIT,
   async run(argv, io) {
     const args = parseInitArgs(argv);
     const configFile = path.resolve(args.dir, args.config);
