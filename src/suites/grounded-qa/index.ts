@@ -26,7 +26,8 @@ export const metrics: readonly MetricSpec[] = [
     name: 'chr',
     direction: 'higher',
     unit: 'ratio',
-    description: 'Citation hit rate: shipped answers citing a gold id, all citations retrieved',
+    description:
+      'Citation hit rate: shipped answers citing a gold id and only retrieved ids, over all shipped answers',
   },
   {
     name: 'under_refusal',
@@ -44,14 +45,15 @@ export const metrics: readonly MetricSpec[] = [
     name: 'recall@{k}',
     direction: 'higher',
     unit: 'ratio',
-    description: 'Answerable items whose gold citations are all in the top k retrieved ids',
+    description:
+      'Answerable items whose gold citations are all in the top k retrieved ids, over all answerable items',
   },
   {
     name: 'chr@{k}_upper_bound',
     direction: 'higher',
     unit: 'ratio',
     description:
-      'Shipped answers with a gold id among the top k retrieved: the best CHR the retriever allows',
+      'Shipped answers with a gold id in the top k retrieved ids, over all shipped answers: the highest chr the retriever allows',
   },
   {
     name: 'scu_violations',

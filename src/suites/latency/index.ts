@@ -37,7 +37,7 @@ export const metrics: readonly MetricSpec[] = [
     name: 'p{k}_ms',
     direction: 'lower',
     unit: 'ms',
-    description: 'k-th percentile of end-to-end latency (linear interpolation between closest ranks)',
+    description: 'Percentile k of end-to-end latency (linear interpolation between closest ranks)',
   },
   {
     name: 'tail_amplification',
@@ -49,7 +49,7 @@ export const metrics: readonly MetricSpec[] = [
     name: `${stage}.p{k}_ms`,
     direction: 'lower',
     unit: 'ms',
-    description: `k-th percentile of the ${stage} stage's time (csv input)`,
+    description: `Percentile k of the ${stage} stage's time (csv input)`,
   })),
 ];
 
