@@ -13,6 +13,7 @@ import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
 import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
+import { noiseWarnings } from './gates/noise.js';
 import { populationFlips } from './gates/paired.js';
 import {
   notComputable,
@@ -232,7 +233,7 @@ export async function judgeRun(
     );
     for (const [metric, rule] of Object.entries(suite.config.gates)) {
       const spec = resolveMetric(metric, suite.kind.metrics)!.spec;
-      for (const outcome of evaluateGate(
+      const outcomes = evaluateGate(
         metric,
         rule,
         values[metric],
@@ -240,9 +241,10 @@ export async function judgeRun(
         comparable?.metrics[metric],
         noBaseline,
         rule.maxNewFailures === undefined ? undefined : flips(spec),
-      )) {
+      );
+      for (const outcome of outcomes)
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
-      }
+      result.warnings.push(...noiseWarnings(outcomes, values));
     }
     // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
     const regressed = new Set(comparison?.regressed);

@@ -81,6 +81,10 @@ describe('repository example (gates.yaml, gold/, runs/)', () => {
     expect(warnings).toEqual([
       'qa: 1 trace qid not in gold (1 line) not scored: FM999',
       'qa: 1 of 47 gold items have no trace',
+      // 22/32, 5/35 and 26/35 have Wilson 95% intervals that hold the gates' thresholds.
+      "qa: gate chr >= 0.75 lies inside today's 95% interval [0.5143, 0.8205] of 22/32: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+      "qa: gate over_refusal <= 0.1 lies inside today's 95% interval [0.0626, 0.2938] of 5/35: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+      "qa: gate recall@5 >= 0.85 lies inside today's 95% interval [0.5793, 0.8584] of 26/35: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
     ]);
     const byLabel = (label: string) => qa.offenders.filter((o) => o.labels.includes(label)).map((o) => o.id);
     expect(byLabel('under_refusal')).toEqual(['FM004', 'FM028', 'FM044']);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { parseConfig } from '../src/config/load.js';
 import { scopeAt } from '../src/io/confine.js';
+import { proposeRefusal } from '../src/init/refusal-proposal.js';
 import { run } from '../src/run.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
@@ -85,6 +86,33 @@ const FIELDS = [
   '      phrases: ["I don\'t know"]',
 ].join('\n');
 
+describe('the refusal wording proposed from the answers', () => {
+  const trace = (qid: string, claim: string) => ({ qid, answer_json: { claim } });
+  it('claims that start alike and read like refusals, or repeat on two unanswerable items', () => {
+    const traces = [
+      trace('q1', 'Sorry, that is out of scope.'),
+      trace('q2', 'Sorry, that is out of scope!'),
+      trace('q3', 'Sorry, that is a good question: 42.'),
+      trace('q4', "I don't know which one."),
+      trace('q5', "I don't know."),
+      trace('q6', 'not in context'),
+    ];
+    // q1 and q2 are unanswerable and answered alike (their shared start, three words); q3 is answerable and
+    // reads like no refusal; q4 and q5 read like refusals; q6 is the default token already.
+    expect(proposeRefusal(traces, new Set(['q1', 'q2']), 'not in context')).toEqual({
+      phrases: ["I don't know", 'Sorry, that is out of scope'],
+      note: `2 of 6 sampled answers start "I don't know"; 2 of 6 sampled answers start "Sorry, that is out of scope", which the refusal rule in force does not read as refusals`,
+    });
+    // The rule in force reads them: nothing to propose.
+    expect(
+      proposeRefusal(traces, new Set(['q1', 'q2']), 'not in context', {
+        phrases: ["I don't know", 'sorry'],
+        patterns: [],
+      }),
+    ).toBeUndefined();
+  });
+});
+
 describe('init on data in its own shape', () => {
   it('says per file why it was taken or not, and writes the proposed fields: and refusal: with --yes; check scores through them', async () => {
     const dir = ownShapeRepo();
@@ -149,6 +177,18 @@ describe('init on data in its own shape', () => {
     expect(r.status).toBe(2);
     expect(r.err).toContain(
       '; eval/latency.csv: latency CSV? no column e2e_ms: its header has qid, seconds; eval/runs.jsonl: gold? no "qid", "answerable", "gold_claim_substr", "gold_citations": its records have uuid, prompt, reply; name them with --suite KIND --gold FILE --traces FILE\n',
+    );
+  });
+
+  it('a member the contract needs on every record, found on some only: the line says where and on how many', async () => {
+    // Refusals logged without sources: the contract needs a citations list on each trace ([] for none).
+    const dir = ownShapeRepo((i, t) =>
+      i <= 5 ? { ...t, response: { text: (t.response as { text: string }).text } } : t,
+    );
+    const r = await init(dir, '--yes');
+    expect(r.status).toBe(2);
+    expect(r.err).toContain(
+      '; eval/runs.jsonl: traces? no "answer_json.citations" (response.sources is a list of strings on 15 of 20 sampled records; the contract needs it on each): its records have id, question, response, contexts, latency_s;',
     );
   });
 

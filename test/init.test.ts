@@ -22,7 +22,7 @@ describe('groundgate init (dist/cli as a process)', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('qa (grounded-qa): gold/qa.gold.jsonl + runs/qa.trace.jsonl');
     expect(r.stdout).toContain(
-      'wrote gates.yaml, .github/workflows/groundgate.yml: 9 gates, calibrated at 95%',
+      'wrote gates.yaml, .github/workflows/groundgate.yml: 14 gates, calibrated at 95%',
     );
 
     const config = gatesOf(dir);
@@ -34,12 +34,13 @@ describe('groundgate init (dist/cli as a process)', () => {
     // The example's counts (report.json of the same data): precision 30/33, chr 32/33, under 0/12, over 2/35,
     // recall@5 32/35, coverage 47/47. Wilson 95% bounds, hand-computed, to 4 decimals away from failing:
     // 30/33: centre (30/33 + z²/66)/(1 + z²/33) = 0.86643, half-width 0.10216 → 0.76427 → 0.7642.
+    // Each proportion with a population gets a paired gate: N = max(1, floor(0.02 × n)) = 1 for n ≤ 99.
     expect(config.suites.qa!.gates).toEqual({
-      precision: { min: 0.7642, max_drop: 0.02 },
-      chr: '>= 0.8468',
-      under_refusal: '<= 0.2425',
-      over_refusal: '<= 0.1861',
-      'recall@5': { min: 0.7762, max_drop: 0.02 },
+      precision: { min: 0.7642, max_drop: 0.02, max_new_failures: 1 },
+      chr: { min: 0.8468, max_new_failures: 1 },
+      under_refusal: { max: 0.2425, max_new_failures: 1 },
+      over_refusal: { max: 0.1861, max_new_failures: 1 },
+      'recall@5': { min: 0.7762, max_drop: 0.02, max_new_failures: 1 },
       scu_violations: '<= 0',
       coverage: '>= 0.9244',
     });
@@ -48,12 +49,15 @@ describe('groundgate init (dist/cli as a process)', () => {
     expect(round(wilson(2, 35)[1], false)).toBe(0.1861);
     expect(round(wilson(47, 47)[0], true)).toBe(0.9244);
     const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
-    expect(text).toContain("      chr: '>= 0.8468' # measured 0.9697 (32/33); Wilson 95% lower bound\n");
+    expect(text).toContain(
+      '      # chr: 33 items: a level gate cannot catch less than −0.12 (it fails from 27/33); the paired gate catches 2 new failures among its 47 items\n' +
+        '      chr: { min: 0.8468, max_new_failures: 1 } # measured 0.9697 (32/33); Wilson 95% lower bound; max_new_failures: max(1, floor(0.02 × 47 items)) = 1: one new failure is run-to-run noise unless the set is large\n',
+    );
 
     const ok = runCli(['check'], dir);
     expect(ok.status).toBe(0);
-    // The two max_drop gates wait for a baseline.
-    expect(ok.stdout).toContain('PASS — 7 of 9 gates passed, 2 skipped');
+    // The two max_drop gates and the five paired gates wait for a baseline.
+    expect(ok.stdout).toContain('PASS — 7 of 14 gates passed, 7 skipped');
     const bad = runCli(['check', '--input', `qa.traces=${REGRESSED}`, '--allow-outside-workspace'], dir);
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/✗ qa\.precision = 0\.5000, wanted >= 0\.7642/);
@@ -168,11 +172,12 @@ describe('groundgate init (dist/cli as a process)', () => {
     // Three items. The gold locks a constraint, so init turns SCU on, and one answer contradicts it:
     // precision 1/2 (the project's own scorer, which has no SCU, prints 1.0 for 2/2). The interval is wide.
     const gates = gatesOf(dir).suites.qa!.gates;
-    expect(gates.precision).toEqual({ min: round(wilson(1, 2)[0], true), max_drop: 0.02 });
-    expect(gates.precision).toEqual({ min: 0.0945, max_drop: 0.02 });
+    // Its Wilson lower bound, 0.0945, is 0.41 under the value, on 2 items: no level gate, a paired one.
+    expect(round(wilson(1, 2)[0], true)).toBe(0.0945);
+    expect(gates.precision).toEqual({ max_drop: 0.02, max_new_failures: 1 });
     expect(gates.scu_violations).toBe('<= 1');
     expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
-      '# measured 0.5000 (1/2); Wilson 95% lower bound',
+      '      # precision: 2 items: a level gate cannot catch less than −0.41 (it fails from 0/2), too little to catch a regression: no level gate; one needs about',
     );
     expect(runCli(['check'], dir).status).toBe(0);
   });

@@ -1,8 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
+import { round } from '../src/init/calibrate.js';
+import { itemsForMeaningfulBound, pairedAllowance } from '../src/init/detectable.js';
+import { noiseWarnings } from '../src/gates/noise.js';
+import { wilson } from '../src/metrics/wilson.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { renderJunit } from '../src/report/junit.js';
 import { renderMarkdown } from '../src/report/markdown.js';
@@ -217,6 +222,7 @@ describe('max_new_failures: the paired gate', () => {
     const dir = tmpTree({
       'a.yaml': gates('      under_refusal: { max_new_failures: -1 }'),
       'b.yaml': gates('      under_refusal: { max_new_failures: 1.5 }'),
+      'd.yaml': gates('      coverage: { min: 1, max_new_failures: 0 }'),
       'c.yaml': `version: 1
 suites:
   retrieval:
@@ -240,8 +246,100 @@ suites:
       /a\.yaml:9:42: suite "qa": gates\.under_refusal\.max_new_failures: expected a whole number of items, 0 or more$/,
     );
     expect(error('b.yaml')).toMatch(/max_new_failures: expected a whole number of items, 0 or more$/);
+    expect(error('d.yaml')).toMatch(
+      /gates\.coverage: max_new_failures, but an item's verdict does not tell coverage's failures; expected it on another metric \(see docs\/statistics\.md\)$/,
+    );
     expect(error('c.yaml')).toMatch(
       'c.yaml:8:7: suite "retrieval": gates.ndcg@10: max_new_failures, but kind ranking reports no item verdicts to pair with a baseline; expected it only in suites of kind grounded-qa, consistency',
     );
+  });
+});
+
+describe('init: a paired gate beside each level gate, and what the gold set can detect', () => {
+  it('computes the calibration figures by hand', () => {
+    // Wilson 95% upper bound of 0/5: z²/(n + z²) = 3.8415/8.8415 = 0.43448 → 0.4345 (rounded up).
+    expect(round(wilson(0, 5)[1], false)).toBe(0.4345);
+    // A level gate on a rate of 0 is meaningful from n = 35: 3.8415/38.8415 = 0.0989 ≤ 0.10 < 3.8415/37.8415.
+    expect(itemsForMeaningfulBound(0, false, 0.95)).toBe(35);
+    // At 0.9 the lower bound is 0.9 − 0.09947 at n = 62 and 0.9 − 0.10047 at n = 61.
+    expect(0.9 - wilson(0.9 * 62, 62)[0]).toBeCloseTo(0.09947, 5);
+    expect(0.9 - wilson(0.9 * 61, 61)[0]).toBeCloseTo(0.10047, 5);
+    expect(itemsForMeaningfulBound(0.9, true, 0.95)).toBe(62);
+    // N = max(1, floor(max_drop × n)), below n so that the gate can fail.
+    expect([1, 2, 5, 20, 99, 100, 1000].map((n) => pairedAllowance(0.02, n))).toEqual([0, 1, 1, 1, 1, 2, 20]);
+  });
+
+  it("writes the issue's small set a paired gate only for under_refusal; check passes, the regressed copy fails it", async () => {
+    const dir = tmpTree({ 'gold/qa.gold.jsonl': jsonl(gold), 'runs/qa.trace.jsonl': traces() });
+    let out = '';
+    const io = {
+      stdout: (t: string) => (out += t),
+      stderr: (t: string) => (out += t),
+      isTty: false,
+      env: {},
+    };
+    expect(await main(['init', '-C', dir, '--no-workflow'], io)).toBe(0);
+    expect(out).toContain(
+      '  qa.under_refusal: 5 items: a level gate cannot catch less than +0.43 (it fails from 3/5), too little to catch a regression: no level gate; one needs about 35 items (the smallest n at which the Wilson 95% upper bound of the same rate, 0, lies within 0.1 of it); the paired gate catches 2 new failures\n',
+    );
+    // 1 − 0.7961 = 0.2039: 11/15 is the first count under the bound.
+    expect(out).toContain(
+      '  qa.recall@5: 15 items: a level gate cannot catch less than −0.20 (it fails from 11/15); the paired gate catches 2 new failures\n',
+    );
+    const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(text).toContain(
+      '      under_refusal: { max_new_failures: 1 } # measured 0 (0/5); max_new_failures: max(1, floor(0.02 × 5 items)) = 1: one new failure is run-to-run noise unless the set is large\n',
+    );
+    expect(text).toContain(
+      '      precision: { min: 0.7961, max_drop: 0.02, max_new_failures: 1 } # measured 1 (15/15); Wilson 95% lower bound; may drop at most 0.02 against the base branch; max_new_failures: max(1, floor(0.02 × 20 items)) = 1',
+    );
+
+    const config = path.join(dir, 'gates.yaml');
+    const today = (await run({ config })).report;
+    expect(today.verdict).toBe('pass');
+    const baseline = path.join(dir, 'base.json');
+    writeFileSync(baseline, serializeReport(today));
+    writeFileSync(path.join(dir, 'runs/qa.trace.jsonl'), traces({ answered: ['q16', 'q17'] }));
+    const regressed = (await run({ config, baseline })).report;
+    expect(regressed.verdict).toBe('fail');
+    // precision fell from 15/15 to 15/17 (a drop of 0.1176 > 0.02); coverage has no paired gate.
+    expect(regressed.gates.filter((g) => !g.passed).map((g) => `${g.metric} ${g.op}`)).toEqual([
+      'precision max_drop',
+      'precision max_new_failures',
+      'chr max_new_failures',
+      'under_refusal max_new_failures',
+    ]);
+    // Without a baseline the regressed copy passes: only paired gates see it on 5 items.
+    expect((await run({ config })).report.verdict).toBe('pass');
+  });
+});
+
+describe("check: a gate whose threshold lies inside today's interval", () => {
+  it('warns, naming the gate, the threshold, the interval and n; a bound or a relative gate does not', async () => {
+    const report = await against(
+      undefined,
+      traces(),
+      `      under_refusal: '<= 0.2'
+      over_refusal: { max: 0.2039, max_new_failures: 1 }
+      precision: { min: 0.9, confidence: lower_bound, allow_missing: true }`,
+    );
+    // 0/5: Wilson 95% [0, 0.4345] holds 0.2; 0/15: [0, 0.2039] ends at the gate (init's bound): not inside.
+    expect(report.suites.qa!.warnings).toEqual([
+      "gate under_refusal <= 0.2 lies inside today's 95% interval [0.0000, 0.4345] of 0/5: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+    ]);
+    expect(report.verdict).toBe('fail');
+  });
+
+  it('leaves the edges alone: strictly inside only', () => {
+    const values = { m: { value: 0.5, numerator: 1, denominator: 2, ci95: [0.1, 0.9] as [number, number] } };
+    const gate = (threshold: number) => ({
+      metric: 'm',
+      op: '>=' as const,
+      threshold,
+      value: 0.5,
+      passed: true,
+    });
+    expect(noiseWarnings([gate(0.1), gate(0.9), gate(0.95)], values)).toEqual([]);
+    expect(noiseWarnings([gate(0.11)], values)).toHaveLength(1);
   });
 });

@@ -11,6 +11,7 @@ import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
 import { confine, scopeAt, type PathScope } from '../io/confine.js';
 import { resolveMetric } from '../metrics/spec.js';
 import { calibrate } from '../init/calibrate.js';
+import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
 import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
@@ -325,17 +326,30 @@ export const initCommand: Command = {
           s.skipped.push(`${metric}: the data looks read wrongly (${doubt.warning})`);
           continue;
         }
-        const c = calibrate(
+        const resampler = outcome.resamplers[s.proposal.name];
+        const c = withDetectable(
           metric,
-          value,
-          resolved.spec,
-          args.confidence,
-          outcome.resamplers[s.proposal.name],
-          // p{k}_ms: k is a percentile (elsewhere, as in ndcg@{k}, a cutoff).
-          resolved.spec.unit === 'ms' || resolved.spec.unit === 's' ? resolved.k : undefined,
+          calibrate(
+            metric,
+            value,
+            resolved.spec,
+            args.confidence,
+            resampler,
+            // p{k}_ms: k is a percentile (elsewhere, as in ndcg@{k}, a cutoff).
+            resolved.spec.unit === 'ms' || resolved.spec.unit === 's' ? resolved.k : undefined,
+          ),
+          {
+            value,
+            spec: resolved.spec,
+            confidence: args.confidence,
+            ...(resampler ? { resampled: resampler.items } : {}),
+            population: populationSize(suite.kind, resolved.spec, report),
+            maxDrop: args.maxDrop,
+          },
         );
         if ('skipped' in c) s.skipped.push(c.skipped);
         else {
+          if (c.detectable) say(`  ${s.proposal.name}.${c.detectable}`);
           s.gates.push(c);
           if (headline.maxDrop.map(named).includes(metric) && resolved.spec.direction === 'higher')
             s.maxDrop[metric] = args.maxDrop;
@@ -548,7 +562,12 @@ function discovered(
     );
   }
   say(`groundgate init: looked at ${looked} files in ${dir}`);
-  for (const line of lines) say(`  ${line}`);
+  // Every file taken, and the first of the others: a large repository's would fill the screen.
+  let untaken = 0;
+  looks.forEach((l, i) => {
+    if (l.taken || keptFiles.has(l.file) || untaken++ < SHOWN) say(`  ${lines[i]!}`);
+  });
+  if (untaken > SHOWN) say(`  and ${untaken - SHOWN} more files not taken`);
   for (const p of proposals) {
     say(`  ${p.name} (${p.kind}): ${Object.values(p.inputs).join(' + ')}`);
     for (const why of p.why) say(`    ${why}`);
@@ -559,7 +578,7 @@ function discovered(
   return proposals;
 }
 
-/** The most per-file lines the exit-2 message holds: a large repository's would fill a screen. */
+/** The most lines of files not taken init prints, and of files the exit-2 message holds. */
 const SHOWN = 20;
 
 /** Locks beside each gold set (groundgate freeze), written after the gates. */

@@ -154,6 +154,15 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
           `suite "${name}": gates.${metric}: max_new_failures, but kind ${kind.kind} reports no item verdicts to pair with a baseline; expected it only in suites of kind ${paired.join(', ')}`,
         );
       }
+      if (
+        config.gates[metric]!.maxNewFailures !== undefined &&
+        kind.populations?.[resolveMetric(metric, kind.metrics)!.spec.name] === null
+      ) {
+        throw new InputError(
+          where,
+          `suite "${name}": gates.${metric}: max_new_failures, but an item's verdict does not tell ${metric}'s failures; expected it on another metric (see docs/statistics.md)`,
+        );
+      }
       gateWhere[metric] = where;
     }
     const keyWhere: Record<string, Where> = Object.create(null);

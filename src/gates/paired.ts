@@ -20,6 +20,7 @@ export function populationFlips(
   return (spec) => {
     if (!current || !verdicts) return { skipped: `suite kind ${kind.kind} reports no item verdicts` };
     if (!base) return { skipped: noBaseline };
+    // null (no paired gate for the metric) is refused when gates.yaml is loaded.
     const population = kind.populations?.[spec.name] ?? 'all';
     let flips = done.get(population);
     if (!flips) {

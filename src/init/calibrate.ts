@@ -18,6 +18,12 @@ export interface Calibrated {
   threshold: number;
   /** Beside the gate in gates.yaml: the measured value, n, and the rule. */
   note: string;
+  /** The paired gate beside it (max_new_failures: most), and the rule that set it (see detectable.ts). */
+  paired?: { most: number; rule: string };
+  /** The level bound is too far from the value to catch a regression: only the paired gate is written. */
+  pairedOnly?: boolean;
+  /** What the gold set lets the gates detect: printed by init and commented above the gate. */
+  detectable?: string;
 }
 
 export const BOOTSTRAP_RESAMPLES = 2_000;

@@ -48,6 +48,12 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
     `# groundgate gates, written by groundgate init ${VERSION} on ${options.day} from the data in this repository.`,
     `# Each gate is the ${pct} interval bound of today's value on the side that matters (Wilson for proportions,`,
     '# a bootstrap for means and percentiles), so today passes and the gate allows for the noise of a sample that size.',
+    ...(suites.some((s) => s.gates.some((g) => g.paired))
+      ? [
+          "# A paired gate (max_new_failures) counts the items that passed on the base branch's report and fail now: it",
+          '# catches what a level gate on few items cannot. The line above each gate says what the gold set can detect.',
+        ]
+      : []),
     '# Tighten them as the pipeline improves; the comment beside each says what it was measured at.',
     'version: 1',
     'offenders: 10',
@@ -69,12 +75,17 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
       out.push('    gates:');
       for (const g of s.gates) {
         const drop = s.maxDrop[g.metric];
+        const keys = [
+          ...(g.pairedOnly ? [] : [`${g.op === '>=' ? 'min' : 'max'}: ${g.threshold}`]),
+          ...(drop === undefined ? [] : [`max_drop: ${drop}`]),
+          ...(g.paired ? [`max_new_failures: ${g.paired.most}`] : []),
+        ];
         const rule =
-          drop === undefined
-            ? `'${g.op} ${g.threshold}'`
-            : `{ ${g.op === '>=' ? 'min' : 'max'}: ${g.threshold}, max_drop: ${drop} }`;
+          keys.length === 1 && !g.pairedOnly ? `'${g.op} ${g.threshold}'` : `{ ${keys.join(', ')} }`;
         const dropNote = drop === undefined ? '' : `; may drop at most ${drop} against the base branch`;
-        out.push(`      ${scalar(g.metric)}: ${rule} # ${comment(g.note)}${dropNote}`);
+        const pairedNote = g.paired ? `; ${g.paired.rule}` : '';
+        if (g.detectable) out.push(`      # ${comment(g.detectable)}`);
+        out.push(`      ${scalar(g.metric)}: ${rule} # ${comment(g.note)}${dropNote}${pairedNote}`);
       }
     }
     for (const why of s.skipped) out.push(`    # not gated: ${comment(why)}`);

@@ -139,10 +139,11 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
   /**
    * Kinds whose results list every item's verdict (SuiteResult.items) may have paired gates
    * (max_new_failures). Which items a metric counts over, by its spec's name (`recall@{k}`): a population
-   * of ItemVerdicts.populations, decided by the gold alone, so a baseline on the same gold shares it; a
-   * metric not named counts every item.
+   * of ItemVerdicts.populations, decided by the gold alone, so a baseline on the same gold shares it, and
+   * named as the suite's count of its items; null for a metric whose failures an item's verdict does not
+   * tell (no paired gate); a metric not named counts every item.
    */
-  populations?: Readonly<Record<string, string>>;
+  populations?: Readonly<Record<string, string | null>>;
   /** How a kind's run splits into partials that merge to the result of one run (absent: it cannot). */
   split?: SuiteSplit<C>;
 }

@@ -111,8 +111,17 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
   defaultCutoffs: (config) => [config.k],
   // Precision's and chr's denominator, the shipped answers, can take in any gold item (an answered
-  // unanswerable one lowers both): they count every item, as do coverage and the SCU metrics.
-  populations: { under_refusal: 'unanswerable', over_refusal: 'answerable', 'recall@{k}': 'answerable' },
+  // unanswerable one lowers both): they count every item. Most items that fail have a trace and keep
+  // their constraints, so a failing verdict says nothing of coverage or the SCU metrics (whose count
+  // gate already fails on one more violation): no paired gate for them.
+  populations: {
+    under_refusal: 'unanswerable',
+    over_refusal: 'answerable',
+    'recall@{k}': 'answerable',
+    coverage: null,
+    scu_violations: null,
+    constraint_integrity: null,
+  },
 
   async score(config, ctx) {
     const judged = await judgeSuite(config, ctx);

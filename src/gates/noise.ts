@@ -1,0 +1,25 @@
+import type { MetricValue } from '../metrics/spec.js';
+import type { GateOutcome } from './evaluate.js';
+
+/**
+ * Warnings for level gates whose threshold lies strictly inside the 95% interval of today's value: such a
+ * gate can pass or fail on sampling noise alone, whatever the pipeline did. Gates that compare a bound
+ * (confidence:) already allow for the interval, and relative gates (max_drop, max_new_failures) have none.
+ */
+export function noiseWarnings(
+  outcomes: readonly GateOutcome[],
+  values: Readonly<Record<string, MetricValue>>,
+): string[] {
+  const out: string[] = [];
+  for (const g of outcomes) {
+    if (g.op === 'max_drop' || g.op === 'max_new_failures' || g.confidence) continue;
+    const value = values[g.metric];
+    const ci = value?.ci95;
+    if (!ci || !(ci[0] < g.threshold && g.threshold < ci[1])) continue;
+    const n = `${value.numerator}/${value.denominator}`;
+    out.push(
+      `gate ${g.metric} ${g.op} ${g.threshold} lies inside today's 95% interval [${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}] of ${n}: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)`,
+    );
+  }
+  return out;
+}
