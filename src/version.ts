@@ -2,7 +2,9 @@
 export const VERSION = '0.1.0';
 export const TOOL_NAME = 'groundgate';
 /**
- * Where the Action is published, for the workflows `groundgate init` writes (the README's examples use the
- * same name). Replace it when the repository has its final home.
+ * The GitHub repository groundgate is published from ("owner/name"): the one package.json's `repository`
+ * names, kept equal to it by a test (test/readme.workflows.test.ts), undefined while it names none. The
+ * workflows `groundgate init` writes, and the README's, use it as `uses: <it>@v<VERSION>`; without it they
+ * run the copy of groundgate that `npm ci` installed (`uses: ./node_modules/groundgate`).
  */
-export const ACTION_REPOSITORY = 'owner/groundgate';
+export const ACTION_REPOSITORY: string | undefined = undefined;

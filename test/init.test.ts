@@ -9,7 +9,7 @@ import { resolveMetric } from '../src/metrics/spec.js';
 import { SUITE_KINDS } from '../src/suites/registry.js';
 import { normalQuantile } from '../src/metrics/normal-quantile.js';
 import { wilson, Z95 } from '../src/metrics/wilson.js';
-import { ACTION_REPOSITORY, VERSION } from '../src/version.js';
+import { ACTION_REPOSITORY } from '../src/version.js';
 import { gatesOf, listing, qaRepo, REGRESSED } from './helpers/init.js';
 import { runCli } from './helpers/process.js';
 import { FIXTURES, REPO, tmpTree } from './helpers/tmp.js';
@@ -65,25 +65,44 @@ describe('groundgate init (dist/cli as a process)', () => {
 
   it('writes the workflows with pinned actions and least permissions, and --release freezes the gold', () => {
     const dir = qaRepo();
-    expect(runCli(['init', '--fork-comments', '--release', '--branch', 'trunk'], dir).status).toBe(0);
+    const r = runCli(['init', '--fork-comments', '--release', '--branch', 'trunk'], dir);
+    expect(r.status).toBe(0);
+    // package.json names no repository (ACTION_REPOSITORY): the workflows run the copy npm ci installed.
+    expect(ACTION_REPOSITORY).toBeUndefined();
+    expect(r.stdout).toContain(
+      'note: package.json of groundgate names no repository: the workflow runs the copy installed by npm ci (uses: ./node_modules/groundgate)\n',
+    );
     const check = parse(readFileSync(path.join(dir, '.github/workflows/groundgate.yml'), 'utf8'));
     const comment = parse(readFileSync(path.join(dir, '.github/workflows/groundgate-comment.yml'), 'utf8'));
     const uses = (w: { jobs: Record<string, { steps: { uses?: string }[] }> }) =>
       Object.values(w.jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
-    const action = `${ACTION_REPOSITORY}@v${VERSION}`;
-    expect(uses(check)).toEqual([PINNED.checkout.split(' ')[0], action, PINNED.uploadArtifact.split(' ')[0]]);
-    expect(uses(comment)).toEqual([action]);
-    for (const u of uses(check).filter((x) => x.startsWith('actions/'))) expect(u).toMatch(/@[0-9a-f]{40}$/);
+    const [checkout, setupNode, upload] = [PINNED.checkout, PINNED.setupNode, PINNED.uploadArtifact].map(
+      (p) => p.split(' ')[0],
+    );
+    expect(uses(check)).toEqual([checkout, setupNode, './node_modules/groundgate', upload]);
+    expect(uses(comment)).toEqual([checkout, setupNode, './node_modules/groundgate']);
+    for (const u of [...uses(check), ...uses(comment)].filter((x) => x.startsWith('actions/')))
+      expect(u).toMatch(/@[0-9a-f]{40}$/);
     expect(check.permissions).toEqual({ contents: 'read', actions: 'read', 'pull-requests': 'write' });
-    expect(comment.permissions).toEqual({ actions: 'read', 'pull-requests': 'write' });
+    expect(comment.permissions).toEqual({ actions: 'read', contents: 'read', 'pull-requests': 'write' });
     expect(check.on).toEqual({ pull_request: null, push: { branches: ['trunk'] } });
-    expect(check.jobs.gate.steps[1].with).toEqual({
+    const steps = check.jobs.gate.steps;
+    expect(steps[2].run).toBe('npm ci');
+    expect(steps[3].with).toEqual({
       config: 'gates.yaml',
       baseline: 'auto',
       history: 'auto',
       release: true,
     });
-    expect(comment.jobs.comment.steps[0].with).toMatchObject({ mode: 'comment' });
+    // The comment job runs with a writable token: it checks out the default branch (never the fork's head),
+    // keeps no credentials in .git and runs no package's scripts.
+    const job = comment.jobs.comment.steps;
+    expect(job[0].with).toEqual({
+      ref: '${{ github.event.repository.default_branch }}',
+      'persist-credentials': false,
+    });
+    expect(job[2].run).toBe('npm ci --ignore-scripts');
+    expect(job[3].with).toMatchObject({ mode: 'comment' });
     // The lock is written, and check --release accepts the gold set it locks.
     expect(existsSync(path.join(dir, 'gold/qa.gold.lock.json'))).toBe(true);
     expect(runCli(['check', '--release'], dir).status).toBe(0);

@@ -19,14 +19,16 @@ import { goldTest, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
 import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
 import {
+  actionRef,
   CONTROL,
+  LOCAL_ACTION,
   renderCommentWorkflow,
   renderGates,
   renderWorkflow,
   type SuiteGates,
 } from '../init/render.js';
 import { run } from '../run.js';
-import { ACTION_REPOSITORY, VERSION } from '../version.js';
+import { ACTION_REPOSITORY } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
 import { writeOutput, type CliIo, type Command } from './command.js';
@@ -376,6 +378,7 @@ export const initCommand: Command = {
         branch: args.branch ?? defaultBranch(args.dir),
         release: args.release,
         config: args.config,
+        repository: ACTION_REPOSITORY,
       };
       writes.push({ file: path.join(args.dir, WORKFLOW), text: renderWorkflow(options) });
       if (args.forkComments)
@@ -411,7 +414,9 @@ export const initCommand: Command = {
     );
     if (args.workflow)
       say(
-        `note: the workflow uses ${ACTION_REPOSITORY}@v${VERSION}; pin it to that tag's commit sha, as it pins actions/checkout and actions/upload-artifact`,
+        ACTION_REPOSITORY === undefined
+          ? `note: package.json of groundgate names no repository: the workflow runs the copy installed by npm ci (uses: ${LOCAL_ACTION})`
+          : `note: the workflow uses ${actionRef(ACTION_REPOSITORY)}; pin it to that tag's commit sha, as it pins actions/checkout and actions/upload-artifact`,
       );
     say(
       `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(' ')} && git commit`,

@@ -1,4 +1,4 @@
-import { ACTION_REPOSITORY, VERSION } from '../version.js';
+import { VERSION } from '../version.js';
 import type { Calibrated } from './calibrate.js';
 import type { Proposal } from './plan.js';
 
@@ -6,6 +6,7 @@ import type { Proposal } from './plan.js';
 export const PINNED = {
   checkout: 'actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0',
   uploadArtifact: 'actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2',
+  setupNode: 'actions/setup-node@249970729cb0ef3589644e2896645e5dc5ba9c38 # v6.5.0',
 };
 
 export interface SuiteGates {
@@ -97,6 +98,30 @@ export interface WorkflowOptions {
   branch: string;
   release: boolean;
   config: string;
+  /** The repository groundgate is published from (owner/name), or undefined: see ACTION_REPOSITORY. */
+  repository: string | undefined;
+}
+
+/** Where the installed package is, as a local action: its action.yml and dist/ are in the package. */
+export const LOCAL_ACTION = './node_modules/groundgate';
+
+/** What a workflow's groundgate step uses: the published tag, else the copy `npm ci` installed. */
+export function actionRef(repository: string | undefined): string {
+  return repository === undefined ? LOCAL_ACTION : `${repository}@v${VERSION}`;
+}
+
+/**
+ * The steps that put the local action in place (none for a published one): GitHub resolves a local action's
+ * runs.main relative to its folder, so the package npm ci installed runs as it is, at the version the
+ * lockfile holds.
+ */
+function installSteps(repository: string | undefined, npmCi: string): string {
+  if (repository !== undefined) return '';
+  return `      - uses: ${PINNED.setupNode}
+        with:
+          node-version: 24
+      - run: ${npmCi}
+`;
 }
 
 /** The pull-request check: scores, gates, comments, and uploads the report the next runs compare with. */
@@ -120,9 +145,9 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: ${PINNED.checkout}
-      # Run your pipeline here, so that it writes the traces ${options.config} points at.
+${installSteps(options.repository, `npm ci # installs groundgate, a devDependency, as ${LOCAL_ACTION}`)}      # Run your pipeline here, so that it writes the traces ${options.config} points at.
       - id: gate
-        uses: ${ACTION_REPOSITORY}@v${VERSION}
+        uses: ${actionRef(options.repository)}
         with:
           config: ${scalar(options.config)}
           baseline: auto
@@ -135,24 +160,44 @@ jobs:
 `;
 }
 
-/** Comments on pull requests from forks, whose own run has a read-only token; checks nothing out. */
+/**
+ * Comments on pull requests from forks, whose own run has a read-only token. It runs with this repository's
+ * token, so the fork's code must never run here: with a published action it checks nothing out; with the
+ * installed copy it checks out the default branch (what was merged, as trusted as this workflow file, which
+ * workflow_run also reads from the default branch), keeps no credentials, and installs it without scripts.
+ */
 export function renderCommentWorkflow(options: WorkflowOptions): string {
+  const local = options.repository === undefined;
   return `# groundgate comment: posts the report of a fork's pull-request run as the sticky comment. It runs with
-# this repository's token and checks nothing out: the fork's code never runs here.
+# this repository's token, so the fork's code never runs here: ${
+    local
+      ? `it checks out the default branch only (trusted:
+# what was merged, like this file), to install groundgate from its lockfile without running any scripts.`
+      : 'it checks nothing out.'
+  }
 name: groundgate comment
 on:
   workflow_run:
-    workflows: [groundgate]
+    workflows: [groundgate] # the name of the pull-request check's workflow
     types: [completed]
 permissions:
-  actions: read # the triggering run's report artifact
+  actions: read # the triggering run's report artifact${local ? "\n  contents: read # the default branch's checkout" : ''}
   pull-requests: write # the sticky comment
 jobs:
   comment:
+    # Pull requests from forks only: the check comments on its own branches' pull requests.
     if: github.event.workflow_run.event == 'pull_request' && github.event.workflow_run.head_repository.full_name != github.repository
     runs-on: ubuntu-latest
     steps:
-      - uses: ${ACTION_REPOSITORY}@v${VERSION}
+${
+  local
+    ? `      - uses: ${PINNED.checkout}
+        with:
+          ref: \${{ github.event.repository.default_branch }} # never the pull request's head
+          persist-credentials: false
+${installSteps(options.repository, 'npm ci --ignore-scripts')}`
+    : ''
+}      - uses: ${actionRef(options.repository)}
         with:
           mode: comment
           config: ${scalar(options.config)}
