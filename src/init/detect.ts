@@ -343,7 +343,10 @@ export function nearMiss(
   }
   // The nearer contract: the one with fewer required members found under no name.
   const near = tries.sort((a, b) => a.proposal.missing.length - b.proposal.missing.length)[0]!;
-  const lacking = near.proposal.missing.map((m) => JSON.stringify(m.slice(1).replaceAll('/', '.')));
+  const lacking = near.proposal.missing.map((m) => {
+    const partial = near.proposal.partial[m];
+    return `${JSON.stringify(m.slice(1).replaceAll('/', '.'))}${partial ? ` (${partial})` : ''}`;
+  });
   return {
     line: `${near.input}? no ${lacking.join(', ') || 'record in the contract after mapping'}: its records have ${keysOf(records)}`,
   };

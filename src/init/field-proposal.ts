@@ -22,6 +22,8 @@ export interface FieldProposal {
   lines: FieldLine[];
   /** Required members the records hold under no name tried: the mapping cannot make them contract records. */
   missing: string[];
+  /** For a required member found on some records only, or not of its kind: where, and on how many. */
+  partial: Record<string, string>;
 }
 
 /** The map of the lines that are sure (the unsure ones are written commented out and not applied). */
@@ -158,7 +160,7 @@ export function proposeFields(records: readonly unknown[], input: 'traces' | 'go
   const table = input === 'traces' ? TRACE_CANDIDATES : GOLD_CANDIDATES;
   const kinds = new Map(shapeKinds(s));
   const objects = records.filter(isObject);
-  const out: FieldProposal = { input, lines: [], missing: [] };
+  const out: FieldProposal = { input, lines: [], missing: [], partial: {} };
   for (const [canonical, candidates] of Object.entries(table)) {
     const kind = kinds.get(canonical) as ValueKind;
     const required = isRequired(s, canonical);
@@ -174,6 +176,7 @@ export function proposeFields(records: readonly unknown[], input: 'traces' | 'go
         return {
           c,
           present: present.length,
+          fit: values.filter((v) => v !== undefined && fits(kind, scaled(v))).length,
           fitsAll:
             values.every((v) => v !== undefined) &&
             values.every((v) => fits(kind, scaled(v))) &&
@@ -210,7 +213,11 @@ export function proposeFields(records: readonly unknown[], input: 'traces' | 'go
       });
       continue;
     }
-    if (unsure && required) out.missing.push(canonical);
+    if (unsure && required) {
+      out.missing.push(canonical);
+      out.partial[canonical] =
+        `${name} is ${kindWord(kind)} on ${best.fit} of ${objects.length} sampled records; the contract needs it on each`;
+    }
     out.lines.push({
       canonical,
       source,
