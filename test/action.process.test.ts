@@ -63,7 +63,7 @@ describe('the Action (node dist/index.js) against a local GitHub API', () => {
     expect(created.body).toContain('<summary>Top offenders (10 of 22)</summary>');
     expect(created.body).toContain('**Where it fails** (13 answered wrong, 5 over-refused)');
     expect(created.body).toMatch(
-      /\| retrieval \| 2 \| no gold chunk reached the model: .* \| FM015, FM018 \|/,
+      /\| retrieval \| 2 \| no gold chunk reached the model: .* \| `FM015`, `FM018` \|/,
     );
     expect(second.outputs.passed).toBe('false');
     expect(JSON.parse(second.outputs['failed-gates']!).map((g: { metric: string }) => g.metric)).toEqual([

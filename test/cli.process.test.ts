@@ -144,7 +144,8 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
       '--report',
       path.join(dir, 'report.json'),
     ]);
-    expect(r).toMatchObject({ status: 0, stdout: '' });
+    // Every format went to a file: the verdict line is all stdout holds.
+    expect(r).toMatchObject({ status: 0, stdout: 'PASS — 7 of 8 gates passed, 1 skipped\n' });
     const report = reportSchema.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
     expect(report.suites.qa!.metrics['recall@5']).toMatchObject({
       value: 32 / 35,
@@ -156,6 +157,42 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     expect(xml).toContain(
       '<testcase classname="qa" name="recall@5 drop ≤ 0.02"><skipped message="no baseline report given"/></testcase>',
     );
+  });
+
+  it('writes text to stdout, HTML and JUnit to files in one check, and the verdict beside -o report.html alone', () => {
+    const dir = tmpTree({});
+    const [html, junit] = [path.join(dir, 'report.html'), path.join(dir, 'out', 'junit.xml')];
+    const r = runCli([
+      '--suite',
+      'qa',
+      '--format',
+      'text',
+      '--format',
+      `html=${html}`,
+      '-f',
+      `junit=${junit}`,
+    ]);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^qa \(grounded-qa\) — gold 47, answerable 35, unanswerable 12, traced 47/);
+    expect(r.stdout).toMatch(/\nPASS — 7 of 8 gates passed, 1 skipped\n$/);
+    expect(readFileSync(html, 'utf8')).toContain('PASS — 7 of 8 gates passed, 1 skipped');
+    expect(readFileSync(junit, 'utf8')).toContain('<testsuites name="groundgate" tests="8" failures="0">');
+
+    // Beside files only, the verdict is all stdout holds (the suites' warnings, if any, go to stderr).
+    const alone = runCli(['--suite', 'qa', '--format', 'html', '-o', path.join(dir, 'alone.html')]);
+    expect([alone.status, alone.stdout]).toEqual([0, 'PASS — 7 of 8 gates passed, 1 skipped\n']);
+    expect(alone.stderr).not.toMatch(/PASS/);
+    // JSON on stdout stays JSON; the verdict goes to stderr, last.
+    const json = runCli(['--suite', 'qa', '--format', 'json', '--format', `junit=${junit}`]);
+    expect(JSON.parse(json.stdout).verdict).toBe('pass');
+    expect(json.stderr).toMatch(/(?:^|\n)groundgate: PASS — 7 of 8 gates passed, 1 skipped\n$/);
+    expect(runCli(['--format', 'text', '--format', 'json'])).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^groundgate: --format text and --format json: both would write to stdout;/,
+      ),
+    });
   });
 });
 
@@ -264,6 +301,10 @@ describe('input that is not UTF-8', () => {
     const warning =
       'gold.jsonl:2: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)';
     expect(ok.stdout).toContain(`  warning: ${warning}\n`);
-    expect(JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')).suites.qa.warnings).toEqual([warning]);
+    // precision 2/2 has the Wilson interval [0.3424, 1]: the gate's 0.8 lies inside it.
+    expect(JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')).suites.qa.warnings).toEqual([
+      "gate precision >= 0.8 lies inside today's 95% interval [0.3424, 1.0000] of 2/2: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+      warning,
+    ]);
   });
 });

@@ -142,7 +142,8 @@ describe('definitions from the bundle (dist/)', () => {
     }
     const dir = tmpTree({ ...files, 'gates.yaml': gates });
     const r = runCli(['--format', 'json'], dir);
-    expect(r.stderr).toBe('');
+    // No warning; the verdict goes to stderr beside the JSON on stdout.
+    expect(r.stderr).toBe('groundgate: PASS — no gates configured\n');
     expect(r.status).toBe(0);
     const report = reportSchema.parse(JSON.parse(r.stdout));
     for (const [file, [, selected]] of Object.entries(NAMED)) {

@@ -6,12 +6,14 @@ import { renderJunit } from '../report/junit.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { serializeReport, writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
+import { verdictLine } from '../report/format.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
 import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
-import { parseCommandArgs, printLine, writeOutput, type CliIo, type Command } from './command.js';
+import { printLine, writeOutput, type CliIo, type Command } from './command.js';
+import { commandOf, declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
 const GH_AUTO = 'gh:auto';
@@ -19,12 +21,20 @@ const GH_AUTO = 'gh:auto';
 export const FORMATS = ['text', 'json', 'markdown', 'junit', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** One rendering of the report: to `file`, or to stdout without one. */
+export interface Output {
+  format: Format;
+  file?: string;
+  /** The flag that named the file, for errors about it. */
+  flag?: string;
+}
+
 export interface CheckArgs {
   config: string;
   suites: string[];
   inputs: InputOverride[];
-  format: Format;
-  out?: string;
+  /** Every format asked for, each rendered from the one report; at most one without a file. */
+  outputs: Output[];
   report?: string;
   baseline?: string;
   artifactName: string;
@@ -41,68 +51,99 @@ export interface CheckArgs {
   positionals: string[];
 }
 
-export const CHECK_USAGE = `Usage: groundgate [check] [options]
+/** check's options; merge declares them but those that choose the inputs (see merge.ts). */
+export const CHECK_OPTIONS = {
+  config: { short: 'c', type: 'string', arg: 'PATH', default: 'gates.yaml', help: 'gates file' },
+  suite: {
+    short: 's',
+    type: 'string',
+    multiple: true,
+    arg: 'NAME',
+    help: 'run only this suite (repeatable)',
+  },
+  input: {
+    short: 'i',
+    type: 'string',
+    multiple: true,
+    arg: '[SUITE.]KEY=PATH',
+    help: 'replace an input path of a suite, e.g. --input qa.traces=runs/new.jsonl (PATH relative to the working directory; globs allowed)',
+  },
+  format: {
+    short: 'f',
+    type: 'string',
+    multiple: true,
+    arg: 'FORMAT[=FILE]',
+    help: 'text (default), json, markdown, junit or html; repeatable, each to its own FILE and at most one to stdout, e.g. --format text --format html=report.html --format junit=junit.xml',
+  },
+  out: {
+    short: 'o',
+    type: 'string',
+    arg: 'FILE',
+    help: 'write the format given without =FILE to FILE instead of stdout',
+  },
+  output: { type: 'string', arg: 'FILE', help: 'the same as --out' },
+  report: { type: 'string', arg: 'FILE', help: 'also write report.json to FILE' },
+  baseline: {
+    type: 'string',
+    arg: 'FILE',
+    help: "compare with an earlier report.json: deltas, flips and max_drop gates; gh:auto takes the report artifact of the merge base with origin's default branch from GitHub, as the pull request's comment will (GITHUB_TOKEN)",
+  },
+  'artifact-name': {
+    type: 'string',
+    arg: 'NAME',
+    default: 'groundgate-report',
+    help: "the report artifact's name for gh:auto",
+  },
+  release: {
+    type: 'boolean',
+    help: 'release sign-off: every gold set must match its lock (exit 2 otherwise)',
+  },
+  history: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'history of earlier runs (groundgate history append): trend charts in markdown and html',
+  },
+  trend: { type: 'string', arg: 'N', default: '20', help: 'runs shown in a trend, the current one included' },
+  offenders: {
+    type: 'string',
+    arg: 'N',
+    help: 'how many offenders to list (default: offenders: in gates.yaml, else 10)',
+  },
+  quiet: { short: 'q', type: 'boolean', help: 'print nothing when every gate passes, and no verdict line' },
+  color: {
+    type: 'boolean',
+    negatable: true,
+    help: 'force or disable colour (default: on for a terminal, off with NO_COLOR)',
+  },
+  partial: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'score this shard of the inputs (e.g. one job of a CI matrix) and write what "groundgate merge" needs to FILE; no gate is judged, no report written',
+  },
+  'allow-outside-workspace': {
+    type: 'boolean',
+    help: 'let paths in gates.yaml and --input lead outside the workspace (the git repository of gates.yaml); for local use, never for untrusted configs',
+  },
+} as const;
 
-Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml.
-
-Options:
-  -c, --config PATH        gates file (default: gates.yaml)
-  -s, --suite NAME         run only this suite (repeatable)
-  -i, --input [SUITE.]KEY=PATH
-                           replace an input path of a suite, e.g. --input qa.traces=runs/new.jsonl
-                           (PATH relative to the working directory; globs allowed)
-  -f, --format FORMAT      text (default), json, markdown, junit or html
-  -o, --out FILE           write the formatted output to FILE instead of stdout
-      --report FILE        also write report.json to FILE
-      --baseline FILE      compare with an earlier report.json: deltas, flips and max_drop gates;
-                           gh:auto takes the report artifact of the merge base with origin's default
-                           branch from GitHub, as the pull request's comment will (GITHUB_TOKEN)
-      --artifact-name NAME the report artifact's name for gh:auto (default groundgate-report)
-      --release            release sign-off: every gold set must match its lock (exit 2 otherwise)
-      --history FILE       history of earlier runs (groundgate history append): trend charts in
-                           markdown and html
-      --trend N            runs shown in a trend, the current one included (default 20)
-      --offenders N        how many offenders to list (default: offenders: in gates.yaml, else 10)
-  -q, --quiet              print nothing when every gate passes
-      --color, --no-color  force or disable colour (default: on for a terminal, off with NO_COLOR)
-      --partial FILE       score this shard of the inputs (e.g. one job of a CI matrix) and write
-                           what "groundgate merge" needs to FILE; no gate is judged, no report written
-      --allow-outside-workspace
-                           let paths in gates.yaml and --input lead outside the workspace (the git
-                           repository of gates.yaml); for local use, never for untrusted configs
-  -h, --help               show this help
-
-Exit status: 0 every gate passed (with --partial: the partial was written), 1 a gate failed,
-2 usage, configuration or input error.
-`;
+const CHECK = declareCommand({
+  name: 'check',
+  summary: 'score the suites in gates.yaml and check their gates (the default)',
+  usage: 'groundgate [check] [options]',
+  description:
+    "Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml. The report is rendered once for every --format. Unless --quiet, the verdict line is printed too: on stdout when every format goes to a file, on stderr when json, markdown, junit or html goes to stdout (which stays parseable).",
+  options: CHECK_OPTIONS,
+  exitStatus:
+    '0 every gate passed (with --partial: the partial was written), 1 a gate failed, 2 usage, configuration or input error.',
+  example: 'groundgate check --format text --format html=report.html --format junit=junit.xml',
+});
 
 /** check's flags; with `merge`, the partials are the positionals, and flags that choose inputs are refused. */
-export function parseCheckArgs(argv: readonly string[], merge?: { usage: string }): CheckArgs {
-  const parsed = parseCommandArgs(
-    argv,
-    {
-      config: { type: 'string', short: 'c' },
-      suite: { type: 'string', short: 's', multiple: true },
-      input: { type: 'string', short: 'i', multiple: true },
-      format: { type: 'string', short: 'f' },
-      out: { type: 'string', short: 'o' },
-      report: { type: 'string' },
-      baseline: { type: 'string' },
-      'artifact-name': { type: 'string' },
-      release: { type: 'boolean' },
-      history: { type: 'string' },
-      trend: { type: 'string' },
-      offenders: { type: 'string' },
-      quiet: { type: 'boolean', short: 'q' },
-      color: { type: 'boolean' },
-      'allow-outside-workspace': { type: 'boolean' },
-      partial: { type: 'string' },
-    },
-    merge?.usage,
-  );
-  const { values, positionals } = parsed;
+export function parseCheckArgs(argv: readonly string[], merge = false): CheckArgs {
+  // merge reads check's options, so that --suite or --input says why it has no place in a merge.
+  const { values, positionals, given } = parseOptions(CHECK, argv);
   if (merge) {
-    const chooser = (['suite', 'input', 'partial'] as const).find((flag) => values[flag] !== undefined);
+    const chooser = (['suite', 'input', 'partial'] as const).find((flag) => given.has(flag));
     if (chooser)
       throw new UsageError(
         `--${chooser} with merge: the partials say which suites and inputs were scored; expected it on "groundgate check --partial"`,
@@ -110,39 +151,94 @@ export function parseCheckArgs(argv: readonly string[], merge?: { usage: string 
   } else if (positionals.length)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.partial !== undefined) {
-    const judging = (['report', 'baseline', 'history', 'out', 'format'] as const).find(
-      (flag) => values[flag] !== undefined,
+    const judging = (['report', 'baseline', 'history', 'out', 'output', 'format'] as const).find((flag) =>
+      given.has(flag),
     );
     if (judging)
       throw new UsageError(
         `--${judging} with --partial: a partial judges no gate and writes no report; expected it on "groundgate merge"`,
       );
   }
-
-  const format = (values.format ?? 'text') as Format;
-  if (!FORMATS.includes(format)) {
-    throw new UsageError(`--format ${JSON.stringify(values.format)}: expected one of ${FORMATS.join(', ')}`);
-  }
-  const offenders = wholeNumber('--offenders', values.offenders);
+  if (values.out !== undefined && values.output !== undefined)
+    throw new UsageError('--out and --output: both name the file of one format; expected one of them');
+  const out =
+    values.out !== undefined
+      ? { file: values.out, flag: '--out' }
+      : values.output !== undefined
+        ? { file: values.output, flag: '--output' }
+        : undefined;
   return {
-    config: values.config ?? 'gates.yaml',
+    config: values.config,
     suites: values.suite ?? [],
     inputs: (values.input ?? []).map(parseOverride),
-    format,
-    out: values.out,
+    outputs: parseOutputs(values.format ?? ['text'], out),
     report: values.report,
     baseline: values.baseline,
-    artifactName: values['artifact-name'] ?? 'groundgate-report',
+    artifactName: values['artifact-name'],
     release: values.release ?? false,
     history: values.history,
-    trend: wholeNumber('--trend', values.trend) ?? 20,
-    offenders,
+    trend: wholeNumber('--trend', values.trend)!,
+    offenders: wholeNumber('--offenders', values.offenders),
     quiet: values.quiet ?? false,
     color: values.color,
     allowOutsideWorkspace: values['allow-outside-workspace'] ?? false,
     ...(values.partial !== undefined ? { partial: values.partial } : {}),
     positionals,
   };
+}
+
+/**
+ * `--format FORMAT[=FILE]`, repeatable, and `-o FILE` for the one given without a file (eslint's and
+ * vitest's way): each format goes where it was asked to, and at most one of them to stdout.
+ */
+function parseOutputs(formats: readonly string[], out: { file: string; flag: string } | undefined): Output[] {
+  const outputs = formats.map(parseFormat);
+  const bare = outputs.filter((o) => o.file === undefined);
+  if (out) {
+    if (bare.length !== 1)
+      throw new UsageError(
+        bare.length === 0
+          ? `${out.flag} ${JSON.stringify(out.file)}: every --format names its own file; expected ${out.flag} beside one --format without =FILE`
+          : `${out.flag} ${JSON.stringify(out.file)}: ${bare.length} formats without =FILE (${bare.map((o) => o.format).join(', ')}); expected FORMAT=FILE for all but one`,
+      );
+    Object.assign(bare[0]!, out);
+  } else if (bare.length > 1) {
+    const [a, b] = bare as [Output, Output];
+    throw new UsageError(
+      `--format ${a.format} and --format ${b.format}: both would write to stdout; expected FORMAT=FILE for all but one, e.g. --format ${b.format}=${EXAMPLE_FILE[b.format]}`,
+    );
+  }
+  const written = new Map<string, Output>();
+  for (const o of outputs) {
+    if (o.file === undefined) continue;
+    const other = written.get(path.resolve(o.file));
+    if (other)
+      throw new UsageError(
+        `--format ${other.format} and --format ${o.format}: both write ${JSON.stringify(o.file)}; expected a file for each`,
+      );
+    written.set(path.resolve(o.file), o);
+  }
+  return outputs;
+}
+
+const EXAMPLE_FILE: Record<Format, string> = {
+  text: 'check.txt',
+  json: 'report.json',
+  markdown: 'report.md',
+  junit: 'junit.xml',
+  html: 'report.html',
+};
+
+function parseFormat(text: string): Output {
+  const eq = text.indexOf('=');
+  const format = (eq === -1 ? text : text.slice(0, eq)) as Format;
+  if (!FORMATS.includes(format))
+    throw new UsageError(`--format ${JSON.stringify(text)}: expected one of ${FORMATS.join(', ')}`);
+  if (eq === -1) return { format };
+  const file = text.slice(eq + 1);
+  if (!file)
+    throw new UsageError(`--format ${JSON.stringify(text)}: no file after "="; expected FORMAT=FILE`);
+  return { format, file, flag: `--format ${format}` };
 }
 
 function wholeNumber(flag: string, text: string | undefined): number | undefined {
@@ -169,7 +265,7 @@ export function commandScope(args: CheckArgs): PathScope {
   const own = (flag: string, file: string | undefined) =>
     file !== undefined && confineIfInside(path.resolve(file), scope, file, { file: flag });
   own('--report', args.report);
-  own('--out', args.out);
+  for (const o of args.outputs) own(o.flag ?? '--out', o.file);
   own('--history', args.history);
   own('--partial', args.partial);
   if (args.baseline !== GH_AUTO) own('--baseline', args.baseline);
@@ -177,41 +273,36 @@ export function commandScope(args: CheckArgs): PathScope {
 }
 
 /** The default command: score every suite and check its gates. */
-export const checkCommand: Command = {
-  name: 'check',
-  summary: 'score the suites in gates.yaml and check their gates (the default)',
-  usage: CHECK_USAGE,
-  async run(argv, io) {
-    const args = parseCheckArgs(argv);
-    const scope = commandScope(args);
-    const ghAuto = args.baseline === GH_AUTO;
-    const options: RunOptions = {
-      config: args.config,
-      suites: args.suites,
-      inputs: args.inputs,
-      baseline: ghAuto ? undefined : args.baseline,
-      release: args.release,
-      scope,
-    };
-    const entry = engineEntry(import.meta.url);
-    const plan =
-      entry &&
-      (await enginePlan(io.env, () => {
-        options.loaded = loadConfig(args.config, options.scope);
-        return objectHeap(options, options.loaded);
-      }));
-    if (entry && plan) {
-      const code = await runOnEngineThread(entry, ['check', ...argv], plan.limits);
-      if (code !== undefined) return code;
-      if (plan.explicit)
-        io.stderr(
-          `groundgate: note: the engine thread ran out of its ${plan.limits.maxOldGenerationSizeMb} MB heap (${ENGINE_ENV}); ran on the main thread\n`,
-        );
-    }
-    if (args.partial !== undefined) return partial(args.partial, args, options, io);
-    return check(args, options, io, run);
-  },
-};
+export const checkCommand: Command = commandOf(CHECK, async (argv, io) => {
+  const args = parseCheckArgs(argv);
+  const scope = commandScope(args);
+  const ghAuto = args.baseline === GH_AUTO;
+  const options: RunOptions = {
+    config: args.config,
+    suites: args.suites,
+    inputs: args.inputs,
+    baseline: ghAuto ? undefined : args.baseline,
+    release: args.release,
+    scope,
+  };
+  const entry = engineEntry(import.meta.url);
+  const plan =
+    entry &&
+    (await enginePlan(io.env, () => {
+      options.loaded = loadConfig(args.config, options.scope);
+      return objectHeap(options, options.loaded);
+    }));
+  if (entry && plan) {
+    const code = await runOnEngineThread(entry, ['check', ...argv], plan.limits);
+    if (code !== undefined) return code;
+    if (plan.explicit)
+      io.stderr(
+        `groundgate: note: the engine thread ran out of its ${plan.limits.maxOldGenerationSizeMb} MB heap (${ENGINE_ENV}); ran on the main thread\n`,
+      );
+  }
+  if (args.partial !== undefined) return partial(args.partial, args, options, io);
+  return check(args, options, io, run);
+});
 
 async function partial(file: string, args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
   const { writePartialRun } = await import('../partial/run.js');
@@ -220,7 +311,10 @@ async function partial(file: string, args: CheckArgs, options: RunOptions, io: C
   return 0;
 }
 
-/** Runs (or merges) the suites, writes report.json, prints the formatted report; the exit status. */
+/**
+ * Runs (or merges) the suites, writes report.json, renders the report in each format asked for and prints
+ * the verdict; the exit status.
+ */
 export async function check(
   args: CheckArgs,
   options: RunOptions,
@@ -237,46 +331,65 @@ export async function check(
     });
   const outcome = await produce(options);
   const { report } = outcome;
-  const offenders = args.offenders ?? outcome.config.offenders;
   const passed = report.verdict === 'pass';
+  const silent = args.quiet && passed;
 
   if (args.report) writeOutput(args.report, (file) => writeReport(file, report));
+  const shown = args.outputs.find((o) => o.file === undefined);
   // The text view shows suite warnings in its tables; other formats and files get them on stderr, and
   // warnings of no suite always go there.
-  const warningsShown = args.format === 'text' && !args.out && !(args.quiet && passed);
+  const warningsShown = shown?.format === 'text' && !silent;
   if (!args.quiet)
     for (const w of warningsShown ? outcome.runWarnings : outcome.warnings) printLine(io, `warning: ${w}`);
 
-  const trends = args.history ? buildTrends(await readHistory(args.history), report, args.trend) : [];
-  const text = format(report, args, offenders, io, trends);
-  if (args.out) writeOutput(args.out, text);
-  else if (!(args.quiet && passed)) io.stdout(text);
+  const view: View = {
+    report,
+    args,
+    offenders: args.offenders ?? outcome.config.offenders,
+    trends: args.history ? buildTrends(await readHistory(args.history), report, args.trend) : [],
+    now: Date.now(),
+  };
+  for (const o of args.outputs) {
+    // Colour only where a terminal shows it, unless asked for.
+    const color = args.color ?? (o.file === undefined && io.isTty && io.env.NO_COLOR === undefined);
+    const text = render(o.format, view, color);
+    if (o.file !== undefined) writeOutput(o.file, text);
+    else if (!silent) io.stdout(text);
+  }
+  // The text view ends with the verdict; beside anything else, a line says it, off stdout if stdout is data.
+  if (!args.quiet && shown?.format !== 'text') {
+    const line = verdictLine(report.gates);
+    if (shown) printLine(io, line);
+    else io.stdout(`${line}\n`);
+  }
   return passed ? 0 : 1;
 }
 
-function format(report: Report, args: CheckArgs, offenders: number, io: CliIo, trends: Trend[]): string {
-  switch (args.format) {
+/** What every format is rendered from: computed once. */
+interface View {
+  report: Report;
+  args: CheckArgs;
+  offenders: number;
+  trends: Trend[];
+  now: number;
+}
+
+function render(format: Format, { report, args, offenders, trends, now }: View, color: boolean): string {
+  switch (format) {
     case 'json':
       return serializeReport(report);
     case 'markdown':
       return renderMarkdown(report, {
         offenders,
-        now: Date.now(),
+        now,
         fullReportHint: args.report ?? 'report.json (--report FILE)',
         trends,
       });
     case 'junit':
       return renderJunit(report);
     case 'html':
-      return renderHtml(report, { trends, now: Date.now() });
-    case 'text': {
-      const color = args.color ?? (io.isTty && !args.out && io.env.NO_COLOR === undefined);
-      return renderText(report, {
-        offenders,
-        color,
-        showOffendersOnPass: args.offenders !== undefined,
-        now: Date.now(),
-      });
-    }
+      return renderHtml(report, { trends, now });
+    case 'text':
+      return renderText(report, { offenders, color, showOffendersOnPass: args.offenders !== undefined, now });
   }
 }

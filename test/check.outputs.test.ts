@@ -1,0 +1,180 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseCheckArgs } from '../src/cli/check.js';
+import { main } from '../src/cli/main.js';
+import { UsageError } from '../src/errors.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+const outputs = (...argv: string[]) => parseCheckArgs(argv).outputs;
+
+describe('--format FORMAT[=FILE] and -o (check and merge)', () => {
+  it('takes several formats, each to its own file, and -o FILE for the one given without', () => {
+    expect(outputs()).toEqual([{ format: 'text' }]);
+    expect(outputs('-o', 'check.txt')).toEqual([{ format: 'text', file: 'check.txt', flag: '--out' }]);
+    expect(outputs('--format', 'html', '--output', 'r.html')).toEqual([
+      { format: 'html', file: 'r.html', flag: '--output' },
+    ]);
+    expect(outputs('--format', 'text', '--format', 'html=report.html', '-f', 'junit=out/junit.xml')).toEqual([
+      { format: 'text' },
+      { format: 'html', file: 'report.html', flag: '--format html' },
+      { format: 'junit', file: 'out/junit.xml', flag: '--format junit' },
+    ]);
+    // -o goes to the one format without a file, wherever it stands.
+    expect(outputs('-f', 'json=r.json', '-o', 'r.md', '-f', 'markdown')).toEqual([
+      { format: 'json', file: 'r.json', flag: '--format json' },
+      { format: 'markdown', file: 'r.md', flag: '--out' },
+    ]);
+    // A file name may hold "=": only the first one splits.
+    expect(outputs('-f', 'json=a=b.json')).toEqual([
+      { format: 'json', file: 'a=b.json', flag: '--format json' },
+    ]);
+    // merge parses the same flags.
+    expect(parseCheckArgs(['p/*.partial', '-f', 'text', '-f', 'junit=j.xml'], true)).toMatchObject({
+      positionals: ['p/*.partial'],
+      outputs: [{ format: 'text' }, { format: 'junit', file: 'j.xml' }],
+    });
+  });
+
+  it('refuses two formats to stdout, naming both, and every other ambiguity, with a usage error', () => {
+    const refused = (argv: string[], message: string) =>
+      expect(() => parseCheckArgs(argv)).toThrow(new UsageError(message));
+    refused(
+      ['--format', 'text', '--format', 'json'],
+      '--format text and --format json: both would write to stdout; expected FORMAT=FILE for all but one, e.g. --format json=report.json',
+    );
+    refused(
+      ['-f', 'junit', '-f', 'html', '-o', 'x'],
+      '--out "x": 2 formats without =FILE (junit, html); expected FORMAT=FILE for all but one',
+    );
+    refused(
+      ['-f', 'html=r.html', '--output', 'x'],
+      '--output "x": every --format names its own file; expected --output beside one --format without =FILE',
+    );
+    refused(
+      ['-f', 'html=out/r', '-f', 'junit=./out/r'],
+      '--format html and --format junit: both write "./out/r"; expected a file for each',
+    );
+    refused(
+      ['-f', 'yaml=x.yaml'],
+      '--format "yaml=x.yaml": expected one of text, json, markdown, junit, html',
+    );
+    refused(['-f', 'html='], '--format "html=": no file after "="; expected FORMAT=FILE');
+    refused(
+      ['-o', 'a', '--output', 'b'],
+      '--out and --output: both name the file of one format; expected one of them',
+    );
+    refused(
+      ['--partial', 'p.partial', '--output', 'x'],
+      '--output with --partial: a partial judges no gate and writes no report; expected it on "groundgate merge"',
+    );
+  });
+});
+
+/** main() in the repo, as the CLI runs it; what it printed on each stream, warnings left out of stderr. */
+async function cli(args: string[]) {
+  const out = { stdout: '', stderr: '' };
+  const io = {
+    stdout: (t: string) => void (out.stdout += t),
+    stderr: (t: string) => void (out.stderr += t),
+    isTty: false,
+    env: { NO_COLOR: '1' },
+  };
+  const previous = process.cwd();
+  process.chdir(REPO);
+  try {
+    const code = await main(args, io);
+    // Warnings (the example's, or those of gates other work adds) are not what these tests are about.
+    const stderr = out.stderr.replace(/^groundgate: warning: .*\n/gm, '');
+    return { code, stdout: out.stdout, stderr };
+  } finally {
+    process.chdir(previous);
+  }
+}
+
+const REGRESSED = ['--input', 'qa.traces=runs/qa-regressed.trace.jsonl'];
+
+describe('the verdict line', () => {
+  it('goes to stdout when every format goes to a file, to stderr when stdout holds json, markdown, junit or html', async () => {
+    const dir = tmpTree({});
+    const html = path.join(dir, 'report.html');
+    expect(await cli(['--suite', 'qa', '--format', 'html', '-o', html])).toEqual({
+      code: 0,
+      stdout: 'PASS — 7 of 8 gates passed, 1 skipped\n',
+      stderr: '',
+    });
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/i);
+
+    const json = await cli(['--suite', 'qa', '--format', 'json']);
+    expect(JSON.parse(json.stdout).verdict).toBe('pass');
+    expect(json.stderr).toBe('groundgate: PASS — 7 of 8 gates passed, 1 skipped\n');
+
+    // The regressed run: 7 of the 8 gates fail, the 8th (max_drop) is skipped without a baseline.
+    const junit = path.join(dir, 'junit.xml');
+    const failed = await cli([
+      '--suite',
+      'qa',
+      ...REGRESSED,
+      '--format',
+      'markdown',
+      '--format',
+      `junit=${junit}`,
+    ]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^### ❌ groundgate: FAIL — 7 of 8 gates failed, 1 skipped\n/);
+    expect(failed.stderr).toBe('groundgate: FAIL — 7 of 8 gates failed, 1 skipped\n');
+    expect(readFileSync(junit, 'utf8')).toContain('<testsuites name="groundgate" tests="8" failures="7">');
+  });
+
+  it("is the text view's own last line when text goes to stdout, beside the files", async () => {
+    const dir = tmpTree({});
+    const files = { html: path.join(dir, 'r.html'), junit: path.join(dir, 'j.xml') };
+    const r = await cli([
+      '--suite',
+      'qa',
+      '-f',
+      'text',
+      '-f',
+      `html=${files.html}`,
+      '-f',
+      `junit=${files.junit}`,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^qa \(grounded-qa\) — gold 47,/);
+    expect(r.stdout.match(/PASS — /g)).toHaveLength(1);
+    expect(r.stdout).toMatch(/\n\nPASS — 7 of 8 gates passed, 1 skipped\n$/);
+    expect(readFileSync(files.junit, 'utf8')).toContain(
+      '<testsuites name="groundgate" tests="8" failures="0">',
+    );
+    expect(readFileSync(files.html, 'utf8')).toContain('PASS — 7 of 8 gates passed, 1 skipped');
+  });
+
+  it('is not printed with --quiet, which prints nothing on a pass and only the formats on stdout on a failure', async () => {
+    const dir = tmpTree({});
+    const html = path.join(dir, 'r.html');
+    expect(await cli(['--suite', 'qa', '-q', '-f', 'json'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await cli(['--suite', 'qa', '-q', '-o', html, '-f', 'html'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
+    expect(existsSync(html)).toBe(true);
+    expect(await cli(['--suite', 'qa', ...REGRESSED, '-q', `--format=html=${html}`])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '',
+    });
+    const failed = await cli(['--suite', 'qa', ...REGRESSED, '-q', '-f', 'json']);
+    expect([failed.code, failed.stderr, JSON.parse(failed.stdout).verdict]).toEqual([1, '', 'fail']);
+  });
+
+  it('exits 2 naming both formats when two would go to stdout', async () => {
+    expect(await cli(['--format', 'text', '--format', 'json'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'groundgate: --format text and --format json: both would write to stdout; expected FORMAT=FILE for all but one, e.g. --format json=report.json (see groundgate check --help)\n',
+    });
+  });
+});
