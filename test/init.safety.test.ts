@@ -80,12 +80,13 @@ describe('groundgate init: what it refuses (dist/cli as a process)', () => {
     expect(r.status).toBe(0);
     const said = r.stdout.split('\n').filter((l) => l.includes('injected'));
     const shown = 'runs/qa�]0;pwned� ↵ ::error::injected.trace.jsonl';
-    expect(said.slice(0, 2)).toEqual([
+    expect(said.slice(0, 3)).toEqual([
+      `  ${shown}: grounded-answer traces: the first 20 records have qid, retrieved_ids, answer_json`,
       `  qa (grounded-qa): gold/qa.gold.jsonl + ${shown}`,
       `    ${shown} (grounded-answer traces: the first 20 records have qid, retrieved_ids, answer_json)`,
     ]);
     // The dry run's gates.yaml names it quoted, and in a comment without its controls.
-    expect(said.slice(2)).toEqual([
+    expect(said.slice(3)).toEqual([
       '    # found: runs/qa ]0;pwned  ::error::injected.trace.jsonl (grounded-answer traces: the first 20 records have qid, retrieved_ids, answer_json)',
       '    traces: "runs/qa\\u001b]0;pwned\\u0007\\n::error::injected.trace.jsonl"',
     ]);
