@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InputError, UsageError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { escapeTerminal } from '../report/escape.js';
 import type { CommandSpec } from './options.js';
 
@@ -24,15 +23,15 @@ export function printLine(io: CliIo, text: string): void {
   io.stderr(`groundgate: ${escapeTerminal(text, MAX_LINE)}\n`);
 }
 
-/** A subcommand: `groundgate NAME [args]`. Each lives in its own file and is listed in commands.ts. */
+/** A subcommand: `groundgate NAME [args]`. Each lives in its own file (made by commandOf) and is listed in commands.ts. */
 export interface Command {
   name: string;
   /** One line for `groundgate --help`. */
   summary: string;
-  /** Full usage text for `groundgate NAME --help`. */
+  /** Full usage text for `groundgate NAME --help`: helpText(spec). */
   usage: string;
-  /** Its declaration (options.ts), from which `usage` is made; the README's command reference lists it. */
-  spec?: CommandSpec;
+  /** Its options and help (options.ts), which the README's command reference lists too. */
+  spec: CommandSpec;
   /** Returns the exit status; throws InputError / UsageError for the user's mistakes (exit 2). */
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
@@ -51,33 +50,7 @@ export function writeOutput(file: string, text: string | ((file: string) => void
   }
 }
 
-/** Thrown by parseCommandArgs on --help: main prints the command's usage and exits 0. */
+/** Thrown by parseOptions on --help: main prints the command's help and exits 0. */
 export class HelpRequested extends Error {
   override name = 'HelpRequested';
-}
-
-/**
- * node:util parseArgs (strict, positionals and --no-flags allowed) in the CLI's error style: a bad flag
- * is a one-line UsageError, followed by the command's usage line when given. Every command gets -h/--help.
- */
-export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
-  argv: readonly string[],
-  options: O,
-  usage?: string,
-) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { ...options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      allowNegative: true,
-      strict: true,
-    } as const);
-  } catch (err) {
-    const first = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '');
-    throw new UsageError(usage ? `${first}; usage: ${usage.split('\n')[0]!.replace(/^Usage: /, '')}` : first);
-  }
-  if ((parsed.values as { help?: boolean }).help) throw new HelpRequested();
-  return parsed;
 }

@@ -33,7 +33,7 @@ function commandList(): string {
 
 /** The README's command reference (between its commands:start and commands:end markers). */
 export function commandReference(): string {
-  return referenceText([TOP, ...COMMANDS.flatMap((c) => (c.spec ? [c.spec] : []))]);
+  return referenceText([TOP, ...COMMANDS.map((c) => c.spec)]);
 }
 
 /** Runs the CLI and returns its exit status: 0 pass, 1 a gate failed, 2 usage or input error. */
