@@ -97,6 +97,7 @@ describe('the HTML report’s markup', () => {
     );
     expect(html.match(/<dt>/g)).toHaveLength(9); // one per metric of the suite
     expect(html).toContain('<td class="tok">chr@5_upper_bound</td>');
+    expect(html).toContain('<td class="tok">&gt;= 0.75</td>'); // chr's gate: `>=` stays with its number
     // FM004: a 64-character question folded under its first words; the 47-character claim is not.
     expect(html).toContain(
       [
@@ -111,6 +112,10 @@ describe('the HTML report’s markup', () => {
       ].join(''),
     );
     expect(html).toContain('<table class="offenders sortable">');
+    // A list of sentences wraps between words; a list of ids (above) only between its items.
+    expect(html).toContain(
+      '<td>Tokens must be rotated every 90 days.</td><td>Tokens should be rotated every 90 days.</td>',
+    );
   });
 
   it('escapes ids, labels and fields, folds a long list under its count and keeps a number for sorting', async () => {
@@ -154,6 +159,15 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the HTML report in headless Chrom
     page.evaluate<string[]>(
       '[...document.querySelectorAll("table.offenders tbody tr:not([hidden]) td.id")].map((td) => td.textContent)',
     );
+  /** Each id cell, label, metric name, threshold and listed id, as the lines its text was laid out on. */
+  const tokenLines = (page: Page) =>
+    page.evaluate<{ text: string; lines: number; height: number }[]>(
+      `[...document.querySelectorAll("td.id, .labels code, .tok")].map((e) => {
+        const r = document.createRange();
+        r.selectNodeContents(e);
+        return { text: e.textContent, lines: r.getClientRects().length, height: r.getBoundingClientRect().height };
+      })`,
+    );
   beforeAll(async () => {
     const dir = tmpTree({});
     file = path.join(dir, 'report.html');
@@ -165,14 +179,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the HTML report in headless Chrom
 
   it('at 1280 px: every id and label on one line, a screenshot, no CSP violation', async () => {
     const page = await open(file, { width: 1280 });
-    // Each id cell, label and listed token, as the lines its text was laid out on.
-    const lines = await page.evaluate<{ text: string; lines: number; height: number }[]>(
-      `[...document.querySelectorAll("td.id, .labels code, .tok")].map((e) => {
-        const r = document.createRange();
-        r.selectNodeContents(e);
-        return { text: e.textContent, lines: r.getClientRects().length, height: r.getBoundingClientRect().height };
-      })`,
-    );
+    const lines = await tokenLines(page);
     expect(lines.filter((l) => l.text.startsWith('FM'))).toHaveLength(22 + 14); // id cells + the triage table's first offenders (3+3+3+2+2+1)
     expect(lines.filter((l) => l.lines !== 1)).toEqual([]);
     const lineHeight = await page.evaluate<number>('parseFloat(getComputedStyle(document.body).lineHeight)');
@@ -194,6 +201,7 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the HTML report in headless Chrom
     expect(widths.inner).toBe(390);
     expect(widths.page).toBe(390);
     expect(widths.table).toBeGreaterThan(widths.box); // it scrolls inside .scroll instead
+    expect((await tokenLines(page)).filter((l) => l.lines !== 1)).toEqual([]);
     const shot = await page.screenshot(path.join(SHOTS, 'report-390.png'));
     expect(shot.width).toBe(390);
     expect(page.problems).toEqual([]);

@@ -210,7 +210,7 @@ function suiteHtml(report: Report, name: string, suite: SuiteReport, options: Ht
       const status = gateStatus(g);
       const first = i === 0 ? cells.join('') : cells.map(() => '<td></td>').join('');
       out.push(
-        `<tr>${first}<td>${esc(formatThreshold(g))}</td><td class="st-${status}">${status}${g.reason ? ` — ${esc(g.reason)}` : ''}</td></tr>`,
+        `<tr>${first}<td class="tok">${esc(formatThreshold(g))}</td><td class="st-${status}">${status}${g.reason ? ` — ${esc(g.reason)}` : ''}</td></tr>`,
       );
     });
   }
@@ -286,6 +286,14 @@ function firstWords(text: string): string {
   return `${(space > 16 ? head.slice(0, space) : head).replace(/[\s,;:]+$/, '')}…`;
 }
 
+/**
+ * Words of prose wrap between them, a list between its items; an id or a short value (`pass → fail`) stays
+ * on one line. A run without spaces longer than FOLD is no id: folded, it may break.
+ */
+function piece(text: string): string {
+  return text.length <= SHORT || (text.length <= FOLD && !/\s/.test(text)) ? token(text) : esc(text);
+}
+
 function offenderCell(v: unknown, max: number): string {
   if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) return '<td class="none">—</td>';
   if (typeof v === 'number')
@@ -293,14 +301,7 @@ function offenderCell(v: unknown, max: number): string {
   const list = Array.isArray(v) ? v.map(String) : undefined;
   const text = list ? list.join(', ') : String(v);
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
-  // Words of prose wrap between them, a list between its items, each item whole; an id or a short value
-  // (`pass → fail`) stays on one line. A run without spaces longer than FOLD is no id: folded, it may break.
-  const shown =
-    list && text.length <= max
-      ? list.map(token).join(', ')
-      : text.length <= SHORT || (text.length <= FOLD && !/\s/.test(text))
-        ? token(cut)
-        : esc(cut);
+  const shown = list && text.length <= max ? list.map(piece).join(', ') : piece(cut);
   if (text.length <= FOLD) return `<td>${shown}</td>`;
   const summary = list ? `${list.length} items: ${firstWords(text)}` : firstWords(text);
   return `<td class="long"><details><summary>${esc(summary)}</summary><div class="full">${shown}</div></details></td>`;
