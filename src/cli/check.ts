@@ -86,7 +86,7 @@ export const CHECK_OPTIONS = {
   baseline: {
     type: 'string',
     arg: 'FILE',
-    help: "compare with an earlier report.json: deltas, flips and max_drop gates; gh:auto takes the report artifact of the merge base with origin's default branch from GitHub, as the pull request's comment will (GITHUB_TOKEN)",
+    help: "compare with an earlier report.json: deltas, flips, max_drop and max_new_failures gates; gh:auto takes the report artifact of the merge base with origin's default branch from GitHub, as the pull request's comment will (GITHUB_TOKEN)",
   },
   'artifact-name': {
     type: 'string',
