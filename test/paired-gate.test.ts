@@ -321,11 +321,14 @@ describe("check: a gate whose threshold lies inside today's interval", () => {
       traces(),
       `      under_refusal: '<= 0.2'
       over_refusal: { max: 0.2039, max_new_failures: 1 }
+      recall@5: { min: 0.9, max_new_failures: 1 }
       precision: { min: 0.9, confidence: lower_bound, allow_missing: true }`,
     );
     // 0/5: Wilson 95% [0, 0.4345] holds 0.2; 0/15: [0, 0.2039] ends at the gate (init's bound): not inside.
+    // 15/15: [0.7961, 1] holds 0.9, and the metric has its paired gate already: the advice says so.
     expect(report.suites.qa!.warnings).toEqual([
       "gate under_refusal <= 0.2 lies inside today's 95% interval [0.0000, 0.4345] of 0/5: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+      "gate recall@5 >= 0.9 lies inside today's 95% interval [0.7961, 1.0000] of 15/15: it can pass or fail on noise alone; its paired gate (max_new_failures) judges the items; more gold items would make this one meaningful (docs/statistics.md)",
     ]);
     expect(report.verdict).toBe('fail');
   });

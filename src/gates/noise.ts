@@ -17,8 +17,13 @@ export function noiseWarnings(
     const ci = value?.ci95;
     if (!ci || !(ci[0] < g.threshold && g.threshold < ci[1])) continue;
     const n = `${value.numerator}/${value.denominator}`;
+    // A metric that has its paired gate already needs only the other half of the advice.
+    const paired = outcomes.some((o) => o.metric === g.metric && o.op === 'max_new_failures');
+    const advice = paired
+      ? 'its paired gate (max_new_failures) judges the items; more gold items would make this one meaningful'
+      : 'add a paired gate (max_new_failures) or more gold items';
     out.push(
-      `gate ${g.metric} ${g.op} ${g.threshold} lies inside today's 95% interval [${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}] of ${n}: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)`,
+      `gate ${g.metric} ${g.op} ${g.threshold} lies inside today's 95% interval [${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}] of ${n}: it can pass or fail on noise alone; ${advice} (docs/statistics.md)`,
     );
   }
   return out;
