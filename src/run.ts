@@ -13,7 +13,7 @@ import { confine, confineTree, type PathScope } from './io/confine.js';
 import { resolveInput } from './io/files.js';
 import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
-import { noiseWarnings } from './gates/noise.js';
+import { noiseWarnings, unjudgedWarning } from './gates/noise.js';
 import { populationFlips } from './gates/paired.js';
 import {
   notComputable,
@@ -244,7 +244,10 @@ export async function judgeRun(
       );
       for (const outcome of outcomes)
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
-      result.warnings.push(...noiseWarnings(outcomes, values));
+      const pairable = suite.kind.populations !== undefined && suite.kind.populations[spec.name] !== null;
+      result.warnings.push(...noiseWarnings(outcomes, values, pairable));
+      const unjudged = unjudgedWarning(outcomes);
+      if (unjudged) result.warnings.push(unjudged);
     }
     // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
     const regressed = new Set(comparison?.regressed);

@@ -131,13 +131,14 @@ describe('max_new_failures: the paired gate', () => {
     });
   });
 
-  it("counts a metric's own population only: a new precision failure is not under_refusal's", async () => {
+  it("counts a metric's own failures only: a claim miss is precision's, not chr's, over_refusal's or under_refusal's", async () => {
     const report = await against(
       traces(),
       traces({ missed: ['q02', 'q03'] }),
       `      under_refusal: { max_new_failures: 0 }
       precision: { max_new_failures: 1 }
-      recall@5: { max_new_failures: 1 }`,
+      chr: { max_new_failures: 0 }
+      over_refusal: { max_new_failures: 0 }`,
     );
     const paired = Object.fromEntries(
       report.gates.filter((g) => g.op === 'max_new_failures').map((g) => [g.metric, g]),
@@ -147,11 +148,44 @@ describe('max_new_failures: the paired gate', () => {
       reason: '0 new failures, 0 fixes among 5 paired unanswerable items; exact McNemar p = 1.0000',
     });
     expect(paired.precision).toMatchObject({ passed: false, paired: { new_failures: 2, items: 20 } });
-    // recall@5 counts the 15 answerable items; an item's verdict is all there is to pair, so a claim miss counts.
-    expect(paired['recall@5']).toMatchObject({
-      passed: false,
-      paired: { population: 'answerable', items: 15, new_failures: 2, first: ['q02', 'q03'] },
+    // q02 and q03 still cite their gold chunk: chr holds (15/15), and nothing was refused.
+    expect(report.suites.qa!.metrics.chr).toMatchObject({ numerator: 15, denominator: 15 });
+    expect(paired.chr).toMatchObject({ passed: true, paired: { new_failures: 0, items: 20 } });
+    expect(paired.over_refusal).toMatchObject({
+      passed: true,
+      paired: { population: 'answerable', items: 15, new_failures: 0 },
     });
+  });
+
+  it('has no paired gate for recall@k: an item passes with its retrieval missed, so a baseline cannot tell', async () => {
+    await expect(against(undefined, traces(), '      recall@5: { max_new_failures: 1 }')).rejects.toThrow(
+      "gates.recall@5: max_new_failures, but an item's verdict does not tell recall@5's failures",
+    );
+  });
+
+  it('is skipped, not passed, when no item of the baseline is paired (ids renamed, another gold set)', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(gold),
+      'traces.jsonl': traces({ answered: ['q16', 'q17'] }),
+      'gates.yaml': gates('      under_refusal: { max_new_failures: 1 }'),
+    });
+    const other = tmpTree({
+      'gold.jsonl': jsonl(gold.map((g) => ({ ...g, qid: `x${g.qid}` }))),
+      'traces.jsonl': traces().replace(/"qid":"/g, '"qid":"x'),
+      'gates.yaml': gates('      under_refusal: { max_new_failures: 1 }'),
+    });
+    const baseline = path.join(other, 'base.json');
+    writeFileSync(baseline, serializeReport((await run({ config: path.join(other, 'gates.yaml') })).report));
+    const report = (await run({ config: path.join(dir, 'gates.yaml'), baseline })).report;
+    expect(report.gates).toEqual([
+      expect.objectContaining({
+        metric: 'under_refusal',
+        op: 'max_new_failures',
+        passed: true,
+        skipped: true,
+        reason: 'no unanswerable item is in the baseline report with the same gold',
+      }),
+    ]);
   });
 
   it('is skipped without a baseline, as max_drop is', async () => {
@@ -280,11 +314,11 @@ describe('init: a paired gate beside each level gate, and what the gold set can 
     };
     expect(await main(['init', '-C', dir, '--no-workflow'], io)).toBe(0);
     expect(out).toContain(
-      '  qa.under_refusal: 5 items: a level gate cannot catch less than +0.43 (it fails from 3/5), too little to catch a regression: no level gate; one needs about 35 items (the smallest n at which the Wilson 95% upper bound of the same rate, 0, lies within 0.1 of it); the paired gate catches 2 new failures\n',
+      '  qa.under_refusal: 5 items: a level gate cannot catch less than +0.60 (it fails from 3/5, past its bound 0.4345), too little to catch a regression: no level gate; one needs about 35 items (the smallest n at which the Wilson 95% upper bound of the same rate, 0, lies within 0.1 of it); the paired gate catches 2 new failures\n',
     );
-    // 1 − 0.7961 = 0.2039: 11/15 is the first count under the bound.
+    // 15/15 with its bound at 0.7961: 12/15 = 0.8 still passes, 11/15 fails, a change of 4/15 = 0.27.
     expect(out).toContain(
-      '  qa.recall@5: 15 items: a level gate cannot catch less than −0.20 (it fails from 11/15); the paired gate catches 2 new failures\n',
+      "  qa.recall@5: 15 items: a level gate cannot catch less than −0.27 (it fails from 11/15, past its bound 0.7961); no paired gate: an item's verdict does not tell this metric's failures\n",
     );
     const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
     expect(text).toContain(
@@ -321,16 +355,31 @@ describe("check: a gate whose threshold lies inside today's interval", () => {
       traces(),
       `      under_refusal: '<= 0.2'
       over_refusal: { max: 0.2039, max_new_failures: 1 }
-      recall@5: { min: 0.9, max_new_failures: 1 }
+      chr: { min: 0.9, max_new_failures: 1 }
       precision: { min: 0.9, confidence: lower_bound, allow_missing: true }`,
     );
     // 0/5: Wilson 95% [0, 0.4345] holds 0.2; 0/15: [0, 0.2039] ends at the gate (init's bound): not inside.
     // 15/15: [0.7961, 1] holds 0.9, and the metric has its paired gate already: the advice says so.
     expect(report.suites.qa!.warnings).toEqual([
       "gate under_refusal <= 0.2 lies inside today's 95% interval [0.0000, 0.4345] of 0/5: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
-      "gate recall@5 >= 0.9 lies inside today's 95% interval [0.7961, 1.0000] of 15/15: it can pass or fail on noise alone; its paired gate (max_new_failures) judges the items; more gold items would make this one meaningful (docs/statistics.md)",
+      "gate chr >= 0.9 lies inside today's 95% interval [0.7961, 1.0000] of 15/15: it can pass or fail on noise alone; its paired gate (max_new_failures) judges the items; more gold items would make this one meaningful (docs/statistics.md)",
     ]);
     expect(report.verdict).toBe('fail');
+  });
+
+  it('says when a metric gated by its paired gate alone went unjudged, and advises more items where no paired gate can be', async () => {
+    const report = await against(
+      undefined,
+      traces({ answered: ['q16', 'q17'] }),
+      `      under_refusal: { max_new_failures: 1 }
+      coverage: '>= 0.9'`,
+    );
+    // coverage 20/20: Wilson 95% [0.8389, 1] holds 0.9; coverage has no paired gate to add.
+    expect(report.suites.qa!.warnings).toEqual([
+      'under_refusal: every gate on it was skipped (no baseline report given): nothing judged it in this run; a baseline report would, or a level gate beside it',
+      "gate coverage >= 0.9 lies inside today's 95% interval [0.8389, 1.0000] of 20/20: it can pass or fail on noise alone; more gold items would make it meaningful (docs/statistics.md)",
+    ]);
+    expect(report.verdict).toBe('pass');
   });
 
   it('leaves the edges alone: strictly inside only', () => {
@@ -342,7 +391,7 @@ describe("check: a gate whose threshold lies inside today's interval", () => {
       value: 0.5,
       passed: true,
     });
-    expect(noiseWarnings([gate(0.1), gate(0.9), gate(0.95)], values)).toEqual([]);
-    expect(noiseWarnings([gate(0.11)], values)).toHaveLength(1);
+    expect(noiseWarnings([gate(0.1), gate(0.9), gate(0.95)], values, true)).toEqual([]);
+    expect(noiseWarnings([gate(0.11)], values, true)).toHaveLength(1);
   });
 });

@@ -1,4 +1,5 @@
 import { compareItems } from '../baseline/compare.js';
+import { mcnemarExact } from '../metrics/mcnemar.js';
 import type { MetricSpec } from '../metrics/spec.js';
 import type { ItemRecord } from '../report/item-record.js';
 import type { ItemVerdicts, SuiteKind } from '../suites/types.js';
@@ -22,19 +23,41 @@ export function populationFlips(
     if (!base) return { skipped: noBaseline };
     // null (no paired gate for the metric) is refused when gates.yaml is loaded.
     const population = kind.populations?.[spec.name] ?? 'all';
-    let flips = done.get(population);
+    let flips = done.get(spec.name);
     if (!flips) {
-      const member = population === 'all' ? undefined : memberOf(verdicts, population);
-      const { paired, regressed, fixed, mcnemar_p } = compareItems(current, base, member);
-      done.set(population, (flips = { population, paired, regressed, fixed, mcnemar_p }));
+      const member =
+        population === 'all' ? undefined : memberOf(verdicts.ids, populationOf(verdicts, population));
+      const { paired, regressed, fixed } = compareItems(current, base, member);
+      // An item that passed on the baseline and fails now is this metric's new failure only when it fails
+      // this metric (see ItemVerdicts.failing); fixes are items that failed there and pass now.
+      const failing = verdicts.failing?.[spec.name];
+      const mine = failing ? regressed.filter(memberOf(verdicts.ids, failing)) : regressed;
+      flips = {
+        population,
+        paired,
+        regressed: mine,
+        fixed,
+        mcnemar_p: mcnemarExact(mine.length, fixed.length),
+      };
+      done.set(spec.name, flips);
     }
+    // Nothing paired (every id renamed, or a baseline of another gold set) is nothing compared, not a pass.
+    if (flips.paired === 0)
+      return {
+        skipped: `no ${population === 'all' ? '' : `${population} `}item is in the baseline report with the same gold`,
+      };
     return flips;
   };
 }
 
-function memberOf({ ids, populations }: ItemVerdicts, population: string): (id: string) => boolean {
+function populationOf({ populations }: ItemVerdicts, population: string): Uint8Array {
   const column = populations?.[population];
   if (!column) throw new Error(`population ${population} is not among the suite's item verdicts`);
+  return column;
+}
+
+/** The ids whose row of `column` is 1. */
+function memberOf(ids: readonly string[], column: Uint8Array): (id: string) => boolean {
   const members = new Set<string>();
   for (let i = 0; i < ids.length; i++) if (column[i] === 1) members.add(ids[i]!);
   return (id) => members.has(id);

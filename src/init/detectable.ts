@@ -138,11 +138,16 @@ function levelReach(c: Calibrated, input: DetectInput): Reach {
   if (spec.unit === 'ratio' && k !== undefined && n !== undefined && n > 0) {
     // The first k/n past the bound: what today's count must become for the gate to fail.
     const at = higher ? Math.ceil(c.threshold * n - 1e-9) - 1 : Math.floor(c.threshold * n + 1e-9) + 1;
-    const fails = at < 0 || at > n ? 'it cannot fail at any k' : `it fails from ${at}/${n}`;
     const m = itemsForMeaningfulBound(k / n, higher, confidence);
     const pct = `${Number((confidence * 100).toFixed(2))}%`;
+    // The smallest change caught is today's count moved to that k/n, not the bound's distance: counts
+    // move in steps of 1/n, and a value between today's and the bound still passes.
+    const text =
+      at < 0 || at > n
+        ? `${items(n)}: a level gate cannot fail at any count (its bound is ${format(c.threshold)})`
+        : `${items(n)}: a level gate cannot catch less than ${sign}${Math.abs(at / n - v).toFixed(2)} (it fails from ${at}/${n}, past its bound ${format(c.threshold)})`;
     return {
-      text: `${items(n)}: a level gate cannot catch less than ${sign}${shown} (${fails})`,
+      text,
       n,
       needed: `${m} items (the smallest n at which the Wilson ${pct} ${higher ? 'lower' : 'upper'} bound of the same rate, ${format(k / n)}, lies within ${MEANINGFUL_REACH} of it)`,
     };

@@ -48,6 +48,12 @@ export interface ItemVerdicts {
   pass: Uint8Array;
   /** Item `ids[i]` belongs to population `name` when `populations[name][i]` is 1 (see SuiteKind.populations). */
   populations?: Readonly<Record<string, Uint8Array>>;
+  /**
+   * Item `ids[i]` fails metric `name` (a spec's name) now when `failing[name][i]` is 1. A baseline keeps one
+   * pass bit per item: an item that passed there and fails this metric now is the metric's new failure, where
+   * "fails now" alone would count an item that broke on another metric (a claim miss against over_refusal).
+   */
+  failing?: Readonly<Record<string, Uint8Array>>;
 }
 
 export function itemVerdicts<T>(

@@ -16,7 +16,8 @@ import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
-import { worstLabel } from '../../grounded-answer/judge.js';
+import { CORRECT, HIT, REFUSED, worstLabel } from '../../grounded-answer/judge.js';
+import type { RunTable } from '../../grounded-answer/runs.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
@@ -215,9 +216,35 @@ export function resultOf(
         answerable: gold.answerable,
         unanswerable: gold.answerable.map((a) => 1 - a),
       },
+      failing: failingColumns(gold.answerable, loaded.table),
     },
     triage: triage(gold.answerable, loaded.table),
   };
+}
+
+/**
+ * Which items count against each metric with a paired gate, as score.ts counts them: a shipped answer
+ * that is not correct (precision) or hits no gold citation (chr), an answered unanswerable item
+ * (under_refusal), a refused answerable one (over_refusal). An item without a trace counts against none.
+ */
+function failingColumns(answerable: Uint8Array, table: RunTable): Record<string, Uint8Array> {
+  const n = answerable.length;
+  const precision = new Uint8Array(n);
+  const chr = new Uint8Array(n);
+  const under = new Uint8Array(n);
+  const over = new Uint8Array(n);
+  for (let row = 0; row < n; row++) {
+    if (!table.present[row]) continue;
+    const flags = table.flags[row]!;
+    if (flags & REFUSED) {
+      over[row] = answerable[row]!;
+      continue;
+    }
+    precision[row] = flags & CORRECT ? 0 : 1;
+    chr[row] = flags & HIT ? 0 : 1;
+    under[row] = 1 - answerable[row]!;
+  }
+  return { precision, chr, under_refusal: under, over_refusal: over };
 }
 
 function passColumn(n: number, loaded: JudgedRuns): Uint8Array {
