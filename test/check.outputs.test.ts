@@ -150,7 +150,7 @@ describe('the verdict line', () => {
     expect(readFileSync(files.html, 'utf8')).toContain('PASS — 7 of 8 gates passed, 1 skipped');
   });
 
-  it('is not printed with --quiet, which prints nothing on a pass and only the formats on stdout on a failure', async () => {
+  it('is not printed with --quiet on a pass; a failure prints its verdict even with --quiet, off stdout when stdout is data', async () => {
     const dir = tmpTree({});
     const html = path.join(dir, 'r.html');
     expect(await cli(['--suite', 'qa', '-q', '-f', 'json'])).toEqual({ code: 0, stdout: '', stderr: '' });
@@ -160,13 +160,26 @@ describe('the verdict line', () => {
       stderr: '',
     });
     expect(existsSync(html)).toBe(true);
+    // Every format in a file: without this line a red CI step would say nothing of why.
     expect(await cli(['--suite', 'qa', ...REGRESSED, '-q', `--format=html=${html}`])).toEqual({
       code: 1,
-      stdout: '',
+      stdout: 'FAIL — 7 of 8 gates failed, 1 skipped\n',
       stderr: '',
     });
     const failed = await cli(['--suite', 'qa', ...REGRESSED, '-q', '-f', 'json']);
-    expect([failed.code, failed.stderr, JSON.parse(failed.stdout).verdict]).toEqual([1, '', 'fail']);
+    expect([failed.code, failed.stderr, JSON.parse(failed.stdout).verdict]).toEqual([
+      1,
+      'groundgate: FAIL — 7 of 8 gates failed, 1 skipped\n',
+      'fail',
+    ]);
+  });
+
+  it('exits 2 on an empty --output= or --out=, naming the flag', async () => {
+    for (const flag of ['--output=', '--out='])
+      expect(await cli(['-f', 'json', flag])).toMatchObject({ code: 2, stdout: '' });
+    expect((await cli(['-f', 'json', '--output='])).stderr).toBe(
+      'groundgate: --output: no file named; expected --output FILE (see groundgate check --help)\n',
+    );
   });
 
   it('exits 2 naming both formats when two would go to stdout', async () => {

@@ -39,7 +39,7 @@ describe('escapeMarkdown (text from gold and traces)', () => {
   });
 
   it('truncates long text and says how much was cut', () => {
-    const s = escapeMarkdown('x'.repeat(200_000), { maxLength: 300, wrap: false });
+    const s = escapeMarkdown('x'.repeat(200_000), { maxLength: 300 });
     expect(s).toBe(`${'x'.repeat(300)} … (199700 more characters)`);
     expect(escapeList(['a', 'b', 'c'], { maxItems: 2 })).toBe('`a`, `b`, … (1 more)');
     expect(escapeList([])).toBe('∅');
@@ -73,9 +73,11 @@ describe('markdownCode (ids: copied and searched for as they are)', () => {
 });
 
 describe('escapeMarkdown: layout and direction', () => {
-  it('breaks runs of more than 40 characters of text with a zero-width space, before the escapes', () => {
+  it('keeps long runs whole, with no invisible space: a URL in a claim copies as written', () => {
     const token = `${'a'.repeat(39)}|${'b'.repeat(45)}`;
-    expect(escapeMarkdown(token)).toBe(`${'a'.repeat(39)}\\|\u200b${'b'.repeat(40)}\u200b${'b'.repeat(5)}`);
+    expect(escapeMarkdown(token)).toBe(`${'a'.repeat(39)}\\|${'b'.repeat(45)}`);
+    const url = 'https://docs.example.com/product/reference/configuration/advanced-settings';
+    expect(escapeMarkdown(`See ${url} for it.`)).toBe(`See \`${url}\` for it.`);
     expect(escapeMarkdown('short words stay whole')).toBe('short words stay whole');
     // Ids are copied and searched for: lists and ids are not broken.
     expect(escapeList(['i'.repeat(60)])).toBe(`\`${'i'.repeat(60)}\``);

@@ -398,7 +398,7 @@ function footer(env: NodeJS.ProcessEnv, report: Report, run: string | undefined)
     )
       // (a report that is an artifact may hold names gates.yaml would refuse: those are left out)
       parts.push(`gold lock \`${name}\`: \`sha256:${suite.gold.sha256.slice(0, 12)}\``);
-  parts.push(`groundgate ${escapeMarkdown(report.tool.version, { maxLength: 40, wrap: false })}`);
+  parts.push(`groundgate ${escapeMarkdown(report.tool.version, { maxLength: 40 })}`);
   return [`<sub>${parts.join(' · ')}</sub>`];
 }
 

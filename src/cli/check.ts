@@ -109,7 +109,11 @@ export const CHECK_OPTIONS = {
     arg: 'N',
     help: 'how many offenders to list (default: offenders: in gates.yaml, else 10)',
   },
-  quiet: { short: 'q', type: 'boolean', help: 'print nothing when every gate passes, and no verdict line' },
+  quiet: {
+    short: 'q',
+    type: 'boolean',
+    help: 'print nothing when every gate passes: no warnings, no verdict line (a failure still prints its verdict)',
+  },
   color: {
     type: 'boolean',
     negatable: true,
@@ -167,6 +171,7 @@ export function parseCheckArgs(argv: readonly string[], merge = false): CheckArg
       : values.output !== undefined
         ? { file: values.output, flag: '--output' }
         : undefined;
+  if (out?.file === '') throw new UsageError(`${out.flag}: no file named; expected ${out.flag} FILE`);
   return {
     config: values.config,
     suites: values.suite ?? [],
@@ -357,7 +362,8 @@ export async function check(
     else if (!silent) io.stdout(text);
   }
   // The text view ends with the verdict; beside anything else, a line says it, off stdout if stdout is data.
-  if (!args.quiet && shown?.format !== 'text') {
+  // --quiet silences a pass; a failure whose formats all went to files still says so in one line.
+  if (!silent && shown?.format !== 'text') {
     const line = verdictLine(report.gates);
     if (shown) printLine(io, line);
     else io.stdout(`${line}\n`);

@@ -6,17 +6,11 @@
  * code, which GitHub never links; no entities, no invisible joiners.
  */
 
-const ZWSP = '\u200b';
-
 /**
  * Bidirectional controls (embeddings, overrides, isolates, marks) reorder what a reader sees ("Trojan
  * Source"): from untrusted text they are shown as U+FFFD, never applied.
  */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** A run of this many characters without a space gets a break opportunity, so it cannot widen a table. */
-export const LONGEST_UNBROKEN = 40;
-const UNBROKEN = new RegExp(`\\S{${LONGEST_UNBROKEN}}(?=\\S)`, 'gu');
 
 /**
  * What GitHub links or notifies in text (and not in code): @mentions and e-mail addresses, #12 and
@@ -30,15 +24,14 @@ const AROUND = /^([(["']*)(.*?)([.,;:!?)\]"']*)$/su;
 export interface EscapeOptions {
   /** Longest text kept, in characters; the rest becomes "… (N more characters)". */
   maxLength?: number;
-  /** Break runs longer than LONGEST_UNBROKEN with a zero-width space (default true). */
-  wrap?: boolean;
 }
 
 /** Prose from gold and traces (a question, a claim, a warning), for a paragraph or a table cell. */
 export function escapeMarkdown(text: string, options: EscapeOptions = {}): string {
   const { kept, tail } = truncate(text, options.maxLength ?? 300);
-  let s = inert(kept);
-  if (options.wrap ?? true) s = s.replace(UNBROKEN, `$&${ZWSP}`);
+  // A long run is not broken with an invisible space: a URL or an id in it must copy as written. GitHub
+  // scrolls a table that a long run widens.
+  const s = inert(kept);
   // Words end at a backtick or a pipe, which are escaped on their own: a code span never holds one.
   const escaped = s.replace(/[^\s`|]+|[`|]/gu, (word, at: number) =>
     word === '`' || word === '|' ? `\\${word}` : escapeWord(word, s[at + word.length]),

@@ -105,7 +105,7 @@ function baselineNotice(report: Report, options: MarkdownOptions): string[] {
     describeBaselineSource(report.baseline, {
       commit: (sha) =>
         options.repoUrl ? `[\`${shortSha(sha)}\`](${options.repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``,
-      escape: (text) => escapeMarkdown(text, { maxLength: 100, wrap: false }),
+      escape: (text) => escapeMarkdown(text, { maxLength: 100 }),
       now: options.now,
     }),
   ];
@@ -230,7 +230,7 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
  * artifact (mode: comment) could hold any string there, and those are escaped like trace text.
  */
 function safeName(s: string): string {
-  return /^[A-Za-z0-9_.@-]{1,80}$/.test(s) ? s : escapeMarkdown(s, { maxLength: 80, wrap: false });
+  return /^[A-Za-z0-9_.@-]{1,80}$/.test(s) ? s : escapeMarkdown(s, { maxLength: 80 });
 }
 
 /** A gold set that differs from its lock or from the baseline needs a human's sign-off: say so first. */
