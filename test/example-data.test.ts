@@ -84,7 +84,7 @@ describe('repository example (gates.yaml, gold/, runs/)', () => {
       // 22/32, 5/35 and 26/35 have Wilson 95% intervals that hold the gates' thresholds.
       "qa: gate chr >= 0.75 lies inside today's 95% interval [0.5143, 0.8205] of 22/32: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
       "qa: gate over_refusal <= 0.1 lies inside today's 95% interval [0.0626, 0.2938] of 5/35: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
-      "qa: gate recall@5 >= 0.85 lies inside today's 95% interval [0.5793, 0.8584] of 26/35: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+      "qa: gate recall@5 >= 0.85 lies inside today's 95% interval [0.5793, 0.8584] of 26/35: it can pass or fail on noise alone; more gold items would make it meaningful (docs/statistics.md)",
     ]);
     const byLabel = (label: string) => qa.offenders.filter((o) => o.labels.includes(label)).map((o) => o.id);
     expect(byLabel('under_refusal')).toEqual(['FM004', 'FM028', 'FM044']);

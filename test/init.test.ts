@@ -22,7 +22,7 @@ describe('groundgate init (dist/cli as a process)', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('qa (grounded-qa): gold/qa.gold.jsonl + runs/qa.trace.jsonl');
     expect(r.stdout).toContain(
-      'wrote gates.yaml, .github/workflows/groundgate.yml: 14 gates, calibrated at 95%',
+      'wrote gates.yaml, .github/workflows/groundgate.yml: 13 gates, calibrated at 95%',
     );
 
     const config = gatesOf(dir);
@@ -40,7 +40,8 @@ describe('groundgate init (dist/cli as a process)', () => {
       chr: { min: 0.8468, max_new_failures: 1 },
       under_refusal: { max: 0.2425, max_new_failures: 1 },
       over_refusal: { max: 0.1861, max_new_failures: 1 },
-      'recall@5': { min: 0.7762, max_drop: 0.02, max_new_failures: 1 },
+      // recall@k has no paired gate: an item passes with its retrieval missed.
+      'recall@5': { min: 0.7762, max_drop: 0.02 },
       scu_violations: '<= 0',
       coverage: '>= 0.9244',
     });
@@ -50,14 +51,14 @@ describe('groundgate init (dist/cli as a process)', () => {
     expect(round(wilson(47, 47)[0], true)).toBe(0.9244);
     const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
     expect(text).toContain(
-      '      # chr: 33 items: a level gate cannot catch less than −0.12 (it fails from 27/33); the paired gate catches 2 new failures among its 47 items\n' +
+      '      # chr: 33 items: a level gate cannot catch less than −0.15 (it fails from 27/33, past its bound 0.8468); the paired gate catches 2 new failures among its 47 items\n' +
         '      chr: { min: 0.8468, max_new_failures: 1 } # measured 0.9697 (32/33); Wilson 95% lower bound; max_new_failures: max(1, floor(0.02 × 47 items)) = 1: one new failure is run-to-run noise unless the set is large\n',
     );
 
     const ok = runCli(['check'], dir);
     expect(ok.status).toBe(0);
-    // The two max_drop gates and the five paired gates wait for a baseline.
-    expect(ok.stdout).toContain('PASS — 7 of 14 gates passed, 7 skipped');
+    // The two max_drop gates and the four paired gates wait for a baseline.
+    expect(ok.stdout).toContain('PASS — 7 of 13 gates passed, 6 skipped');
     const bad = runCli(['check', '--input', `qa.traces=${REGRESSED}`, '--allow-outside-workspace'], dir);
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/✗ qa\.precision = 0\.5000, wanted >= 0\.7642/);
@@ -196,7 +197,7 @@ describe('groundgate init (dist/cli as a process)', () => {
     expect(gates.precision).toEqual({ max_drop: 0.02, max_new_failures: 1 });
     expect(gates.scu_violations).toBe('<= 1');
     expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
-      '      # precision: 2 items: a level gate cannot catch less than −0.41 (it fails from 0/2), too little to catch a regression: no level gate; one needs about',
+      '      # precision: 2 items: a level gate cannot catch less than −0.50 (it fails from 0/2, past its bound 0.0945), too little to catch a regression: no level gate; one needs about',
     );
     expect(runCli(['check'], dir).status).toBe(0);
   });
