@@ -155,6 +155,35 @@ describe('init on data in its own shape', () => {
     expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
   });
 
+  it('a top-level sources list is read as the citations when the record has a retrieved list of its own', async () => {
+    const dir = ownShapeRepo((_, t) => {
+      const { response, contexts, ...rest } = t as { response: { text: string; sources: string[] } } & Record<
+        string,
+        unknown
+      >;
+      return {
+        ...rest,
+        answer: response.text,
+        sources: response.sources,
+        retrieved: (contexts as { doc_id: string }[]).map((c) => ({ id: c.doc_id })),
+      };
+    });
+    const r = await init(dir, '--yes');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(text).toContain(
+      '        /retrieved_ids: /retrieved/*/id # retrieved[*].id → retrieved_ids (matched name "retrieved[*].id"; also /sources)\n',
+    );
+    expect(text).toContain(
+      '        /answer_json/citations: /sources # sources → answer_json.citations (matched name "sources")\n',
+    );
+    // q7 and q14 miss their fact: precision 13/15, chr 15/15 (each cites its gold doc).
+    const { metrics } = await scored(dir);
+    expect(metrics.precision).toMatchObject({ numerator: 13, denominator: 15 });
+    expect(metrics.chr).toMatchObject({ numerator: 15, denominator: 15 });
+  });
+
   it('writes a line it is unsure of commented out, with the alternatives; the file still loads', async () => {
     // Two names a latency in seconds goes by: which one is the end-to-end latency is the user's call.
     const dir = ownShapeRepo((i, t) => ({ ...t, latency_seconds: 0.25 }));

@@ -44,7 +44,6 @@ const RETRIEVED = [
   'context',
   'documents',
   'docs',
-  'sources',
   'retrieved',
   'retrieved_docs',
   'retrieved_documents',
@@ -52,6 +51,9 @@ const RETRIEVED = [
   'passages',
   'hits',
   'results',
+  // Last: a top-level `sources` is more often what the answer cites (LangChain's "sources") than what was
+  // retrieved, and is taken as the retrieved list only when the record has no other.
+  'sources',
 ];
 const DOC_ID = ['doc_id', 'id', 'document_id', 'docid', 'chunk_id', 'source_id'];
 const ANSWER_PARENT = ['response', 'answer', 'output', 'result', 'generation', 'completion'];
@@ -99,7 +101,7 @@ const TRACE_CANDIDATES: Record<string, Candidate[]> = {
         DOC_ID,
       ),
     ),
-    ...lists(['citations', 'cited_ids', 'cited'], DOC_ID),
+    ...lists(['citations', 'cited_ids', 'cited', 'sources'], DOC_ID),
   ],
   '/latency_ms': [
     ...SECONDS.map((n) => ({ pointer: at(n), scale: 1000 })),
