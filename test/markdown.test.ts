@@ -94,7 +94,8 @@ describe('Markdown comment with hostile trace text', () => {
 
 describe('ids in the Markdown', () => {
   it('are code spans, copied and searched for as they are, however hostile', async () => {
-    const ids = ['a`b', 'x|y', '<script>', '@x', '#2', '[a](b)'];
+    const long = `https://docs.example.com/product/reference/configuration/advanced-settings/${'n'.repeat(40)}`;
+    const ids = ['a`b', 'x|y', '<script>', '@x', '#2', '[a](b)', long];
     const dir = tmpTree({
       'gates.yaml':
         'version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: traces.jsonl\n    gates:\n      under_refusal: "<= 0.05"\n',
@@ -121,10 +122,12 @@ describe('ids in the Markdown', () => {
       '| `@x`',
       '| `[a](b)`',
       '| ``a`b``',
+      // A 115-character id is shown whole: it is what a reader copies and searches for.
+      `| \`${long}\``,
       '| `x\\|y`',
     ]);
-    expect(rows[5]).toContain('| `x\\|y` | `x\\|y` |');
-    expect(rows.map((r) => r.split(/(?<!\\)\|/).length)).toEqual(Array(6).fill(10));
+    expect(rows[6]).toContain('| `x\\|y` | `x\\|y` |');
+    expect(rows.map((r) => r.split(/(?<!\\)\|/).length)).toEqual(Array(7).fill(10));
   });
 
   it('hold no zero-width joiner and no entity in the repo example, passing or failing', async () => {

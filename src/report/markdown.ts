@@ -19,6 +19,9 @@ import { specOf } from './specs.js';
 import type { Trend } from './trend.js';
 import { countDelta, firstOffenders, stageRows, triageSummary } from './triage.js';
 
+/** The longest id an offender row shows whole: ids are copied and searched for (URLs and paths run long). */
+const MAX_ID = 200;
+
 /** GitHub rejects comment bodies over 65,536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
 
@@ -222,7 +225,7 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
     .map(([k, v]) => `${safeName(k)}: ${cell(v)}`)
     .join('<br>');
   const labels = o.labels.map((l) => `\`${l.replace(/[^a-z_@0-9]/gi, '')}\``).join(' ');
-  return `| ${markdownCode(o.id, { maxLength: 80, table: true })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
+  return `| ${markdownCode(o.id, { maxLength: MAX_ID, table: true })} | ${labels} | ${columns.map((c) => cell(o[c])).join(' | ')} | ${details || ''} |`;
 }
 
 /**
