@@ -135,6 +135,40 @@ describe('what each transform makes of a value', () => {
     expect(byNull.apply({ error: 'timeout' })).toEqual({ error: 'timeout', ok: false });
   });
 
+  it('default: the value where the record has none; a value there is kept; each record gets its own copy', () => {
+    const cited = new CompiledFieldMap({ '/answer_json/citations': { from: '/sources', default: [] } });
+    const a = cited.apply({ sources: ['d1'] }) as { answer_json: { citations: string[] } };
+    expect(a.answer_json.citations).toEqual(['d1']);
+    const b = cited.apply({}) as { answer_json: { citations: string[] } };
+    const c = cited.apply({}) as { answer_json: { citations: string[] } };
+    expect(b.answer_json.citations).toEqual([]);
+    expect(b.answer_json.citations).not.toBe(c.answer_json.citations);
+    // null is a value: the contract's check names it, as it would without the default.
+    expect(cited.apply({ sources: null })).toEqual({ sources: null, answer_json: { citations: null } });
+  });
+
+  it('default: traces whose refusals leave out their sources score as the canonical ones', async () => {
+    // The pipeline logs its citations beside the answer, and leaves them out where it cites nothing.
+    const mine = TRACES.good.map(({ answer_json, ...t }) => {
+      const { citations, ...rest } = answer_json;
+      return citations.length ? { ...t, answer_json: rest, sources: citations } : { ...t, answer_json: rest };
+    });
+    expect(mine.filter((t) => !('sources' in t)).length).toBe(15);
+    const suites = await scored(
+      { 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES.good), 'mine.jsonl': jsonl(mine) },
+      {
+        canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+        mine: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'mine.jsonl',
+          fields: { traces: { '/answer_json/citations': { from: '/sources', default: [] } } },
+        },
+      },
+    );
+    expect(scoredPart(suites.mine)).toEqual(scoredPart(suites.canonical));
+  });
+
   it('the map crosses to a worker thread as the plain data it was made of', () => {
     expect(structuredClone(map.source)).toEqual(TRANSFORMED);
   });
@@ -175,16 +209,16 @@ describe('errors', () => {
       'gates.yaml:9:31: suite "s": fields.traces./ok.equals: expected a JSON scalar to compare with: a string, a finite number, true, false or null',
     );
     expect(await configError(['        /ts: { from: /t, unit: ms, scale: 2 }'])).toBe(
-      'gates.yaml:9:32: suite "s": fields.traces./ts.unit: scale and unit together; expected one transform of scale, unit, equals',
+      'gates.yaml:9:32: suite "s": fields.traces./ts.unit: scale and unit together; expected one transform of scale, unit, equals, default',
     );
     expect(await configError(['        /ts: { from: /t, units: ms }'])).toBe(
-      'gates.yaml:9:26: suite "s": fields.traces./ts: unknown key "units"; did you mean "unit"?; expected one of from, scale, unit, equals',
+      'gates.yaml:9:26: suite "s": fields.traces./ts: unknown key "units"; did you mean "unit"?; expected one of from, scale, unit, equals, default',
     );
     expect(await configError(['        /ts: { unit: ms }'])).toBe(
       'gates.yaml:9:9: suite "s": fields.traces./ts.from: missing required key; expected string',
     );
     expect(await configError(['        /ts: 5'])).toBe(
-      'gates.yaml:9:14: suite "s": fields.traces./ts: expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit or equals }',
+      'gates.yaml:9:14: suite "s": fields.traces./ts: expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit, equals or default }',
     );
     expect(await configError(['        /ts: { from: created, unit: ms }'])).toBe(
       'gates.yaml:9:22: suite "s": fields.traces./ts.from: "created" expected a JSON Pointer starting with "/" (RFC 6901)',

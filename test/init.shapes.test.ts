@@ -209,10 +209,27 @@ describe('init on data in its own shape', () => {
     );
   });
 
-  it('a member the contract needs on every record, found on some only: the line says where and on how many', async () => {
-    // Refusals logged without sources: the contract needs a citations list on each trace ([] for none).
+  it('a list left out where it would be empty (refusals logged without sources) is mapped with default: []', async () => {
     const dir = ownShapeRepo((i, t) =>
       i <= 5 ? { ...t, response: { text: (t.response as { text: string }).text } } : t,
+    );
+    const r = await init(dir, '--yes');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    const text = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(text).toContain(
+      '        /answer_json/citations: { from: /response/sources, default: [] } # response.sources → answer_json.citations (matched name "response.sources"; absent on 5 of 20 sampled records: read as [])\n',
+    );
+    const { verdict, metrics } = await scored(dir);
+    expect(verdict).toBe('pass');
+    expect(metrics.precision).toMatchObject({ numerator: 13, denominator: 15 });
+    expect(metrics.under_refusal).toMatchObject({ numerator: 0, denominator: 5 });
+  });
+
+  it('a member the contract needs on every record, of another type on some: the line says where and on how many', async () => {
+    // Refusals logged with an empty string for sources: no list, and no default can say what was meant.
+    const dir = ownShapeRepo((i, t) =>
+      i <= 5 ? { ...t, response: { text: (t.response as { text: string }).text, sources: '' } } : t,
     );
     const r = await init(dir, '--yes');
     expect(r.status).toBe(2);

@@ -175,13 +175,16 @@ export function proposeFields(records: readonly unknown[], input: 'traces' | 'go
         const values = objects.map((r) => read(r, c.pointer));
         const present = values.filter((v) => v !== undefined && (!Array.isArray(v) || v.length > 0));
         const scaled = (v: unknown) => (c.scale && typeof v === 'number' ? v * c.scale : v);
+        // A list left out where it would be empty (a refusal logged without its sources) is read as [].
+        const absent = kind === 'strings' ? values.filter((v) => v === undefined).length : 0;
         return {
           c,
           present: present.length,
+          absent,
           fit: values.filter((v) => v !== undefined && fits(kind, scaled(v))).length,
           fitsAll:
-            values.every((v) => v !== undefined) &&
-            values.every((v) => fits(kind, scaled(v))) &&
+            (absent > 0 || values.every((v) => v !== undefined)) &&
+            values.every((v) => (absent > 0 && v === undefined) || fits(kind, scaled(v))) &&
             present.length > 0,
           epochMs: kind === 'timestamp' && values.every((v) => typeof v === 'number' && v > 1e11),
         };
@@ -194,14 +197,23 @@ export function proposeFields(records: readonly unknown[], input: 'traces' | 'go
     const sure = seen.filter((x) => x.fitsAll);
     const best = sure[0] ?? seen[0]!;
     const unit = best.epochMs ? ('ms' as const) : undefined;
+    const absent = best.fitsAll ? best.absent : 0;
     const source: FieldSource = best.c.scale
       ? { from: best.c.pointer, scale: best.c.scale }
       : unit
         ? { from: best.c.pointer, unit }
-        : best.c.pointer;
+        : absent
+          ? { from: best.c.pointer, default: [] }
+          : best.c.pointer;
     const others = (sure.length ? sure : seen).slice(1).map((x) => x.c.pointer);
     const name = best.c.pointer.slice(1).replaceAll('/', '.').replaceAll('.*.', '[*].');
-    const how = best.c.scale ? `, seconds × ${best.c.scale}` : unit ? ', epoch milliseconds' : '';
+    const how = best.c.scale
+      ? `, seconds × ${best.c.scale}`
+      : unit
+        ? ', epoch milliseconds'
+        : absent
+          ? `; absent on ${absent} of ${objects.length} sampled records: read as []`
+          : '';
     let unsure: string | undefined;
     if (sure.length === 0)
       unsure = `not ${kindWord(kind)} on all ${objects.length} sampled records (${best.present} have it)`;

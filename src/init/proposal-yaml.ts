@@ -11,7 +11,10 @@ function source(s: FieldSource): string {
   if (typeof s === 'string') return pointer(s);
   const transform = Object.entries(s)
     .filter(([k]) => k !== 'from')
-    .map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`);
+    // JSON is YAML's flow style: a string quoted, a list (a default of []) as written.
+    .map(
+      ([k, v]) => `${k}: ${typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)}`,
+    );
   return `{ from: ${pointer(s.from)}, ${transform.join(', ')} }`;
 }
 

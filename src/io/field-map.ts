@@ -7,11 +7,19 @@ import { describeIssue, formatPath, safeParse, validateLine } from './validate.j
 
 /**
  * Where one canonical member is read from: the user's JSON Pointer, or that pointer (`from`) with its value
- * transformed: multiplied (`scale`), epoch milliseconds made seconds (`unit: ms`), or compared with a JSON
- * scalar (`equals`, a boolean). A `*` token in the pointer reads every element of the array there.
+ * transformed: multiplied (`scale`), epoch milliseconds made seconds (`unit: ms`), compared with a JSON
+ * scalar (`equals`, a boolean), or given a value where the record has none (`default`: a refusal logged
+ * without its empty sources list). A `*` token in the pointer reads every element of the array there.
  */
 export type FieldSource =
-  string | { from: string; scale?: number; unit?: 'ms' | 's'; equals?: string | number | boolean | null };
+  | string
+  | {
+      from: string;
+      scale?: number;
+      unit?: 'ms' | 's';
+      equals?: string | number | boolean | null;
+      default?: unknown;
+    };
 
 /**
  * A `fields:` mapping of one input: for each canonical member (a JSON Pointer into the contract), where the
@@ -37,10 +45,12 @@ const transformSchema = z.strictObject({
       error: 'expected a JSON scalar to compare with: a string, a finite number, true, false or null',
     })
     .optional(),
+  // Any JSON value: the record it completes is checked against the contract as every record is.
+  default: z.json().optional(),
 });
 
 const sourceSchema = z.union([z.string(), transformSchema], {
-  error: 'expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit or equals }',
+  error: 'expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit, equals or default }',
 });
 
 /** The mapping of an input whose contract is `s`: the keys must name its members, the values be pointers. */
@@ -85,12 +95,12 @@ export function fieldMapSchema(s: Shape) {
           });
       }
       if (typeof source === 'string' || kind === undefined) continue;
-      const given = (['scale', 'unit', 'equals'] as const).filter((k) => k in source);
+      const given = (['scale', 'unit', 'equals', 'default'] as const).filter((k) => k in source);
       if (given.length > 1)
         ctx.addIssue({
           code: 'custom',
           path: [canonical, given[1]!],
-          message: `${given.join(' and ')} together; expected one transform of scale, unit, equals`,
+          message: `${given.join(' and ')} together; expected one transform of scale, unit, equals, default`,
         });
       const only = (key: 'scale' | 'unit' | 'equals', what: string, allowed: string) => {
         if (key in source && !allowed.split(', ').includes(canonical))
@@ -135,6 +145,11 @@ function transformOf(source: FieldSource): Entry['transform'] {
     return (v) =>
       typeof v === 'number' ? Number((v * scale).toPrecision(15)) : v === undefined || v === null ? v : UNFIT;
   if (unit === 'ms') return fromMs;
+  if ('default' in source) {
+    const fallback = source.default;
+    // A copy each time: the records a default completes must not share one array.
+    return (v) => (v === undefined ? structuredClone(fallback) : v);
+  }
   if ('equals' in source) {
     const equals = source.equals;
     return (v) => (v === undefined ? undefined : v === equals);
