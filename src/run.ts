@@ -230,6 +230,7 @@ export async function judgeRun(
       items,
       comparable?.items,
       comparable ? 'the baseline report has no item verdicts' : noBaseline,
+      comparison,
     );
     for (const [metric, rule] of Object.entries(suite.config.gates)) {
       const spec = resolveMetric(metric, suite.kind.metrics)!.spec;

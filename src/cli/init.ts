@@ -32,7 +32,7 @@ import { ACTION_REPOSITORY } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
 import { writeOutput, type CliIo, type Command } from './command.js';
-import { declareCommand, helpText, parseOptions } from './options.js';
+import { commandOf, declareCommand, parseOptions } from './options.js';
 import { compileFieldMap, type FieldMap } from '../io/field-map.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 
@@ -234,196 +234,190 @@ function yamlValue(text: string): unknown {
   }
 }
 
-export const initCommand: Command = {
-  name: INIT.name,
-  summary: INIT.summary,
-  usage: helpText(INIT),
-  spec: INIT,
-  async run(argv, io) {
-    const args = parseInitArgs(argv);
-    const configFile = path.resolve(args.dir, args.config);
-    const scope = scopeAt(args.dir, 'the repository (--dir)');
-    // Its lines name files of the repository, which may be a fork's: one line each, as stderr's are, but not
-    // cut: they are the repository's own listing, and one is a command to copy (git add …).
-    const say = (line = '') => io.stdout(`${escapeTerminal(line, Infinity)}\n`);
+export const initCommand: Command = commandOf(INIT, async (argv, io) => {
+  const args = parseInitArgs(argv);
+  const configFile = path.resolve(args.dir, args.config);
+  const scope = scopeAt(args.dir, 'the repository (--dir)');
+  // Its lines name files of the repository, which may be a fork's: one line each, as stderr's are, but not
+  // cut: they are the repository's own listing, and one is a command to copy (git add …).
+  const say = (line = '') => io.stdout(`${escapeTerminal(line, Infinity)}\n`);
 
-    const targets = [
-      configFile,
-      ...(args.workflow ? [path.join(args.dir, WORKFLOW)] : []),
-      ...(args.workflow && args.forkComments ? [path.join(args.dir, COMMENT_WORKFLOW)] : []),
-    ];
-    const rel = (file: string) => path.relative(args.dir, file).split(path.sep).join('/');
-    const refuseExisting = (files: string[]) => {
-      for (const f of files) {
-        // Never through a link (a dangling one included: it is "absent" to existsSync) nor out of DIR.
-        if (lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink())
-          throw new UsageError(
-            `${rel(f)} is a symbolic link; init writes regular files in the repository only`,
-          );
-        confine(f, scope, rel(f), { file: f });
-      }
-      const existing = files.filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
-      if (existing.length && !args.force && !args.dryRun)
+  const targets = [
+    configFile,
+    ...(args.workflow ? [path.join(args.dir, WORKFLOW)] : []),
+    ...(args.workflow && args.forkComments ? [path.join(args.dir, COMMENT_WORKFLOW)] : []),
+  ];
+  const rel = (file: string) => path.relative(args.dir, file).split(path.sep).join('/');
+  const refuseExisting = (files: string[]) => {
+    for (const f of files) {
+      // Never through a link (a dangling one included: it is "absent" to existsSync) nor out of DIR.
+      if (lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink())
         throw new UsageError(
-          `${existing.map(rel).join(', ')} already exist${existing.length === 1 ? 's' : ''}; --force overwrites, --dry-run shows what would be written`,
+          `${rel(f)} is a symbolic link; init writes regular files in the repository only`,
         );
-    };
-    // Before any work: a file the user has is never touched without --force.
-    refuseExisting(targets);
-    // Inputs are written relative to the gates file, as check reads them.
-    const fromConfig = (abs: string) => {
-      const r = path.relative(path.dirname(configFile), abs).split(path.sep).join('/');
-      return r || '.';
-    };
-    // The gates file being replaced: how its suites read their data is kept.
-    let existing: ExistingSuite[] = [];
-    if (lstatSync(configFile, { throwIfNoEntry: false })) {
-      const read = existingSuites(configFile, args.dir);
-      if ('problem' in read) say(`  not kept: ${args.config} (${read.problem})`);
-      else existing = read;
+      confine(f, scope, rel(f), { file: f });
     }
-    const proposed = args.suite ? given(args, scope, existing, say) : discovered(args.dir, say, existing);
-    await confirm(proposed, args, io, say);
-    const found = proposed.map((p) => ({
-      ...p,
-      inputs: Object.fromEntries(
-        Object.entries(p.inputs).map(([k, v]) => [k, fromConfig(path.resolve(args.dir, v))]),
-      ),
-    }));
-    const planned: SuiteGates[] = found.map((proposal) => {
-      const extra = [...(proposal.kept ?? []), ...proposalLines(proposal)];
-      return { proposal, gates: [], maxDrop: {}, skipped: [], ...(extra.length ? { extra } : {}) };
-    });
-    const day = today(io.env);
-    const draft = renderGates(planned, { confidence: args.confidence, day });
-    let loaded;
-    try {
-      loaded = parseConfig(draft, configFile, scope);
-    } catch (err) {
-      // The draft is init's own: a key it lacks is a flag the user did not give, not a line of a file.
-      const missing = err instanceof InputError && /: (\w+): missing required key/.exec(err.detail);
-      if (missing && args.suite)
-        throw new UsageError(`--suite ${args.suite} needs ${flag(missing[1]!, 'FILE')} as well`);
-      throw err;
-    }
-    const outcome = await run({ config: configFile, loaded, scope, resample: true });
+    const existing = files.filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
+    if (existing.length && !args.force && !args.dryRun)
+      throw new UsageError(
+        `${existing.map(rel).join(', ')} already exist${existing.length === 1 ? 's' : ''}; --force overwrites, --dry-run shows what would be written`,
+      );
+  };
+  // Before any work: a file the user has is never touched without --force.
+  refuseExisting(targets);
+  // Inputs are written relative to the gates file, as check reads them.
+  const fromConfig = (abs: string) => {
+    const r = path.relative(path.dirname(configFile), abs).split(path.sep).join('/');
+    return r || '.';
+  };
+  // The gates file being replaced: how its suites read their data is kept.
+  let existing: ExistingSuite[] = [];
+  if (lstatSync(configFile, { throwIfNoEntry: false })) {
+    const read = existingSuites(configFile, args.dir);
+    if ('problem' in read) say(`  not kept: ${args.config} (${read.problem})`);
+    else existing = read;
+  }
+  const proposed = args.suite ? given(args, scope, existing, say) : discovered(args.dir, say, existing);
+  await confirm(proposed, args, io, say);
+  const found = proposed.map((p) => ({
+    ...p,
+    inputs: Object.fromEntries(
+      Object.entries(p.inputs).map(([k, v]) => [k, fromConfig(path.resolve(args.dir, v))]),
+    ),
+  }));
+  const planned: SuiteGates[] = found.map((proposal) => {
+    const extra = [...(proposal.kept ?? []), ...proposalLines(proposal)];
+    return { proposal, gates: [], maxDrop: {}, skipped: [], ...(extra.length ? { extra } : {}) };
+  });
+  const day = today(io.env);
+  const draft = renderGates(planned, { confidence: args.confidence, day });
+  let loaded;
+  try {
+    loaded = parseConfig(draft, configFile, scope);
+  } catch (err) {
+    // The draft is init's own: a key it lacks is a flag the user did not give, not a line of a file.
+    const missing = err instanceof InputError && /: (\w+): missing required key/.exec(err.detail);
+    if (missing && args.suite)
+      throw new UsageError(`--suite ${args.suite} needs ${flag(missing[1]!, 'FILE')} as well`);
+    throw err;
+  }
+  const outcome = await run({ config: configFile, loaded, scope, resample: true });
 
-    for (const s of planned) {
-      const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
-      const report = outcome.report.suites[s.proposal.name]!;
-      // The largest default cutoff: ndcg@10 says more about a ranking than ndcg@1.
-      const k = suite.kind.defaultCutoffs(suite.config).at(-1);
-      // Every kind has its headline (test/init.test.ts keeps the table in step with the registry).
-      const headline = HEADLINE[s.proposal.kind]!;
-      const named = (m: string) => m.replace('{k}', String(k));
-      // A gate calibrated on data read wrongly would hold the wrong numbers in place: say so, gate the rest.
-      const misread = outcome.misreads[s.proposal.name] ?? [];
-      for (const m of misread) say(`  warning: ${s.proposal.name}: ${m.warning}`);
-      for (const metric of headline.gates.map(named)) {
-        const resolved = resolveMetric(metric, suite.kind.metrics);
-        const value = report.metrics[metric];
-        if (!resolved || !value) continue;
-        const doubt = misread.find((m) => concerns(m, metric));
-        if (doubt) {
-          s.skipped.push(`${metric}: the data looks read wrongly (${doubt.warning})`);
-          continue;
-        }
-        const resampler = outcome.resamplers[s.proposal.name];
-        const c = withDetectable(
+  for (const s of planned) {
+    const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
+    const report = outcome.report.suites[s.proposal.name]!;
+    // The largest default cutoff: ndcg@10 says more about a ranking than ndcg@1.
+    const k = suite.kind.defaultCutoffs(suite.config).at(-1);
+    // Every kind has its headline (test/init.test.ts keeps the table in step with the registry).
+    const headline = HEADLINE[s.proposal.kind]!;
+    const named = (m: string) => m.replace('{k}', String(k));
+    // A gate calibrated on data read wrongly would hold the wrong numbers in place: say so, gate the rest.
+    const misread = outcome.misreads[s.proposal.name] ?? [];
+    for (const m of misread) say(`  warning: ${s.proposal.name}: ${m.warning}`);
+    for (const metric of headline.gates.map(named)) {
+      const resolved = resolveMetric(metric, suite.kind.metrics);
+      const value = report.metrics[metric];
+      if (!resolved || !value) continue;
+      const doubt = misread.find((m) => concerns(m, metric));
+      if (doubt) {
+        s.skipped.push(`${metric}: the data looks read wrongly (${doubt.warning})`);
+        continue;
+      }
+      const resampler = outcome.resamplers[s.proposal.name];
+      const c = withDetectable(
+        metric,
+        calibrate(
           metric,
-          calibrate(
-            metric,
-            value,
-            resolved.spec,
-            args.confidence,
-            resampler,
-            // p{k}_ms: k is a percentile (elsewhere, as in ndcg@{k}, a cutoff).
-            resolved.spec.unit === 'ms' || resolved.spec.unit === 's' ? resolved.k : undefined,
-          ),
-          {
-            value,
-            spec: resolved.spec,
-            confidence: args.confidence,
-            ...(resampler ? { resampled: resampler.items } : {}),
-            population: populationSize(suite.kind, resolved.spec, report),
-            maxDrop: args.maxDrop,
-          },
-        );
-        if ('skipped' in c) s.skipped.push(c.skipped);
-        else {
-          if (c.detectable) say(`  ${s.proposal.name}.${c.detectable}`);
-          s.gates.push(c);
-          if (headline.maxDrop.map(named).includes(metric) && resolved.spec.direction === 'higher')
-            s.maxDrop[metric] = args.maxDrop;
-        }
+          value,
+          resolved.spec,
+          args.confidence,
+          resampler,
+          // p{k}_ms: k is a percentile (elsewhere, as in ndcg@{k}, a cutoff).
+          resolved.spec.unit === 'ms' || resolved.spec.unit === 's' ? resolved.k : undefined,
+        ),
+        {
+          value,
+          spec: resolved.spec,
+          confidence: args.confidence,
+          ...(resampler ? { resampled: resampler.items } : {}),
+          population: populationSize(suite.kind, resolved.spec, report),
+          maxDrop: args.maxDrop,
+        },
+      );
+      if ('skipped' in c) s.skipped.push(c.skipped);
+      else {
+        if (c.detectable) say(`  ${s.proposal.name}.${c.detectable}`);
+        s.gates.push(c);
+        if (headline.maxDrop.map(named).includes(metric) && resolved.spec.direction === 'higher')
+          s.maxDrop[metric] = args.maxDrop;
       }
     }
+  }
 
-    // A suite with nothing to gate today (no samples, nothing computable) is left out, and said so.
-    for (const s of planned.filter((x) => x.gates.length === 0))
-      say(
-        `  not written: ${s.proposal.name} (${s.proposal.kind}): no metric to gate today (${s.skipped.join('; ') || 'none computable'})`,
-      );
-    const kept = planned.filter((x) => x.gates.length > 0);
-    if (kept.length === 0)
-      throw new InputError(
-        { file: args.dir },
-        'none of the suites found has a metric to gate today; see the notes above',
-      );
-    const writes: { file: string; text: string }[] = [];
-    const locks = args.release ? await freezeGold(kept, args.dir) : [];
-    writes.push({ file: configFile, text: renderGates(kept, { confidence: args.confidence, day }) });
-    if (args.workflow) {
-      const options = {
-        branch: args.branch ?? defaultBranch(args.dir),
-        release: args.release,
-        config: args.config,
-        repository: ACTION_REPOSITORY,
-      };
-      writes.push({ file: path.join(args.dir, WORKFLOW), text: renderWorkflow(options) });
-      if (args.forkComments)
-        writes.push({ file: path.join(args.dir, COMMENT_WORKFLOW), text: renderCommentWorkflow(options) });
-    }
+  // A suite with nothing to gate today (no samples, nothing computable) is left out, and said so.
+  for (const s of planned.filter((x) => x.gates.length === 0))
+    say(
+      `  not written: ${s.proposal.name} (${s.proposal.kind}): no metric to gate today (${s.skipped.join('; ') || 'none computable'})`,
+    );
+  const kept = planned.filter((x) => x.gates.length > 0);
+  if (kept.length === 0)
+    throw new InputError(
+      { file: args.dir },
+      'none of the suites found has a metric to gate today; see the notes above',
+    );
+  const writes: { file: string; text: string }[] = [];
+  const locks = args.release ? await freezeGold(kept, args.dir) : [];
+  writes.push({ file: configFile, text: renderGates(kept, { confidence: args.confidence, day }) });
+  if (args.workflow) {
+    const options = {
+      branch: args.branch ?? defaultBranch(args.dir),
+      release: args.release,
+      config: args.config,
+      repository: ACTION_REPOSITORY,
+    };
+    writes.push({ file: path.join(args.dir, WORKFLOW), text: renderWorkflow(options) });
+    if (args.forkComments)
+      writes.push({ file: path.join(args.dir, COMMENT_WORKFLOW), text: renderCommentWorkflow(options) });
+  }
 
-    // The result must be what check accepts and passes on the same data: run it as check would.
-    const final = parseConfig(writes[0]!.text, configFile, scope);
-    const checked = await run({ config: configFile, loaded: final, scope });
-    const gates = checked.report.gates.length;
-    if (checked.report.verdict !== 'pass')
-      throw new Error(
-        `init: the calibrated gates fail on the data they came from: ${JSON.stringify(checked.report.gates.filter((g) => !g.passed))}`,
-      );
+  // The result must be what check accepts and passes on the same data: run it as check would.
+  const final = parseConfig(writes[0]!.text, configFile, scope);
+  const checked = await run({ config: configFile, loaded: final, scope });
+  const gates = checked.report.gates.length;
+  if (checked.report.verdict !== 'pass')
+    throw new Error(
+      `init: the calibrated gates fail on the data they came from: ${JSON.stringify(checked.report.gates.filter((g) => !g.passed))}`,
+    );
 
-    if (args.dryRun) {
-      for (const w of writes) {
-        say(`--- ${rel(w.file)} (dry run: not written)`);
-        io.stdout(w.text);
-      }
-      for (const lock of locks)
-        say(`--- ${rel(lock.file)} (dry run: not written): gold lock, ${lock.items} items`);
-      return 0;
-    }
-    refuseExisting(locks.map((l) => l.file));
+  if (args.dryRun) {
     for (const w of writes) {
-      mkdirSync(path.dirname(w.file), { recursive: true });
-      writeOutput(w.file, w.text);
+      say(`--- ${rel(w.file)} (dry run: not written)`);
+      io.stdout(w.text);
     }
-    for (const lock of locks) lock.write();
-    say(
-      `wrote ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(', ')}: ${gates} gates, calibrated at ${Number((args.confidence * 100).toFixed(2))}%; check passes on today's data`,
-    );
-    if (args.workflow)
-      say(
-        ACTION_REPOSITORY === undefined
-          ? `note: package.json of groundgate names no repository: the workflow runs the copy installed by npm ci (uses: ${LOCAL_ACTION})`
-          : `note: the workflow uses ${actionRef(ACTION_REPOSITORY)}; pin it to that tag's commit sha, as it pins actions/checkout and actions/upload-artifact`,
-      );
-    say(
-      `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(' ')} && git commit`,
-    );
+    for (const lock of locks)
+      say(`--- ${rel(lock.file)} (dry run: not written): gold lock, ${lock.items} items`);
     return 0;
-  },
-};
+  }
+  refuseExisting(locks.map((l) => l.file));
+  for (const w of writes) {
+    mkdirSync(path.dirname(w.file), { recursive: true });
+    writeOutput(w.file, w.text);
+  }
+  for (const lock of locks) lock.write();
+  say(
+    `wrote ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(', ')}: ${gates} gates, calibrated at ${Number((args.confidence * 100).toFixed(2))}%; check passes on today's data`,
+  );
+  if (args.workflow)
+    say(
+      ACTION_REPOSITORY === undefined
+        ? `note: package.json of groundgate names no repository: the workflow runs the copy installed by npm ci (uses: ${LOCAL_ACTION})`
+        : `note: the workflow uses ${actionRef(ACTION_REPOSITORY)}; pin it to that tag's commit sha, as it pins actions/checkout and actions/upload-artifact`,
+    );
+  say(
+    `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(' ')} && git commit`,
+  );
+  return 0;
+});
 
 /** The suite given with --suite: inputs as typed (relative to the working directory), checked to exist inside DIR. */
 function given(

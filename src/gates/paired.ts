@@ -2,13 +2,14 @@ import { compareItems } from '../baseline/compare.js';
 import { mcnemarExact } from '../metrics/mcnemar.js';
 import type { MetricSpec } from '../metrics/spec.js';
 import type { ItemRecord } from '../report/item-record.js';
+import type { Comparison } from '../report/schema.js';
 import type { ItemVerdicts, SuiteKind } from '../suites/types.js';
 import type { PopulationFlips } from './evaluate.js';
 
 /**
  * What a suite's paired gates count: for a metric, the flips among the items of its population (the kind
- * names it; every item when it does not), or why there are none. A population is compared once, however
- * many gates share it.
+ * names it; every item when it does not) that fail that metric, or why there are none. A population is
+ * compared once, however many gates share it; each metric then keeps the new failures that are its own.
  */
 export function populationFlips(
   kind: SuiteKind,
@@ -16,7 +17,10 @@ export function populationFlips(
   current: ItemRecord | undefined,
   base: ItemRecord | undefined,
   noBaseline: string,
+  /** The suite's own comparison of every item with the baseline, which run() made already. */
+  whole?: Comparison,
 ): (spec: MetricSpec) => PopulationFlips | { skipped: string } {
+  const compared = new Map<string, Comparison>(whole ? [['all', whole]] : []);
   const done = new Map<string, PopulationFlips>();
   return (spec) => {
     if (!current || !verdicts) return { skipped: `suite kind ${kind.kind} reports no item verdicts` };
@@ -25,9 +29,13 @@ export function populationFlips(
     const population = kind.populations?.[spec.name] ?? 'all';
     let flips = done.get(spec.name);
     if (!flips) {
-      const member =
-        population === 'all' ? undefined : memberOf(verdicts.ids, populationOf(verdicts, population));
-      const { paired, regressed, fixed } = compareItems(current, base, member);
+      let comparison = compared.get(population);
+      if (!comparison) {
+        const member =
+          population === 'all' ? undefined : memberOf(verdicts.ids, populationOf(verdicts, population));
+        compared.set(population, (comparison = compareItems(current, base, member)));
+      }
+      const { paired, regressed, fixed } = comparison;
       // An item that passed on the baseline and fails now is this metric's new failure only when it fails
       // this metric (see ItemVerdicts.failing); fixes are items that failed there and pass now.
       const failing = verdicts.failing?.[spec.name];
