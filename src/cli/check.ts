@@ -12,8 +12,8 @@ import { loadConfig } from '../config/load.js';
 import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
-import { printLine, writeOutput, type CliIo, type Command } from './command.js';
-import { commandOf, declareCommand, parseOptions } from './options.js';
+import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
+import { declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
 const GH_AUTO = 'gh:auto';

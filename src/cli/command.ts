@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { escapeTerminal } from '../report/escape.js';
-import type { CommandSpec } from './options.js';
+import { helpText, type CommandSpec } from './options.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -36,6 +36,11 @@ export interface Command {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
+/** A Command (commands.ts) whose name, summary and help come from its declaration (options.ts). */
+export function commandOf(spec: CommandSpec, run: Command['run']): Command {
+  return { name: spec.name, summary: spec.summary, usage: helpText(spec), spec, run };
+}
+
 /**
  * Writes a file the user asked for (`text`, or what `text(file)` writes), making its folder if need be (as
  * eslint's --output-file does); failing to is an input error naming it.
@@ -48,9 +53,4 @@ export function writeOutput(file: string, text: string | ((file: string) => void
   } catch (err) {
     throw new InputError({ file }, `cannot write output (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-}
-
-/** Thrown by parseOptions on --help: main prints the command's help and exits 0. */
-export class HelpRequested extends Error {
-  override name = 'HelpRequested';
 }

@@ -1,8 +1,8 @@
 import { displayPath, UsageError } from '../errors.js';
 import { AGENTS, type Agent } from '../suites/context/contract.js';
 import { extractTrajectories, trajectoryFiles } from '../suites/context/extract/index.js';
-import { writeOutput, type CliIo } from './command.js';
-import { commandOf, declareCommand, parseOptions } from './options.js';
+import { commandOf, writeOutput, type CliIo } from './command.js';
+import { declareCommand, parseOptions } from './options.js';
 
 const EXTRACT = declareCommand({
   name: 'extract',

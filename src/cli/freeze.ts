@@ -10,8 +10,8 @@ import { buildLock, describeDiff, diffLock, readLock, today, writeLock } from '.
 import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
 import type { LoadedSuite } from '../suites/types.js';
-import { printLine, type CliIo } from './command.js';
-import { commandOf, declareCommand, parseOptions } from './options.js';
+import { commandOf, printLine, type CliIo } from './command.js';
+import { declareCommand, parseOptions } from './options.js';
 
 /** freeze's and verify's options: which config, which suites. */
 const GOLD_OPTIONS = {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { InputError, UsageError } from '../errors.js';
 import { appendEntry, entryFor, readHistory } from '../history/history.js';
 import { reportSchema } from '../report/schema.js';
-import type { CliIo } from './command.js';
-import { commandOf, declareCommand, parseOptions } from './options.js';
+import { commandOf, type CliIo } from './command.js';
+import { declareCommand, parseOptions } from './options.js';
 import { safeParse } from '../io/validate.js';
 
 const HISTORY = declareCommand({

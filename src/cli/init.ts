@@ -31,8 +31,8 @@ import { run } from '../run.js';
 import { ACTION_REPOSITORY } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
-import { writeOutput, type CliIo, type Command } from './command.js';
-import { commandOf, declareCommand, parseOptions } from './options.js';
+import { commandOf, writeOutput, type CliIo, type Command } from './command.js';
+import { declareCommand, parseOptions } from './options.js';
 import { compileFieldMap, type FieldMap } from '../io/field-map.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 

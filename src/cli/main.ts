@@ -1,9 +1,9 @@
 import { didYouMean } from '../config/suggest.js';
 import { InputError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { HelpRequested, printLine, type CliIo, type Command } from './command.js';
+import { printLine, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
-import { declareCommand, helpText, referenceText } from './options.js';
+import { declareCommand, helpText, HelpRequested, referenceText } from './options.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { mappedStack } from '../mapped-stack.js';
 

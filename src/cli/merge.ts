@@ -1,8 +1,8 @@
 import { UsageError } from '../errors.js';
 import type { RunOptions } from '../run.js';
 import { CHECK_OPTIONS, check, commandScope, parseCheckArgs } from './check.js';
-import { commandOf, declareCommand } from './options.js';
-import type { Command } from './command.js';
+import { declareCommand } from './options.js';
+import { commandOf, type Command } from './command.js';
 
 // check's options but those that choose the inputs: the partials say which were scored.
 const SHARED = without(CHECK_OPTIONS, ['suite', 'input', 'partial']);

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { displayPath, UsageError } from '../errors.js';
 import { loadRegistry } from '../suites/agent-retrieval/ground-truth/registry.js';
 import { normalizeRun, type NormalizedTask } from '../suites/agent-retrieval/normalize/run.js';
-import { printLine, writeOutput, type CliIo } from './command.js';
-import { commandOf, declareCommand, parseOptions } from './options.js';
+import { commandOf, printLine, writeOutput, type CliIo } from './command.js';
+import { declareCommand, parseOptions } from './options.js';
 import { safeParse } from '../io/validate.js';
 
 const NORMALIZE = declareCommand({

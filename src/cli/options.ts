@@ -35,7 +35,6 @@
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
-import { HelpRequested, type Command } from './command.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -74,9 +73,9 @@ export function declareCommand<const O extends OptionSpecs>(spec: CommandSpec<O>
   return spec;
 }
 
-/** A Command (commands.ts) whose name, summary and help come from its declaration. */
-export function commandOf(spec: CommandSpec, run: Command['run']): Command {
-  return { name: spec.name, summary: spec.summary, usage: helpText(spec), spec, run };
+/** Thrown by parseOptions on --help: main prints the command's help and exits 0. */
+export class HelpRequested extends Error {
+  override name = 'HelpRequested';
 }
 
 const HELP: OptionSpec = { type: 'boolean', short: 'h', help: 'show this help' };
