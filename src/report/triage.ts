@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { SuiteReport } from './schema.js';
 
 /**
  * Where grounded answers fail, by pipeline stage (the WFGY seed's "Reading the score", made exact): each
@@ -107,8 +106,15 @@ export function triageSummary(t: Triage): string {
   return `${wrong} answered wrong, ${over} over-refused`;
 }
 
-/** The ids of a stage's first offenders, in offender order (report.json lists the first report_offenders). */
-export function firstOffenders(suite: SuiteReport, stage: StageKey, n = 3): string[] {
+/**
+ * The ids of a stage's first offenders, in offender order (report.json lists the first report_offenders).
+ * The suite is typed by what is read, not as SuiteReport: report/schema.ts is built from this file.
+ */
+export function firstOffenders(
+  suite: { offenders: readonly { id: string; stage?: string | undefined }[] },
+  stage: StageKey,
+  n = 3,
+): string[] {
   const out: string[] = [];
   for (const o of suite.offenders) {
     if (o.stage === stage) out.push(o.id);
