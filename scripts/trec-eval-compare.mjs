@@ -25,7 +25,7 @@ let groundgate;
 try {
   groundgate = {
     ...(await import('../lib/suites/ranking/evaluate.js')),
-    ...(await import('../lib/suites/ranking/index.js')),
+    ...(await import('../lib/suites/ranking/metrics.js')),
     ...(await import('../lib/metrics/ir.js')),
   };
 } catch (err) {

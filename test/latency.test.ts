@@ -7,7 +7,7 @@ import { resolveMetric } from '../src/metrics/spec.js';
 import { run } from '../src/run.js';
 import type { LatencySample } from '../src/suites/latency/contract.js';
 import { splitCsvLine } from '../src/suites/latency/csv.js';
-import { metrics as latencyMetricSpecs } from '../src/suites/latency/index.js';
+import { metrics as latencyMetricSpecs } from '../src/suites/latency/metrics.js';
 import { loadCsv } from '../src/suites/latency/load.js';
 import {
   configurationPoints,

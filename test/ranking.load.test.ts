@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { run } from '../src/run.js';
 import { evaluateRanking } from '../src/suites/ranking/evaluate.js';
-import { measureRequest } from '../src/suites/ranking/index.js';
+import { measureRequest } from '../src/suites/ranking/metrics.js';
 import { isDecimal, isInteger, splitFields } from '../src/suites/ranking/trec.js';
 import { seeded } from './helpers/random.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';

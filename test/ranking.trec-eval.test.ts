@@ -6,7 +6,7 @@ import { printf4 } from '../src/metrics/ir.js';
 import { UNCONFINED } from '../src/io/confine.js';
 import { run } from '../src/run.js';
 import { evaluateRanking } from '../src/suites/ranking/evaluate.js';
-import { measureRequest } from '../src/suites/ranking/index.js';
+import { measureRequest } from '../src/suites/ranking/metrics.js';
 import { REPO, tmpTree } from './helpers/tmp.js';
 
 /*

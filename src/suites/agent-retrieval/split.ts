@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import type { MergePart, SuiteSplit } from '../types.js';
-import { agentResult, eventsAlone, type AgentRetrievalConfig, type Loaded } from './index.js';
 import { loadDocuments, parseDocumentJson } from './load.js';
 import { outcomeFile, outcomesOf, type OutcomeFile } from './outcomes.js';
+import { eventsAlone, type AgentRetrievalConfig } from './config.js';
+import { agentResult, type Loaded } from './result.js';
 
 /**
  * agent-retrieval over shards of its event documents (and result.json files): a task's document is scored

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { LABELS, type Judgment, type Pair } from './contract.js';
-import { consistencyResult, oneInput } from './index.js';
 import { joinJudgments, loadPairs, loadRater, once } from './load.js';
+import { oneInput } from './config.js';
+import { consistencyResult } from './result.js';
 
 /**
  * consistency over shards of its pairs, or of its scholar and auditor files: a shard keeps what it read

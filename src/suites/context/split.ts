@@ -5,8 +5,9 @@ import { INSTANCE_ERRORS } from './contract.js';
 import type { InstanceOutcome } from './evaluate.js';
 import { evaluate } from './evaluate.js';
 import { loadGold } from './gold.js';
-import { contextResult, reposOf, type ContextConfig } from './index.js';
 import { loadPredictions, type PredictionRecord } from './predictions.js';
+import { reposOf, type ContextConfig } from './config.js';
+import { contextResult } from './result.js';
 
 /**
  * context over shards of its predictions: each instance is scored alone, so a shard keeps each of its

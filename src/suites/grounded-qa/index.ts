@@ -1,19 +1,10 @@
-import { z } from 'zod';
-import { gatesSchema } from '../../config/gate.js';
 import type { MetricSpec } from '../../metrics/spec.js';
 import type { SuiteKind } from '../types.js';
-import { goldShape, traceShape } from '../../grounded-answer/contract.js';
-import {
-  answerSettings,
-  checkInputSettings,
-  checkMarkers,
-  fieldsSchema,
-  inputSettings,
-} from '../../grounded-answer/config.js';
 import { readsRecords, traceInput } from '../../grounded-answer/source.js';
 import { isParquet } from '../../io/records.js';
 import { describer, goldColumns, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';
+import { configSchema, type GroundedQaConfig } from './config.js';
 
 export const metrics: readonly MetricSpec[] = [
   {
@@ -74,28 +65,6 @@ export const metrics: readonly MetricSpec[] = [
     description: 'Gold items with a trace, over all gold items',
   },
 ];
-
-export const configSchema = z
-  .strictObject({
-    kind: z.literal('grounded-qa'),
-    gold: z.string().min(1),
-    traces: z.string().min(1),
-    lock: z.string().min(1).optional(),
-    refusal_token: answerSettings.refusal_token,
-    refusal: answerSettings.refusal,
-    citation_markers: answerSettings.citation_markers,
-    k: z.int().min(1).max(100_000).default(5),
-    scu: answerSettings.scu,
-    format: inputSettings.format,
-    openinference: inputSettings.openinference,
-    fields: fieldsSchema({ gold: goldShape, traces: traceShape }),
-    gates: gatesSchema.default({}),
-  })
-  .superRefine((config, ctx) => {
-    checkInputSettings(config, ctx);
-    checkMarkers(config, ctx);
-  });
-export type GroundedQaConfig = z.infer<typeof configSchema>;
 
 export const groundedQa: SuiteKind<GroundedQaConfig> = {
   kind: 'grounded-qa',

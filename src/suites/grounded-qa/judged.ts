@@ -21,7 +21,7 @@ import type { RunTable } from '../../grounded-answer/runs.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
-import type { GroundedQaConfig } from './index.js';
+import type { GroundedQaConfig } from './config.js';
 
 /** How the suite's runs are judged: its config's settings, at every cutoff a metric or gate asks for. */
 export function scoreOptions(

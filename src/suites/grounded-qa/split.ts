@@ -18,7 +18,7 @@ import { encodeVarints, VarintReader } from '../../partial/varint.js';
 import { encodePlaces, Places } from './gold-places.js';
 import { isOffenderFields, offenderFieldsSchema } from '../offender-fields.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
-import type { GroundedQaConfig } from './index.js';
+import type { GroundedQaConfig } from './config.js';
 import {
   describeItem,
   describer,

@@ -4,7 +4,10 @@ import { InputError, preview } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { STAGES, type LatencySample } from './contract.js';
-import { latencyResult, readLatencies, scoreConfigurations, type LatencyConfig } from './index.js';
+import type { LatencyConfig } from './config.js';
+import { readLatencies } from './read.js';
+import { scoreConfigurations } from './accuracy.js';
+import { latencyResult } from './result.js';
 
 /**
  * latency over shards of its csv or traces files: percentiles need every sample, so a shard keeps its

@@ -4,8 +4,10 @@ import { displayPath, InputError } from '../../errors.js';
 import { judge } from '../../metrics/ir/judge.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import { scanRun, summarize, type QueryResult } from './evaluate.js';
-import { planOf, rankingResult, type RankingConfig } from './index.js';
 import { loadQrels } from './load.js';
+import type { RankingConfig } from './config.js';
+import { planOf } from './plan.js';
+import { rankingResult } from './result.js';
 
 /**
  * ranking over shards of its run, split by query: every shard reads the whole qrels and keeps each judged

@@ -14,6 +14,9 @@ import {
   runShape,
   type StabilityRun,
 } from './contract.js';
+import { loadGold } from '../../grounded-answer/load.js';
+import type { ScoreContext } from '../types.js';
+import type { StabilityConfig } from './config.js';
 
 const RUN_WHAT = 'a stability run {qid, run_id?, answer_json: {claim, citations}, retrieved_ids}';
 const MARKED_RUN_WHAT =
@@ -104,4 +107,16 @@ export async function loadStabilityRuns(
     }
   }
   return { runs, lines, superseded, unknown, firsts };
+}
+
+/** Gold and the runs of its questions, as a run and a shard's partial read them. */
+export async function loadStability(config: StabilityConfig, ctx: Pick<ScoreContext, 'inputs'>) {
+  const { items: gold, digest } = await loadGold(ctx.inputs.gold!, { fields: config.fields?.gold });
+  const loaded = await loadStabilityRuns(
+    ctx.inputs.runs!,
+    new Set(gold.map((g) => g.qid)),
+    config.fields?.runs,
+    config.citation_markers,
+  );
+  return { gold, digest, loaded };
 }

@@ -4,8 +4,10 @@ import { compareCodeUnits } from '../../io/files.js';
 import { loadGold } from '../../grounded-answer/load.js';
 import type { MergePart, SuiteSplit } from '../types.js';
 import type { StabilityRun } from './contract.js';
-import { loadStability, stabilityResult, type StabilityConfig } from './index.js';
 import type { StabilityRunsLoad } from './load.js';
+import type { StabilityConfig } from './config.js';
+import { loadStability } from './load.js';
+import { stabilityResult } from './result.js';
 
 /**
  * stability over shards of its runs: a question's runs may sit in any shards. Each shard keeps its runs of

@@ -1,0 +1,53 @@
+import { scuRules } from '../../grounded-answer/config.js';
+import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
+import { traceInput } from '../../grounded-answer/source.js';
+import { compileRules } from '../../grounded-answer/scu.js';
+import { aggregate, answerableOf } from '../../grounded-answer/score.js';
+import { triage } from '../../grounded-answer/triage.js';
+import { stageLine } from '../../report/triage.js';
+import type { Accuracy } from './score.js';
+import type { LatencyConfig } from './config.js';
+
+/** Each trace file's accuracy as a configuration, and the trace qids gold does not have. */
+export interface ConfigurationAccuracy {
+  byConfiguration: Map<string, Accuracy>;
+  unknown: Set<string>;
+}
+
+/** Scores each trace file as its own configuration with the grounded-qa definitions. */
+export async function scoreConfigurations(
+  traces: readonly string[],
+  goldFiles: readonly string[],
+  config: LatencyConfig,
+  relative: (file: string) => string,
+): Promise<ConfigurationAccuracy> {
+  const input = traceInput({ ...config, fields: config.fields?.traces });
+  const { items: gold, questions } = await loadGold(goldFiles, {
+    fields: config.fields?.gold,
+    questions: input.format === 'openinference' && input.qid === 'input.value',
+  });
+  const rules = scuRules(config.scu);
+  const options = {
+    refusalToken: config.refusal_token,
+    ...(config.refusal && { refusal: config.refusal }),
+    ...(config.citation_markers && { markers: config.citation_markers }),
+    scuRules: rules ? compileRules(rules) : null,
+    cutoffs: [],
+    traces: input,
+  };
+  const byConfiguration = new Map<string, Accuracy>();
+  const unknown = new Set<string>();
+  const answerable = answerableOf(gold);
+  for (const file of traces) {
+    const loaded = await judgeRuns([file], gold, options, questions);
+    for (const qid of loaded.unknown.keys()) unknown.add(qid);
+    const { metrics: m } = aggregate(answerable, loaded.table, options);
+    byConfiguration.set(relative(file), {
+      precision: m.precision!.value,
+      chr: m.chr!.value,
+      coverage: m.coverage!.value,
+      triage: stageLine(triage(answerable, loaded.table)),
+    });
+  }
+  return { byConfiguration, unknown };
+}
