@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AnnotationProperties } from './workflow.js';
+import type { AnnotationProperties } from '@actions/core';
 import { formatNumber, formatThreshold } from '../report/format.js';
 import type { Report } from '../report/schema.js';
 

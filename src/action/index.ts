@@ -1,5 +1,5 @@
 import { mappedStack } from '../mapped-stack.js';
-import * as workflow from './workflow.js';
+import * as core from '@actions/core';
 import { runAction } from './main.js';
 
 try {
@@ -8,6 +8,6 @@ try {
   setTimeout(() => process.exit(), 1_000).unref();
 } catch (err) {
   // Not the user's input: a bug. The stack, pointed at src/, is what a report needs.
-  workflow.setFailed(`groundgate: internal error: ${mappedStack(err)}`);
+  core.setFailed(`groundgate: internal error: ${mappedStack(err)}`);
   process.exitCode = 2;
 }

@@ -1,4 +1,4 @@
-import * as workflow from './workflow.js';
+import * as core from '@actions/core';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { safeParse } from '../io/validate.js';
@@ -35,7 +35,7 @@ export type ActionInputs = z.infer<typeof actionInputsSchema>;
 
 /** Reads the `with:` inputs of action.yml; a bad value is a usage error naming the input. */
 export function readInputs(): ActionInputs {
-  const text = (name: string) => workflow.getInput(name).trim();
+  const text = (name: string) => core.getInput(name);
   const comment = text('comment') || 'auto';
   // Never implied by the event: a workflow_run job that gates (comment: always) must keep gating.
   const mode = text('mode') || 'check';
@@ -72,7 +72,7 @@ export function readInputs(): ActionInputs {
     return value === 'true';
   };
   // Not passed to setSecret: the runner already masks github.token and secrets, and add-mask would print it.
-  const token = workflow.getInput('github-token');
+  const token = core.getInput('github-token');
   const parsed = safeParse(actionInputsSchema, {
     mode,
     historyRuns: Number(historyRuns),

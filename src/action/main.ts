@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as workflow from './workflow.js';
+import * as core from '@actions/core';
 import { SUITE_NAME } from '../config/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { confineIfInside, scopeAt } from '../io/confine.js';
@@ -14,6 +14,7 @@ import { buildTrends } from '../report/trend.js';
 import { run, type RunOptions, type RunOutcome } from '../run.js';
 import { mergeRun, partialFiles, writePartialRun } from '../partial/run.js';
 import { annotationsFor } from './annotations.js';
+import { appendSummary } from './summary.js';
 import { seconds } from '../github/api-limits.js';
 import { parseRepo, withApi } from '../github/client.js';
 import { shortSha } from '../report/baseline-source.js';
@@ -82,8 +83,8 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   const offenders = inputs.offenders ?? config.offenders;
   if (!writeReportFile(files.report, report)) return 2;
   logText(renderText(report, { offenders, color: false, now: Date.now() }));
-  for (const w of outcome.warnings) workflow.warning(w);
-  for (const a of annotationsFor(report, config.file, workspace)) workflow[a.level](a.message, a.properties);
+  for (const w of outcome.warnings) core.warning(w);
+  for (const a of annotationsFor(report, config.file, workspace)) core[a.level](a.message, a.properties);
   const failing = publishVerdict(report, files.report, inputs.failOnGate);
 
   // The verdict and outputs are written before any call for the trend or the comment: the API cannot hide or change them.
@@ -96,10 +97,10 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     // On a push the default branch's newest report may be this commit's own (a re-run): its point is "now".
     exclude: event.name === 'push' ? env.GITHUB_SHA : undefined,
   });
-  if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
+  await appendSummary(markdown);
 
   if (isForkPullRequest(event) && inputs.comment !== 'never') {
-    workflow.info(
+    core.info(
       'groundgate: no pull-request comment: a pull request from a fork runs with a read-only token; post it from a workflow_run workflow (README: "Pull requests from forks")',
     );
   } else {
@@ -124,9 +125,9 @@ async function writeShard(
     suites: inputs.suites,
     release: inputs.release,
   });
-  for (const w of warnings) workflow.warning(w);
-  workflow.setOutput('partial', file);
-  workflow.info(
+  for (const w of warnings) core.warning(w);
+  core.setOutput('partial', file);
+  core.info(
     `groundgate: wrote the partial ${path.relative(workspace, file)}; a job with mode: merge gates it`,
   );
   return 0;
@@ -153,7 +154,7 @@ async function summarize(
   let trends: ReturnType<typeof buildTrends> = [];
   if (inputs.history === 'auto') {
     const found = await (await remote()).autoHistory(inputs, env, event, options.exclude);
-    for (const w of found.warnings) workflow.warning(`groundgate: ${w}`);
+    for (const w of found.warnings) core.warning(`groundgate: ${w}`);
     trends = buildTrends(found.history, report, inputs.historyRuns + 1);
   } else if (options.fileHistory) {
     trends = buildTrends(options.fileHistory, report);
@@ -174,17 +175,17 @@ async function summarize(
 function failedOnInput(err: unknown, workspace: string): number {
   if (err instanceof InputError) {
     const where = err.where;
-    workflow.error(
+    core.error(
       err.detail,
       where?.line
         ? { file: path.relative(workspace, where.file), startLine: where.line, startColumn: where.column }
         : {},
     );
-    workflow.setFailed(`groundgate: ${err.message}`);
+    core.setFailed(`groundgate: ${err.message}`);
     return 2;
   }
   if (err instanceof UsageError) {
-    workflow.setFailed(`groundgate: ${err.message}`);
+    core.setFailed(`groundgate: ${err.message}`);
     return 2;
   }
   throw err;
@@ -197,7 +198,7 @@ function writeReportFile(file: string, report: Report | string): boolean {
     else writeReport(file, report);
     return true;
   } catch (err) {
-    workflow.setFailed(
+    core.setFailed(
       `groundgate: input "report": cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
     );
     return false;
@@ -207,9 +208,9 @@ function writeReportFile(file: string, report: Report | string): boolean {
 /** The outputs, and the step's failure when a gate failed (and fail-on-gate). Returns whether it failed. */
 function publishVerdict(report: Report, reportPath: string, failOnGate: boolean): boolean {
   const passed = report.verdict === 'pass';
-  workflow.setOutput('passed', String(passed));
+  core.setOutput('passed', String(passed));
   // Skipped gates (max_drop without a baseline) are listed too, marked, so none vanishes unseen.
-  workflow.setOutput(
+  core.setOutput(
     'failed-gates',
     JSON.stringify(
       report.gates
@@ -225,8 +226,8 @@ function publishVerdict(report: Report, reportPath: string, failOnGate: boolean)
         })),
     ),
   );
-  workflow.setOutput('report', reportPath);
-  workflow.setOutput(
+  core.setOutput('report', reportPath);
+  core.setOutput(
     'metrics',
     JSON.stringify(
       Object.fromEntries(
@@ -238,8 +239,7 @@ function publishVerdict(report: Report, reportPath: string, failOnGate: boolean)
     ),
   );
   const failing = !passed && failOnGate;
-  if (failing)
-    workflow.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
+  if (failing) core.setFailed(`groundgate: ${report.gates.filter((g) => !g.passed).length} gate(s) failed`);
   return failing;
 }
 
@@ -269,7 +269,7 @@ async function relayComment(
   const repo = parseRepo(event.repository);
   if (!repo) throw new UsageError('mode: comment needs GITHUB_REPOSITORY (owner/name)');
   if (!inputs.token) {
-    workflow.warning('groundgate: mode: comment needs the github-token input to read the report artifact');
+    core.warning('groundgate: mode: comment needs the github-token input to read the report artifact');
     return 0;
   }
   const { reportArtifact, runReport, explainApiFailure } = await remote();
@@ -289,7 +289,7 @@ async function relayComment(
     }),
   );
   if ('warning' in found) {
-    workflow.warning(`groundgate: ${found.warning}; no comment`);
+    core.warning(`groundgate: ${found.warning}; no comment`);
     return 0;
   }
   const { report, text, pr } = found;
@@ -299,16 +299,16 @@ async function relayComment(
   logText(renderText(report, { offenders, color: false, now: Date.now() }));
   publishVerdict(report, reportPath, false);
   if (inputs.history && inputs.history !== 'auto')
-    workflow.warning('groundgate: mode: comment draws trends from history: auto only (there is no checkout)');
+    core.warning('groundgate: mode: comment draws trends from history: auto only (there is no checkout)');
   const markdown = await summarize(report, inputs, env, event, {
     offenders,
     configPath: inputs.config,
     run: runUrl(env, String(triggering.id)),
     fullReportHint: `the ${inputs.artifactName} artifact of the pull request's run`,
   });
-  if (env.GITHUB_STEP_SUMMARY) workflow.appendSummary(markdown);
+  await appendSummary(markdown);
   if (!pr) {
-    workflow.info(
+    core.info(
       `groundgate: no pull-request comment: run ${triggering.id} (${triggering.event ?? 'unknown event'}) belongs to no open pull request at commit ${shortSha(triggering.headSha)}`,
     );
     return 0;
@@ -329,11 +329,11 @@ async function comment(
   body: string,
 ): Promise<void> {
   if (!decision.post) {
-    workflow.info(`groundgate: no pull-request comment (${decision.why})`);
+    core.info(`groundgate: no pull-request comment (${decision.why})`);
     return;
   }
   if (!inputs.token) {
-    workflow.warning('groundgate: no github-token input; the pull-request comment is skipped');
+    core.warning('groundgate: no github-token input; the pull-request comment is skipped');
     return;
   }
   const marker = body.slice(0, body.indexOf('\n'));
@@ -349,11 +349,11 @@ async function comment(
     }),
   );
   if ('failed' in result) {
-    workflow.warning(`groundgate: ${result.failed}`);
+    core.warning(`groundgate: ${result.failed}`);
     return;
   }
   const deleted = result.deleted?.length ? `; deleted ${result.deleted.length} newer duplicate(s)` : '';
-  workflow.info(
+  core.info(
     `groundgate: pull-request comment ${result.action}${result.id ? ` (id ${result.id})` : ''}${deleted}`,
   );
 }
@@ -364,7 +364,7 @@ function readEvent(env: NodeJS.ProcessEnv): EventInfo {
     try {
       payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
     } catch {
-      workflow.warning(`groundgate: could not read the event payload at ${env.GITHUB_EVENT_PATH}`);
+      core.warning(`groundgate: could not read the event payload at ${env.GITHUB_EVENT_PATH}`);
     }
   }
   return { name: env.GITHUB_EVENT_NAME ?? '', payload, repository: env.GITHUB_REPOSITORY };
