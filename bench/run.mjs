@@ -5,6 +5,7 @@
 //   npm run bench -- --sizes 0.25,0.5,1                  the linearity table: each workload at each size
 //                                                        (sizes are multiples of BENCH_SCALE)
 //   npm run bench -- --only ranking,cold-start           some workloads only
+//   npm run bench -- --only formats --vs /tmp/dist-old   new bundle against an older one (a copy of its dist/)
 //
 // Environment: BENCH_RUNS (timed runs per command, default 3; the median is printed), BENCH_PEER_RUNS
 // (runs of a peer such as trec_eval, default 1: it takes minutes at 1×), BENCH_SCALE (default 1),
@@ -16,6 +17,11 @@
 // workload prints one JSON line on stdout; progress goes to stderr. Ratios are ours ÷ theirs: below 1 is
 // faster. The cold-start lines also give the main thread's CPU time (median of BENCH_RUNS runs of their
 // own; Node 23.9 and later, null before). See BENCHMARKS.md for the figures and the machine they came from.
+//
+// --vs DIR: the grounded-qa and formats workloads also run each command with DIR/cli/index.js, alternated run
+// by run with this dist/'s (BENCH_RUNS pairs). Their lines add vs_old_wall and vs_old_rss (new ÷ old, of the
+// medians); each run's report.json must be byte-identical to the old bundle's, else the bench names the
+// workloads that differ and exits 1.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -62,6 +68,7 @@ const { values: args } = parseArgs({
   options: {
     sizes: { type: 'string' },
     only: { type: 'string' },
+    vs: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -93,12 +100,17 @@ for (const w of only)
   if (!WORKLOADS.includes(w)) fail(`--only ${w}: expected some of ${WORKLOADS.join(', ')}`);
 if (!existsSync(path.join(REPO, 'dist', 'cli', 'index.js')))
   fail('dist/cli/index.js not found: run npm run bundle first');
+if (args.vs !== undefined && !existsSync(path.join(args.vs, 'cli', 'index.js')))
+  fail(`--vs ${args.vs}: no cli/index.js in it; expected a copy of an older dist/`);
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'groundgate-bench-'));
 // The bundles are copied first, so that a rebuild of dist/ during the run cannot mix two builds.
 const DIST = path.join(root, 'dist');
 cpSync(path.join(REPO, 'dist'), DIST, { recursive: true });
 const CLI = path.join(DIST, 'cli', 'index.js');
+// The older bundle of --vs, copied likewise.
+const OLD_CLI = args.vs && path.join(root, 'dist-old', 'cli', 'index.js');
+if (args.vs) cpSync(args.vs, path.dirname(path.dirname(OLD_CLI)), { recursive: true });
 const ACTION = path.join(DIST, 'index.js');
 const cleanup = () => {
   if (KEEP) log(`kept the generated files in ${root}`);
@@ -128,12 +140,12 @@ function emit(line) {
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * Times `ours` against `floor` and `peer` (each {args, cwd, env} for a command, or undefined): RUNS runs of
- * ours and of the floor, interleaved so that a change in the machine's load hits both alike, and
- * PEER_RUNS of the peer. Returns the medians and the runs themselves (for output checks).
+ * Times `ours` against `floor`, `peer` and `old` (each {args, cwd, env} for a command, or undefined): RUNS
+ * runs of ours, of the old bundle's twin and of the floor, interleaved so that a change in the machine's load
+ * hits them alike, and PEER_RUNS of the peer. Returns the medians and the runs themselves (for output checks).
  */
-async function race({ ours, floor, peer }) {
-  const runs = { ours: [], floor: [], peer: [] };
+async function race({ ours, floor, peer, old }) {
+  const runs = { ours: [], floor: [], peer: [], old: [] };
   const one = async (spec, list, what) => {
     const r = await measure(spec.command ?? NODE, spec.args, { cwd: spec.cwd, env: spec.env });
     if (!(spec.ok ?? [0]).includes(r.code)) {
@@ -144,6 +156,7 @@ async function race({ ours, floor, peer }) {
   };
   for (let i = 0; i < Math.max(RUNS, peer ? PEER_RUNS : 0); i++) {
     if (i < RUNS) await one(ours, runs.ours, 'groundgate');
+    if (old && i < RUNS) await one(old, runs.old, 'the old bundle');
     if (floor && i < RUNS) await one(floor, runs.floor, 'the floor');
     if (peer && i < PEER_RUNS) await one(peer, runs.peer, 'the peer');
   }
@@ -157,6 +170,48 @@ async function race({ ours, floor, peer }) {
     peak_rss_mb: rss(runs.ours),
     floor_rss_mb: floor ? rss(runs.floor) : null,
     peer_rss_mb: peer ? rss(runs.peer) : null,
+    old_s: old ? wall(runs.old) : null,
+    old_rss_mb: old ? rss(runs.old) : null,
+  };
+}
+
+/** Workloads whose report.json differs from the old bundle's (--vs). */
+const differFromOld = [];
+
+/** `spec` run with the old bundle (--vs), its report written beside the new one's as NAME.old.json. */
+function oldTwin(spec) {
+  if (!OLD_CLI) return undefined;
+  return {
+    ...spec,
+    args: spec.args.map((a, i) =>
+      a === CLI ? OLD_CLI : spec.args[i - 1] === '--report' ? a.replace(/\.json$/, '.old.json') : a,
+    ),
+  };
+}
+
+/**
+ * With --vs: the new bundle ÷ the old on the medians of a race with `old: oldTwin(spec)`, and whether the two
+ * report.json files are byte-identical (a difference is logged, with its first differing line, and recorded).
+ */
+function vsOld(workload, spec, r) {
+  if (!OLD_CLI) return {};
+  const at = (args) => path.resolve(spec.cwd ?? '.', args[args.indexOf('--report') + 1]);
+  const [ours, old] = [readFileSync(at(spec.args)), readFileSync(at(oldTwin(spec).args))];
+  const identical = ours.equals(old);
+  if (!identical) {
+    differFromOld.push(workload);
+    const [a, b] = [ours, old].map((bytes) => bytes.toString('utf8').split('\n'));
+    const line = a.findIndex((l, i) => l !== b[i]);
+    log(`${workload}: report.json differs from the old bundle's at line ${line + 1}:`);
+    log(`  new: ${(a[line] ?? '(end of file)').slice(0, 300)}`);
+    log(`  old: ${(b[line] ?? '(end of file)').slice(0, 300)}`);
+  }
+  return {
+    old_s: round(r.old_s, 3),
+    vs_old_wall: round(r.ours_s / r.old_s, 2),
+    old_rss_mb: round(r.old_rss_mb, 1),
+    vs_old_rss: round(r.peak_rss_mb / r.old_rss_mb, 2),
+    report_identical_to_old: identical,
   };
 }
 
@@ -213,11 +268,19 @@ async function groundedQa(scale) {
   const w = workload('grounded-qa', scale, (dir) =>
     generateGroundedQa(dir, { items: Math.round(200_000 * scale), lines: Math.round(1_000_000 * scale) }),
   );
+  const ours = groundgate(w.dir);
   const r = await race({
-    ours: groundgate(w.dir),
+    ours,
     floor: { args: [path.join(FLOORS, 'jsonl.mjs'), ...w.files] },
+    old: oldTwin(ours),
   });
-  return result('grounded-qa', r, { items: w.items, gold_items: w.gold, scale, input_mb: mb(w.bytes) });
+  return result('grounded-qa', r, {
+    items: w.items,
+    gold_items: w.gold,
+    scale,
+    input_mb: mb(w.bytes),
+    ...vsOld('grounded-qa', ours, r),
+  });
 }
 
 /**
@@ -248,6 +311,19 @@ async function formats(scale) {
   const floorOf = (files) => ({ args: [path.join(FLOORS, 'jsonl-threads.mjs'), ...files], cwd: w.dir });
   const parseFloor = (files) => race({ ours: floorOf(files), floor: canonical });
   const canonicalFloor = await parseFloor(json.canonical);
+  if (OLD_CLI) {
+    // The canonical files themselves, new bundle against old: the yardstick every format is held to.
+    const r = await race({ ours: canonical, old: oldTwin(canonical) });
+    lines.push({
+      workload: 'formats/canonical',
+      ours_s: round(r.ours_s, 3),
+      peak_rss_mb: round(r.peak_rss_mb, 1),
+      ...vsOld('formats/canonical', canonical, r),
+      scale: half,
+      runs: RUNS,
+      load_1m: round(os.loadavg()[0], 2),
+    });
+  }
   for (const [format, config, limit, floorLimit] of [
     ['mapped', 'gates-mapped.yaml', 1.5],
     // Ids in lists of objects (`*`): its ratio to its parse floor within 1.15× the canonical run's (#44).
@@ -260,10 +336,8 @@ async function formats(scale) {
     ['parquet-one-group', 'gates-parquet-one-group.yaml', null],
   ]) {
     const report = path.join(w.dir, `report-${format}.json`);
-    const r = await race({
-      ours: { args: [CLI, 'check', '-c', config, '--report', report], cwd: w.dir, ok: [0, 1] },
-      floor: canonical,
-    });
+    const ours = { args: [CLI, 'check', '-c', config, '--report', report], cwd: w.dir, ok: [0, 1] };
+    const r = await race({ ours, floor: canonical, old: oldTwin(ours) });
     const metrics = (file) => JSON.stringify(JSON.parse(readFileSync(file, 'utf8')).suites.qa.metrics);
     const same = metrics(report) === metrics(path.join(w.dir, 'report.json'));
     if (!same) throw new Error(`formats/${format}: the metrics differ from the canonical run's`);
@@ -284,6 +358,7 @@ async function formats(scale) {
       limit,
       peak_rss_mb: round(r.peak_rss_mb, 1),
       canonical_rss_mb: round(r.floor_rss_mb, 1),
+      ...vsOld(`formats/${format}`, ours, r),
       ...(floor && {
         parse_floor_s: round(floor.ours_s, 3),
         parse_floor_vs_canonical: round(floor.ours_s / floor.floor_s, 2),
@@ -591,6 +666,7 @@ function machine() {
     runs: RUNS,
     peer_runs: PEER_RUNS,
     sizes,
+    ...(args.vs && { vs: path.resolve(args.vs) }),
   };
 }
 
@@ -640,6 +716,10 @@ try {
     for (const line of await coldStart()) emit(line);
   }
   if (only.includes('dist-size')) emit(distSize());
+  if (differFromOld.length > 0) {
+    log(`--vs: report.json differs from the old bundle's in ${differFromOld.join(', ')}`);
+    process.exitCode = 1;
+  }
 } catch (err) {
   log(err.stack ?? String(err));
   process.exitCode = 1;
