@@ -84,7 +84,10 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   if (!writeReportFile(files.report, report)) return 2;
   logText(renderText(report, { offenders, color: false, now: Date.now() }));
   for (const w of outcome.warnings) core.warning(w);
-  for (const a of annotationsFor(report, config.file, workspace)) core[a.level](a.message, a.properties);
+  // Each function named: a computed member of the namespace (core[level]) would keep all of @actions/core,
+  // undici with it, in the bundle (patches/@actions+core+3.0.1.patch lets the bundler drop what is unused).
+  for (const a of annotationsFor(report, config.file, workspace))
+    (a.level === 'error' ? core.error : core.warning)(a.message, a.properties);
   const failing = publishVerdict(report, files.report, inputs.failOnGate);
 
   // The verdict and outputs are written before any call for the trend or the comment: the API cannot hide or change them.
