@@ -70,7 +70,32 @@ export const answerSettings = {
     })
     .optional(),
   scu: scuSchema.default(false),
+  /** How a claim is matched against the gold facts (docs/metrics.md, "Claims"); absent: `substring`. */
+  claims: z
+    .strictObject({
+      match: z.enum(['substring', 'normalized', 'semantic']),
+      /** NFKC instead of NFC: folds compatibility forms (`x²` → `x2`, `ﬁ` → `fi`, full-width digits). */
+      nfkc: z.boolean().default(false),
+      /** The share of a gold fact's tokens the claim must hold, in order (1: all of them). */
+      min_token_recall: z
+        .number()
+        .gt(0, 'expected a share of tokens above 0, which every claim would meet')
+        .max(1, 'expected a share of tokens of at most 1')
+        .default(1),
+    })
+    .superRefine((claims, ctx) => {
+      if (claims.match === 'semantic')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['match'],
+          message: 'semantic matching is not available yet; expected substring or normalized',
+        });
+    })
+    .optional(),
 };
+
+/** `claims:` with its defaults. */
+export type ClaimsSettings = NonNullable<z.infer<typeof answerSettings.claims>>;
 
 /**
  * A pattern that matches without reading any text (`''`, `^`, `x*`, `\b`) matches nearly every claim: refused,

@@ -80,6 +80,32 @@ const OK = bit('ok');
 const REFUSAL_OK = bit('refusal_ok');
 const FAILED = LABELS.slice(0, FAILURE_LABELS.length).reduce((m, l) => m | bit(l), 0);
 
+/**
+ * Which rule found the claim's gold fact (`claims:`, docs/metrics.md "Claims"), beside the verdict like the
+ * notices: neither bit, the substring rule (the seed's C) did; MATCHED_NORMALIZED, only the normalized one
+ * did; MATCHED_JUDGED, only the judge did (a miss the deterministic rules left, turned by withJudgedHit).
+ */
+export const MATCHED_NORMALIZED = 1 << 27;
+export const MATCHED_JUDGED = 1 << 28;
+
+/** The claim rule that matched an answered, answerable run's gold fact; undefined when none did (or no claim was judged). */
+export function matchRule(flags: number): 'substring' | 'normalized' | 'judged' | undefined {
+  if (flags & (REFUSED | CLAIM_MISS | UNDER_REFUSAL) || !(flags & (OK | FAILED))) return undefined;
+  return flags & MATCHED_JUDGED ? 'judged' : flags & MATCHED_NORMALIZED ? 'normalized' : 'substring';
+}
+
+/**
+ * The flags of a claim miss that the judge found supported: C holds, by MATCHED_JUDGED, and the labels are
+ * those judgeInto gives a contained claim with the same citations and constraints (CORRECT when H and K hold,
+ * OK when nothing else failed). Any other word is returned as it is. HIT stays the citations' verdict.
+ */
+export function withJudgedHit(flags: number): number {
+  if (!claimMissed(flags)) return flags;
+  let out = (flags & ~CLAIM_MISS) | MATCHED_JUDGED;
+  if (out & HIT && !(out & VIOLATION)) out |= CORRECT;
+  return out & FAILED ? out : out | OK;
+}
+
 /** C was false: no gold substring in the claim of an answerable item. */
 export const claimMissed = (flags: number): boolean => (flags & CLAIM_MISS) !== 0;
 
@@ -111,7 +137,10 @@ const VERDICTS = [false, true].map((answerable) => {
     if (constrained) flags |= CONSTRAINED | (violated ? SCU_VIOLATION | VIOLATION : 0);
     if (answerable) flags |= (contained ? 0 : CLAIM_MISS) | (contained && hit && !violated ? CORRECT : 0);
     else flags |= UNDER_REFUSAL;
-    words.add(flags & FAILED ? flags : flags | OK);
+    const word = flags & FAILED ? flags : flags | OK;
+    words.add(word);
+    // A contained claim's fact was found by one of three rules.
+    if (answerable && contained) words.add(word | MATCHED_NORMALIZED).add(word | MATCHED_JUDGED);
   }
   // What judging notices beside the verdict: nothing retrieved (then no evidence, no hit, and an answer cites
   // nothing or out of scope); nothing cited (an answer: then nothing out of scope, no hit); a claim that reads
