@@ -343,11 +343,15 @@ export async function suiteInputs(
   return inputs;
 }
 
-/** A path-valued key of a suite's config that is not an input (see ScoreContext.resolvePath). */
+/** A path-valued key of a suite's config that is not an input (see ScoreContext.resolvePath); dotted: nested. */
 function suitePath(suite: LoadedSuite, config: LoadedConfig, key: string, tree: boolean): string {
-  const value = (suite.config as unknown as Record<string, unknown>)[key];
+  const [top, ...rest] = key.split('.');
+  const value = rest.reduce<unknown>(
+    (v, k) => (v as Record<string, unknown> | undefined)?.[k],
+    (suite.config as unknown as Record<string, unknown>)[top!],
+  );
   if (typeof value !== 'string') throw new Error(`suite ${suite.name}: ${key} is not a path`);
-  const where = suite.keyWhere[key] ?? suite.where;
+  const where = suite.keyWhere[top!] ?? suite.where;
   const label = `suites.${suite.name}.${key}`;
   const file = confine(path.resolve(config.dir, value), config.scope, value, where, label);
   if (tree) confineTree(file, config.scope, value, where, label);

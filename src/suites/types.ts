@@ -25,7 +25,8 @@ export interface ScoreContext {
   baseDir: string;
   /**
    * The absolute path a key of the suite's config names (a folder such as repos:), relative to the config,
-   * checked to stay in the workspace; with `tree`, no symbolic link under it may lead out either.
+   * checked to stay in the workspace; with `tree`, no symbolic link under it may lead out either. A dotted key
+   * names a nested one (`claims.cache`).
    */
   resolvePath(key: string, options?: { tree?: boolean }): string;
 }
