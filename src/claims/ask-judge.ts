@@ -1,0 +1,141 @@
+import { seconds } from '../github/api-limits.js';
+import { postCompletion, type Attempt } from './judge-client.js';
+import type { JudgeEndpoint } from './judge-endpoint.js';
+import { JudgePace, sleep } from './judge-pace.js';
+import { JUDGE_PROMPT, judgeMessages } from './judge-prompt.js';
+import type { Judgment } from './judgments-cache.js';
+import type { JudgeQuestion } from './judgment-key.js';
+
+export interface JudgeAsk {
+  key: string;
+  question: JudgeQuestion;
+}
+
+/**
+ * Why an ask has no verdict: `budget` (past GROUNDGATE_JUDGE_MAX_CALLS), `time` (the time budget ran out
+ * before it could be sent or retried), `rate-limit` (a 429 asked for a longer wait than the time left),
+ * `failed` (5xx, network errors or timeouts on every attempt), `refused` (another 4xx; after a 401, 403 or
+ * 404 the asks not yet sent are not sent), `malformed` (an answer that is not one of the three words).
+ */
+export type UnjudgedReason = 'budget' | 'time' | 'rate-limit' | 'failed' | 'refused' | 'malformed';
+
+export interface Unjudged {
+  key: string;
+  reason: UnjudgedReason;
+  /** One line, never the key: what happened, for the report. */
+  detail: string;
+}
+
+export interface JudgeRun {
+  /** In the order of the asks. */
+  judged: Judgment[];
+  /** In the order of the asks; every ask is in one list or the other, none is dropped. */
+  unjudged: Unjudged[];
+  /** HTTP requests sent, retries included. */
+  requests: number;
+}
+
+/**
+ * Asks the judge each question (the first `maxCalls` of them, in the order given), `concurrency` at a time,
+ * at most `perMinute` requests started a minute, within `budgetMs`. 5xx, network errors and timeouts are
+ * retried `retries` times with doubling backoff; a 429 holds every request for the wait it names (at least
+ * the backoff) when that fits the time left. `now` dates the judgments (`recorded_at`).
+ */
+export async function askJudge(
+  endpoint: JudgeEndpoint,
+  asks: readonly JudgeAsk[],
+  now: () => Date = () => new Date(),
+): Promise<JudgeRun> {
+  const deadline = Date.now() + endpoint.budgetMs;
+  const pace = new JudgePace(endpoint.perMinute, deadline);
+  const outcomes: (Judgment | Unjudged)[] = new Array(asks.length);
+  let requests = 0;
+  let stoppedBy: string | undefined;
+  let next = 0;
+
+  const timeLeft = () =>
+    `the ${seconds(endpoint.budgetMs)} time budget (GROUNDGATE_JUDGE_BUDGET_MS) was spent`;
+
+  const judgeOne = async (ask: JudgeAsk): Promise<Judgment | Unjudged> => {
+    const messages = judgeMessages(ask.question);
+    const unjudged = (reason: UnjudgedReason, detail: string): Unjudged => ({ key: ask.key, reason, detail });
+    let failures = 0;
+    for (;;) {
+      if (stoppedBy) return unjudged('refused', `not sent: an earlier request was refused (${stoppedBy})`);
+      if (!(await pace.take()))
+        return unjudged(
+          'time',
+          Date.now() >= deadline
+            ? `not sent: ${timeLeft()}`
+            : `not sent: ${endpoint.perMinute} requests a minute (GROUNDGATE_JUDGE_RPM) and the waits rate limits asked for leave no start within the ${seconds(endpoint.budgetMs)} time budget`,
+        );
+      const left = deadline - Date.now();
+      if (left <= 0) return unjudged('time', `not sent: ${timeLeft()}`);
+      requests++;
+      const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
+      switch (attempt.kind) {
+        case 'answer':
+          return {
+            key: ask.key,
+            verdict: attempt.verdict,
+            model_returned: attempt.model_returned,
+            fingerprint: attempt.fingerprint,
+            prompt: JUDGE_PROMPT.id,
+            recorded_at: now().toISOString(),
+          };
+        case 'malformed':
+          return unjudged('malformed', attempt.detail);
+        case 'refused':
+          if (attempt.endpointWide) stoppedBy ??= attempt.detail;
+          return unjudged('refused', attempt.detail);
+        case 'rate-limited': {
+          const wait = Math.max(attempt.waitMs ?? 0, endpoint.backoffMs);
+          const remaining = deadline - Date.now();
+          if (wait >= remaining)
+            return unjudged(
+              'rate-limit',
+              `${attempt.detail} (asks to wait ${seconds(wait)}; ${seconds(Math.max(0, remaining))} left of the ${seconds(endpoint.budgetMs)} time budget)`,
+            );
+          pace.pause(Date.now() + wait);
+          break;
+        }
+        case 'retry': {
+          failures++;
+          // An attempt cut short by the budget rather than by its own timeout says so.
+          if (left < endpoint.timeoutMs && Date.now() >= deadline)
+            return unjudged('time', `no answer before ${timeLeft()} (${attempts(failures)})`);
+          const wait = endpoint.backoffMs * 2 ** (failures - 1);
+          if (failures > endpoint.retries)
+            return unjudged('failed', `${attempt.detail} (${attempts(failures)})`);
+          if (Date.now() + wait >= deadline)
+            return unjudged('time', `${attempt.detail}; not retried: ${timeLeft()}`);
+          await sleep(wait);
+        }
+      }
+    }
+  };
+
+  const worker = async () => {
+    for (let i = next++; i < asks.length; i = next++) {
+      outcomes[i] =
+        i < endpoint.maxCalls
+          ? await judgeOne(asks[i]!)
+          : {
+              key: asks[i]!.key,
+              reason: 'budget',
+              detail: `not sent: ${endpoint.maxCalls} calls is the budget (GROUNDGATE_JUDGE_MAX_CALLS)`,
+            };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(endpoint.concurrency, asks.length) }, worker));
+
+  const judged: Judgment[] = [];
+  const unjudged: Unjudged[] = [];
+  for (const o of outcomes) {
+    if ('verdict' in o) judged.push(o);
+    else unjudged.push(o);
+  }
+  return { judged, unjudged, requests };
+}
+
+const attempts = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
