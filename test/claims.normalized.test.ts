@@ -107,7 +107,7 @@ describe('claims: in a grounded-qa suite', () => {
   it('refuses what it cannot apply, saying what it expected', () => {
     const message = (claims: unknown) => parse(claims).error?.issues.map((i) => i.message);
     expect(message({ match: 'semantic' })).toEqual([
-      'semantic matching is not available yet; expected substring or normalized',
+      "semantic matching reads the judge's verdicts from a committed file; expected cache: with it (e.g. cache: .groundgate/judgments.jsonl)",
     ]);
     expect(message({ match: 'normalized', min_token_recall: 0 })).toEqual([
       'expected a share of tokens above 0, which every claim would meet',
