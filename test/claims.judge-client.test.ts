@@ -233,12 +233,21 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     expect(JSON.stringify(run)).not.toContain(KEY);
   });
 
-  it('a redirect is not followed: the key goes to the configured host only', async () => {
+  it('a redirect is not followed: the key goes to the configured host only, and the run stops', async () => {
     const s = await server();
-    s.failures = Array(3).fill({ status: 307, headers: { location: `${s.url}/elsewhere` }, body: '' });
-    const run = await askJudge(endpoint(s, { concurrency: 1 }), asks(1), now);
-    expect(run.unjudged.map((u) => u.reason)).toEqual(['failed']);
-    expect(s.requests.map((r) => r.path)).toEqual(Array(3).fill('/v1/chat/completions'));
+    s.failures = [{ status: 307, headers: { location: `${s.url}/elsewhere` }, body: '' }];
+    const run = await askJudge(endpoint(s, { concurrency: 1 }), asks(2), now);
+    expect(run.unjudged.map((u) => [u.reason, u.detail])).toEqual([
+      [
+        'refused',
+        `HTTP 307: redirects to ${s.url}/elsewhere, not followed (the key goes to GROUNDGATE_JUDGE_BASE_URL only; set it to where the API is)`,
+      ],
+      [
+        'refused',
+        expect.stringMatching(/^not sent: an earlier request was refused \(HTTP 307: redirects to /),
+      ],
+    ]);
+    expect(s.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
   });
 });
 

@@ -199,7 +199,10 @@ describe('the judgments file', () => {
         JSON.stringify({ ...judgment(K2, 'SUPPORTED'), recorded_at: 'yesterday' }),
         /^j\.jsonl:2: field "recorded_at": expected an ISO 8601 date-time/,
       ],
-      [JSON.stringify({ ...judgment(K2, 'SUPPORTED'), extra: 1 }), /^j\.jsonl:2: .*"extra"/],
+      [
+        JSON.stringify({ ...judgment(K2, 'SUPPORTED'), extra: 1 }),
+        /^j\.jsonl:2: .*Unrecognized key: "extra"/,
+      ],
       [
         JSON.stringify({ ...judgment(K2, 'SUPPORTED'), prompt: undefined }),
         /^j\.jsonl:2: missing field "prompt"/,

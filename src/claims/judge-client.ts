@@ -19,7 +19,10 @@ export type Attempt =
   | { kind: 'retry'; detail: string }
   /** 429, with the wait it asks for when it names one. */
   | { kind: 'rate-limited'; waitMs?: number; detail: string }
-  /** Another 4xx. 401, 403 and 404 (a bad key, a model not granted, a wrong URL) are the same for every ask. */
+  /**
+   * Another 4xx, or a redirect. 401, 403, 404 and redirects (a bad key, a model not granted, a wrong URL) are
+   * the same for every ask.
+   */
   | { kind: 'refused'; detail: string; endpointWide: boolean };
 
 const completionSchema = z.looseObject({
@@ -42,7 +45,7 @@ export function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage
 
 /**
  * One POST to `${baseUrl}/chat/completions`, cut off after `timeoutMs` (the body's reading included).
- * Redirects are refused: the key goes to the configured host only. Details never hold the key.
+ * Redirects are not followed: the key goes to the configured host only. Details never hold the key.
  */
 export async function postCompletion(
   endpoint: JudgeEndpoint,
@@ -62,7 +65,7 @@ export async function postCompletion(
         accept: 'application/json',
       },
       body: JSON.stringify(completionRequest(endpoint, messages)),
-      redirect: 'error',
+      redirect: 'manual',
       signal,
     });
     status = response.status;
@@ -74,6 +77,12 @@ export async function postCompletion(
   }
   if (status === 429)
     return { kind: 'rate-limited', waitMs: retryAfterMs(headers), detail: `HTTP 429: ${errorMessage(text)}` };
+  if (status >= 300 && status < 400)
+    return {
+      kind: 'refused',
+      detail: `HTTP ${status}: redirects to ${headers.get('location') ?? 'nowhere'}, not followed (the key goes to GROUNDGATE_JUDGE_BASE_URL only; set it to where the API is)`,
+      endpointWide: true,
+    };
   if (status >= 500) return { kind: 'retry', detail: `HTTP ${status}: ${errorMessage(text)}` };
   if (status < 200 || status >= 300)
     return {
