@@ -79,6 +79,14 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     expect(s.requests.map((r) => r.values!.claim).sort()).toEqual(['claim 0', 'claim 1', 'claim 2']);
   });
 
+  it('asks of one key are sent once', async () => {
+    const s = await server();
+    const [a0, a1] = asks(2);
+    const run = await askJudge(endpoint(s), [a0!, a1!, a0!, a1!, a0!], now);
+    expect(run.requests).toBe(2);
+    expect(run.judged.map((j) => j.key)).toEqual([a0!.key, a1!.key]);
+  });
+
   it('a fingerprint the endpoint does not send is null', async () => {
     const s = await server();
     s.fingerprint = null;

@@ -27,25 +27,28 @@ export interface Unjudged {
 }
 
 export interface JudgeRun {
-  /** In the order of the asks. */
+  /** In the order of the asks, one per key. */
   judged: Judgment[];
-  /** In the order of the asks; every ask is in one list or the other, none is dropped. */
+  /** In the order of the asks, one per key; every key asked is in one list or the other, none is dropped. */
   unjudged: Unjudged[];
   /** HTTP requests sent, retries included. */
   requests: number;
 }
 
 /**
- * Asks the judge each question (the first `maxCalls` of them, in the order given), `concurrency` at a time,
- * at most `perMinute` requests started a minute, within `budgetMs`. 5xx, network errors and timeouts are
- * retried `retries` times with doubling backoff; a 429 holds every request for the wait it names (at least
- * the backoff) when that fits the time left. `now` dates the judgments (`recorded_at`).
+ * Asks the judge each question once (asks of one key are one; the first `maxCalls` keys in the order given
+ * are sent, the rest are unjudged), `concurrency` at a time, at most `perMinute` requests started a minute,
+ * within `budgetMs`. 5xx, network errors and timeouts are retried `retries` times with doubling backoff; a
+ * 429 holds every request for the wait it names (at least the backoff) when that fits the time left. `now`
+ * dates the judgments (`recorded_at`).
  */
 export async function askJudge(
   endpoint: JudgeEndpoint,
-  asks: readonly JudgeAsk[],
+  given: readonly JudgeAsk[],
   now: () => Date = () => new Date(),
 ): Promise<JudgeRun> {
+  // One key, one verdict: two requests for it could disagree, and the judgments file takes one.
+  const asks = [...new Map(given.map((a) => [a.key, a])).values()];
   const deadline = Date.now() + endpoint.budgetMs;
   const pace = new JudgePace(endpoint.perMinute, deadline);
   const outcomes: (Judgment | Unjudged)[] = new Array(asks.length);
