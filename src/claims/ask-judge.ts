@@ -50,79 +50,20 @@ export async function askJudge(
   // One key, one verdict: two requests for it could disagree, and the judgments file takes one.
   const asks = [...new Map(given.map((a) => [a.key, a])).values()];
   const deadline = Date.now() + endpoint.budgetMs;
-  const pace = new JudgePace(endpoint.perMinute, deadline);
-  const outcomes: (Judgment | Unjudged)[] = new Array(asks.length);
-  let requests = 0;
-  let stoppedBy: string | undefined;
-  let next = 0;
-
-  const timeLeft = () =>
-    `the ${seconds(endpoint.budgetMs)} time budget (GROUNDGATE_JUDGE_BUDGET_MS) was spent`;
-
-  const judgeOne = async (ask: JudgeAsk): Promise<Judgment | Unjudged> => {
-    const messages = judgeMessages(ask.question);
-    const unjudged = (reason: UnjudgedReason, detail: string): Unjudged => ({ key: ask.key, reason, detail });
-    let failures = 0;
-    for (;;) {
-      if (stoppedBy) return unjudged('refused', `not sent: an earlier request was refused (${stoppedBy})`);
-      if (!(await pace.take()))
-        return unjudged(
-          'time',
-          Date.now() >= deadline
-            ? `not sent: ${timeLeft()}`
-            : `not sent: ${endpoint.perMinute} requests a minute (GROUNDGATE_JUDGE_RPM) and the waits rate limits asked for leave no start within the ${seconds(endpoint.budgetMs)} time budget`,
-        );
-      const left = deadline - Date.now();
-      if (left <= 0) return unjudged('time', `not sent: ${timeLeft()}`);
-      requests++;
-      const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
-      switch (attempt.kind) {
-        case 'answer':
-          return {
-            key: ask.key,
-            verdict: attempt.verdict,
-            model_returned: attempt.model_returned,
-            fingerprint: attempt.fingerprint,
-            prompt: JUDGE_PROMPT.id,
-            recorded_at: now().toISOString(),
-          };
-        case 'malformed':
-          return unjudged('malformed', attempt.detail);
-        case 'refused':
-          if (attempt.endpointWide) stoppedBy ??= attempt.detail;
-          return unjudged('refused', attempt.detail);
-        case 'rate-limited': {
-          const wait = Math.max(attempt.waitMs ?? 0, endpoint.backoffMs);
-          const remaining = deadline - Date.now();
-          if (wait >= remaining)
-            return unjudged(
-              'rate-limit',
-              `${attempt.detail} (asks to wait ${seconds(wait)}; ${seconds(Math.max(0, remaining))} left of the ${seconds(endpoint.budgetMs)} time budget)`,
-            );
-          pace.pause(Date.now() + wait);
-          break;
-        }
-        case 'retry': {
-          failures++;
-          // An attempt cut short by the budget rather than by its own timeout says so.
-          if (left < endpoint.timeoutMs && Date.now() >= deadline)
-            return unjudged('time', `no answer before ${timeLeft()} (${attempts(failures)})`);
-          const wait = endpoint.backoffMs * 2 ** (failures - 1);
-          if (failures > endpoint.retries)
-            return unjudged('failed', `${attempt.detail} (${attempts(failures)})`);
-          if (Date.now() + wait >= deadline)
-            return unjudged('time', `${attempt.detail}; not retried: ${timeLeft()}`);
-          await sleep(wait);
-        }
-      }
-    }
+  const run: RunState = {
+    endpoint,
+    deadline,
+    pace: new JudgePace(endpoint.perMinute, deadline),
+    now,
+    requests: 0,
   };
-
+  const outcomes: (Judgment | Unjudged)[] = new Array(asks.length);
+  let next = 0;
   const worker = async () => {
     for (let i = next++; i < asks.length; i = next++) {
       outcomes[i] =
         i < endpoint.maxCalls
-          ? await judgeOne(asks[i]!)
+          ? await judgeOne(run, asks[i]!)
           : {
               key: asks[i]!.key,
               reason: 'budget',
@@ -138,7 +79,81 @@ export async function askJudge(
     if ('verdict' in o) judged.push(o);
     else unjudged.push(o);
   }
-  return { judged, unjudged, requests };
+  return { judged, unjudged, requests: run.requests };
+}
+
+/** What the workers of one run share. */
+interface RunState {
+  endpoint: JudgeEndpoint;
+  deadline: number;
+  pace: JudgePace;
+  now: () => Date;
+  requests: number;
+  /** Why no more requests are sent: an answer that would be the same for every ask. */
+  stoppedBy?: string;
+}
+
+/** One ask, from its first attempt to its verdict or the reason it has none. */
+async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudged> {
+  const { endpoint, deadline, pace } = run;
+  const messages = judgeMessages(ask.question);
+  const unjudged = (reason: UnjudgedReason, detail: string): Unjudged => ({ key: ask.key, reason, detail });
+  const spent = `the ${seconds(endpoint.budgetMs)} time budget (GROUNDGATE_JUDGE_BUDGET_MS) was spent`;
+  let failures = 0;
+  for (;;) {
+    if (run.stoppedBy)
+      return unjudged('refused', `not sent: an earlier request was refused (${run.stoppedBy})`);
+    if (!(await pace.take()))
+      return unjudged(
+        'time',
+        Date.now() >= deadline
+          ? `not sent: ${spent}`
+          : `not sent: ${endpoint.perMinute} requests a minute (GROUNDGATE_JUDGE_RPM) and the waits rate limits asked for leave no start within the ${seconds(endpoint.budgetMs)} time budget`,
+      );
+    const left = deadline - Date.now();
+    if (left <= 0) return unjudged('time', `not sent: ${spent}`);
+    run.requests++;
+    const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
+    switch (attempt.kind) {
+      case 'answer':
+        return {
+          key: ask.key,
+          verdict: attempt.verdict,
+          model_returned: attempt.model_returned,
+          fingerprint: attempt.fingerprint,
+          prompt: JUDGE_PROMPT.id,
+          recorded_at: run.now().toISOString(),
+        };
+      case 'malformed':
+        return unjudged('malformed', attempt.detail);
+      case 'refused':
+        if (attempt.endpointWide) run.stoppedBy ??= attempt.detail;
+        return unjudged('refused', attempt.detail);
+      case 'rate-limited': {
+        const wait = Math.max(attempt.waitMs ?? 0, endpoint.backoffMs);
+        const remaining = deadline - Date.now();
+        if (wait >= remaining)
+          return unjudged(
+            'rate-limit',
+            `${attempt.detail} (asks to wait ${seconds(wait)}; ${seconds(Math.max(0, remaining))} left of the ${seconds(endpoint.budgetMs)} time budget)`,
+          );
+        pace.pause(Date.now() + wait);
+        break;
+      }
+      case 'retry': {
+        failures++;
+        // An attempt cut short by the budget rather than by its own timeout says so.
+        if (left < endpoint.timeoutMs && Date.now() >= deadline)
+          return unjudged('time', `no answer before ${spent} (${attempts(failures)})`);
+        if (failures > endpoint.retries)
+          return unjudged('failed', `${attempt.detail} (${attempts(failures)})`);
+        const wait = endpoint.backoffMs * 2 ** (failures - 1);
+        if (Date.now() + wait >= deadline)
+          return unjudged('time', `${attempt.detail}; not retried: ${spent}`);
+        await sleep(wait);
+      }
+    }
+  }
 }
 
 const attempts = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
