@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -68,7 +69,8 @@ export async function writeJudgments(file: string, all: Iterable<Judgment>): Pro
   const keys = [...byKey.keys()].sort(compareCodeUnits);
   const text = keys.map((k) => judgmentLine(byKey.get(k)!)).join('');
   await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
+  // Unique per write: two suites of one run may share the file.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(tmp, text);
     await rename(tmp, file);
