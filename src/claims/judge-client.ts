@@ -7,7 +7,7 @@ import { parseVerdict, type ChatMessage, type Verdict } from './judge-prompt.js'
 
 /** Sent with every request: with temperature 0 it asks the endpoint for repeatable answers where it can. */
 export const JUDGE_SEED = 47;
-/** The longest verdict, NOT_SUPPORTED, is 3–5 tokens in common tokenizers. */
+/** Room for the longest verdict, NOT_SUPPORTED, in common tokenizers, and little more: an essay is malformed. */
 export const JUDGE_MAX_TOKENS = 8;
 
 /** What one attempt of one request came to. */
@@ -32,7 +32,7 @@ const completionSchema = z.looseObject({
 });
 
 /** The request's body: the pinned model, temperature 0, a fixed seed, a few tokens. */
-export function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage[]): Record<string, unknown> {
+function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage[]): Record<string, unknown> {
   return {
     model: endpoint.model,
     messages,

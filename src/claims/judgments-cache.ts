@@ -81,7 +81,7 @@ export async function writeJudgments(file: string, all: Iterable<Judgment>): Pro
 }
 
 /** One line of the file: the fields in the schema's order, whatever order the object has them in. */
-export function judgmentLine(j: Judgment): string {
+function judgmentLine(j: Judgment): string {
   const { key, verdict, model_returned, fingerprint, prompt, recorded_at } = j;
   return `${JSON.stringify({ key, verdict, model_returned, fingerprint, prompt, recorded_at })}\n`;
 }
