@@ -24,7 +24,7 @@ import {
 } from './metrics/spec.js';
 import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
-import type { Triage, TriageCounts } from './report/triage.js';
+import type { SuiteTriage, Triage } from './report/triage.js';
 import type {
   BaselineSource,
   GateResult,
@@ -448,13 +448,14 @@ function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): Off
     id: o.id,
     labels: o.labels,
     ...(o.stage ? { stage: o.stage } : {}),
+    ...(o.match ? { match: o.match } : {}),
     ...fields,
     ...(o.source ? { source: o.source } : {}),
   };
 }
 
 /** The triage counts, with the baseline's beside them for deltas when it has them. */
-function withBaselineTriage(counts: TriageCounts, base: Triage | undefined): Triage {
+function withBaselineTriage(counts: SuiteTriage, base: Triage | undefined): Triage {
   if (!base) return counts;
   return { ...counts, baseline: { answered_wrong: base.answered_wrong, over_refused: base.over_refused } };
 }

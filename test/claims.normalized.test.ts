@@ -1,4 +1,12 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { main } from '../src/cli/main.js';
+import { run as check } from '../src/run.js';
+import type { SuiteReport } from '../src/report/schema.js';
+import { stageRows } from '../src/report/triage.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
 import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
 import {
   CORRECT,
@@ -117,5 +125,136 @@ describe('claims: in a grounded-qa suite', () => {
     ]);
     expect(parse({ match: 'fuzzy' }).success).toBe(false);
     expect(parse({ match: 'normalized', stem: true }).success).toBe(false);
+  });
+});
+
+/*
+ * One gold set, two suites over the same traces, substring and normalized. Answerable items, each citing its
+ * gold chunk:
+ *   A "Exports are at most 2 GB."                 fact "2 GB"      contained by substring (both suites)
+ *   B "Exports are limited to two gigabytes each." fact "2 GB"      normalized only
+ *   C "Timeouts are 10 milliseconds."              fact "10 ms"     normalized only
+ *   D "Exports are no longer 2GB each."            fact "2 GB"      negated: a miss in both
+ *   E "Uploads take up to 25 GB."                  fact "2.5 GB"    a miss in both (2.5 is never 25)
+ */
+const E2E_GOLD = (
+  [
+    ['A', '2 GB'],
+    ['B', '2 GB'],
+    ['C', '10 ms'],
+    ['D', '2 GB'],
+    ['E', '2.5 GB'],
+  ] as const
+).map(([qid, fact]) => ({
+  qid,
+  question: `What is ${qid}?`,
+  answerable: true,
+  gold_citations: [`d${qid}`],
+  gold_claim_substr: [fact],
+}));
+const E2E_CLAIMS: Record<string, string> = {
+  A: 'Exports are at most 2 GB.',
+  B: 'Exports are limited to two gigabytes each.',
+  C: 'Timeouts are 10 milliseconds.',
+  D: 'Exports are no longer 2GB each.',
+  E: 'Uploads take up to 25 GB.',
+};
+
+describe('claims: {match: normalized} through check', () => {
+  it('passes a paraphrase the substring rule fails, and says in report.json which rule matched', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(E2E_GOLD),
+      'traces.jsonl': jsonl(
+        E2E_GOLD.map((g) => ({
+          qid: g.qid,
+          retrieved_ids: [`d${g.qid}`],
+          answer_json: { claim: E2E_CLAIMS[g.qid], citations: [`d${g.qid}`] },
+        })),
+      ),
+    });
+    const qa = { kind: 'grounded-qa', gold: 'gold.jsonl', traces: 'traces.jsonl' };
+    const suites = {
+      plain: qa,
+      substring: { ...qa, claims: { match: 'substring' } },
+      normalized: { ...qa, claims: { match: 'normalized' } },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    let err = '';
+    const code = await main(
+      ['check', '--config', path.join(dir, 'gates.yaml'), '-f', `json=${path.join(dir, 'report.json')}`],
+      { stdout: () => {}, stderr: (t) => (err += t), isTty: false, env: {} },
+    );
+    expect([code, err]).toEqual([0, '']);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+      suites: Record<string, SuiteReport>;
+    };
+    const { plain, substring, normalized } = report.suites;
+    const shown = (s: SuiteReport) => s.offenders.map((o) => [o.id, o.labels.join('+'), o.match ?? '-']);
+
+    // Without claims: the substring rule, and no key the report did not have before.
+    expect(plain!.metrics.precision!.value).toBe(1 / 5);
+    expect(shown(plain!)).toEqual([
+      ['B', 'claim_miss', '-'],
+      ['C', 'claim_miss', '-'],
+      ['D', 'claim_miss', '-'],
+      ['E', 'claim_miss', '-'],
+    ]);
+    expect(Object.keys(plain!.counts).filter((k) => k.startsWith('claims_'))).toEqual([]);
+    expect(plain!.triage).not.toHaveProperty('claims');
+
+    // match: substring says so, with the same verdicts.
+    expect(substring!.metrics.precision!.value).toBe(1 / 5);
+    expect(substring!.counts).toMatchObject({ claims_substring: 1, claims_normalized: 0, claims_judged: 0 });
+    expect(substring!.triage?.claims).toBe('substring');
+
+    // match: normalized passes B and C; D (negated) and E (25 is not 2.5) still miss.
+    expect(normalized!.metrics.precision!.value).toBe(3 / 5);
+    expect(normalized!.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_judged: 0 });
+    expect(shown(normalized!)).toEqual([
+      ['D', 'claim_miss', '-'],
+      ['E', 'claim_miss', '-'],
+    ]);
+    expect(normalized!.triage).toMatchObject({ answered_wrong: { containment: 2 }, claims: 'normalized' });
+    expect(normalized!.items).toMatchObject({ B: { pass: true }, C: { pass: true }, D: { pass: false } });
+  });
+
+  it('names the rule on an offender that failed elsewhere, and words the advice for the rule in force', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(E2E_GOLD.slice(0, 2)),
+      // Both claims contain their fact, A by substring and B normalized, and both cite the wrong chunk.
+      'traces.jsonl': jsonl(
+        E2E_GOLD.slice(0, 2).map((g) => ({
+          qid: g.qid,
+          retrieved_ids: [`d${g.qid}`, 'dX'],
+          answer_json: { claim: E2E_CLAIMS[g.qid], citations: ['dX'] },
+        })),
+      ),
+    });
+    const suites = {
+      qa: {
+        kind: 'grounded-qa',
+        gold: 'gold.jsonl',
+        traces: 'traces.jsonl',
+        claims: { match: 'normalized' },
+      },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    const { report } = await check({ config: path.join(dir, 'gates.yaml') });
+    expect(report.suites.qa!.offenders.map((o) => [o.id, o.labels.join('+'), o.match])).toEqual([
+      ['A', 'citation_miss', 'substring'],
+      ['B', 'citation_miss', 'normalized'],
+    ]);
+    expect(
+      stageRows({
+        ...report.suites.qa!.triage!,
+        answered_wrong: { ...report.suites.qa!.triage!.answered_wrong, containment: 1 },
+      }).find((r) => r.key === 'containment')?.advice,
+    ).toMatch(/even normalized/);
+    const plainAdvice = stageRows({
+      answered_wrong: { retrieval: 0, citation: 0, containment: 1, constraint: 0 },
+      over_refused: { not_retrieved: 0, retrieved: 0 },
+    })[0]!.advice;
+    expect(plainAdvice).toMatch(/word for word/);
+    expect(plainAdvice).not.toMatch(/paraphrase/);
   });
 });

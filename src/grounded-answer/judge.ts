@@ -8,6 +8,7 @@ import type { ScoreOptions } from './score.js';
 import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
 import { isRefusal, refusalRule, type RefusalRule } from './refusal.js';
 import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from './notices.js';
+import { containsNormalized, normalizeClaim, normalizeFact, type NormalizedRule } from '../claims/match.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
@@ -20,6 +21,8 @@ export interface JudgeItem extends Containment {
   constraints: string[] | null;
   /** Indexes of the SCU rules whose lock matches one of the item's constraints, in rule order. */
   rules: number[];
+  /** Each gold substring's tokens, when claims are also matched normalized (JudgeOptions.normalized). */
+  facts?: string[][];
 }
 
 export interface JudgeOptions {
@@ -29,9 +32,15 @@ export interface JudgeOptions {
   /** Each SCU rule's contradiction pattern, by rule index. */
   contradictions: readonly RegExp[];
   cutoffs: readonly number[];
+  /** Set when a claim the substring rule misses is matched normalized (`claims:`, match normalized or semantic). */
+  normalized?: NormalizedRule;
 }
 
-export function judgeItem(item: JudgedGold, rules: readonly CompiledRule[] | null): JudgeItem {
+export function judgeItem(
+  item: JudgedGold,
+  rules: readonly CompiledRule[] | null,
+  normalized?: NormalizedRule,
+): JudgeItem {
   const constrained = rules !== null && item.constraints.length > 0;
   const lowered = item.constraints.map((c) => c.toLowerCase());
   const { substrings, words } = containment(item.claimSubstrings);
@@ -42,6 +51,8 @@ export function judgeItem(item: JudgedGold, rules: readonly CompiledRule[] | nul
     words,
     constraints: constrained ? item.constraints : null,
     rules: constrained ? rules.flatMap((r, i) => (lowered.some((c) => r.lock.test(c)) ? [i] : [])) : [],
+    ...(normalized &&
+      item.answerable && { facts: item.claimSubstrings.map((s) => normalizeFact(s, normalized)) }),
   };
 }
 
@@ -49,11 +60,16 @@ export function judgeOptions(
   refusalToken: string,
   rules: readonly CompiledRule[] | null,
   cutoffs: readonly number[],
-  more: Pick<ScoreOptions, 'refusal' | 'markers'> = {},
+  more: Pick<ScoreOptions, 'refusal' | 'markers' | 'claims'> = {},
 ): JudgeOptions {
+  const claims = more.claims;
   return {
     refusal: refusalRule(refusalToken, more.refusal),
     ...(more.markers && { markers: compileMarkers(more.markers) }),
+    ...(claims &&
+      claims.match !== 'substring' && {
+        normalized: { nfkc: claims.nfkc, minTokenRecall: claims.min_token_recall },
+      }),
     contradictions: (rules ?? []).map((r) => r.contradiction),
     cutoffs,
   };
@@ -242,7 +258,16 @@ export function judgeInto(
 
   if (item.answerable) {
     lower ??= claim.toLowerCase();
-    const contained = contains(lower, item);
+    let contained = contains(lower, item);
+    if (
+      !contained &&
+      item.facts &&
+      options.normalized &&
+      containsFact(claim, item.facts, options.normalized)
+    ) {
+      contained = true;
+      flags |= MATCHED_NORMALIZED;
+    }
     if (!contained) flags |= CLAIM_MISS;
     if (contained && hit && constraintsOk) flags |= CORRECT;
   } else {
@@ -250,6 +275,13 @@ export function judgeInto(
   }
   if (looksLikeRefusal(lower ?? claim.toLowerCase())) flags |= LOOKS_REFUSED;
   table.flags[row] = flags & FAILED ? flags : flags | OK;
+}
+
+/** Whether the claim contains any of the facts by the normalized rule: the claim is normalized once. */
+function containsFact(claim: string, facts: readonly string[][], rule: NormalizedRule): boolean {
+  const tokens = normalizeClaim(claim, rule);
+  for (let i = 0; i < facts.length; i++) if (containsNormalized(tokens, facts[i]!, rule)) return true;
+  return false;
 }
 
 function allWithin(ids: readonly string[], list: readonly string[], k: number): boolean {
