@@ -1,9 +1,12 @@
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { JudgeServer } from './helpers/judge-server.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import type { Report } from '../src/report/schema.js';
+import { runCli } from './helpers/process.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 /* `groundgate judge [--prune]` in process, the judge a stand-in server on 127.0.0.1 (see judge-server.ts). */
 const GOLD = [
@@ -147,5 +150,53 @@ describe('groundgate judge', () => {
     const r = await cli(['judge', '-c', path.join(dir, 'gates.yaml')], withKey());
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/no selected suite has claims: \{match: semantic\}/);
+  });
+});
+
+describe('groundgate judge and check as processes (dist/cli)', () => {
+  /** The bundled CLI, asynchronously: the stand-in server answers in this process meanwhile. */
+  const cliProcess = (args: string[], env: NodeJS.ProcessEnv) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [path.join(REPO, 'dist', 'cli', 'index.js'), ...args],
+        { env: { PATH: process.env.PATH, NO_COLOR: '1', ...env }, timeout: 60_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('records with the key, then checks offline with the judged claim as a hit', async () => {
+    const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
+    const config = path.join(dir, 'gates.yaml');
+    const judged = await cliProcess(['judge', '-c', config], withKey());
+    expect(judged).toEqual({
+      code: 0,
+      stdout: `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n`,
+      stderr: '',
+    });
+    const checked = await cliProcess(['check', '-c', config, '--format', 'json'], {
+      GROUNDGATE_JUDGE_MODEL: MODEL,
+    });
+    expect(checked.code).toBe(0);
+    const qa = (JSON.parse(checked.stdout) as Report).suites.qa!;
+    // Q1 judged SUPPORTED, Q3 a substring hit: 2 of 3; Q2 stays a claim miss.
+    expect(qa.metrics.precision).toMatchObject({ numerator: 2, denominator: 3 });
+    expect(qa.counts).toMatchObject({ judge_rescues: 1, new_judgments: 0 });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("prints the example's agreement tables", () => {
+    const r = runCli(['check', '-c', 'examples/semantic/gates.yaml'], REPO, {
+      GROUNDGATE_JUDGE_MODEL: 'stand-in-label-table-v1',
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        '    raters                  items  agreement  kappa',
+        '    deterministic vs judge  23     0.4348     0.1383',
+        '    judge vs human          23     0.9130     0.6974',
+      ].join('\n'),
+    );
   });
 });
