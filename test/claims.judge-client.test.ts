@@ -241,6 +241,34 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     expect(JSON.stringify(run)).not.toContain(KEY);
   });
 
+  it('a 400 for one ask is that ask’s; a parameter the model refuses (temperature, max_tokens) stops the run', async () => {
+    const s = await server();
+    s.failures = [
+      { status: 400, body: { error: { message: 'Invalid prompt: flagged', code: 'invalid_prompt' } } },
+    ];
+    const one = await askJudge(endpoint(s, { concurrency: 1 }), asks(2), now);
+    expect([one.requests, one.judged.length, one.unjudged]).toEqual([
+      2,
+      1,
+      [{ key: asks(1)[0]!.key, reason: 'refused', detail: 'HTTP 400: Invalid prompt: flagged' }],
+    ]);
+    const unsupported = {
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    };
+    s.failures = [{ status: 400, body: { error: unsupported } }];
+    const all = await askJudge(endpoint(s, { concurrency: 1 }), asks(3), now);
+    expect(all.requests).toBe(1);
+    expect(all.unjudged.map((u) => u.detail)).toEqual([
+      `HTTP 400: ${unsupported.message}`,
+      `not sent: an earlier request was refused (HTTP 400: ${unsupported.message})`,
+      `not sent: an earlier request was refused (HTTP 400: ${unsupported.message})`,
+    ]);
+  });
+
   it('a redirect is not followed: the key goes to the configured host only, and the run stops', async () => {
     const s = await server();
     s.failures = [{ status: 307, headers: { location: `${s.url}/elsewhere` }, body: '' }];

@@ -20,8 +20,8 @@ export type Attempt =
   /** 429, with the wait it asks for when it names one. */
   | { kind: 'rate-limited'; waitMs?: number; detail: string }
   /**
-   * Another 4xx, or a redirect. 401, 403, 404 and redirects (a bad key, a model not granted, a wrong URL) are
-   * the same for every ask.
+   * Another 4xx, or a redirect. 401, 403, 404, redirects and unsupported parameters (a bad key, a model not
+   * granted, a wrong URL, a model that cannot be asked at temperature 0) are the same for every ask.
    */
   | { kind: 'refused'; detail: string; endpointWide: boolean };
 
@@ -88,7 +88,7 @@ export async function postCompletion(
     return {
       kind: 'refused',
       detail: `HTTP ${status}: ${errorMessage(text)}`,
-      endpointWide: status === 401 || status === 403 || status === 404,
+      endpointWide: status === 401 || status === 403 || status === 404 || refusesTheRequest(text),
     };
   return readAnswer(text);
 }
@@ -133,6 +133,19 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   if (/^\d+(\.\d+)?$/.test(after)) return Math.ceil(Number(after) * 1000);
   const date = Date.parse(after);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * A 400 that every ask would get: the model refuses a parameter of the request itself (OpenAI's reasoning
+ * models take no `temperature: 0` nor `max_tokens`), not something in one ask's text.
+ */
+function refusesTheRequest(text: string): boolean {
+  try {
+    const code = (JSON.parse(text) as { error?: { code?: unknown } })?.error?.code;
+    return code === 'unsupported_parameter' || code === 'unsupported_value';
+  } catch {
+    return false;
+  }
 }
 
 /** An OpenAI-style error's message (`{"error": {"message": …}}`), else the start of the body. */
