@@ -21,8 +21,11 @@ export interface JudgeItem extends Containment {
   constraints: string[] | null;
   /** Indexes of the SCU rules whose lock matches one of the item's constraints, in rule order. */
   rules: number[];
-  /** Each gold substring's tokens, when claims are also matched normalized (JudgeOptions.normalized). */
-  facts?: string[][];
+  /**
+   * The gold substrings as written, when claims the substring rule misses are matched normalized
+   * (JudgeOptions.normalized): made tokens only for such a claim, once, as an item has one scored run.
+   */
+  facts?: string[];
 }
 
 export interface JudgeOptions {
@@ -51,8 +54,7 @@ export function judgeItem(
     words,
     constraints: constrained ? item.constraints : null,
     rules: constrained ? rules.flatMap((r, i) => (lowered.some((c) => r.lock.test(c)) ? [i] : [])) : [],
-    ...(normalized &&
-      item.answerable && { facts: item.claimSubstrings.map((s) => normalizeFact(s, normalized)) }),
+    ...(normalized && item.answerable && { facts: item.claimSubstrings }),
   };
 }
 
@@ -278,9 +280,10 @@ export function judgeInto(
 }
 
 /** Whether the claim contains any of the facts by the normalized rule: the claim is normalized once. */
-function containsFact(claim: string, facts: readonly string[][], rule: NormalizedRule): boolean {
+function containsFact(claim: string, facts: readonly string[], rule: NormalizedRule): boolean {
   const tokens = normalizeClaim(claim, rule);
-  for (let i = 0; i < facts.length; i++) if (containsNormalized(tokens, facts[i]!, rule)) return true;
+  for (let i = 0; i < facts.length; i++)
+    if (containsNormalized(tokens, normalizeFact(facts[i]!, rule), rule)) return true;
   return false;
 }
 
