@@ -1,8 +1,12 @@
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { UNCONFINED } from '../io/confine.js';
-import { metricsToCompute, prepareRun, scoreContext, suiteInputs } from '../run.js';
-import { recordJudgments, semanticSettings } from '../claims/semantic.js';
+import { metricsToCompute, prepareRun, scoreContext, suiteInputs, type RunSetup } from '../run.js';
+import type { LoadedSuite } from '../suites/types.js';
+import { judgeModel } from '../claims/judge-endpoint.js';
+import { writeJudgments } from '../claims/judgments-cache.js';
+import { answerQuestions, NO_MODEL } from '../claims/questions.js';
+import { semanticSettings } from '../claims/semantic.js';
 import type { GroundedQaConfig } from '../suites/grounded-qa/index.js';
 import { judgeSuite } from '../suites/grounded-qa/judged.js';
 import { printLine, type CliIo } from './command.js';
@@ -47,27 +51,43 @@ export const judgeCommand = commandOf(JUDGE, async (argv, io: CliIo) => {
     (s) => s.kind.kind === 'grounded-qa' && (s.config as GroundedQaConfig).claims?.match === 'semantic',
   );
   if (suites.length === 0) throw new UsageError('no selected suite has claims: {match: semantic}');
+  if (!judgeModel(io.env).model)
+    throw new UsageError(`${NO_MODEL}; expected the model whose judgments to record (part of every key)`);
   let complete = true;
-  for (const suite of suites) {
-    const suiteConfig = suite.config as GroundedQaConfig;
-    const inputs = await suiteInputs(suite, config, []);
-    const ctx = scoreContext(setup, suite, inputs, metricsToCompute(suite));
-    const judged = await judgeSuite(suiteConfig, ctx);
-    const settings = semanticSettings(suiteConfig.claims!, ctx.resolvePath);
-    const r = await recordJudgments(judged, settings, ctx, io.env, { prune: values.prune ?? false });
-    for (const w of r.warnings) printLine(io, `${suite.name}: ${w}`);
-    const file = setup.relative(settings.cache);
-    io.stdout(
-      `${suite.name}: ${r.asks} question${r.asks === 1 ? '' : 's'}: ${r.cached} answered in ${file}, ${r.fresh} recorded now, ${r.unjudged.size} unjudged${values.prune ? `; pruned ${r.pruned} line${r.pruned === 1 ? '' : 's'}` : ''}\n`,
-    );
-    if (r.unjudged.size > 0) {
-      complete = false;
-      const why = [...new Set(r.unjudged.values())].sort().join('; ');
-      printLine(
-        io,
-        `${suite.name}: ${r.unjudged.size} unjudged (${why}); run groundgate judge again to ask them`,
-      );
-    }
-  }
+  for (const suite of suites)
+    complete = (await recordSuite(setup, suite, io, values.prune ?? false)) && complete;
   return complete ? 0 : 1;
 });
+
+/** Records a suite's missing judgments (and prunes); false when some stayed unjudged. */
+async function recordSuite(setup: RunSetup, suite: LoadedSuite, io: CliIo, prune: boolean): Promise<boolean> {
+  const suiteConfig = suite.config as GroundedQaConfig;
+  const inputs = await suiteInputs(suite, setup.config, []);
+  const ctx = scoreContext(setup, suite, inputs, metricsToCompute(suite));
+  const judged = await judgeSuite(suiteConfig, ctx);
+  const settings = semanticSettings(suiteConfig.claims!, ctx.resolvePath);
+  const { plan, consulted, warnings } = await answerQuestions(judged, ctx, settings, io.env);
+  for (const w of warnings) printLine(io, `${suite.name}: ${w}`);
+  let pruned = '';
+  if (prune) {
+    const asked = new Set(plan.asks.map((a) => a.key));
+    const kept = [...consulted.cache.values()].filter((j) => asked.has(j.key));
+    const dropped = consulted.cache.size - kept.length;
+    if (dropped) await writeJudgments(settings.cache, kept);
+    pruned = `; pruned ${dropped} line${dropped === 1 ? '' : 's'}`;
+  }
+  const file = setup.relative(settings.cache);
+  const asks = plan.asks.length;
+  const { unjudged } = consulted;
+  io.stdout(
+    `${suite.name}: ${asks} question${asks === 1 ? '' : 's'}: ${asks - consulted.missing} answered in ${file}, ${consulted.fresh.length} recorded now, ${unjudged.size} unjudged${pruned}\n`,
+  );
+  if (unjudged.size > 0) {
+    const why = [...new Set(unjudged.values())].sort().join('; ');
+    printLine(
+      io,
+      `${suite.name}: ${unjudged.size} unjudged (${why}); run groundgate judge again to ask them`,
+    );
+  }
+  return unjudged.size === 0;
+}
