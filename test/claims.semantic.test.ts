@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { parse } from 'yaml';
 import { run } from '../src/run.js';
 import { serializeReport } from '../src/report/schema.js';
-import { InputError } from '../src/errors.js';
+import { InputError, UsageError } from '../src/errors.js';
+import { writePartialRun } from '../src/partial/run.js';
 import { configSchema } from '../src/suites/grounded-qa/index.js';
 import { JudgeServer } from './helpers/judge-server.js';
 import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
@@ -364,6 +365,20 @@ describe("the README's judge steps", () => {
     expect(upload.with.path).toBe('${{ steps.gate.outputs.judgments-file }}');
     expect(upload.if).toContain('steps.gate.outputs.new-judgments');
     for (const output of ['judgments-file', 'new-judgments']) expect(action.outputs).toHaveProperty(output);
+  });
+});
+
+describe('claims: {match: semantic} in shards', () => {
+  it('is refused: one check reads and writes the judgments file', async () => {
+    judgeEnv(false);
+    const dir = suite(SEMANTIC);
+    const err = await writePartialRun(path.join(dir, 'qa.partial'), {
+      config: path.join(dir, 'gates.yaml'),
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe(
+      'claims: {match: semantic} cannot be scored in shards (--partial, mode partial); expected one check over all traces',
+    );
   });
 });
 
