@@ -395,6 +395,9 @@ describe('claims: semantic keys in gates.yaml', () => {
     expect(message({ match: 'normalized', cache: 'j.jsonl' })).toEqual([
       'claims.cache: applies to the judge only; expected match: semantic with it, or no cache',
     ]);
+    expect(message({ match: 'semantic', cache: 'README.md' })).toEqual([
+      'claims.cache: expected a JSON Lines file (.jsonl), which a run with a key rewrites',
+    ]);
     expect(message({ match: 'semantic', cache: 'j.jsonl', min_kappa: 0.6 })).toEqual([
       'claims.min_kappa: is judge vs human agreement; expected labels: (human verdicts, JSON Lines) with it',
     ]);

@@ -84,8 +84,12 @@ export const answerSettings = {
         .default(1),
       // match: semantic (docs/metrics.md, "Semantic matching"). The judge's endpoint, key and model are
       // never read from here: a fork's pull request writes this file.
-      /** The judgments file, committed: the judge's verdicts by key. */
-      cache: z.string().trim().min(1).optional(),
+      /** The judgments file, committed: the judge's verdicts by key. A run with a key rewrites it. */
+      cache: z
+        .string()
+        .trim()
+        .regex(/\.jsonl$/i, 'expected a JSON Lines file (.jsonl), which a run with a key rewrites')
+        .optional(),
       /** A claim miss the judge could not be asked about: kept as a miss (warn) or precision refused (fail). */
       unjudged: z.enum(['warn', 'fail']).optional(),
       /** Precision is refused when any judgment was not in the committed file (main, release sign-off). */
