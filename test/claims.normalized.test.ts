@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { main } from '../src/cli/main.js';
 import { run as check } from '../src/run.js';
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { serializeReport } from '../src/report/schema.js';
 import type { SuiteReport } from '../src/report/schema.js';
 import { stageRows } from '../src/report/triage.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
@@ -256,5 +258,44 @@ describe('claims: {match: normalized} through check', () => {
     })[0]!.advice;
     expect(plainAdvice).toMatch(/word for word/);
     expect(plainAdvice).not.toMatch(/paraphrase/);
+  });
+});
+
+describe('claims: {match: normalized} over shards', () => {
+  it('merges partials into the report of one run, byte for byte, the rules included', async () => {
+    const traces = E2E_GOLD.map((g) => ({
+      qid: g.qid,
+      retrieved_ids: [`d${g.qid}`],
+      answer_json: { claim: E2E_CLAIMS[g.qid], citations: [`d${g.qid}`] },
+    }));
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(E2E_GOLD),
+      'shards/0/t.jsonl': jsonl(traces.slice(0, 2)),
+      'shards/1/t.jsonl': jsonl(traces.slice(2)),
+    });
+    const suites = {
+      qa: {
+        kind: 'grounded-qa',
+        gold: 'gold.jsonl',
+        traces: 'shards/*/t.jsonl',
+        claims: { match: 'normalized' },
+      },
+    };
+    const config = path.join(dir, 'gates.yaml');
+    writeFileSync(config, YAML.stringify({ version: 1, suites }));
+    const parts = [];
+    for (const k of [0, 1]) {
+      const part = path.join(dir, `part-${k}.partial`);
+      await writePartialRun(part, {
+        config,
+        inputs: [{ suite: 'qa', key: 'traces', path: path.join(dir, `shards/${k}/t.jsonl`) }],
+      });
+      parts.push(part);
+    }
+    const single = serializeReport((await check({ config })).report);
+    const merged = serializeReport((await mergeRun(parts, { config })).report);
+    expect(merged).toBe(single);
+    const qa = (JSON.parse(merged) as { suites: Record<string, SuiteReport> }).suites.qa!;
+    expect(qa.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_judged: 0 });
   });
 });
