@@ -77,7 +77,10 @@ function unitAfter(ps: readonly Piece[], at: number): [unit: string | undefined,
   return two && ps[at + 2]?.text === two[0] ? [two[1], 2] : [undefined, 0];
 }
 
-/** Each number with its unit as one token (`2 gb`), so that words between cannot separate them. */
+/**
+ * Each number with its unit as one token (`2 gb`), so that words between cannot separate them. A percent or
+ * currency sign away from any number is punctuation. Articles go only now, lest "$20 a month" read as 20 months.
+ */
 function quantities(ps: readonly Piece[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < ps.length; i++) {
@@ -89,8 +92,6 @@ function quantities(ps: readonly Piece[]): string[] {
     } else if (p.unit !== undefined && leads(p.unit) && ps[i + 1]?.number && !unitAfter(ps, i + 1)[0]) {
       out.push(`${ps[i + 1]!.text} ${p.unit}`);
       i++;
-      // A percent or currency sign away from any number is punctuation; articles go after quantities are
-      // formed, lest "$20 a month" read as 20 months.
     } else if (!p.sign && !ARTICLES.has(p.text)) out.push(p.text);
   }
   return out;
