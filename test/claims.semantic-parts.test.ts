@@ -29,7 +29,8 @@ describe('asksOf', () => {
       fact: 'y',
     });
     const edited = { id: JUDGE_PROMPT.id, sha256: '0'.repeat(64) };
-    const again = (model: string, prompt = JUDGE_PROMPT) => asksOf(items, model, prompt).keys[0]![0];
+    const again = (model: string, prompt: { id: string; sha256: string } = JUDGE_PROMPT) =>
+      asksOf(items, model, prompt).keys[0]![0];
     expect(again('m-2026-01-01', edited)).not.toBe(keys[0]![0]);
     expect(again('m-2026-01-02')).not.toBe(keys[0]![0]);
     expect(again('m-2026-01-01')).toBe(keys[0]![0]);

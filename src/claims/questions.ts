@@ -18,7 +18,23 @@ export interface Plan {
 
 /** Asks no model could be given for: every miss unjudged, for this reason. */
 export const NO_MODEL = 'GROUNDGATE_JUDGE_MODEL is not set';
-const NO_KEY = 'no GROUNDGATE_JUDGE_API_KEY';
+const NO_KEY: Unjudged = { reason: 'no key', detail: 'no GROUNDGATE_JUDGE_API_KEY' };
+
+/** Why an ask has no verdict: a kind (askJudge's reasons, `no key`, `no model`) and one line saying what happened. */
+export interface Unjudged {
+  reason: string;
+  detail: string;
+}
+
+/** Why some asks have no verdict, in a few words: each kind once, with its first detail (asks in key order). */
+export function whyUnjudged(all: Iterable<Unjudged>): string {
+  const first = new Map<string, string>();
+  for (const u of all) if (!first.has(u.reason)) first.set(u.reason, u.detail);
+  return [...first.keys()]
+    .sort()
+    .map((reason) => first.get(reason)!)
+    .join('; ');
+}
 
 /**
  * The claim misses of answered, answerable items (and `hitsSample` of the hits), read again for their
@@ -88,7 +104,7 @@ export interface Consulted {
   missing: number;
   fresh: Judgment[];
   /** Asks left without a verdict, and why. */
-  unjudged: Map<string, string>;
+  unjudged: Map<string, Unjudged>;
   requests: number;
 }
 
@@ -100,14 +116,15 @@ async function consult(
 ): Promise<Consulted> {
   const cache = await readJudgments(file);
   const missing = asks.filter((a) => !cache.has(a.key));
-  const unjudged = new Map<string, string>();
+  const unjudged = new Map<string, Unjudged>();
   if (missing.length === 0) return { cache, missing: 0, fresh: [], unjudged, requests: 0 };
   if (!endpoint) {
     for (const a of missing) unjudged.set(a.key, NO_KEY);
     return { cache, missing: missing.length, fresh: [], unjudged, requests: 0 };
   }
   const answer = await askJudge(endpoint, missing, now);
-  for (const u of answer.unjudged) unjudged.set(u.key, `${u.reason}: ${u.detail}`);
+  for (const u of answer.unjudged)
+    unjudged.set(u.key, { reason: u.reason, detail: `${u.reason}: ${u.detail}` });
   for (const j of answer.judged) cache.set(j.key, j);
   if (answer.judged.length) await writeJudgments(file, cache.values());
   return { cache, missing: missing.length, fresh: answer.judged, unjudged, requests: answer.requests };
@@ -143,7 +160,7 @@ export async function answerQuestions(
         cache: await readJudgments(settings.cache),
         missing: p.asks.length,
         fresh: [],
-        unjudged: new Map(p.asks.map((a) => [a.key, NO_MODEL])),
+        unjudged: new Map(p.asks.map((a) => [a.key, { reason: 'no model', detail: NO_MODEL }])),
         requests: 0,
       };
   return {

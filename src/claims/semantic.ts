@@ -6,7 +6,7 @@ import type { ScoreContext, SuiteResult } from '../suites/types.js';
 import type { JudgedSuite } from '../suites/grounded-qa/judged.js';
 import { agreement, agreementTable, matrixTable, type Agreement, type RatedPair } from './agreement.js';
 import { readLabels } from './labels-file.js';
-import { answerQuestions, type Answered } from './questions.js';
+import { answerQuestions, whyUnjudged, type Answered } from './questions.js';
 import { itemVerdict, type Candidate, type ItemVerdict } from './rescue.js';
 
 /** `claims: {match: semantic}` of a suite, its paths resolved (docs/metrics.md, "Semantic matching"). */
@@ -146,11 +146,11 @@ function notes(
     warnings.push(`${plural(consulted.fresh.length, 'new judgment')}: commit ${cacheName}`);
   const { unjudged, rescued } = found;
   if (unjudged.length) {
-    const why = [...new Set(p.missKeys.flat().flatMap((k) => consulted.unjudged.get(k) ?? []))].sort();
+    const why = whyUnjudged(p.missKeys.flat().flatMap((k) => consulted.unjudged.get(k) ?? []));
     const fail = settings.unjudged === 'fail';
     if (fail) reasons.push(`${plural(unjudged.length, 'claim miss')} unjudged (unjudged: fail)`);
     warnings.push(
-      `${plural(unjudged.length, 'claim miss')} unjudged (${why.join('; ')}): ${fail ? 'unjudged: fail' : 'kept as misses'}: ${listed(unjudged.map((c) => c.qid))}`,
+      `${plural(unjudged.length, 'claim miss')} unjudged (${why}): ${fail ? 'unjudged: fail' : 'kept as misses'}: ${listed(unjudged.map((c) => c.qid))}`,
     );
   }
   if (settings.requireCommitted && consulted.missing > 0)

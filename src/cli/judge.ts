@@ -5,7 +5,7 @@ import { metricsToCompute, prepareRun, scoreContext, suiteInputs, type RunSetup 
 import type { LoadedSuite } from '../suites/types.js';
 import { judgeModel } from '../claims/judge-endpoint.js';
 import { writeJudgments } from '../claims/judgments-cache.js';
-import { answerQuestions, NO_MODEL } from '../claims/questions.js';
+import { answerQuestions, NO_MODEL, whyUnjudged } from '../claims/questions.js';
 import { semanticSettings } from '../claims/semantic.js';
 import type { GroundedQaConfig } from '../suites/grounded-qa/index.js';
 import { judgeSuite } from '../suites/grounded-qa/judged.js';
@@ -83,10 +83,9 @@ async function recordSuite(setup: RunSetup, suite: LoadedSuite, io: CliIo, prune
     `${suite.name}: ${asks} question${asks === 1 ? '' : 's'}: ${asks - consulted.missing} answered in ${file}, ${consulted.fresh.length} recorded now, ${unjudged.size} unjudged${pruned}\n`,
   );
   if (unjudged.size > 0) {
-    const why = [...new Set(unjudged.values())].sort().join('; ');
     printLine(
       io,
-      `${suite.name}: ${unjudged.size} unjudged (${why}); run groundgate judge again to ask them`,
+      `${suite.name}: ${unjudged.size} unjudged (${whyUnjudged(unjudged.values())}); run groundgate judge again to ask them`,
     );
   }
   return unjudged.size === 0;
