@@ -141,6 +141,14 @@ describe('normalized tokens', () => {
     expect(tokens('東京タワー')).toEqual(['東', '京', 'タ', 'ワ', 'ー']);
   });
 
+  it('reads ASCII text on its fast path as the Unicode path reads it', () => {
+    // An ellipsis (U+2026) is punctuation, and sends the text down the Unicode path.
+    const texts = [...TABLE.flatMap(([claim, fact]) => [claim, fact]), "x'y 1,000.5$ 10ms 2GB_3 a-b", '%$5%'];
+    const ascii = texts.filter((t) => /^[ -~]*$/.test(t));
+    expect(ascii.length).toBeGreaterThan(80);
+    for (const text of ascii) expect([text, tokens(`${text} \u2026`)]).toEqual([text, tokens(text)]);
+  });
+
   it('folds case beyond toLowerCase, and compatibility forms only under NFKC', () => {
     expect(tokens('STRASSE Straße ΣΟΦΟΣ σοφος')).toEqual(['strasse', 'strasse', 'σοφοσ', 'σοφοσ']);
     expect(tokens('x² ﬁle')).toEqual(['x²', 'ﬁle']);
