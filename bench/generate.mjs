@@ -638,7 +638,8 @@ function* jsonLines(file) {
  * gates-listed.yaml; the canonical traces with their citations as markers in the claim, gates-marked.yaml),
  * the traces as OTLP JSON with OpenInference spans, one export a
  * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group,
- * gates-parquet-one-group.yaml). Each scores as gates.yaml.
+ * gates-parquet-one-group.yaml). Each scores as gates.yaml. Beside them, the canonical files with claims
+ * matched normalized (gates-normalized.yaml, `claims: {match: normalized}`): the normalized rule's cost.
  */
 export async function generateFormats(dir) {
   const goldFile = path.join(dir, 'qa.gold.jsonl');
@@ -824,6 +825,10 @@ export async function generateFormats(dir) {
   writeFileSync(
     path.join(dir, 'gates-parquet.yaml'),
     suite(['    gold: qa.gold.parquet', '    traces: qa.trace.parquet']),
+  );
+  writeFileSync(
+    path.join(dir, 'gates-normalized.yaml'),
+    suite(['    gold: qa.gold.jsonl', '    traces: qa.trace.jsonl', '    claims: { match: normalized }']),
   );
   writeFileSync(
     path.join(dir, 'gates-parquet-one-group.yaml'),

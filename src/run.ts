@@ -24,7 +24,7 @@ import {
 } from './metrics/spec.js';
 import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
-import type { Triage, TriageCounts } from './report/triage.js';
+import type { SuiteTriage, Triage } from './report/triage.js';
 import type {
   BaselineSource,
   GateResult,
@@ -343,11 +343,15 @@ export async function suiteInputs(
   return inputs;
 }
 
-/** A path-valued key of a suite's config that is not an input (see ScoreContext.resolvePath). */
+/** A path-valued key of a suite's config that is not an input (see ScoreContext.resolvePath); dotted: nested. */
 function suitePath(suite: LoadedSuite, config: LoadedConfig, key: string, tree: boolean): string {
-  const value = (suite.config as unknown as Record<string, unknown>)[key];
+  const [top, ...rest] = key.split('.');
+  const value = rest.reduce<unknown>(
+    (v, k) => (v as Record<string, unknown> | undefined)?.[k],
+    (suite.config as unknown as Record<string, unknown>)[top!],
+  );
   if (typeof value !== 'string') throw new Error(`suite ${suite.name}: ${key} is not a path`);
-  const where = suite.keyWhere[key] ?? suite.where;
+  const where = suite.keyWhere[top!] ?? suite.where;
   const label = `suites.${suite.name}.${key}`;
   const file = confine(path.resolve(config.dir, value), config.scope, value, where, label);
   if (tree) confineTree(file, config.scope, value, where, label);
@@ -444,13 +448,14 @@ function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): Off
     id: o.id,
     labels: o.labels,
     ...(o.stage ? { stage: o.stage } : {}),
+    ...(o.match ? { match: o.match } : {}),
     ...fields,
     ...(o.source ? { source: o.source } : {}),
   };
 }
 
 /** The triage counts, with the baseline's beside them for deltas when it has them. */
-function withBaselineTriage(counts: TriageCounts, base: Triage | undefined): Triage {
+function withBaselineTriage(counts: SuiteTriage, base: Triage | undefined): Triage {
   if (!base) return counts;
   return { ...counts, baseline: { answered_wrong: base.answered_wrong, over_refused: base.over_refused } };
 }

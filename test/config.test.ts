@@ -57,7 +57,7 @@ describe('gates.yaml loader', () => {
 
   it('rejects an unknown key in a suite with a suggestion', () => {
     expect(error(base(undefined, '    refusal_tokn: "n/a"\n'))).toBe(
-      'gates.yaml:7:5: suite "qa": unknown key "refusal_tokn"; did you mean "refusal_token"?; expected one of kind, gold, traces, lock, refusal_token, refusal, citation_markers, k, scu, format, openinference, fields, gates',
+      'gates.yaml:7:5: suite "qa": unknown key "refusal_tokn"; did you mean "refusal_token"?; expected one of kind, gold, traces, lock, refusal_token, refusal, citation_markers, k, scu, claims, format, openinference, fields, gates',
     );
   });
 

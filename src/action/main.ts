@@ -28,6 +28,7 @@ import {
   type EventInfo,
 } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
+import { judgeEnvFromInputs, judgmentOutputs } from './judge-env.js';
 // Loaded when a step reads other runs' artifacts: their unzip library starts a worker module at load.
 const remote = () => import('./remote.js');
 
@@ -41,6 +42,8 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   const event = readEvent(env);
   try {
     inputs = readInputs();
+    // The engine reads the judge from the environment (claims: {match: semantic}), never from gates.yaml.
+    judgeEnvFromInputs(core.getInput, process.env);
     // gates.yaml may come from a fork: what it names must stay in the checkout. No input lifts this.
     const scope = scopeAt(workspace, 'GITHUB_WORKSPACE');
     // The workflow's own paths may go anywhere, but not out through a link planted in the checkout.
@@ -89,6 +92,11 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   for (const a of annotationsFor(report, config.file, workspace))
     (a.level === 'error' ? core.error : core.warning)(a.message, a.properties);
   const failing = publishVerdict(report, files.report, inputs.failOnGate);
+  const judgments = judgmentOutputs(report, config);
+  if (judgments.files.length) {
+    core.setOutput('judgments-file', judgments.files.join('\n'));
+    core.setOutput('new-judgments', String(judgments.count));
+  }
 
   // The verdict and outputs are written before any call for the trend or the comment: the API cannot hide or change them.
   const markdown = await summarize(report, inputs, env, event, {

@@ -4,6 +4,7 @@ import { extractCommand } from './extract.js';
 import { freezeCommand, verifyCommand } from './freeze.js';
 import { historyCommand } from './history.js';
 import { initCommand } from './init.js';
+import { judgeCommand } from './judge.js';
 import { mergeCommand } from './merge.js';
 import { normalizeCommand } from './normalize.js';
 
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   historyCommand,
   extractCommand,
   normalizeCommand,
+  judgeCommand,
 ];

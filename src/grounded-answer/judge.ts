@@ -8,6 +8,7 @@ import type { ScoreOptions } from './score.js';
 import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
 import { isRefusal, refusalRule, type RefusalRule } from './refusal.js';
 import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from './notices.js';
+import { containsNormalized, normalizeClaim, normalizeFact, type NormalizedRule } from '../claims/match.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
@@ -20,6 +21,11 @@ export interface JudgeItem extends Containment {
   constraints: string[] | null;
   /** Indexes of the SCU rules whose lock matches one of the item's constraints, in rule order. */
   rules: number[];
+  /**
+   * The gold substrings as written, when claims the substring rule misses are matched normalized
+   * (JudgeOptions.normalized): made tokens only for such a claim, once, as an item has one scored run.
+   */
+  facts?: string[];
 }
 
 export interface JudgeOptions {
@@ -29,9 +35,15 @@ export interface JudgeOptions {
   /** Each SCU rule's contradiction pattern, by rule index. */
   contradictions: readonly RegExp[];
   cutoffs: readonly number[];
+  /** Set when a claim the substring rule misses is matched normalized (`claims:`, match normalized or semantic). */
+  normalized?: NormalizedRule;
 }
 
-export function judgeItem(item: JudgedGold, rules: readonly CompiledRule[] | null): JudgeItem {
+export function judgeItem(
+  item: JudgedGold,
+  rules: readonly CompiledRule[] | null,
+  normalized?: NormalizedRule,
+): JudgeItem {
   const constrained = rules !== null && item.constraints.length > 0;
   const lowered = item.constraints.map((c) => c.toLowerCase());
   const { substrings, words } = containment(item.claimSubstrings);
@@ -42,6 +54,7 @@ export function judgeItem(item: JudgedGold, rules: readonly CompiledRule[] | nul
     words,
     constraints: constrained ? item.constraints : null,
     rules: constrained ? rules.flatMap((r, i) => (lowered.some((c) => r.lock.test(c)) ? [i] : [])) : [],
+    ...(normalized && item.answerable && { facts: item.claimSubstrings }),
   };
 }
 
@@ -49,11 +62,16 @@ export function judgeOptions(
   refusalToken: string,
   rules: readonly CompiledRule[] | null,
   cutoffs: readonly number[],
-  more: Pick<ScoreOptions, 'refusal' | 'markers'> = {},
+  more: Pick<ScoreOptions, 'refusal' | 'markers' | 'claims'> = {},
 ): JudgeOptions {
+  const claims = more.claims;
   return {
     refusal: refusalRule(refusalToken, more.refusal),
     ...(more.markers && { markers: compileMarkers(more.markers) }),
+    ...(claims &&
+      claims.match !== 'substring' && {
+        normalized: { nfkc: claims.nfkc, minTokenRecall: claims.min_token_recall },
+      }),
     contradictions: (rules ?? []).map((r) => r.contradiction),
     cutoffs,
   };
@@ -79,6 +97,32 @@ const OVER_REFUSAL = bit('over_refusal');
 const OK = bit('ok');
 const REFUSAL_OK = bit('refusal_ok');
 const FAILED = LABELS.slice(0, FAILURE_LABELS.length).reduce((m, l) => m | bit(l), 0);
+
+/**
+ * Which rule found the claim's gold fact (`claims:`, docs/metrics.md "Claims"), beside the verdict like the
+ * notices: neither bit, the substring rule (the seed's C) did; MATCHED_NORMALIZED, only the normalized one
+ * did; MATCHED_JUDGED, only the judge did (a miss the deterministic rules left, turned by withJudgedHit).
+ */
+export const MATCHED_NORMALIZED = 1 << 27;
+export const MATCHED_JUDGED = 1 << 28;
+
+/** The claim rule that matched an answered, answerable run's gold fact; undefined when none did (or no claim was judged). */
+export function matchRule(flags: number): 'substring' | 'normalized' | 'judged' | undefined {
+  if (flags & (REFUSED | CLAIM_MISS | UNDER_REFUSAL) || !(flags & (OK | FAILED))) return undefined;
+  return flags & MATCHED_JUDGED ? 'judged' : flags & MATCHED_NORMALIZED ? 'normalized' : 'substring';
+}
+
+/**
+ * The flags of a claim miss that the judge found supported: C holds, by MATCHED_JUDGED, and the labels are
+ * those judgeInto gives a contained claim with the same citations and constraints (CORRECT when H and K hold,
+ * OK when nothing else failed). Any other word is returned as it is. HIT stays the citations' verdict.
+ */
+export function withJudgedHit(flags: number): number {
+  if (!claimMissed(flags)) return flags;
+  let out = (flags & ~CLAIM_MISS) | MATCHED_JUDGED;
+  if (out & HIT && !(out & VIOLATION)) out |= CORRECT;
+  return out & FAILED ? out : out | OK;
+}
 
 /** C was false: no gold substring in the claim of an answerable item. */
 export const claimMissed = (flags: number): boolean => (flags & CLAIM_MISS) !== 0;
@@ -111,7 +155,10 @@ const VERDICTS = [false, true].map((answerable) => {
     if (constrained) flags |= CONSTRAINED | (violated ? SCU_VIOLATION | VIOLATION : 0);
     if (answerable) flags |= (contained ? 0 : CLAIM_MISS) | (contained && hit && !violated ? CORRECT : 0);
     else flags |= UNDER_REFUSAL;
-    words.add(flags & FAILED ? flags : flags | OK);
+    const word = flags & FAILED ? flags : flags | OK;
+    words.add(word);
+    // A contained claim's fact was found by one of three rules.
+    if (answerable && contained) words.add(word | MATCHED_NORMALIZED).add(word | MATCHED_JUDGED);
   }
   // What judging notices beside the verdict: nothing retrieved (then no evidence, no hit, and an answer cites
   // nothing or out of scope); nothing cited (an answer: then nothing out of scope, no hit); a claim that reads
@@ -213,7 +260,16 @@ export function judgeInto(
 
   if (item.answerable) {
     lower ??= claim.toLowerCase();
-    const contained = contains(lower, item);
+    let contained = contains(lower, item);
+    if (
+      !contained &&
+      item.facts &&
+      options.normalized &&
+      containsFact(claim, item.facts, options.normalized)
+    ) {
+      contained = true;
+      flags |= MATCHED_NORMALIZED;
+    }
     if (!contained) flags |= CLAIM_MISS;
     if (contained && hit && constraintsOk) flags |= CORRECT;
   } else {
@@ -221,6 +277,14 @@ export function judgeInto(
   }
   if (looksLikeRefusal(lower ?? claim.toLowerCase())) flags |= LOOKS_REFUSED;
   table.flags[row] = flags & FAILED ? flags : flags | OK;
+}
+
+/** Whether the claim contains any of the facts by the normalized rule: the claim is normalized once. */
+function containsFact(claim: string, facts: readonly string[], rule: NormalizedRule): boolean {
+  const tokens = normalizeClaim(claim, rule);
+  for (let i = 0; i < facts.length; i++)
+    if (containsNormalized(tokens, normalizeFact(facts[i]!, rule), rule)) return true;
+  return false;
 }
 
 function allWithin(ids: readonly string[], list: readonly string[], k: number): boolean {

@@ -239,7 +239,7 @@ async function judgeOtlp(
   // shows are read again, a helper's from what it sent, this thread's from the input.
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   const judgeRow = (row: number, t: JudgedTrace) =>
-    judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
+    judgeInto(judgeItem(gold[row]!, options.scuRules, judge.normalized), t, judge, table, row);
   const parts = helpers.length + 1;
   // A helper judges the winners it reads as this thread judges its own, given the gold set's lists (a copy
   // of their buffers): only its verdicts cross back.

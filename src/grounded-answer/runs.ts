@@ -176,6 +176,6 @@ export function judgeHeld(
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   for (let row = 0; row < gold.length; row++) {
     const t = table.present[row] ? record(row) : undefined;
-    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules), t, judge, table, row);
+    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules, judge.normalized), t, judge, table, row);
   }
 }

@@ -9,6 +9,7 @@ import { isRefusal as textRefusal, refusalRule, type RefusalSettings } from './r
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
 import type { RunTable } from './runs.js';
 import type { CompiledRule } from './scu.js';
+import type { ClaimsSettings } from './config.js';
 
 export interface ScoreOptions {
   refusalToken: string;
@@ -22,6 +23,8 @@ export interface ScoreOptions {
   cutoffs: readonly number[];
   /** How the traces are read; canonical JSON Lines when absent. */
   traces?: TraceInput;
+  /** `claims:` when set: how claims are matched beyond the substring rule (absent: that rule alone). */
+  claims?: ClaimsSettings;
 }
 
 /** Whether a claim is `token` by the refusal rule's text, with no phrases or patterns (docs/metrics.md). */

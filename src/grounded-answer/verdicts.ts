@@ -36,6 +36,6 @@ export function judgeRows(
       const value = parseJsonLine(file, line, buf.toString('utf8', start, end));
       t = mapped ? mapped.check(value, file, line) : checkTraceLine(value, file, line);
     }
-    judgeInto(judgeItem(gold[row]!, rules), t, options, table, row);
+    judgeInto(judgeItem(gold[row]!, rules, options.normalized), t, options, table, row);
   });
 }

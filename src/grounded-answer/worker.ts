@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     const goldRow = judge && goldListsReader(judge.gold);
     readWinners(winners, input.otlp, (slot, run) => {
       if (judge) {
-        const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules);
+        const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules, judge.options.normalized);
         judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
       }
       lines.add(winners.qids[slot]!, run);

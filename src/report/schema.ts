@@ -14,6 +14,8 @@ export const offenderSchema = z.looseObject({
   id: z.string(),
   labels: z.array(z.string()),
   source: z.strictObject({ file: z.string(), line: z.int() }).optional(),
+  /** The rule that found the claim's gold fact, when the suite sets `claims:` (grounded-qa). */
+  match: z.enum(['substring', 'normalized', 'judged']).optional(),
 });
 
 const ids = z.array(z.string());

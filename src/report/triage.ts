@@ -21,12 +21,16 @@ const triageCounts = z.strictObject({
 });
 
 export const triageSchema = triageCounts.extend({
+  /** The claim rule in force when the suite sets `claims:`: what a claim must do to be contained. */
+  claims: z.enum(['substring', 'normalized', 'semantic']).optional(),
   /** The same counts in the baseline report, when it has them: what the deltas are against. */
   baseline: triageCounts.optional(),
 });
 
 export type TriageCounts = z.infer<typeof triageCounts>;
 export type Triage = z.infer<typeof triageSchema>;
+/** A suite's own triage: its counts, and its claim rule when it sets one. */
+export type SuiteTriage = Omit<Triage, 'baseline'>;
 
 /** An offender's `stage`: its answered-wrong stage, or `over_refused.<stage>`. */
 export type StageKey = AnsweredStage | `over_refused.${OverRefusedStage}`;
@@ -56,12 +60,20 @@ const ADVICE: Record<StageKey, string> = {
   citation:
     'the gold chunk was retrieved, but the answer cites chunks it was not given or misses the gold one: check how citations are produced from the retrieved ids',
   containment:
-    'grounded and cited, but the claim drifts from the evidence: make the answer quote or closely paraphrase the cited chunk',
+    'grounded and cited, but no gold fact is in the claim word for word (case aside): make the answer quote the fact as the cited chunk words it, or let numbers, units and punctuation vary (claims: {match: normalized})',
   constraint: 'right claim, broken constraint: lock the constraints and have the answer echo them (SCU)',
   'over_refused.retrieved':
     'the guard refused although the gold chunk was retrieved: the guard is too strict, or chunks split the fact across them',
   'over_refused.not_retrieved':
     'the guard was right to refuse, retrieval was not: the gold chunk never arrived; see recall@k',
+};
+
+/** What a contained claim needs under each `claims:` rule, beyond the substring rule (the default). */
+const CONTAINMENT_ADVICE: Record<'normalized' | 'semantic', string> = {
+  normalized:
+    'grounded and cited, but no gold fact is in the claim even normalized (its words in order, numbers and units as values, case, articles and punctuation aside, not negated): make the answer state the fact as the cited chunk words it',
+  semantic:
+    'grounded and cited, but no gold fact is in the claim, normalized or as the judge reads it: make the answer state the fact the cited chunk gives',
 };
 
 /** Every stage with a count (or a change against the baseline), the largest first, then in pipeline order. */
@@ -75,7 +87,10 @@ export function stageRows(t: Triage): StageRow[] {
         title: TITLES[key],
         count,
         ...(delta === undefined ? {} : { delta }),
-        advice: ADVICE[key],
+        advice:
+          key === 'containment' && t.claims && t.claims !== 'substring'
+            ? CONTAINMENT_ADVICE[t.claims]
+            : ADVICE[key],
       });
   };
   for (const s of ANSWERED_STAGES) add(s, t.answered_wrong[s], t.baseline?.answered_wrong[s]);

@@ -4,7 +4,7 @@ import type { Where } from '../errors.js';
 import type { GoldDigest, ItemDigests } from '../gold/digest.js';
 import type { PartialFile, PartialSuite, Sections } from '../partial/file.js';
 import type { Table } from '../report/schema.js';
-import type { TriageCounts } from '../report/triage.js';
+import type { SuiteTriage } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
 
 /** Keys every suite's config has, whatever its kind. */
@@ -25,7 +25,8 @@ export interface ScoreContext {
   baseDir: string;
   /**
    * The absolute path a key of the suite's config names (a folder such as repos:), relative to the config,
-   * checked to stay in the workspace; with `tree`, no symbolic link under it may lead out either.
+   * checked to stay in the workspace; with `tree`, no symbolic link under it may lead out either. A dotted key
+   * names a nested one (`claims.cache`).
    */
   resolvePath(key: string, options?: { tree?: boolean }): string;
 }
@@ -40,6 +41,8 @@ export interface Offender {
   source?: { file: string; line: number };
   /** The pipeline stage its failure is attributed to (grounded answers: see report/triage.ts). */
   stage?: string;
+  /** The rule that found its claim's gold fact (grounded answers, `claims:` set). */
+  match?: 'substring' | 'normalized' | 'judged';
 }
 
 /** Item `ids[i]` passed when `pass[i]` is 1: two columns, where 200k objects held 8 MB more. */
@@ -100,7 +103,7 @@ export interface SuiteResult {
   /** The gold set's digest, when the loader computed it while reading (saves run() a second pass). */
   goldDigest?: GoldDigest;
   /** Where grounded answers fail, by stage (suites that judge grounded answers). */
-  triage?: TriageCounts;
+  triage?: SuiteTriage;
   /** Metrics that are no proportion, recomputed over a resample of the items: what a bootstrap needs. */
   resample?: Resampler;
 }

@@ -21,6 +21,7 @@ export const configSchema = z
     citation_markers: answerSettings.citation_markers,
     k: z.int().min(1).max(100_000).default(5),
     scu: answerSettings.scu,
+    claims: answerSettings.claims,
     format: inputSettings.format,
     openinference: inputSettings.openinference,
     fields: fieldsSchema({ gold: goldShape, traces: traceShape }),

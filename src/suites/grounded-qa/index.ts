@@ -5,6 +5,7 @@ import { isParquet } from '../../io/records.js';
 import { describer, goldColumns, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';
 import { configSchema, type GroundedQaConfig } from './config.js';
+import { semanticPass, semanticSettings, withSemantic } from '../../claims/semantic.js';
 
 export const metrics: readonly MetricSpec[] = [
   {
@@ -96,11 +97,17 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
 
   async score(config, ctx) {
     const judged = await judgeSuite(config, ctx);
+    // The judge rescues claim misses in the table before anything is counted from it.
+    const semantic =
+      config.claims?.match === 'semantic'
+        ? await semanticPass(judged, semanticSettings(config.claims, ctx.resolvePath), ctx, process.env)
+        : undefined;
     const gold = goldColumns(judged.gold);
-    return {
+    const result = {
       ...resultOf(gold, judged.loaded, judged.options, ctx.relative, describer(judged, ctx, gold.qids)),
       goldDigest: judged.digest,
     };
+    return semantic ? withSemantic(result, semantic) : result;
   },
   split: groundedQaSplit,
 };

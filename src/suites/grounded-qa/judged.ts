@@ -16,7 +16,7 @@ import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
-import { CORRECT, HIT, REFUSED, worstLabel } from '../../grounded-answer/judge.js';
+import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/judge.js';
 import type { RunTable } from '../../grounded-answer/runs.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
@@ -39,6 +39,7 @@ export function scoreOptions(
     scuRules: rules ? compileRules(rules) : null,
     cutoffs,
     traces: traceInput({ ...config, fields: config.fields?.traces }),
+    ...(config.claims && { claims: config.claims }),
   };
 }
 
@@ -186,10 +187,12 @@ export function resultOf(
     let shown = relatives.get(file);
     if (shown === undefined) relatives.set(file, (shown = relative(file)));
     const stage = table.present[row] ? stageOf(table.flags[row]!, gold.answerable[row] === 1) : undefined;
+    const match = options.claims && table.present[row] ? matchRule(table.flags[row]!) : undefined;
     return {
       id: gold.qids[row]!,
       labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
       ...(stage ? { stage } : {}),
+      ...(match ? { match } : {}),
       source: { file: shown, line },
     };
   };
@@ -200,6 +203,7 @@ export function resultOf(
       trace_lines: loaded.lines,
       superseded_runs: loaded.superseded,
       unknown_qids: loaded.unknown.size,
+      ...(options.claims && matchCounts(table)),
     },
     offenders: {
       length: rows.length,
@@ -218,8 +222,21 @@ export function resultOf(
       },
       failing: failingColumns(gold.answerable, loaded.table),
     },
-    triage: triage(gold.answerable, loaded.table),
+    triage: {
+      ...triage(gold.answerable, loaded.table),
+      ...(options.claims && { claims: options.claims.match }),
+    },
   };
+}
+
+/** How many runs' claims each rule found the gold fact in (`claims:` set): the rules are tried in this order. */
+function matchCounts(table: RunTable): Record<`claims_${'substring' | 'normalized' | 'judged'}`, number> {
+  const counts = { claims_substring: 0, claims_normalized: 0, claims_judged: 0 };
+  for (let row = 0; row < table.present.length; row++) {
+    const rule = table.present[row] ? matchRule(table.flags[row]!) : undefined;
+    if (rule) counts[`claims_${rule}`]++;
+  }
+  return counts;
 }
 
 /**

@@ -19,6 +19,7 @@ import { encodePlaces, Places } from './gold-places.js';
 import { isOffenderFields, offenderFieldsSchema } from '../offender-fields.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
+import { refuseShards } from '../../claims/semantic.js';
 import {
   describeItem,
   describer,
@@ -60,6 +61,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
   shardKeys: ['traces'],
 
   async partial(config, ctx) {
+    refuseShards(config.claims);
     const suite = await judgeSuite(config, ctx);
     const { gold, loaded, digest, options } = suite;
     const n = gold.length;

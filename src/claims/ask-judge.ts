@@ -1,0 +1,159 @@
+import { seconds } from '../github/api-limits.js';
+import { postCompletion, type Attempt } from './judge-client.js';
+import type { JudgeEndpoint } from './judge-endpoint.js';
+import { JudgePace, sleep } from './judge-pace.js';
+import { JUDGE_PROMPT, judgeMessages } from './judge-prompt.js';
+import type { Judgment } from './judgments-cache.js';
+import type { JudgeQuestion } from './judgment-key.js';
+
+export interface JudgeAsk {
+  key: string;
+  question: JudgeQuestion;
+}
+
+/**
+ * Why an ask has no verdict: `budget` (past GROUNDGATE_JUDGE_MAX_CALLS), `time` (the time budget ran out
+ * before it could be sent or retried), `rate-limit` (a 429 asked for a longer wait than the time left),
+ * `failed` (5xx, network errors or timeouts on every attempt), `refused` (another 4xx; after a 401, 403 or
+ * 404 the asks not yet sent are not sent), `malformed` (an answer that is not one of the three words).
+ */
+export type UnjudgedReason = 'budget' | 'time' | 'rate-limit' | 'failed' | 'refused' | 'malformed';
+
+export interface Unjudged {
+  key: string;
+  reason: UnjudgedReason;
+  /** One line, never the key: what happened, for the report. */
+  detail: string;
+}
+
+export interface JudgeRun {
+  /** In the order of the asks, one per key. */
+  judged: Judgment[];
+  /** In the order of the asks, one per key; every key asked is in one list or the other, none is dropped. */
+  unjudged: Unjudged[];
+  /** HTTP requests sent, retries included. */
+  requests: number;
+}
+
+/**
+ * Asks the judge each question once (asks of one key are one; the first `maxCalls` keys in the order given
+ * are sent, the rest are unjudged), `concurrency` at a time, at most `perMinute` requests started a minute,
+ * within `budgetMs`. 5xx, network errors and timeouts are retried `retries` times with doubling backoff; a
+ * 429 holds every request for the wait it names (at least the backoff) when that fits the time left. `now`
+ * dates the judgments (`recorded_at`).
+ */
+export async function askJudge(
+  endpoint: JudgeEndpoint,
+  given: readonly JudgeAsk[],
+  now: () => Date = () => new Date(),
+): Promise<JudgeRun> {
+  // One key, one verdict: two requests for it could disagree, and the judgments file takes one.
+  const asks = [...new Map(given.map((a) => [a.key, a])).values()];
+  const deadline = Date.now() + endpoint.budgetMs;
+  const run: RunState = {
+    endpoint,
+    deadline,
+    pace: new JudgePace(endpoint.perMinute, deadline),
+    now,
+    requests: 0,
+  };
+  const outcomes: (Judgment | Unjudged)[] = new Array(asks.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < asks.length; i = next++) {
+      outcomes[i] =
+        i < endpoint.maxCalls
+          ? await judgeOne(run, asks[i]!)
+          : {
+              key: asks[i]!.key,
+              reason: 'budget',
+              detail: `not sent: ${endpoint.maxCalls} calls is the budget (GROUNDGATE_JUDGE_MAX_CALLS)`,
+            };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(endpoint.concurrency, asks.length) }, worker));
+
+  const judged: Judgment[] = [];
+  const unjudged: Unjudged[] = [];
+  for (const o of outcomes) {
+    if ('verdict' in o) judged.push(o);
+    else unjudged.push(o);
+  }
+  return { judged, unjudged, requests: run.requests };
+}
+
+/** What the workers of one run share. */
+interface RunState {
+  endpoint: JudgeEndpoint;
+  deadline: number;
+  pace: JudgePace;
+  now: () => Date;
+  requests: number;
+  /** Why no more requests are sent: an answer that would be the same for every ask. */
+  stoppedBy?: string;
+}
+
+/** One ask, from its first attempt to its verdict or the reason it has none. */
+async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudged> {
+  const { endpoint, deadline, pace } = run;
+  const messages = judgeMessages(ask.question);
+  const unjudged = (reason: UnjudgedReason, detail: string): Unjudged => ({ key: ask.key, reason, detail });
+  const spent = `the ${seconds(endpoint.budgetMs)} time budget (GROUNDGATE_JUDGE_BUDGET_MS) was spent`;
+  let failures = 0;
+  for (;;) {
+    if (run.stoppedBy)
+      return unjudged('refused', `not sent: an earlier request was refused (${run.stoppedBy})`);
+    if (!(await pace.take()))
+      return unjudged(
+        'time',
+        Date.now() >= deadline
+          ? `not sent: ${spent}`
+          : `not sent: ${endpoint.perMinute} requests a minute (GROUNDGATE_JUDGE_RPM) and the waits rate limits asked for leave no start within the ${seconds(endpoint.budgetMs)} time budget`,
+      );
+    const left = deadline - Date.now();
+    if (left <= 0) return unjudged('time', `not sent: ${spent}`);
+    run.requests++;
+    const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
+    switch (attempt.kind) {
+      case 'answer':
+        return {
+          key: ask.key,
+          verdict: attempt.verdict,
+          model_returned: attempt.model_returned,
+          fingerprint: attempt.fingerprint,
+          prompt: JUDGE_PROMPT.id,
+          recorded_at: run.now().toISOString(),
+        };
+      case 'malformed':
+        return unjudged('malformed', attempt.detail);
+      case 'refused':
+        if (attempt.endpointWide) run.stoppedBy ??= attempt.detail;
+        return unjudged('refused', attempt.detail);
+      case 'rate-limited': {
+        const wait = Math.max(attempt.waitMs ?? 0, endpoint.backoffMs);
+        const remaining = deadline - Date.now();
+        if (wait >= remaining)
+          return unjudged(
+            'rate-limit',
+            `${attempt.detail} (asks to wait ${seconds(wait)}; ${seconds(Math.max(0, remaining))} left of the ${seconds(endpoint.budgetMs)} time budget)`,
+          );
+        pace.pause(Date.now() + wait);
+        break;
+      }
+      case 'retry': {
+        failures++;
+        // An attempt cut short by the budget rather than by its own timeout says so.
+        if (left < endpoint.timeoutMs && Date.now() >= deadline)
+          return unjudged('time', `no answer before ${spent} (${attempts(failures)})`);
+        if (failures > endpoint.retries)
+          return unjudged('failed', `${attempt.detail} (${attempts(failures)})`);
+        const wait = endpoint.backoffMs * 2 ** (failures - 1);
+        if (Date.now() + wait >= deadline)
+          return unjudged('time', `${attempt.detail}; not retried: ${spent}`);
+        await sleep(wait);
+      }
+    }
+  }
+}
+
+const attempts = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { preview } from '../errors.js';
+import { safeParse } from '../io/validate.js';
+import { seconds } from '../github/api-limits.js';
+import type { JudgeEndpoint } from './judge-endpoint.js';
+import { parseVerdict, type ChatMessage, type Verdict } from './judge-prompt.js';
+
+/** Sent with every request: with temperature 0 it asks the endpoint for repeatable answers where it can. */
+export const JUDGE_SEED = 47;
+/** Room for the longest verdict, NOT_SUPPORTED, in common tokenizers, and little more: an essay is malformed. */
+export const JUDGE_MAX_TOKENS = 8;
+
+/** What one attempt of one request came to. */
+export type Attempt =
+  | { kind: 'answer'; verdict: Verdict; model_returned: string; fingerprint: string | null }
+  /** An answer that is not one of the three words: asking again at temperature 0 would give it again. */
+  | { kind: 'malformed'; detail: string }
+  /** A 5xx, a network error or no answer in time: worth another attempt. */
+  | { kind: 'retry'; detail: string }
+  /** 429, with the wait it asks for when it names one. */
+  | { kind: 'rate-limited'; waitMs?: number; detail: string }
+  /**
+   * Another 4xx, or a redirect. 401, 403, 404, redirects and unsupported parameters (a bad key, a model not
+   * granted, a wrong URL, a model that cannot be asked at temperature 0) are the same for every ask.
+   */
+  | { kind: 'refused'; detail: string; endpointWide: boolean };
+
+const completionSchema = z.looseObject({
+  model: z.string().optional(),
+  system_fingerprint: z.string().nullish(),
+  choices: z.array(z.looseObject({ message: z.looseObject({ content: z.string().nullish() }) })).min(1),
+});
+
+/** The request's body: the pinned model, temperature 0, a fixed seed, a few tokens. */
+function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage[]): Record<string, unknown> {
+  return {
+    model: endpoint.model,
+    messages,
+    temperature: 0,
+    seed: JUDGE_SEED,
+    max_tokens: JUDGE_MAX_TOKENS,
+    n: 1,
+  };
+}
+
+/**
+ * One POST to `${baseUrl}/chat/completions`, cut off after `timeoutMs` (the body's reading included).
+ * Redirects are not followed: the key goes to the configured host only. Details never hold the key.
+ */
+export async function postCompletion(
+  endpoint: JudgeEndpoint,
+  messages: ChatMessage[],
+  timeoutMs: number,
+): Promise<Attempt> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let status: number;
+  let headers: Headers;
+  let text: string;
+  try {
+    const response = await fetch(`${endpoint.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${endpoint.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body: JSON.stringify(completionRequest(endpoint, messages)),
+      redirect: 'manual',
+      signal,
+    });
+    status = response.status;
+    headers = response.headers;
+    // Masked before anything is cut from it: a key cut in two would not be found.
+    text = masked(await response.text(), endpoint.apiKey);
+  } catch (err) {
+    return { kind: 'retry', detail: oneLine(masked(fetchFailure(err, signal, timeoutMs), endpoint.apiKey)) };
+  }
+  if (status === 429)
+    return { kind: 'rate-limited', waitMs: retryAfterMs(headers), detail: `HTTP 429: ${errorMessage(text)}` };
+  if (status >= 300 && status < 400)
+    return {
+      kind: 'refused',
+      detail: `HTTP ${status}: redirects to ${headers.get('location') ?? 'nowhere'}, not followed (the key goes to GROUNDGATE_JUDGE_BASE_URL only; set it to where the API is)`,
+      endpointWide: true,
+    };
+  if (status >= 500) return { kind: 'retry', detail: `HTTP ${status}: ${errorMessage(text)}` };
+  if (status < 200 || status >= 300)
+    return {
+      kind: 'refused',
+      detail: `HTTP ${status}: ${errorMessage(text)}`,
+      endpointWide: status === 401 || status === 403 || status === 404 || refusesTheRequest(text),
+    };
+  return readAnswer(text);
+}
+
+function readAnswer(text: string): Attempt {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { kind: 'malformed', detail: `the answer is not JSON: ${preview(text)}` };
+  }
+  const parsed = safeParse(completionSchema, body);
+  if (!parsed.success)
+    return {
+      kind: 'malformed',
+      detail: 'the answer is not a chat completion (no choices[0].message.content)',
+    };
+  const content = parsed.data.choices[0]!.message.content ?? '';
+  const verdict = parseVerdict(content);
+  if (!verdict)
+    return {
+      kind: 'malformed',
+      detail: `the model answered ${preview(content)}; expected SUPPORTED, NOT_SUPPORTED or UNCLEAR`,
+    };
+  return {
+    kind: 'answer',
+    verdict,
+    model_returned: parsed.data.model ?? '',
+    fingerprint: parsed.data.system_fingerprint ?? null,
+  };
+}
+
+/**
+ * The wait a 429 asks for: `retry-after-ms` (OpenAI's), else `retry-after` in seconds or as an HTTP date;
+ * undefined when it names none.
+ */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+  const ms = headers.get('retry-after-ms')?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
+  const after = headers.get('retry-after')?.trim();
+  if (!after) return undefined;
+  if (/^\d+(\.\d+)?$/.test(after)) return Math.ceil(Number(after) * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * A 400 that every ask would get: the model refuses a parameter of the request itself (OpenAI's reasoning
+ * models take no `temperature: 0` nor `max_tokens`), not something in one ask's text.
+ */
+function refusesTheRequest(text: string): boolean {
+  try {
+    const code = (JSON.parse(text) as { error?: { code?: unknown } })?.error?.code;
+    return code === 'unsupported_parameter' || code === 'unsupported_value';
+  } catch {
+    return false;
+  }
+}
+
+/** An OpenAI-style error's message (`{"error": {"message": …}}`), else the start of the body. */
+function errorMessage(text: string): string {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } })?.error?.message;
+    if (typeof message === 'string') return oneLine(message);
+  } catch {
+    // Not JSON: the body itself says what went wrong, if anything.
+  }
+  return text.trim() ? oneLine(text) : 'no message';
+}
+
+function fetchFailure(err: unknown, signal: AbortSignal, timeoutMs: number): string {
+  if (signal.aborted) return `no answer within ${seconds(timeoutMs)}`;
+  const e = err as Error & { cause?: Error };
+  return (e?.cause?.message ?? e?.message ?? String(err)).slice(0, 200);
+}
+
+/** A server may echo what it was sent: the key never reaches a report or a log through it. */
+function masked(text: string, key: string): string {
+  return key.length >= 4 ? text.split(key).join('***') : text;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return line.length > 240 ? `${line.slice(0, 239)}…` : line;
+}

@@ -1,0 +1,68 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAction, workspace } from './helpers/action.js';
+import { FakeGitHub } from './helpers/fake-github.js';
+import { JudgeServer } from './helpers/judge-server.js';
+import { REPO } from './helpers/tmp.js';
+
+/*
+ * The Action (node dist/index.js) with claims: {match: semantic}: the judge's inputs set the environment the
+ * engine reads, new judgments are written to the file and named in the summary and the outputs. The judge is
+ * the stand-in server on 127.0.0.1; the traces are examples/semantic's paraphrased ones.
+ */
+const KEY = 'sk-judge-SECRET-0123456789';
+const server = new JudgeServer();
+let gh: FakeGitHub;
+beforeAll(async () => {
+  await server.start();
+  gh = await new FakeGitHub().start();
+});
+afterAll(async () => {
+  await server.stop();
+  await gh.stop();
+});
+
+function semanticWorkspace(): string {
+  const ws = workspace();
+  cpSync(
+    path.join(REPO, 'examples', 'semantic', 'paraphrased.trace.jsonl'),
+    path.join(ws, 'runs', 'qa.trace.jsonl'),
+  );
+  const gates = readFileSync(path.join(ws, 'gates.yaml'), 'utf8').replace(
+    '    scu: true',
+    '    scu: true\n    claims: { match: semantic, cache: .groundgate/judgments.jsonl }',
+  );
+  writeFileSync(path.join(ws, 'gates.yaml'), gates);
+  return ws;
+}
+
+describe('the Action with the judge', () => {
+  it('asks with the inputs, writes the new judgments and names them; a run without a key asks nothing', async () => {
+    const ws = semanticWorkspace();
+    const judge = {
+      comment: 'never',
+      'judge-base-url': server.baseUrl,
+      'judge-api-key': KEY,
+      'judge-model': 'stand-in-judge-2026-11-28',
+    };
+    const first = await runAction(ws, gh.url, judge);
+    // 17 claim misses, FM011 with two facts: 18 questions.
+    expect(server.requests).toHaveLength(18);
+    expect(server.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
+    expect(first.outputs).toMatchObject({
+      'judgments-file': path.join(ws, '.groundgate', 'judgments.jsonl'),
+      'new-judgments': '18',
+    });
+    expect(readFileSync(path.join(ws, '.groundgate', 'judgments.jsonl'), 'utf8').split('\n')).toHaveLength(
+      19,
+    );
+    expect(first.summary).toContain('18 new judgments: commit .groundgate/judgments.jsonl');
+    expect(`${first.stdout}${first.stderr}${first.summary}`).not.toContain(KEY);
+
+    const fork = await runAction(ws, gh.url, { ...judge, 'judge-api-key': '' });
+    expect(server.requests).toHaveLength(18);
+    expect(fork.outputs['new-judgments']).toBe('0');
+    expect(fork.summary).not.toContain('new judgment');
+  });
+});

@@ -1,0 +1,223 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/errors.js';
+import { JUDGE_PROMPT, VERDICTS } from '../src/claims/judge-prompt.js';
+import { readJudgments, writeJudgments, type Judgment } from '../src/claims/judgments-cache.js';
+import { judgmentKey } from '../src/claims/judgment-key.js';
+import { JUNK } from './helpers/junk.js';
+import { tmpTree } from './helpers/tmp.js';
+
+/** The house's fuzz settings (see fuzz.loaders.test.ts): a sample in CI, more in the nightly run. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261128) % 2 ** 31;
+
+const judgmentArb: fc.Arbitrary<Judgment> = fc.record({
+  key: fc.stringMatching(/^[0-9a-f]{64}$/),
+  verdict: fc.constantFrom(...VERDICTS),
+  model_returned: fc.string({ maxLength: 30 }),
+  fingerprint: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
+  prompt: fc.string({ minLength: 1, maxLength: 30 }),
+  recorded_at: fc
+    .date({
+      min: new Date('2020-01-01T00:00:00Z'),
+      max: new Date('2030-12-31T23:59:59Z'),
+      noInvalidDate: true,
+    })
+    .map((d) => d.toISOString()),
+});
+
+type Edit =
+  | { kind: 'insert'; at: number; text: string }
+  | { kind: 'delete'; at: number; length: number }
+  | { kind: 'truncate'; at: number }
+  | { kind: 'duplicate-line'; at: number }
+  | { kind: 'swap-lines'; a: number; b: number }
+  | { kind: 'field'; at: number; field: string; value: unknown }
+  | { kind: 'line'; at: number; value: unknown }
+  | { kind: 'conflict'; at: number; to: number };
+
+const FIELDS = ['key', 'verdict', 'model_returned', 'fingerprint', 'prompt', 'recorded_at', 'extra'];
+const editArb: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ kind: fc.constant('line' as const), at: fc.nat(), value: fc.jsonValue({ maxDepth: 1 }) }),
+  // A bad merge: a line again further on, with another verdict.
+  fc.record({ kind: fc.constant('conflict' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom(...JUNK, '\n', '') }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.string({ unit: 'binary', maxLength: 6 }),
+  }),
+  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 30 }) }),
+  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('duplicate-line' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('swap-lines' as const), a: fc.nat(), b: fc.nat() }),
+  fc.record({
+    kind: fc.constant('field' as const),
+    at: fc.nat(),
+    field: fc.constantFrom(...FIELDS),
+    value: fc.oneof(
+      fc.constantFrom<unknown>(null, 0, '', 'SUPPORTED', 'supported', '0'.repeat(64), undefined),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
+  }),
+);
+
+function apply(text: string, edit: Edit): string {
+  const pos = (n: number) => n % (text.length + 1);
+  const lines = text.split('\n');
+  switch (edit.kind) {
+    case 'insert':
+      return text.slice(0, pos(edit.at)) + edit.text + text.slice(pos(edit.at));
+    case 'delete':
+      return text.slice(0, pos(edit.at)) + text.slice(pos(edit.at) + edit.length);
+    case 'truncate':
+      return text.slice(0, pos(edit.at));
+    case 'duplicate-line': {
+      const i = edit.at % lines.length;
+      lines.splice(i, 0, lines[i]!);
+      return lines.join('\n');
+    }
+    case 'swap-lines': {
+      const [a, b] = [edit.a % lines.length, edit.b % lines.length];
+      [lines[a], lines[b]] = [lines[b]!, lines[a]!];
+      return lines.join('\n');
+    }
+    case 'line':
+      lines[edit.at % lines.length] = JSON.stringify(edit.value) ?? '';
+      return lines.join('\n');
+    case 'conflict': {
+      const i = edit.at % lines.length;
+      try {
+        const record = JSON.parse(lines[i]!) as Judgment;
+        record.verdict = VERDICTS[(VERDICTS.indexOf(record.verdict) + 1) % VERDICTS.length]!;
+        lines.splice(i + 1 + (edit.to % (lines.length - i)), 0, JSON.stringify(record));
+      } catch {
+        // Not a judgment (any more): no conflict to make.
+      }
+      return lines.join('\n');
+    }
+    case 'field': {
+      const i = edit.at % lines.length;
+      try {
+        const record = JSON.parse(lines[i]!) as Record<string, unknown>;
+        record[edit.field] = edit.value;
+        lines[i] = JSON.stringify(record);
+      } catch {
+        // Not a JSON line (any more): nothing to change.
+      }
+      return lines.join('\n');
+    }
+  }
+}
+
+/** One judgment per key, the verdict of the key's first: what a valid file can hold. */
+function consistent(all: Judgment[]): Judgment[] {
+  const verdicts = new Map<string, Judgment['verdict']>();
+  return all.map((j) => {
+    const verdict = verdicts.get(j.key) ?? j.verdict;
+    verdicts.set(j.key, verdict);
+    return { ...j, verdict };
+  });
+}
+
+describe('the judgments file under fuzzing', () => {
+  it('what is written is read back whole, sorted, one line a key; written again, the same bytes', async () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'judgments.jsonl');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(judgmentArb, { maxLength: 12 }).chain((js) =>
+          // Some keys repeated (with the first's verdict), as a merge of two branches gives them.
+          fc
+            .subarray(js)
+            .map((again) =>
+              consistent([...js, ...again.map((j) => ({ ...j, recorded_at: '2031-01-01T00:00:00.000Z' }))]),
+            ),
+        ),
+        async (all) => {
+          await writeJudgments(file, all);
+          const text = readFileSync(file, 'utf8');
+          const read = await readJudgments(file);
+          const keys = [...new Set(all.map((j) => j.key))].sort();
+          expect([...read.keys()].sort()).toEqual(keys);
+          expect(
+            text
+              .split('\n')
+              .slice(0, -1)
+              .map((l) => (JSON.parse(l) as Judgment).key),
+          ).toEqual(keys);
+          for (const j of read.values()) expect(all).toContainEqual(j);
+          await writeJudgments(file, [...read.values()].reverse());
+          expect(readFileSync(file, 'utf8')).toBe(text);
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it('an edited file is read, or refused with one line naming the file (and line) — never another error', async () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'judgments.jsonl');
+    const seen = { read: 0, refused: new Set<string>() };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(judgmentArb, { minLength: 1, maxLength: 6 }),
+        fc.array(editArb, { minLength: 1, maxLength: 3 }),
+        async (all, edits) => {
+          await writeJudgments(file, consistent(all));
+          writeFileSync(file, edits.reduce(apply, readFileSync(file, 'utf8')));
+          try {
+            const read = await readJudgments(file);
+            for (const j of read.values()) expect(VERDICTS).toContain(j.verdict);
+            seen.read++;
+          } catch (err) {
+            expect(err).toBeInstanceOf(InputError);
+            const message = (err as InputError).message;
+            expect(message).not.toMatch(/[\r\n]/);
+            expect(message).toMatch(/judgments\.jsonl(:\d+(:\d+)?)?: /);
+            seen.refused.add(
+              /invalid JSON|verdict \w+ here and|missing field|field|expected a JSON object/.exec(
+                message,
+              )?.[0] ?? message,
+            );
+          }
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    );
+    // The edits reach each way of refusing a file, and leave some files readable.
+    expect(seen.read).toBeGreaterThan(0);
+    expect([...seen.refused].sort()).toEqual([
+      'expected a JSON object',
+      'field',
+      'invalid JSON',
+      'missing field',
+      'verdict NOT_SUPPORTED here and',
+      'verdict SUPPORTED here and',
+      'verdict UNCLEAR here and',
+    ]);
+  });
+});
+
+describe('the judgment key under fuzzing', () => {
+  it('NFC and NFD of any text give one key; another claim (as NFC sees it) another key', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    fc.assert(
+      fc.property(text, text, text, text, (question, claim, fact, other) => {
+        const q = { question, claim, fact };
+        const key = judgmentKey(q, 'm-2024-07-18', JUDGE_PROMPT);
+        const nfd = {
+          question: question.normalize('NFD'),
+          claim: claim.normalize('NFD'),
+          fact: fact.normalize('NFD'),
+        };
+        expect(judgmentKey(nfd, 'm-2024-07-18', JUDGE_PROMPT)).toBe(key);
+        if (other.normalize('NFC') !== claim.normalize('NFC'))
+          expect(judgmentKey({ ...q, claim: other }, 'm-2024-07-18', JUDGE_PROMPT)).not.toBe(key);
+      }),
+      { numRuns: RUNS * 4, seed: SEED },
+    );
+  });
+});

@@ -1,0 +1,301 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { main } from '../src/cli/main.js';
+import { run as check } from '../src/run.js';
+import { mergeRun, writePartialRun } from '../src/partial/run.js';
+import { serializeReport } from '../src/report/schema.js';
+import type { SuiteReport } from '../src/report/schema.js';
+import { stageRows } from '../src/report/triage.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
+import {
+  CORRECT,
+  isVerdict,
+  judgeInto,
+  judgeItem,
+  judgeOptions,
+  labelsOf,
+  MATCHED_JUDGED,
+  MATCHED_NORMALIZED,
+  matchRule,
+  withJudgedHit,
+} from '../src/grounded-answer/judge.js';
+import { newVerdicts } from '../src/grounded-answer/runs.js';
+import { configSchema } from '../src/suites/grounded-qa/config.js';
+
+const item = (answerable = true): GoldItem => ({
+  qid: 'q1',
+  answerable,
+  claimSubstrings: ['2 GB'],
+  citations: ['d1'],
+  constraints: [],
+  source: { file: 'g', line: 1, offset: 0, length: 0 },
+});
+const run = (claim: string, citations = ['d1']): TraceLine => ({
+  qid: 'q1',
+  retrieved_ids: ['d1', 'd2'],
+  answer_json: { claim, citations },
+});
+
+/** The flags judgeInto gives one run of `item` under the substring rule. */
+function flagsOf(claim: string, citations?: string[], gold = item()): number {
+  const table = newVerdicts(1, 1);
+  judgeInto(
+    judgeItem(gold, null),
+    run(claim, citations),
+    judgeOptions('not in context', null, [1]),
+    table,
+    0,
+  );
+  return table.flags[0]!;
+}
+
+describe('the rule a run matched by (flags)', () => {
+  it('says substring for a contained claim, and nothing for a miss, a refusal or an unanswerable item', () => {
+    expect(matchRule(flagsOf('Exports are at most 2 GB.'))).toBe('substring');
+    expect(matchRule(flagsOf('Exports are at most 2 GB.', ['d2']))).toBe('substring');
+    expect(matchRule(flagsOf('Exports are limited to two gigabytes.'))).toBeUndefined();
+    expect(matchRule(flagsOf('not in context'))).toBeUndefined();
+    expect(matchRule(flagsOf('Exports are at most 2 GB.', ['d1'], item(false)))).toBeUndefined();
+    expect(matchRule(0)).toBeUndefined();
+    expect(matchRule(flagsOf('at most 2 GB') | MATCHED_NORMALIZED)).toBe('normalized');
+    expect(matchRule(flagsOf('at most 2 GB') | MATCHED_JUDGED)).toBe('judged');
+  });
+
+  it('turns a claim miss into a judged hit with the labels a contained claim gets', () => {
+    const miss = flagsOf('Exports are limited to two gigabytes.');
+    expect(labelsOf(miss)).toEqual(['claim_miss']);
+    const judged = withJudgedHit(miss);
+    expect(labelsOf(judged)).toEqual(['ok']);
+    expect(judged & CORRECT).toBe(CORRECT);
+    expect(matchRule(judged)).toBe('judged');
+    // Everything else as a contained claim with the same citations: the judged word is one judging can give.
+    expect(judged & ~MATCHED_JUDGED).toBe(flagsOf('Exports are at most 2 GB.'));
+    expect(isVerdict(judged, true)).toBe(true);
+
+    const uncited = flagsOf('Exports are limited to two gigabytes.', ['d2']);
+    expect(labelsOf(uncited)).toEqual(['citation_miss', 'claim_miss']);
+    expect(labelsOf(withJudgedHit(uncited))).toEqual(['citation_miss']);
+    expect(withJudgedHit(uncited) & CORRECT).toBe(0);
+    expect(withJudgedHit(uncited) & ~MATCHED_JUDGED).toBe(flagsOf('at most 2 GB', ['d2']));
+  });
+
+  it('leaves a word without a claim miss as it is', () => {
+    const hit = flagsOf('at most 2 GB');
+    expect(withJudgedHit(hit)).toBe(hit);
+    expect(withJudgedHit(flagsOf('not in context'))).toBe(flagsOf('not in context'));
+  });
+
+  it('accepts the match bits on contained claims of answerable items only, in a merge', () => {
+    const hit = flagsOf('at most 2 GB');
+    expect(isVerdict(hit | MATCHED_NORMALIZED, true)).toBe(true);
+    expect(isVerdict(flagsOf('two gigabytes') | MATCHED_NORMALIZED, true)).toBe(false);
+    expect(isVerdict(flagsOf('at most 2 GB', ['d1'], item(false)) | MATCHED_JUDGED, false)).toBe(false);
+  });
+});
+
+describe('claims: in a grounded-qa suite', () => {
+  const base = { kind: 'grounded-qa', gold: 'g.jsonl', traces: 't.jsonl' };
+  const parse = (claims: unknown) => configSchema.safeParse({ ...base, claims });
+
+  it('is absent by default, and takes its defaults when given', () => {
+    expect(configSchema.parse(base).claims).toBeUndefined();
+    expect(parse({ match: 'normalized' }).data?.claims).toEqual({
+      match: 'normalized',
+      nfkc: false,
+      min_token_recall: 1,
+    });
+    expect(parse({ match: 'substring', nfkc: true, min_token_recall: 0.5 }).data?.claims).toEqual({
+      match: 'substring',
+      nfkc: true,
+      min_token_recall: 0.5,
+    });
+  });
+
+  it('refuses what it cannot apply, saying what it expected', () => {
+    const message = (claims: unknown) => parse(claims).error?.issues.map((i) => i.message);
+    expect(message({ match: 'semantic' })).toEqual([
+      "semantic matching reads the judge's verdicts from a committed file; expected cache: with it (e.g. cache: .groundgate/judgments.jsonl)",
+    ]);
+    expect(message({ match: 'normalized', min_token_recall: 0 })).toEqual([
+      'expected a share of tokens above 0, which every claim would meet',
+    ]);
+    expect(message({ match: 'normalized', min_token_recall: 1.5 })).toEqual([
+      'expected a share of tokens of at most 1',
+    ]);
+    expect(parse({ match: 'fuzzy' }).success).toBe(false);
+    expect(parse({ match: 'normalized', stem: true }).success).toBe(false);
+  });
+});
+
+/*
+ * One gold set, two suites over the same traces, substring and normalized. Answerable items, each citing its
+ * gold chunk:
+ *   A "Exports are at most 2 GB."                 fact "2 GB"      contained by substring (both suites)
+ *   B "Exports are limited to two gigabytes each." fact "2 GB"      normalized only
+ *   C "Timeouts are 10 milliseconds."              fact "10 ms"     normalized only
+ *   D "Exports are no longer 2GB each."            fact "2 GB"      negated: a miss in both
+ *   E "Uploads take up to 25 GB."                  fact "2.5 GB"    a miss in both (2.5 is never 25)
+ */
+const E2E_GOLD = (
+  [
+    ['A', '2 GB'],
+    ['B', '2 GB'],
+    ['C', '10 ms'],
+    ['D', '2 GB'],
+    ['E', '2.5 GB'],
+  ] as const
+).map(([qid, fact]) => ({
+  qid,
+  question: `What is ${qid}?`,
+  answerable: true,
+  gold_citations: [`d${qid}`],
+  gold_claim_substr: [fact],
+}));
+const E2E_CLAIMS: Record<string, string> = {
+  A: 'Exports are at most 2 GB.',
+  B: 'Exports are limited to two gigabytes each.',
+  C: 'Timeouts are 10 milliseconds.',
+  D: 'Exports are no longer 2GB each.',
+  E: 'Uploads take up to 25 GB.',
+};
+
+describe('claims: {match: normalized} through check', () => {
+  it('passes a paraphrase the substring rule fails, and says in report.json which rule matched', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(E2E_GOLD),
+      'traces.jsonl': jsonl(
+        E2E_GOLD.map((g) => ({
+          qid: g.qid,
+          retrieved_ids: [`d${g.qid}`],
+          answer_json: { claim: E2E_CLAIMS[g.qid], citations: [`d${g.qid}`] },
+        })),
+      ),
+    });
+    const qa = { kind: 'grounded-qa', gold: 'gold.jsonl', traces: 'traces.jsonl' };
+    const suites = {
+      plain: qa,
+      substring: { ...qa, claims: { match: 'substring' } },
+      normalized: { ...qa, claims: { match: 'normalized' } },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    let err = '';
+    const code = await main(
+      ['check', '--config', path.join(dir, 'gates.yaml'), '-f', `json=${path.join(dir, 'report.json')}`],
+      { stdout: () => {}, stderr: (t) => (err += t), isTty: false, env: {} },
+    );
+    expect([code, err]).toEqual([0, '']);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+      suites: Record<string, SuiteReport>;
+    };
+    const { plain, substring, normalized } = report.suites;
+    const shown = (s: SuiteReport) => s.offenders.map((o) => [o.id, o.labels.join('+'), o.match ?? '-']);
+
+    // Without claims: the substring rule, and no key the report did not have before.
+    expect(plain!.metrics.precision!.value).toBe(1 / 5);
+    expect(shown(plain!)).toEqual([
+      ['B', 'claim_miss', '-'],
+      ['C', 'claim_miss', '-'],
+      ['D', 'claim_miss', '-'],
+      ['E', 'claim_miss', '-'],
+    ]);
+    expect(Object.keys(plain!.counts).filter((k) => k.startsWith('claims_'))).toEqual([]);
+    expect(plain!.triage).not.toHaveProperty('claims');
+
+    // match: substring says so, with the same verdicts.
+    expect(substring!.metrics.precision!.value).toBe(1 / 5);
+    expect(substring!.counts).toMatchObject({ claims_substring: 1, claims_normalized: 0, claims_judged: 0 });
+    expect(substring!.triage?.claims).toBe('substring');
+
+    // match: normalized passes B and C; D (negated) and E (25 is not 2.5) still miss.
+    expect(normalized!.metrics.precision!.value).toBe(3 / 5);
+    expect(normalized!.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_judged: 0 });
+    expect(shown(normalized!)).toEqual([
+      ['D', 'claim_miss', '-'],
+      ['E', 'claim_miss', '-'],
+    ]);
+    expect(normalized!.triage).toMatchObject({ answered_wrong: { containment: 2 }, claims: 'normalized' });
+    expect(normalized!.items).toMatchObject({ B: { pass: true }, C: { pass: true }, D: { pass: false } });
+  });
+
+  it('names the rule on an offender that failed elsewhere, and words the advice for the rule in force', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(E2E_GOLD.slice(0, 2)),
+      // Both claims contain their fact, A by substring and B normalized, and both cite the wrong chunk.
+      'traces.jsonl': jsonl(
+        E2E_GOLD.slice(0, 2).map((g) => ({
+          qid: g.qid,
+          retrieved_ids: [`d${g.qid}`, 'dX'],
+          answer_json: { claim: E2E_CLAIMS[g.qid], citations: ['dX'] },
+        })),
+      ),
+    });
+    const suites = {
+      qa: {
+        kind: 'grounded-qa',
+        gold: 'gold.jsonl',
+        traces: 'traces.jsonl',
+        claims: { match: 'normalized' },
+      },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    const { report } = await check({ config: path.join(dir, 'gates.yaml') });
+    expect(report.suites.qa!.offenders.map((o) => [o.id, o.labels.join('+'), o.match])).toEqual([
+      ['A', 'citation_miss', 'substring'],
+      ['B', 'citation_miss', 'normalized'],
+    ]);
+    expect(
+      stageRows({
+        ...report.suites.qa!.triage!,
+        answered_wrong: { ...report.suites.qa!.triage!.answered_wrong, containment: 1 },
+      }).find((r) => r.key === 'containment')?.advice,
+    ).toMatch(/even normalized/);
+    const plainAdvice = stageRows({
+      answered_wrong: { retrieval: 0, citation: 0, containment: 1, constraint: 0 },
+      over_refused: { not_retrieved: 0, retrieved: 0 },
+    })[0]!.advice;
+    expect(plainAdvice).toMatch(/word for word/);
+    expect(plainAdvice).not.toMatch(/paraphrase/);
+  });
+});
+
+describe('claims: {match: normalized} over shards', () => {
+  it('merges partials into the report of one run, byte for byte, the rules included', async () => {
+    const traces = E2E_GOLD.map((g) => ({
+      qid: g.qid,
+      retrieved_ids: [`d${g.qid}`],
+      answer_json: { claim: E2E_CLAIMS[g.qid], citations: [`d${g.qid}`] },
+    }));
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(E2E_GOLD),
+      'shards/0/t.jsonl': jsonl(traces.slice(0, 2)),
+      'shards/1/t.jsonl': jsonl(traces.slice(2)),
+    });
+    const suites = {
+      qa: {
+        kind: 'grounded-qa',
+        gold: 'gold.jsonl',
+        traces: 'shards/*/t.jsonl',
+        claims: { match: 'normalized' },
+      },
+    };
+    const config = path.join(dir, 'gates.yaml');
+    writeFileSync(config, YAML.stringify({ version: 1, suites }));
+    const parts = [];
+    for (const k of [0, 1]) {
+      const part = path.join(dir, `part-${k}.partial`);
+      await writePartialRun(part, {
+        config,
+        inputs: [{ suite: 'qa', key: 'traces', path: path.join(dir, `shards/${k}/t.jsonl`) }],
+      });
+      parts.push(part);
+    }
+    const single = serializeReport((await check({ config })).report);
+    const merged = serializeReport((await mergeRun(parts, { config })).report);
+    expect(merged).toBe(single);
+    const qa = (JSON.parse(merged) as { suites: Record<string, SuiteReport> }).suites.qa!;
+    expect(qa.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_judged: 0 });
+  });
+});

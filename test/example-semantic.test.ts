@@ -1,0 +1,131 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { run } from '../src/run.js';
+import { JudgeServer } from './helpers/judge-server.js';
+import { REPO, tmpTree } from './helpers/tmp.js';
+
+/*
+ * examples/semantic: the repository's example with paraphrased claims, judged semantically. Its judgments file
+ * was recorded by `groundgate judge` against the stand-in server answering from the hand-written
+ * judge-table.jsonl; this test records it again into a copy and checks the committed file holds the same
+ * verdicts under the same keys. GROUNDGATE_WRITE_EXAMPLE=1 rewrites the committed file.
+ */
+const EXAMPLE = path.join(REPO, 'examples', 'semantic');
+const MODEL = 'stand-in-label-table-v1';
+
+const read = (file: string) =>
+  readFileSync(path.join(EXAMPLE, file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+const server = new JudgeServer();
+beforeAll(async () => {
+  server.model = MODEL;
+  server.fingerprint = null;
+  // An ask the table has no line for is answered with no verdict word: it shows up as unjudged.
+  server.unlabeled = 'NOT IN THE TABLE';
+  const claims = new Map(
+    read('paraphrased.trace.jsonl').map((t) => [t.qid, (t.answer_json as { claim: string }).claim]),
+  );
+  for (const { qid, fact, verdict } of read('judge-table.jsonl'))
+    server.label(claims.get(qid)!, fact as string, verdict as string);
+  await server.start();
+});
+afterAll(() => server.stop());
+afterEach(() => vi.unstubAllEnvs());
+
+async function judge(config: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(['judge', '-c', config], {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    isTty: false,
+    env: {
+      GROUNDGATE_JUDGE_MODEL: MODEL,
+      GROUNDGATE_JUDGE_BASE_URL: server.baseUrl,
+      GROUNDGATE_JUDGE_API_KEY: 'sk-example-not-a-key',
+    },
+  });
+  return { status, stdout, stderr };
+}
+
+const verdicts = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const { key, verdict, model_returned } = JSON.parse(l) as Record<string, string>;
+      return { key, verdict, model_returned };
+    });
+
+describe('examples/semantic', () => {
+  it('its judgments file is what groundgate judge records from the stand-in table', async () => {
+    if (process.env.GROUNDGATE_WRITE_EXAMPLE) {
+      writeFileSync(path.join(EXAMPLE, 'judgments.jsonl'), '');
+      expect((await judge(path.join(EXAMPLE, 'gates.yaml'))).status).toBe(0);
+    }
+    const copy = tmpTree({ '.git/HEAD': '' });
+    cpSync(EXAMPLE, path.join(copy, 'examples', 'semantic'), { recursive: true });
+    cpSync(path.join(REPO, 'gold'), path.join(copy, 'gold'), { recursive: true });
+    writeFileSync(path.join(copy, 'examples', 'semantic', 'judgments.jsonl'), '');
+    const recorded = await judge(path.join(copy, 'examples', 'semantic', 'gates.yaml'));
+    expect(recorded).toMatchObject({ status: 0, stderr: '' });
+    expect(verdicts(path.join(copy, 'examples', 'semantic', 'judgments.jsonl'))).toEqual(
+      verdicts(path.join(EXAMPLE, 'judgments.jsonl')),
+    );
+  });
+
+  it('checks offline over the committed file: the agreement tables of the closing note', async () => {
+    vi.stubEnv('GROUNDGATE_JUDGE_MODEL', MODEL);
+    vi.stubEnv('GROUNDGATE_JUDGE_API_KEY', '');
+    const { report } = await run({ config: path.join(EXAMPLE, 'gates.yaml') });
+    const qa = report.suites.qa!;
+    // 33 answered answerable items: 15 hit by substring, 1 by the normalized rule (FM005, "four gibibytes"),
+    // 17 missed. The judge supports 13 misses (judge-table.jsonl); FM011, FM023, FM046 (NOT_SUPPORTED) and
+    // FM038 (UNCLEAR) stay misses. Six sampled hits (FM002, FM017, FM018, FM021, FM026, FM034) are judged
+    // too, all SUPPORTED.
+    expect(qa.counts).toMatchObject({
+      claims_substring: 15,
+      claims_normalized: 1,
+      claims_judged: 13,
+      judged_items: 23,
+      judge_rescues: 13,
+      unjudged_items: 0,
+      new_judgments: 0,
+    });
+    expect(qa.tables![0]!.rows).toEqual([
+      ['hit', 6, 0],
+      ['miss', 13, 4],
+    ]);
+    // Deterministic vs judge: 10 of 23 agree; rows (6, 17), columns (19, 4): chance 6·19 + 17·4 = 182,
+    // kappa (23·10 − 182) / (23² − 182) = 48/347. Judge vs human (human-labels.jsonl): they differ on FM029
+    // (judge SUPPORTED, human not: "about three months" is not 90 days) and FM038 (judge UNCLEAR, human
+    // SUPPORTED): 21 of 23; rows and columns (19, 4): chance 361 + 16 = 377, kappa (483 − 377) / (529 − 377).
+    expect(qa.tables![1]!.rows).toEqual([
+      ['deterministic vs judge', 23, 10 / 23, 48 / 347],
+      ['judge vs human', 23, 21 / 23, 106 / 152],
+    ]);
+    expect(qa.tables![2]!.rows.map((r) => r[0])).toEqual([
+      'FM001',
+      'FM003',
+      'FM006',
+      'FM010',
+      'FM013',
+      'FM014',
+      'FM022',
+      'FM025',
+      'FM029',
+      'FM031',
+      'FM033',
+      'FM041',
+      'FM045',
+    ]);
+    // Correct: 33 shipped less the four claim misses and FM015 (a citation miss): 28; 15 without the judge.
+    expect(qa.metrics.precision).toMatchObject({ value: 28 / 33, numerator: 28, denominator: 33 });
+    expect(report.verdict).toBe('pass');
+  });
+});
