@@ -1,7 +1,7 @@
 import { digestOf, type GoldDigest } from '../gold/digest.js';
 import { digestGold } from '../gold/digest-files.js';
 import type { GoldItem } from './contract.js';
-import type { RecordJudging } from './load.js';
+import type { RecordJudging } from './judging.js';
 
 // The gold set's digest when a worker makes it from the lines while the main thread loads the items.
 

@@ -3,16 +3,8 @@ import { formatWhere, InputError, preview, recordWord, type Where } from '../err
 import { GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
-import {
-  byLines,
-  gatherScans,
-  lineBases,
-  spawn,
-  startThreads,
-  stopHelpers,
-  throwFirstError,
-  type Helper,
-} from './threads.js';
+import { byLines, gatherScans, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
+import { lineBases, throwFirstError } from './chunk-scan.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf, refOf } from '../io/records.js';
@@ -20,25 +12,17 @@ import { GOLD_WHAT, goldLineSchema, goldTest, type GoldItem, type TraceLine } fr
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import { judgeOptions } from './judge.js';
-import type { Label } from './labels.js';
-import {
-  heldRuns,
-  inMemory,
-  judged,
-  judgeHeld,
-  newRunTable,
-  offer,
-  type RecordsOf,
-  type RunTable,
-} from './runs.js';
-import { scanRuns, timestamp, type Scan } from './scan.js';
+import { heldRuns, inMemory, judged, judgeHeld, type RunsLoad } from './judged-runs.js';
+import type { Judging, RecordJudging } from './judging.js';
+import { newRunTable, offer, type RunTable } from './runs.js';
+import { scanRuns, type Scan } from './scan.js';
+import { timestamp } from './timestamp.js';
 import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
 import { isSpanDocument } from './openinference.js';
 import { goldDigestFrom, NO_DIGESTER } from './gold-digesting.js';
 import { startOtlpJudging } from './otlp-judging.js';
 import { startParquetJudging } from './parquet-runs.js';
-import type { ScoreOptions } from './score.js';
-import type { ScuRule } from './scu.js';
+import type { ScoreOptions } from './score-options.js';
 import { judgeRows } from './verdicts.js';
 
 /**
@@ -165,50 +149,6 @@ function checkGoldItem(
   }
 }
 
-/** The winning run of every gold item that has one, judged, and what reading the traces found. */
-export interface RunsLoad {
-  /** Rows in gold order. */
-  table: RunTable;
-  lines: number;
-  /** Lines that lost to a later run of the same qid. */
-  superseded: number;
-  /** Trace qids that are not in gold, with how many lines each had, sorted. */
-  unknown: Map<string, number>;
-  /** The SCU rules by the index `table.rule` holds. */
-  rules: readonly ScuRule[];
-  /** Where the winning run of gold item `row` is, to read it again; undefined when it has none. */
-  ref(row: number): LineRef | undefined;
-  /** The verdict on gold item `row`'s winning run, most severe label first; undefined when it has none. */
-  labels(row: number): Label[] | undefined;
-  /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
-  passed(row: number): boolean;
-  /**
-   * What judging read of some gold items' winning runs, when runs are records rather than lines read again by
-   * their place (see ref): held in memory, or read again from their records.
-   */
-  records?: RecordsOf;
-  /**
-   * OpenInference: the id of every trace assembled, in the order of its first span. A merge refuses a trace
-   * in two shards: one run assembles its spans into one trace, the shards into two.
-   */
-  traceIds?: () => readonly string[];
-}
-
-/** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
-export interface Judging {
-  /** Whether a worker will digest the gold set (see goldDigest): then the main thread need not. */
-  digestsGold: Promise<boolean>;
-  /** Joins in with the gold set the main thread loaded and checked, and resolves once every run is judged. */
-  finish(gold: readonly GoldItem[]): Promise<RunsLoad>;
-  /**
-   * The gold set's digest from the worker that made it, for the items the main thread loaded (the same
-   * lines in the same order); made here if the worker could not.
-   */
-  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
-  /** Stops the workers: the gold set did not load. */
-  cancel(): Promise<void>;
-}
-
 /**
  * Starts reading the traces: on a large input, worker threads start at once, while the main thread loads
  * gold, and it joins them in finish(). Threads take chunks of whole lines in order, and a qid's winning run
@@ -274,13 +214,6 @@ export function judgeRuns(
   return readsRecords(files, options.traces ?? CANONICAL_TRACES)
     ? startRecordJudging(files, options).finish(gold, questions)
     : startJudging(files, options).finish(gold);
-}
-
-/** Judging traces read as records (see judgeRecords), under way before gold is loaded where it can be. */
-export interface RecordJudging extends Pick<Judging, 'digestsGold' | 'goldDigest'> {
-  finish(gold: readonly GoldItem[], questions?: ReadonlyMap<string, string>): Promise<RunsLoad>;
-  /** Stops what was started: the gold set did not load. */
-  cancel(): Promise<void>;
 }
 
 /**

@@ -5,27 +5,22 @@ import type { GoldItem, TraceLine } from './contract.js';
 import { heldReader, runReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import { goldDigestFrom } from './gold-digesting.js';
-import type { RecordJudging, RunsLoad } from './load.js';
+import type { RecordJudging } from './judging.js';
+import type { RunsLoad } from './judged-runs.js';
 import { assemble, type OpenInferenceOptions } from './openinference.js';
 import type { SpanFacts } from './otlp-scan.js';
 import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import { readSpans, readWinners, winnerOf, type LineAt, WinnersJobBuilder } from './otlp-winners.js';
 import { goldListsOf } from './gold-item.js';
-import { copyVerdicts, heldRuns, newRunTable, offer } from './runs.js';
-import { timestamp } from './scan.js';
-import type { ScoreOptions } from './score.js';
+import { heldRuns } from './judged-runs.js';
+import { copyVerdicts, newRunTable, offer } from './runs.js';
+import { timestamp } from './timestamp.js';
+import type { ScoreOptions } from './score-options.js';
 import type { TraceInput } from './source.js';
 import { stringAt } from '../io/string-column.js';
 import type { JudgedTrace } from './trace-scan.js';
-import {
-  byLines,
-  gatherScans,
-  lineBases,
-  startThreads,
-  stopHelpers,
-  throwFirstError,
-  type Helper,
-} from './threads.js';
+import { byLines, gatherScans, startThreads, stopHelpers, type Helper } from './threads.js';
+import { lineBases, throwFirstError } from './chunk-scan.js';
 
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
 // assemble and check the traces they find there (otlp-runs.ts); this thread puts the chunks back in input

@@ -10,9 +10,9 @@ import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.j
 import { leanReader } from './otlp-lean.js';
 import { notePlaces } from './otlp-places.js';
 import type { SpanFacts } from './otlp-scan.js';
-import { timestamp } from './scan.js';
+import { timestamp } from './timestamp.js';
 import type { TraceInput } from './source.js';
-import type { ChunkError } from './threads.js';
+import type { ChunkError } from './chunk-scan.js';
 
 /**
  * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled

@@ -1,13 +1,14 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
-import { InputError, preview, type Where } from '../errors.js';
+import { InputError, preview } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
 import { winnersJobBuffers, type HeldWinners, type WinnersJob } from './otlp-winners.js';
-import type { WorkerInput, WorkerMessage } from './worker.js';
+import type { ThreadScan } from './chunk-scan.js';
+import type { WorkerInput, WorkerMessage } from './worker-protocol.js';
 
 // Reading a large trace input on several threads: the files are cut into chunks of whole lines, handed out
 // in order from a shared queue to the main thread and the helpers, each of which answers with its scan.
@@ -20,11 +21,6 @@ const MIN_THREADED_BYTES = 64 * 1024 * 1024;
 const MAX_THREADS = 4;
 /** Chunks cut by size (see startThreads) are no more than this many. */
 const MAX_CHUNKS = 1 << 16;
-
-/** A scan a thread sends back: where it met bytes that are not UTF-8 comes along (see utf8.ts). */
-export interface ThreadScan {
-  utf8?: [string, number][];
-}
 
 /** Chunks of the input, the queue they are handed out from, and the helpers already reading them. */
 export interface Threads<T extends ThreadScan> {
@@ -98,23 +94,6 @@ export function byLines(files: readonly string[], chunkBytes?: number): Cut {
 }
 
 /**
- * Each chunk's first line number in its file, less one, from the lines every thread counted in the chunks
- * it read to their end: the lines of the same file in the chunks before it.
- */
-export function lineBases(
-  scans: readonly { chunkLines: readonly [number, number][] }[],
-  chunks: readonly Segment[],
-): number[] {
-  const chunkLines = new Map(scans.flatMap((s) => s.chunkLines));
-  const base: number[] = [];
-  chunks.forEach((c, i) => {
-    const previous = i > 0 && chunks[i - 1]!.fileIndex === c.fileIndex;
-    base[i] = previous ? base[i - 1]! + (chunkLines.get(i - 1) ?? 0) : 0;
-  });
-  return base;
-}
-
-/**
  * Waits for every thread's scan, then stops the helpers (heaps and all) and gives the scans in the order
  * given, or throws the first failure.
  */
@@ -129,28 +108,6 @@ export async function gatherScans<T>(
   if (!keep || failed) await stopHelpers(helpers);
   if (failed) throw failed.reason;
   return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
-}
-
-/** The error a thread stopped at, in chunk `chunk`. */
-export interface ChunkError {
-  chunk: number;
-  where: Where | undefined;
-  detail: string;
-}
-
-/**
- * Throws the input error of the earliest failed chunk, if any: every chunk before it was read whole, so it is
- * the input's first. With `lineBase`, its line counts from the chunk's first line and is made absolute.
- */
-export function throwFirstError(
-  scans: readonly { error?: ChunkError }[],
-  lineBase?: readonly number[],
-): void {
-  const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
-  if (errors.length === 0) return;
-  const { chunk, where, detail } = errors[0]!;
-  const base = lineBase?.[chunk] ?? 0;
-  throw new InputError(where && { ...where, line: where.line && where.line + base }, detail);
 }
 
 export const stopHelpers = (helpers: readonly Helper<ThreadScan>[]): Promise<number[]> =>

@@ -9,50 +9,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests, valueDigest } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
-import type { FieldMap } from '../io/field-map.js';
-import { decodeOnThread, type DecodeJob, type DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
+import { decodeOnThread } from '../io/parquet.js';
 import { takeUtf8Notes } from '../io/utf8.js';
 import { heldBuffers, heldWriter, runReader } from './held-lines.js';
 import { goldListsReader } from './gold-item.js';
 import { judgeInto, judgeItem } from './judge.js';
 import { newVerdicts, verdictBuffers } from './runs.js';
-import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import { readWinners, type HeldWinners, type WinnersJob } from './otlp-winners.js';
-import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-runs.js';
-import { scanBuffers, scanRuns, type Scan } from './scan.js';
+import { otlpScanBuffers, scanOtlpRuns } from './otlp-runs.js';
+import { readWinners, type WinnersJob } from './otlp-winners.js';
+import { parquetScanBuffers, scanParquetRuns } from './parquet-scan.js';
+import { scanBuffers, scanRuns } from './scan.js';
 import type { TraceInput } from './source.js';
-
-export interface WorkerInput {
-  chunks: Segment[];
-  /** The ChunkQueue's state, shared with the other threads. */
-  shared: SharedArrayBuffer;
-  /** The gold files to digest after the scan. */
-  gold?: string[];
-  /** The traces' `fields:` mapping, if any. */
-  fields?: FieldMap;
-  /** `citation_markers:` is set (see trace-checks.ts). */
-  markers?: boolean;
-  /** Set when the chunks are OTLP lines of OpenInference spans, to be read as this input says. */
-  otlp?: TraceInput;
-  /** Set when the chunks are windows of rows of Parquet traces (see parquet-runs.ts). */
-  parquet?: TraceInput;
-  /** When each chunk's reading began, for the main thread to watch (see Leases in parquet-runs.ts). */
-  leases?: Leases;
-  /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
-  decode?: DecodeJob;
-}
-
-/**
- * Each gold line's digest in file order (see lineDigests), or null when they could not be made here (the
- * main thread then makes them).
- */
-export type WorkerMessage =
-  | { scan: Scan | OtlpScan | ParquetScan }
-  | { digests: Uint8Array | null }
-  | { held: HeldWinners }
-  | DecodeMessage
-  | { internal: string };
+import type { WorkerInput, WorkerMessage } from './worker-protocol.js';
 
 const input = workerData as WorkerInput;
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
