@@ -13,7 +13,7 @@ import type { SpanFacts } from './otlp-scan.js';
 import type { TraceInput } from './source.js';
 
 // The winning OpenInference traces read back from their lines, once gold has picked them (see
-// otlp-judging.ts): the main thread reads some, a helper that scanned spans the others at the same time.
+// otlp-source.ts): the main thread reads some, a helper that scanned spans the others at the same time.
 
 /** A line of the input, by its place in a file. */
 export interface LineAt {

@@ -6,7 +6,6 @@ import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
-import { winnersJobBuffers, type HeldWinners, type WinnersJob } from './otlp-winners.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { WorkerInput, WorkerMessage } from './worker-protocol.js';
 
@@ -47,8 +46,10 @@ export function startThreads<T extends ThreadScan>(
   cut: Cut,
   /** False when the main thread reads no chunk itself (it watches the helpers): one helper more. */
   mainReads = true,
+  /** True when the input is read by this thread alone, whatever GROUNDGATE_THREADS says. */
+  alone = false,
 ): Promise<Threads<T>> {
-  const { threads, forced } = threadCount();
+  const { threads, forced } = alone ? { threads: 1, forced: false } : threadCount();
   const workerEntry = threads > 1 ? helperBundle() : undefined;
   return (async () => {
     // GROUNDGATE_THREADS cuts even a small input in chunks for its threads (read by this thread alone when
@@ -100,7 +101,7 @@ export function byLines(files: readonly string[], chunkBytes?: number): Cut {
 export async function gatherScans<T>(
   scans: readonly Promise<T>[],
   helpers: readonly Helper<ThreadScan>[],
-  /** Leaves the helpers running after their scans, for more work (see Helper.readBack); not on a failure. */
+  /** Leaves the helpers running after their scans, for more work (see Helper.help); not on a failure. */
   keep = false,
 ): Promise<T[]> {
   const settled = await Promise.allSettled(scans);
@@ -132,8 +133,8 @@ export interface Helper<T extends ThreadScan> {
   scan: Promise<T>;
   /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
   digests: Promise<Uint8Array | null>;
-  /** Asks a helper that scanned OTLP lines to read these winners back (see otlp-winners.ts), once. */
-  readBack(job: WinnersJob): Promise<HeldWinners>;
+  /** Asks a helper done scanning for its source's further work (see TraceSource.help), once. */
+  help<R>(job: unknown, transfer: ArrayBuffer[]): Promise<R>;
 }
 
 export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): Helper<T> {
@@ -144,22 +145,22 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   let digested!: (digests: Uint8Array | null) => void;
   const scan = new Promise<T>((resolve, reject) => ([answer, fail] = [resolve, reject]));
   const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
-  let gotHeld!: (h: HeldWinners) => void;
-  let heldFailed!: (err: unknown) => void;
-  const held = new Promise<HeldWinners>((resolve, reject) => ([gotHeld, heldFailed] = [resolve, reject]));
-  held.catch(() => undefined);
+  let gotHelp!: (answer: unknown) => void;
+  let helpFailed!: (err: unknown) => void;
+  const helped = new Promise<unknown>((resolve, reject) => ([gotHelp, helpFailed] = [resolve, reject]));
+  helped.catch(() => undefined);
   if (!input.gold) digested(null);
   // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
   const failed = (err: unknown) => {
     fail(err);
     digested(null);
-    heldFailed(err);
+    helpFailed(err);
   };
   worker.on('message', (m: WorkerMessage) => {
     if ('scan' in m) {
       for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
       answer(m.scan as unknown as T);
-    } else if ('held' in m) gotHeld(m.held);
+    } else if ('helped' in m) gotHelp(m.helped);
     else if ('digests' in m) digested(m.digests);
     else if ('internal' in m) failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
@@ -169,9 +170,9 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   );
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
   scan.catch(() => undefined);
-  const readBack = (job: WinnersJob) => {
-    worker.postMessage({ winners: job }, winnersJobBuffers(job));
-    return held;
+  const help = <R>(job: unknown, transfer: ArrayBuffer[]) => {
+    worker.postMessage({ help: job }, transfer);
+    return helped as Promise<R>;
   };
-  return { worker, scan, digests, readBack };
+  return { worker, scan, digests, help };
 }

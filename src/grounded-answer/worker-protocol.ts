@@ -1,13 +1,10 @@
-import type { FieldMap } from '../io/field-map.js';
 import type { DecodeJob, DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
-import type { HeldWinners } from './otlp-winners.js';
-import type { Leases, ParquetScan } from './parquet-scan.js';
-import type { OtlpScan } from './otlp-runs.js';
-import type { Scan } from './scan.js';
+import type { ThreadScan } from './chunk-scan.js';
 import type { TraceInput } from './source.js';
 
-// What the main thread and a helper (worker.ts) say to each other.
+// What the main thread and a helper (worker.ts) say to each other. Nothing here names a format: a helper is
+// told which source (see sources.ts) reads its chunks.
 
 export interface WorkerInput {
   chunks: Segment[];
@@ -15,27 +12,28 @@ export interface WorkerInput {
   shared: SharedArrayBuffer;
   /** The gold files to digest after the scan. */
   gold?: string[];
-  /** The traces' `fields:` mapping, if any. */
-  fields?: FieldMap;
-  /** `citation_markers:` is set (see trace-checks.ts). */
-  markers?: boolean;
-  /** Set when the chunks are OTLP lines of OpenInference spans, to be read as this input says. */
-  otlp?: TraceInput;
-  /** Set when the chunks are windows of rows of Parquet traces (see parquet-runs.ts). */
-  parquet?: TraceInput;
-  /** When each chunk's reading began, for the main thread to watch (see Leases in parquet-runs.ts). */
-  leases?: Leases;
+  /** The source that reads the chunks, by its name in the registry (see sources.ts). */
+  source?: string;
+  /** How the traces are read (see source.ts). */
+  input?: TraceInput;
+  /** What the source tells its helpers besides the chunks (see TraceSource.told). */
+  told?: unknown;
   /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
   decode?: DecodeJob;
 }
 
 /**
- * Each gold line's digest in file order (see lineDigests), or null when they could not be made here (the
- * main thread then makes them).
+ * A helper's scan; each gold line's digest in file order (see lineDigests), or null when they could not be
+ * made here (the main thread then makes them); its answer when asked for help (see TraceSource.help).
  */
 export type WorkerMessage =
-  | { scan: Scan | OtlpScan | ParquetScan }
+  | { scan: ThreadScan }
   | { digests: Uint8Array | null }
-  | { held: HeldWinners }
+  | { helped: unknown }
   | DecodeMessage
   | { internal: string };
+
+/** What the main thread asks of a helper done scanning (see Helper.help). */
+export interface HelpMessage {
+  help: unknown;
+}

@@ -1,20 +1,17 @@
 import { InputError } from '../errors.js';
-import { parquetRowGroups } from '../io/records.js';
 import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
+import { isParquet, parquetRowGroups } from '../io/records.js';
 import type { Segment } from '../io/split.js';
-import type { GoldItem } from './contract.js';
-import { NO_DIGESTER } from './gold-digesting.js';
-import { heldRuns, inMemory, judgeHeld, type RunsLoad } from './judged-runs.js';
-import type { RecordJudging } from './judging.js';
-import { scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
-import { newRunTable, offer } from './runs.js';
-import type { ScoreOptions } from './score-options.js';
-import type { TraceInput } from './source.js';
-import { heldReader } from './held-lines.js';
-import { gatherScans, startThreads, stopHelpers, type Cut, type Helper } from './threads.js';
 import { throwFirstError } from './chunk-scan.js';
+import { heldReader } from './held-lines.js';
+import { heldRuns, inMemory, judgeHeld, type RunsLoad } from './judged-runs.js';
+import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
+import { Picker } from './pick.js';
+import type { Cut } from './threads.js';
+import type { Picking, TraceSource } from './trace-source.js';
 
-// Parquet traces decoded by threads (see parquet-scan.ts); this thread folds their winners and judges them.
+// Parquet traces decoded by threads, a window of rows each (see parquet-scan.ts); this thread folds their
+// winners into one per gold item, the one a single pass in file order picks, and judges them.
 
 /** Below this many rows, helpers do not pay for their start: one thread reads each file whole. */
 const MIN_THREADED_ROWS = 100_000;
@@ -58,45 +55,24 @@ function byRows(files: readonly string[]): Cut {
   };
 }
 
-/** Starts decoding Parquet traces (every file Parquet) while gold loads. */
-export function startParquetJudging(
-  files: readonly string[],
-  options: ScoreOptions,
-  input: TraceInput,
-): RecordJudging {
-  const base = Math.floor(Date.now() / 1000);
-  let leases: Leases | undefined;
-  const started = startThreads<ParquetScan>(
-    (chunks) => {
-      // One lease table, which every helper shares.
-      leases ??= { shared: new SharedArrayBuffer(4 * Math.max(1, chunks.length)), base };
-      return { parquet: input, leases };
-    },
-    byRows(files),
-    false,
-  );
-  // A trace file that is missing or not Parquet is reported by finish(), after the gold set's own errors.
-  started.catch(() => undefined);
-  return {
-    ...NO_DIGESTER,
-    async cancel() {
-      const { helpers } = await started.catch(() => ({ helpers: [] as Helper<ParquetScan>[] }));
-      await stopHelpers(helpers);
-    },
-    async finish(gold) {
-      const { chunks, queue, helpers } = await started;
-      // With helpers, this thread only watches them; without, it reads every window through readParquet.
-      const watch = helpers.length > 0 ? watchLeases(leases!, chunks) : undefined;
-      const scans = await gatherScans(
-        helpers.length > 0
-          ? helpers.map((h) => Promise.race([h.scan, watch!.stuck]))
-          : [scanParquetRuns(queue, input)],
-        helpers,
-      ).finally(() => watch?.stop());
-      return judgeParquet(scans, chunks, gold, options);
-    },
-  };
-}
+export const parquetSource: TraceSource<ParquetScan, Leases> = {
+  name: 'parquet',
+  reads: (files, input) => input.format !== 'openinference' && files.length > 0 && files.every(isParquet),
+  cut: byRows,
+  scan: scanParquetRuns,
+  buffers: parquetScanBuffers,
+  pick,
+  // With helpers, this thread only watches them (see watchLeases); without, it reads every window through
+  // readParquet.
+  mainReads: false,
+  digest: 'none',
+  // One lease table, which every helper shares.
+  told: (chunks) => ({
+    shared: new SharedArrayBuffer(4 * Math.max(1, chunks.length)),
+    base: Math.floor(Date.now() / 1000),
+  }),
+  watch: watchLeases,
+};
 
 /**
  * Rejects with an input error when a helper has been decoding one window for longer than readParquet allows
@@ -121,28 +97,20 @@ function watchLeases(leases: Leases, chunks: readonly Segment[]): { stuck: Promi
   return { stuck, stop: () => clearInterval(timer) };
 }
 
-function judgeParquet(
-  scans: readonly ParquetScan[],
-  chunks: readonly Segment[],
-  gold: readonly GoldItem[],
-  options: ScoreOptions,
-): RunsLoad {
+/** Folds the threads' winners into one per gold item and judges them, from what the threads held. */
+function pick(scans: readonly ParquetScan[], { chunks, gold, options }: Picking<ParquetScan>): RunsLoad {
   throwFirstError(scans);
-  const rows = new Map<string, number>();
-  gold.forEach((g, i) => rows.set(g.qid, i));
-  const table = newRunTable(gold.length, options.cutoffs.length);
+  const picker = new Picker(gold, options.cutoffs.length);
+  const { table } = picker;
   /** The scan and slot of each gold item's winning run. */
   const wonScan = new Int32Array(gold.length);
   const wonSlot = new Int32Array(gold.length);
-  const unknown = new Map<string, number>();
   let read = 0;
-  let known = 0;
   scans.forEach((s, k) => {
     read += s.rows;
     s.qids.forEach((qid, slot) => {
-      const row = rows.get(qid);
-      if (row === undefined) return void unknown.set(qid, (unknown.get(qid) ?? 0) + s.count[slot]!);
-      known += s.count[slot]!;
+      const row = picker.row(qid, s.count[slot]!);
+      if (row < 0) return;
       const run = {
         ts: s.ts[slot]!,
         chunk: s.chunk[slot]!,
@@ -150,7 +118,7 @@ function judgeParquet(
         line: s.row[slot]!,
         length: 0,
       };
-      if (!offer(table, row, run)) return;
+      if (!picker.offer(row, run)) return;
       wonScan[row] = k;
       wonSlot[row] = slot;
     });
@@ -166,8 +134,8 @@ function judgeParquet(
     inMemory(record),
     (row) => chunks[table.chunk[row]!]!.file,
     read,
-    known,
-    unknown,
+    picker.known,
+    picker.unknown,
     options,
   );
 }
