@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
-import { spanFacts } from '../src/grounded-answer/openinference.js';
+import { spanFacts } from '../src/grounded-answer/span-facts.js';
 import { InputError } from '../src/errors.js';
 import type { GoldItem } from '../src/grounded-answer/contract.js';
 import type { JudgedTrace } from '../src/grounded-answer/trace-scan.js';

@@ -28,34 +28,10 @@ export const jsonlSource: TraceSource<Scan> = {
   digest: 'after-scan',
 };
 
-/**
- * Folds every thread's scan into one winner per gold item, then reads the winners back (one pass per file)
- * and judges them. Line numbers become absolute: a chunk's count from its own first line, and the lines of
- * the same file in the chunks before it come first. Every chunk before the first failed one was read whole.
- */
+/** Folds the scans into one winner per gold item, then reads the winners back and judges them. */
 function pick(scans: readonly Scan[], { chunks, gold, options }: Picking<Scan>): RunsLoad {
-  const lineBase = lineBases(scans, chunks);
-  throwFirstError(scans, lineBase);
-
-  const picker = new Picker(gold, options.cutoffs.length);
-  let lines = 0;
-  for (const s of scans) {
-    lines += s.lines;
-    for (let slot = 0; slot < s.qids.length; slot++) {
-      const row = picker.row(s.qids[slot]!, s.count[slot]!);
-      if (row < 0) continue;
-      const chunk = s.chunk[slot]!;
-      picker.offer(row, {
-        ts: s.ts[slot]!,
-        chunk,
-        offset: s.offset[slot]!,
-        line: lineBase[chunk]! + s.line[slot]!,
-        length: s.length[slot]!,
-      });
-    }
-  }
-  // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
-  const { table } = picker;
+  // The fold's map of gold qids is let go before the winners are judged.
+  const { table, lines, known, unknown } = fold(scans, chunks, gold, options.cutoffs.length);
   const ref = (row: number): LineRef | undefined =>
     table.present[row]
       ? {
@@ -79,5 +55,39 @@ function pick(scans: readonly Scan[], { chunks, gold, options }: Picking<Scan>):
   for (const [file, rows] of byFile)
     judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces);
 
-  return { ...judged(table, lines, picker.known, picker.unknown, options), ref };
+  return { ...judged(table, lines, known, unknown, options), ref };
+}
+
+/**
+ * Every thread's scan folded into one winner per gold item. Line numbers become absolute: a chunk's count
+ * from its own first line, and the lines of the same file in the chunks before it come first. Every chunk
+ * before the first failed one was read whole.
+ */
+function fold(
+  scans: readonly Scan[],
+  chunks: Picking<Scan>['chunks'],
+  gold: Picking<Scan>['gold'],
+  cutoffs: number,
+) {
+  const lineBase = lineBases(scans, chunks);
+  throwFirstError(scans, lineBase);
+
+  const picker = new Picker(gold, cutoffs);
+  let lines = 0;
+  for (const s of scans) {
+    lines += s.lines;
+    for (let slot = 0; slot < s.qids.length; slot++) {
+      const row = picker.row(s.qids[slot]!, s.count[slot]!);
+      if (row < 0) continue;
+      const chunk = s.chunk[slot]!;
+      picker.offer(row, {
+        ts: s.ts[slot]!,
+        chunk,
+        offset: s.offset[slot]!,
+        line: lineBase[chunk]! + s.line[slot]!,
+        length: s.length[slot]!,
+      });
+    }
+  }
+  return { table: picker.table, lines, known: picker.known, unknown: picker.unknown };
 }

@@ -6,10 +6,11 @@ import { float64Column, int32Column, uint32Column } from '../io/typed-column.js'
 import { StringColumn, stringListBuffers, type StringList } from '../io/string-column.js';
 import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
-import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
+import { afterBom, lineSpans, qidAttributeOf } from './openinference.js';
+import { assemble } from './trace-assembly.js';
 import { leanReader } from './otlp-lean.js';
 import { notePlaces } from './otlp-places.js';
-import type { SpanFacts } from './otlp-scan.js';
+import type { SpanFacts } from './span-values.js';
 import { timestamp } from './timestamp.js';
 import type { TraceInput } from './source.js';
 import type { ChunkError } from './chunk-scan.js';

@@ -6,9 +6,10 @@ import { goldListsOf, goldListsReader } from './gold-item.js';
 import { heldBuffers, heldReader, heldWriter, runReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import { heldRuns, type RunsLoad } from './judged-runs.js';
-import { assemble, isSpanDocument, type OpenInferenceOptions } from './openinference.js';
+import { isSpanDocument } from './openinference.js';
+import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import type { SpanFacts } from './otlp-scan.js';
+import type { SpanFacts } from './span-values.js';
 import {
   readSpans,
   readWinners,

@@ -1,7 +1,8 @@
 import { traceChecker } from './trace-checks.js';
 import { forEachSpan } from '../io/read-at.js';
 import type { TraceLine } from './contract.js';
-import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
+import { lineSpans, qidAttributeOf } from './openinference.js';
+import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
 import type { HeldRuns, RawMembers } from './held-lines.js';
 import { float64Column, int32Column } from '../io/typed-column.js';
 import type { GoldLists } from './gold-item.js';
@@ -9,7 +10,7 @@ import type { JudgeOptions } from './judge.js';
 import type { CompiledRule } from './scu.js';
 import type { Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
-import type { SpanFacts } from './otlp-scan.js';
+import type { SpanFacts } from './span-values.js';
 import type { TraceInput } from './source.js';
 
 // The winning OpenInference traces read back from their lines, once gold has picked them (see
