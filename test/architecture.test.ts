@@ -6,9 +6,6 @@ import { REPO, tmpTree } from './helpers/tmp.js';
 
 const SUITES = path.join(REPO, 'src/suites');
 
-/** Chains wholly inside these folders of src/ are let through. Emptied when #46's pipeline lands. */
-const EXEMPT = ['grounded-answer/'];
-
 /** Every import counts, `import type` too: a circle of types is a circle a reader has to untangle. */
 const imports = (dir: string) =>
   madge(dir, {
@@ -44,10 +41,7 @@ describe('the source layout', () => {
   it('no import circle in src/ (madge)', { timeout: 120_000 }, async () => {
     const graph = await imports(path.join(REPO, 'src'));
     expect(graph.warnings().skipped).toEqual([]);
-    const circles = graph
-      .circular()
-      .filter((chain) => !chain.every((file) => EXEMPT.some((dir) => file.startsWith(dir))))
-      .map((chain) => chain.join(' > '));
+    const circles = graph.circular().map((chain) => chain.join(' > '));
     expect(circles).toEqual([]);
   });
 

@@ -18,7 +18,7 @@ import {
 } from './helpers/formats.js';
 import { runCli } from './helpers/process.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { spanFacts } from '../src/grounded-answer/openinference.js';
+import { spanFacts } from '../src/grounded-answer/span-facts.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import { FIXTURES, jsonl, REPO, tmpTree } from './helpers/tmp.js';
 import { seeded } from './helpers/random.js';

@@ -30,14 +30,17 @@ import { ANSWER, memberReader, memberShapes, STRINGS } from '../src/grounded-ans
 import { JUNK } from './helpers/junk.js';
 import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
 import { compileFieldMap } from '../src/io/field-map.js';
-import { assemble, lineSpans, spanFacts } from '../src/grounded-answer/openinference.js';
+import { lineSpans } from '../src/grounded-answer/openinference.js';
+import { spanFacts } from '../src/grounded-answer/span-facts.js';
+import { assemble } from '../src/grounded-answer/trace-assembly.js';
 import { leanReader } from '../src/grounded-answer/otlp-lean.js';
 import { notePlaces, placedReader } from '../src/grounded-answer/otlp-places.js';
 import { runReader } from '../src/grounded-answer/held-lines.js';
 import { recordChecker } from '../src/io/field-map.js';
 import { TRACE_WHAT, traceTest } from '../src/grounded-answer/contract.js';
 import { unescapeInto } from '../src/io/json-scan.js';
-import { otlpScanner, type SpanFacts } from '../src/grounded-answer/otlp-scan.js';
+import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
+import type { SpanFacts } from '../src/grounded-answer/span-values.js';
 import { seeded } from './helpers/random.js';
 import { FIXTURES, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 

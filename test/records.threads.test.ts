@@ -2,13 +2,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
-import { spanFacts } from '../src/grounded-answer/openinference.js';
+import { spanFacts } from '../src/grounded-answer/span-facts.js';
 import { InputError } from '../src/errors.js';
 import type { GoldItem } from '../src/grounded-answer/contract.js';
 import type { JudgedTrace } from '../src/grounded-answer/trace-scan.js';
-import { judgeRecords, loadGold, type RunsLoad } from '../src/grounded-answer/load.js';
-import { startParquetJudging } from '../src/grounded-answer/parquet-runs.js';
-import { startOtlpJudging } from '../src/grounded-answer/otlp-judging.js';
+import type { RunsLoad } from '../src/grounded-answer/judged-runs.js';
+import { judgeRecords, loadGold } from '../src/grounded-answer/load.js';
+import { otlpSource } from '../src/grounded-answer/otlp-source.js';
+import { parquetSource } from '../src/grounded-answer/parquet-source.js';
+import { startReading } from '../src/grounded-answer/pipeline.js';
 import type { ScoreOptions } from '../src/grounded-answer/score.js';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
@@ -191,7 +193,7 @@ async function both(
 }
 
 const otlp = (files: string[]) => (items: GoldItem[]) =>
-  startOtlpJudging(files, OPTIONS, OPTIONS.traces!, []).finish(items);
+  startReading(otlpSource, files, OPTIONS).finish(items);
 
 const dir = tmpTree({ 'gold.jsonl': jsonl(gold) });
 const goldFile = path.join(dir, 'gold.jsonl');
@@ -324,7 +326,7 @@ const lines = (runs: readonly Run[]) =>
 describe('Parquet traces read window by window', () => {
   const options: ScoreOptions = { ...OPTIONS, traces: { format: 'jsonl', qid: 'input.value' } };
   const parquet = (files: string[]) => (items: GoldItem[]) =>
-    startParquetJudging(files, options, options.traces!).finish(items);
+    startReading(parquetSource, files, options).finish(items);
 
   it('judge random runs in two files as the one-pass reader does', async () => {
     for (let round = 0; round < 8; round++) {
@@ -527,7 +529,7 @@ describe('what a review found (each failed before its fix)', () => {
     writeFileSync(files[1]!, 'not a parquet file at all, just text');
     const { onePass, chunked } = await both(
       files,
-      (items) => startParquetJudging(files, options, options.traces!).finish(items),
+      (items) => startReading(parquetSource, files, options).finish(items),
       options,
       false,
     );

@@ -1,7 +1,7 @@
 import { digestOf, type GoldDigest } from '../gold/digest.js';
 import { digestGold } from '../gold/digest-files.js';
 import type { GoldItem } from './contract.js';
-import type { RecordJudging } from './load.js';
+import type { Judging } from './judging.js';
 
 // The gold set's digest when a worker makes it from the lines while the main thread loads the items.
 
@@ -22,7 +22,7 @@ export function goldDigestFrom(
 }
 
 /** For judging where no worker digests gold: the main thread digests it as it loads it. */
-export const NO_DIGESTER: Pick<RecordJudging, 'digestsGold' | 'goldDigest'> = {
+export const NO_DIGESTER: Pick<Judging, 'digestsGold' | 'goldDigest'> = {
   digestsGold: Promise.resolve(false),
   goldDigest: () => Promise.reject(new Error('internal: no worker digests this gold set')),
 };

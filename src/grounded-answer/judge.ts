@@ -4,7 +4,7 @@ import type { JudgedTrace } from './trace-scan.js';
 import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
 import { echoMatches, type CompiledRule } from './scu.js';
 import type { Verdicts } from './runs.js';
-import type { ScoreOptions } from './score.js';
+import type { ScoreOptions } from './score-options.js';
 import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
 import { isRefusal, refusalRule, type RefusalRule } from './refusal.js';
 import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from './notices.js';

@@ -1,45 +1,18 @@
-import { traceChecker } from './trace-checks.js';
 import { formatWhere, InputError, preview, recordWord, type Where } from '../errors.js';
 import { GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
-import type { Segment } from '../io/split.js';
-import {
-  byLines,
-  gatherScans,
-  lineBases,
-  spawn,
-  startThreads,
-  stopHelpers,
-  throwFirstError,
-  type Helper,
-} from './threads.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
-import { isParquet } from '../io/records.js';
-import { readRecordsOf, refOf } from '../io/records.js';
-import { GOLD_WHAT, goldLineSchema, goldTest, type GoldItem, type TraceLine } from './contract.js';
+import { isParquet, readRecordsOf, refOf } from '../io/records.js';
+import { GOLD_WHAT, goldLineSchema, goldTest, type GoldItem } from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
-import { judgeOptions } from './judge.js';
-import type { Label } from './labels.js';
-import {
-  heldRuns,
-  inMemory,
-  judged,
-  judgeHeld,
-  newRunTable,
-  offer,
-  type RecordsOf,
-  type RunTable,
-} from './runs.js';
-import { scanRuns, timestamp, type Scan } from './scan.js';
-import { readsRecords, traceRecords, CANONICAL_TRACES } from './source.js';
-import { isSpanDocument } from './openinference.js';
-import { goldDigestFrom, NO_DIGESTER } from './gold-digesting.js';
-import { startOtlpJudging } from './otlp-judging.js';
-import { startParquetJudging } from './parquet-runs.js';
-import type { ScoreOptions } from './score.js';
-import type { ScuRule } from './scu.js';
-import { judgeRows } from './verdicts.js';
+import type { RunsLoad } from './judged-runs.js';
+import type { Judging } from './judging.js';
+import { startReading } from './pipeline.js';
+import { recordsSource } from './records-source.js';
+import type { ScoreOptions } from './score-options.js';
+import { CANONICAL_TRACES } from './source.js';
+import { sourceFor } from './sources.js';
 
 /**
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
@@ -165,104 +138,26 @@ function checkGoldItem(
   }
 }
 
-/** The winning run of every gold item that has one, judged, and what reading the traces found. */
-export interface RunsLoad {
-  /** Rows in gold order. */
-  table: RunTable;
-  lines: number;
-  /** Lines that lost to a later run of the same qid. */
-  superseded: number;
-  /** Trace qids that are not in gold, with how many lines each had, sorted. */
-  unknown: Map<string, number>;
-  /** The SCU rules by the index `table.rule` holds. */
-  rules: readonly ScuRule[];
-  /** Where the winning run of gold item `row` is, to read it again; undefined when it has none. */
-  ref(row: number): LineRef | undefined;
-  /** The verdict on gold item `row`'s winning run, most severe label first; undefined when it has none. */
-  labels(row: number): Label[] | undefined;
-  /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
-  passed(row: number): boolean;
-  /**
-   * What judging read of some gold items' winning runs, when runs are records rather than lines read again by
-   * their place (see ref): held in memory, or read again from their records.
-   */
-  records?: RecordsOf;
-  /**
-   * OpenInference: the id of every trace assembled, in the order of its first span. A merge refuses a trace
-   * in two shards: one run assembles its spans into one trace, the shards into two.
-   */
-  traceIds?: () => readonly string[];
-}
-
-/** Judging under way: worker threads may already be reading traces while the main thread loads gold. */
-export interface Judging {
-  /** Whether a worker will digest the gold set (see goldDigest): then the main thread need not. */
-  digestsGold: Promise<boolean>;
-  /** Joins in with the gold set the main thread loaded and checked, and resolves once every run is judged. */
-  finish(gold: readonly GoldItem[]): Promise<RunsLoad>;
-  /**
-   * The gold set's digest from the worker that made it, for the items the main thread loaded (the same
-   * lines in the same order); made here if the worker could not.
-   */
-  goldDigest(gold: readonly GoldItem[]): Promise<GoldDigest>;
-  /** Stops the workers: the gold set did not load. */
-  cancel(): Promise<void>;
-}
-
 /**
- * Starts reading the traces: on a large input, worker threads start at once, while the main thread loads
- * gold, and it joins them in finish(). Threads take chunks of whole lines in order, and a qid's winning run
- * depends only on `ts` and position in the input, so the result is the one a single pass gives, the first
- * input error in file order included. The winners alone are then read again and judged against gold.
+ * Starts reading the traces with the source the registry picks for them (see sources.ts and pipeline.ts):
+ * on a large input, helpers start at once, while the main thread loads gold, and it joins them in finish().
+ * `goldFiles`, JSON Lines, are digested by a helper where a core is spare for it.
  */
 export function startJudging(
   traceFiles: readonly string[],
   options: ScoreOptions,
   goldFiles: readonly string[] = [],
 ): Judging {
-  const fields = options.traces?.fields;
-  const markers = options.traces?.markers;
-  const job = { ...(fields && { fields }), ...(markers && { markers }) };
-  const started = startThreads<Scan>(job, byLines(traceFiles)).then((t) => ({
-    ...t,
-    // Gold is digested by a worker when there are workers at all (see finish).
-    digestEntry: goldFiles.length > 0 ? t.entry : undefined,
-  }));
-  // A missing trace file is reported by finish(), after the gold set's own errors.
-  started.catch(() => undefined);
-
-  const stop = stopHelpers;
-  let digester: Helper<Scan> | undefined;
-  return {
-    digestsGold: started.then(
-      ({ digestEntry }) => digestEntry !== undefined,
-      () => false,
-    ),
-    async cancel() {
-      const { helpers } = await started.catch(() => ({ helpers: [] as Helper<Scan>[] }));
-      await stop(helpers);
-    },
-    async finish(gold) {
-      const { chunks, queue, helpers, digestEntry } = await started;
-      // Once their scans are in, the workers go, heaps and all, before judging takes memory of its own. A
-      // fresh one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come
-      // along: a scan worker digesting raised the peak by 25 MB).
-      const scans = await gatherScans(
-        [scanRuns(queue, fields, markers), ...helpers.map((h) => h.scan)],
-        helpers,
-      );
-      if (digestEntry)
-        digester = spawn<Scan>(digestEntry, { chunks: [], shared: queue.shared, gold: [...goldFiles] });
-      // Nothing here refers to the scans once folded: they can be collected while the winners are judged.
-      return judgeWinners(foldScans(scans, chunks, gold, options.cutoffs.length), chunks, gold, options);
-    },
-    async goldDigest(gold) {
-      const digests = digester && (await digester.digests);
-      if (digester) await stop([digester]);
-      return goldDigestFrom(digests ?? null, gold, goldFiles);
-    },
-  };
+  return startReading(
+    sourceFor(traceFiles, options.traces ?? CANONICAL_TRACES),
+    traceFiles,
+    options,
+    goldFiles,
+  );
 }
+
+/** The same: the suites start traces read as records under this name (see readsRecords). */
+export const startRecordJudging = startJudging;
 
 /** Judges traces against gold already in memory; `questions` maps a gold question to its qid (see loadGold). */
 export function judgeRuns(
@@ -271,171 +166,18 @@ export function judgeRuns(
   options: ScoreOptions,
   questions?: ReadonlyMap<string, string>,
 ): Promise<RunsLoad> {
-  return readsRecords(files, options.traces ?? CANONICAL_TRACES)
-    ? startRecordJudging(files, options).finish(gold, questions)
-    : startJudging(files, options).finish(gold);
-}
-
-/** Judging traces read as records (see judgeRecords), under way before gold is loaded where it can be. */
-export interface RecordJudging extends Pick<Judging, 'digestsGold' | 'goldDigest'> {
-  finish(gold: readonly GoldItem[], questions?: ReadonlyMap<string, string>): Promise<RunsLoad>;
-  /** Stops what was started: the gold set did not load. */
-  cancel(): Promise<void>;
+  return startJudging(files, options).finish(gold, questions);
 }
 
 /**
- * OpenInference spans in OTLP lines and Parquet rows are read by threads, which start at once (see
- * otlp-judging.ts, parquet-runs.ts); other records (a mix of files, OpenInference JSON documents) are read
- * once gold is in.
+ * Judges traces that are records in one pass on this thread (see records-source.ts), whatever their format:
+ * the reference the threaded sources are tested against.
  */
-export function startRecordJudging(
-  files: readonly string[],
-  options: ScoreOptions,
-  /** JSON Lines gold for a worker to digest, where one has a core to spare for it. */
-  goldFiles: readonly string[] = [],
-): RecordJudging {
-  const input = options.traces ?? CANONICAL_TRACES;
-  if (input.format === 'openinference' && !files.some(isSpanDocument))
-    return startOtlpJudging(files, options, input, goldFiles);
-  if (input.format !== 'openinference' && files.length > 0 && files.every(isParquet))
-    return startParquetJudging(files, options, input);
-  return {
-    ...NO_DIGESTER,
-    finish: (gold, questions) => judgeRecords(files, gold, options, questions),
-    cancel: () => Promise.resolve(),
-  };
-}
-
-/**
- * Judges traces that are records rather than lines (Parquet rows, OpenInference traces), one pass in file
- * order: the winning run of each gold item (see replaces; a record's place is its file and its index) is
- * held in memory, and judged once all are read. OpenInference traces whose qid is their question are
- * matched to gold by `questions`.
- */
-export async function judgeRecords(
+export function judgeRecords(
   files: readonly string[],
   gold: readonly GoldItem[],
   options: ScoreOptions,
   questions?: ReadonlyMap<string, string>,
 ): Promise<RunsLoad> {
-  const input = options.traces ?? CANONICAL_TRACES;
-  const byQuestion = input.format === 'openinference' && input.qid === 'input.value' ? questions : undefined;
-  const checker = traceChecker(input);
-  const rows = new Map<string, number>();
-  gold.forEach((g, i) => rows.set(g.qid, i));
-  const table = newRunTable(gold.length, options.cutoffs.length);
-  const winners: (TraceLine | undefined)[] = new Array(gold.length);
-  const unknown = new Map<string, number>();
-  let lines = 0;
-  let known = 0;
-  let index = 0;
-  const fileIndex = new Map(files.map((f, i) => [f, i]));
-  const traceIds: string[] = [];
-  for await (const { file, line, value, traceId } of traceRecords(files, input)) {
-    if (traceId !== undefined) traceIds.push(traceId);
-    const t = checker.check(value, file, line);
-    const time = timestamp(t.ts, file, line);
-    lines++;
-    const qid = byQuestion ? (byQuestion.get(t.qid) ?? t.qid) : t.qid;
-    const row = rows.get(qid);
-    const at = index++;
-    if (row === undefined) {
-      unknown.set(qid, (unknown.get(qid) ?? 0) + 1);
-      continue;
-    }
-    known++;
-    if (offer(table, row, { ts: time, chunk: fileIndex.get(file)!, offset: at, line, length: 0 }))
-      winners[row] = byQuestion ? { ...t, qid } : t;
-  }
-  const record = (row: number) => winners[row];
-  judgeHeld(table, gold, record, options);
-  return {
-    ...heldRuns(table, inMemory(record), (row) => files[table.chunk[row]!]!, lines, known, unknown, options),
-    ...(input.format === 'openinference' && { traceIds: () => traceIds }),
-  };
-}
-
-/** The winning run of each gold item, from every thread's scan, and what else the scans counted. */
-interface Folded {
-  table: RunTable;
-  lines: number;
-  /** Lines of qids in gold (superseded ones included). */
-  known: number;
-  unknown: Map<string, number>;
-}
-
-/**
- * Folds every thread's scan into one winner per gold item. Line numbers become absolute: a chunk's count
- * from its own first line, and the lines of the same file in the chunks before it come first. Every chunk
- * before the first failed one was read whole.
- */
-function foldScans(
-  scans: readonly Scan[],
-  chunks: readonly Segment[],
-  gold: readonly GoldItem[],
-  cutoffs: number,
-): Folded {
-  const lineBase = lineBases(scans, chunks);
-  throwFirstError(scans, lineBase);
-
-  const rows = new Map<string, number>();
-  gold.forEach((g, i) => rows.set(g.qid, i));
-  const table = newRunTable(gold.length, cutoffs);
-  const unknown = new Map<string, number>();
-  let lines = 0;
-  let known = 0;
-  for (const s of scans) {
-    lines += s.lines;
-    for (let slot = 0; slot < s.qids.length; slot++) {
-      const qid = s.qids[slot]!;
-      const row = rows.get(qid);
-      if (row === undefined) {
-        unknown.set(qid, (unknown.get(qid) ?? 0) + s.count[slot]!);
-        continue;
-      }
-      known += s.count[slot]!;
-      const chunk = s.chunk[slot]!;
-      offer(table, row, {
-        ts: s.ts[slot]!,
-        chunk,
-        offset: s.offset[slot]!,
-        line: lineBase[chunk]! + s.line[slot]!,
-        length: s.length[slot]!,
-      });
-    }
-  }
-  return { table, lines, known, unknown };
-}
-
-/** Reads the winners back (one pass per file) and judges them. */
-async function judgeWinners(
-  { table, lines, known, unknown }: Folded,
-  chunks: readonly Segment[],
-  gold: readonly GoldItem[],
-  options: ScoreOptions,
-): Promise<RunsLoad> {
-  const ref = (row: number): LineRef | undefined =>
-    table.present[row]
-      ? {
-          file: chunks[table.chunk[row]!]!.file,
-          line: table.line[row]!,
-          offset: table.offset[row]!,
-          length: table.length[row]!,
-        }
-      : undefined;
-  // The winners, read back in one pass per file and judged. (Sharing them out among the
-  // workers cost more in copying the jobs across than it saved, measured at 200k winners.)
-  const byFile = new Map<string, number[]>();
-  for (let row = 0; row < gold.length; row++) {
-    if (!table.present[row]) continue;
-    const file = chunks[table.chunk[row]!]!.file;
-    const rows = byFile.get(file);
-    if (rows) rows.push(row);
-    else byFile.set(file, [row]);
-  }
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
-  for (const [file, rows] of byFile)
-    judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces);
-
-  return { ...judged(table, lines, known, unknown, options), ref };
+  return startReading(recordsSource, files, options).finish(gold, questions);
 }

@@ -4,7 +4,7 @@ import { answerShape } from './contract.js';
 import type { JudgedTrace } from './trace-scan.js';
 
 // The JSON bytes of a trace's members retrieved_ids and answer_json, checked in the contract's shape without
-// being parsed: a Parquet trace's JSON columns are (parquet-runs.ts), and only the winners' are ever parsed.
+// being parsed: a Parquet trace's JSON columns are (parquet-scan.ts), and only the winners' are ever parsed.
 
 /** An array of strings. */
 export const STRINGS = 1;

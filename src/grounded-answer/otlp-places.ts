@@ -1,7 +1,7 @@
 import { unescapeInto } from '../io/json-scan.js';
 import type { RawMembers } from './held-lines.js';
 import { ANSWER, memberShapes } from './member-shapes.js';
-import { forEachRetrieved, type TraceSpans } from './openinference.js';
+import { forEachRetrieved, type TraceSpans } from './trace-assembly.js';
 import { startsText } from './otlp-lean.js';
 
 // Where a trace's judged members are in its line, so that a winner is read back from there without walking

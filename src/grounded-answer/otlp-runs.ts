@@ -6,18 +6,19 @@ import { float64Column, int32Column, uint32Column } from '../io/typed-column.js'
 import { StringColumn, stringListBuffers, type StringList } from '../io/string-column.js';
 import { OpenFiles } from '../io/open-files.js';
 import type { Segment } from '../io/split.js';
-import { afterBom, assemble, lineSpans, qidAttributeOf } from './openinference.js';
+import { afterBom, lineSpans, qidAttributeOf } from './openinference.js';
+import { assemble } from './trace-assembly.js';
 import { leanReader } from './otlp-lean.js';
 import { notePlaces } from './otlp-places.js';
-import type { SpanFacts } from './otlp-scan.js';
-import { timestamp } from './scan.js';
+import type { SpanFacts } from './span-values.js';
+import { timestamp } from './timestamp.js';
 import type { TraceInput } from './source.js';
-import type { ChunkError } from './threads.js';
+import type { ChunkError } from './chunk-scan.js';
 
 /**
  * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled
  * and checked from the spans in that chunk, and which lines they are on. Nothing of a trace's text outlives
- * its chunk: the winners are read again once gold has picked them (see otlp-judging.ts). A trace with spans
+ * its chunk: the winners are read again once gold has picked them (see otlp-source.ts). A trace with spans
  * in several chunks is assembled wrongly here, from part of its spans; the main thread, which sees every
  * chunk's traceIds, assembles it again from all its lines.
  *

@@ -1,7 +1,8 @@
 import { traceChecker } from './trace-checks.js';
 import { forEachSpan } from '../io/read-at.js';
 import type { TraceLine } from './contract.js';
-import { assemble, lineSpans, qidAttributeOf, type OpenInferenceOptions } from './openinference.js';
+import { lineSpans, qidAttributeOf } from './openinference.js';
+import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
 import type { HeldRuns, RawMembers } from './held-lines.js';
 import { float64Column, int32Column } from '../io/typed-column.js';
 import type { GoldLists } from './gold-item.js';
@@ -9,11 +10,11 @@ import type { JudgeOptions } from './judge.js';
 import type { CompiledRule } from './scu.js';
 import type { Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
-import type { SpanFacts } from './otlp-scan.js';
+import type { SpanFacts } from './span-values.js';
 import type { TraceInput } from './source.js';
 
 // The winning OpenInference traces read back from their lines, once gold has picked them (see
-// otlp-judging.ts): the main thread reads some, a helper that scanned spans the others at the same time.
+// otlp-source.ts): the main thread reads some, a helper that scanned spans the others at the same time.
 
 /** A line of the input, by its place in a file. */
 export interface LineAt {

@@ -1,10 +1,3 @@
-import { compareCodeUnits } from '../io/files.js';
-import type { GoldItem } from './contract.js';
-import { judgeInto, judgeItem, judgeOptions, labelsOf, passed } from './judge.js';
-import type { RunsLoad } from './load.js';
-import type { ScoreOptions } from './score.js';
-import type { JudgedTrace } from './trace-scan.js';
-
 /**
  * The winning run of each gold item and its verdict, as columns indexed by the item's position in gold:
  * a few typed arrays for 200k items, rather than 200k objects.
@@ -106,76 +99,4 @@ export function offer(
   table.offset[row] = run.offset;
   table.length[row] = run.length;
   return true;
-}
-
-/** What judging found, however the runs were read: lines, superseded ones, unknown qids, verdicts. */
-export function judged(
-  table: RunTable,
-  lines: number,
-  /** Runs of qids in gold, the winners among them included. */
-  known: number,
-  unknown: ReadonlyMap<string, number>,
-  options: ScoreOptions,
-): Omit<RunsLoad, 'ref' | 'record'> {
-  let winners = 0;
-  for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
-  return {
-    table,
-    lines,
-    superseded: known - winners,
-    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
-    rules: (options.scuRules ?? []).map((r) => r.source),
-    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
-    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
-  };
-}
-
-/** What judging read of some rows' winning runs: held in memory, or read again (see RunsLoad.records). */
-export type RecordsOf = (rows: readonly number[]) => Promise<ReadonlyMap<number, JudgedTrace>>;
-
-/** RecordsOf runs held in memory. */
-export function inMemory(record: (row: number) => JudgedTrace | undefined): RecordsOf {
-  return async (rows) => {
-    const out = new Map<number, JudgedTrace>();
-    for (const row of rows) {
-      const t = record(row);
-      if (t) out.set(row, t);
-    }
-    return out;
-  };
-}
-
-/**
- * What judging found when the winning runs are records (read from Parquet rows or OpenInference traces): a
- * run is found again by its file and record number, not its bytes.
- */
-export function heldRuns(
-  table: RunTable,
-  records: RecordsOf,
-  fileOf: (row: number) => string,
-  lines: number,
-  known: number,
-  unknown: ReadonlyMap<string, number>,
-  options: ScoreOptions,
-): RunsLoad {
-  return {
-    ...judged(table, lines, known, unknown, options),
-    ref: (row) =>
-      table.present[row] ? { file: fileOf(row), line: table.line[row]!, offset: -1, length: 0 } : undefined,
-    records,
-  };
-}
-
-/** Judges each gold item's winning run held in memory (`record` gives it) into its row of the table. */
-export function judgeHeld(
-  table: RunTable,
-  gold: readonly GoldItem[],
-  record: (row: number) => JudgedTrace | undefined,
-  options: ScoreOptions,
-): void {
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
-  for (let row = 0; row < gold.length; row++) {
-    const t = table.present[row] ? record(row) : undefined;
-    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules, judge.normalized), t, judge, table, row);
-  }
 }

@@ -1,31 +1,14 @@
-import type { TraceInput } from './source.js';
 import { compareCodeUnits } from '../io/files.js';
 import { count, notComputable, proportion, type MetricValue } from '../metrics/spec.js';
 import { contains, type Containment } from './containment.js';
 import type { GoldItem } from './contract.js';
-import type { MarkerSettings } from './citation-markers.js';
 import { CONSTRAINED, CORRECT, HIT, REFUSED, VIOLATION } from './judge.js';
-import { isRefusal as textRefusal, refusalRule, type RefusalSettings } from './refusal.js';
+import { isRefusal as textRefusal, refusalRule } from './refusal.js';
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
 import type { RunTable } from './runs.js';
-import type { CompiledRule } from './scu.js';
-import type { ClaimsSettings } from './config.js';
+import type { ScoreOptions } from './score-options.js';
 
-export interface ScoreOptions {
-  refusalToken: string;
-  /** `refusal:`'s phrases and patterns, beside the token. */
-  refusal?: RefusalSettings;
-  /** `citation_markers:`: citations are read from the claim, not listed by the trace. */
-  markers?: MarkerSettings;
-  /** The contradiction rules when `scu` is on; null when it is off (then K always holds). */
-  scuRules: readonly CompiledRule[] | null;
-  /** Cutoffs at which `recall@k` and `chr@k_upper_bound` are computed. */
-  cutoffs: readonly number[];
-  /** How the traces are read; canonical JSON Lines when absent. */
-  traces?: TraceInput;
-  /** `claims:` when set: how claims are matched beyond the substring rule (absent: that rule alone). */
-  claims?: ClaimsSettings;
-}
+export type { ScoreOptions } from './score-options.js';
 
 /** Whether a claim is `token` by the refusal rule's text, with no phrases or patterns (docs/metrics.md). */
 export function isRefusal(claim: string, token: string): boolean {

@@ -3,7 +3,8 @@ import type { FieldMap } from '../io/field-map.js';
 import { isParquet } from '../io/records.js';
 import { readRecordsOf } from '../io/records.js';
 import type { inputSettings } from './config.js';
-import { readOpenInference, type TraceRecord } from './openinference.js';
+import { readOpenInference } from './openinference.js';
+import type { TraceRecord } from './trace-assembly.js';
 
 /** How a suite's traces are read: their format and `fields:` mapping (plain data: it crosses to workers). */
 export interface TraceInput {

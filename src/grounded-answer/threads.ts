@@ -1,13 +1,13 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { HELPER_LIMITS } from '../engine-thread.js';
-import { InputError, preview, type Where } from '../errors.js';
+import { InputError, preview } from '../errors.js';
 import { helperBundle } from '../helper-bundle.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
 import { splitLines, type Segment } from '../io/split.js';
 import { noteInvalidUtf8 } from '../io/utf8.js';
-import { winnersJobBuffers, type HeldWinners, type WinnersJob } from './otlp-winners.js';
-import type { WorkerInput, WorkerMessage } from './worker.js';
+import type { ThreadScan } from './chunk-scan.js';
+import type { WorkerInput, WorkerMessage } from './worker-protocol.js';
 
 // Reading a large trace input on several threads: the files are cut into chunks of whole lines, handed out
 // in order from a shared queue to the main thread and the helpers, each of which answers with its scan.
@@ -20,11 +20,6 @@ const MIN_THREADED_BYTES = 64 * 1024 * 1024;
 const MAX_THREADS = 4;
 /** Chunks cut by size (see startThreads) are no more than this many. */
 const MAX_CHUNKS = 1 << 16;
-
-/** A scan a thread sends back: where it met bytes that are not UTF-8 comes along (see utf8.ts). */
-export interface ThreadScan {
-  utf8?: [string, number][];
-}
 
 /** Chunks of the input, the queue they are handed out from, and the helpers already reading them. */
 export interface Threads<T extends ThreadScan> {
@@ -51,8 +46,10 @@ export function startThreads<T extends ThreadScan>(
   cut: Cut,
   /** False when the main thread reads no chunk itself (it watches the helpers): one helper more. */
   mainReads = true,
+  /** True when the input is read by this thread alone, whatever GROUNDGATE_THREADS says. */
+  alone = false,
 ): Promise<Threads<T>> {
-  const { threads, forced } = threadCount();
+  const { threads, forced } = alone ? { threads: 1, forced: false } : threadCount();
   const workerEntry = threads > 1 ? helperBundle() : undefined;
   return (async () => {
     // GROUNDGATE_THREADS cuts even a small input in chunks for its threads (read by this thread alone when
@@ -98,30 +95,13 @@ export function byLines(files: readonly string[], chunkBytes?: number): Cut {
 }
 
 /**
- * Each chunk's first line number in its file, less one, from the lines every thread counted in the chunks
- * it read to their end: the lines of the same file in the chunks before it.
- */
-export function lineBases(
-  scans: readonly { chunkLines: readonly [number, number][] }[],
-  chunks: readonly Segment[],
-): number[] {
-  const chunkLines = new Map(scans.flatMap((s) => s.chunkLines));
-  const base: number[] = [];
-  chunks.forEach((c, i) => {
-    const previous = i > 0 && chunks[i - 1]!.fileIndex === c.fileIndex;
-    base[i] = previous ? base[i - 1]! + (chunkLines.get(i - 1) ?? 0) : 0;
-  });
-  return base;
-}
-
-/**
  * Waits for every thread's scan, then stops the helpers (heaps and all) and gives the scans in the order
  * given, or throws the first failure.
  */
 export async function gatherScans<T>(
   scans: readonly Promise<T>[],
   helpers: readonly Helper<ThreadScan>[],
-  /** Leaves the helpers running after their scans, for more work (see Helper.readBack); not on a failure. */
+  /** Leaves the helpers running after their scans, for more work (see Helper.help); not on a failure. */
   keep = false,
 ): Promise<T[]> {
   const settled = await Promise.allSettled(scans);
@@ -129,28 +109,6 @@ export async function gatherScans<T>(
   if (!keep || failed) await stopHelpers(helpers);
   if (failed) throw failed.reason;
   return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
-}
-
-/** The error a thread stopped at, in chunk `chunk`. */
-export interface ChunkError {
-  chunk: number;
-  where: Where | undefined;
-  detail: string;
-}
-
-/**
- * Throws the input error of the earliest failed chunk, if any: every chunk before it was read whole, so it is
- * the input's first. With `lineBase`, its line counts from the chunk's first line and is made absolute.
- */
-export function throwFirstError(
-  scans: readonly { error?: ChunkError }[],
-  lineBase?: readonly number[],
-): void {
-  const errors = scans.flatMap((s) => (s.error ? [s.error] : [])).sort((a, b) => a.chunk - b.chunk);
-  if (errors.length === 0) return;
-  const { chunk, where, detail } = errors[0]!;
-  const base = lineBase?.[chunk] ?? 0;
-  throw new InputError(where && { ...where, line: where.line && where.line + base }, detail);
 }
 
 export const stopHelpers = (helpers: readonly Helper<ThreadScan>[]): Promise<number[]> =>
@@ -175,8 +133,8 @@ export interface Helper<T extends ThreadScan> {
   scan: Promise<T>;
   /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
   digests: Promise<Uint8Array | null>;
-  /** Asks a helper that scanned OTLP lines to read these winners back (see otlp-winners.ts), once. */
-  readBack(job: WinnersJob): Promise<HeldWinners>;
+  /** Asks a helper done scanning for its source's further work (see TraceSource.help), once. */
+  help<R>(job: unknown, transfer: ArrayBuffer[]): Promise<R>;
 }
 
 export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): Helper<T> {
@@ -187,22 +145,22 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   let digested!: (digests: Uint8Array | null) => void;
   const scan = new Promise<T>((resolve, reject) => ([answer, fail] = [resolve, reject]));
   const digests = new Promise<Uint8Array | null>((resolve) => (digested = resolve));
-  let gotHeld!: (h: HeldWinners) => void;
-  let heldFailed!: (err: unknown) => void;
-  const held = new Promise<HeldWinners>((resolve, reject) => ([gotHeld, heldFailed] = [resolve, reject]));
-  held.catch(() => undefined);
+  let gotHelp!: (answer: unknown) => void;
+  let helpFailed!: (err: unknown) => void;
+  const helped = new Promise<unknown>((resolve, reject) => ([gotHelp, helpFailed] = [resolve, reject]));
+  helped.catch(() => undefined);
   if (!input.gold) digested(null);
   // A promise settles once: whatever comes after the answer it was waiting for changes nothing.
   const failed = (err: unknown) => {
     fail(err);
     digested(null);
-    heldFailed(err);
+    helpFailed(err);
   };
   worker.on('message', (m: WorkerMessage) => {
     if ('scan' in m) {
       for (const [file, offset] of m.scan.utf8 ?? []) noteInvalidUtf8(file, offset);
       answer(m.scan as unknown as T);
-    } else if ('held' in m) gotHeld(m.held);
+    } else if ('helped' in m) gotHelp(m.helped);
     else if ('digests' in m) digested(m.digests);
     else if ('internal' in m) failed(new Error(`grounded-qa worker failed: ${m.internal}`));
   });
@@ -212,9 +170,9 @@ export function spawn<T extends ThreadScan>(file: string, input: WorkerInput): H
   );
   // finish() may never wait on it (the gold set failed): its rejection must not go unhandled meanwhile.
   scan.catch(() => undefined);
-  const readBack = (job: WinnersJob) => {
-    worker.postMessage({ winners: job }, winnersJobBuffers(job));
-    return held;
+  const help = <R>(job: unknown, transfer: ArrayBuffer[]) => {
+    worker.postMessage({ help: job }, transfer);
+    return helped as Promise<R>;
   };
-  return { worker, scan, digests, readBack };
+  return { worker, scan, digests, help };
 }

@@ -1,58 +1,17 @@
-// A worker thread's entry (bundled as dist/qa-worker/index.js): reads chunks of trace lines until none is
-// left and posts back what it found, its buffers transferred rather than copied: where each qid's winning
-// run is (JSON Lines), each trace assembled from its chunk (OTLP, see otlp-runs.ts, and then the winners it
-// is asked to read back, see otlp-winners.ts), or each qid's winning record (Parquet rows, see
-// parquet-runs.ts). It needs no gold, so it starts while the main thread is still loading it. Given the gold
-// files, it digests the gold set on a core that would otherwise idle (after its scan of JSON Lines, with no
-// chunks; between its scan of OTLP lines and their winners): the digest (canonical JSON and a sha256 per
-// item) was half the time of loading gold.
+// A worker thread's entry (bundled as dist/qa-worker/index.js): reads chunks of traces with the source it is
+// told (see sources.ts) until none is left and posts back its scan, its buffers transferred rather than
+// copied; then, for a source that asks it to (see TraceSource.help), does the further work it is sent. It
+// needs no gold, so it starts while the main thread is still loading it. Given the gold files, it digests
+// the gold set on a core that would otherwise idle, after its scan (and before its help): the digest
+// (canonical JSON and a sha256 per item) was half the time of loading gold. A thread that decodes rows of a
+// Parquet file for another (see readParquet) starts here too.
 import { parentPort, workerData } from 'node:worker_threads';
 import { lineDigests, valueDigest } from '../gold/digest.js';
 import { ChunkQueue } from '../io/chunk-queue.js';
-import type { FieldMap } from '../io/field-map.js';
-import { decodeOnThread, type DecodeJob, type DecodeMessage } from '../io/parquet.js';
-import type { Segment } from '../io/split.js';
+import { decodeOnThread } from '../io/parquet.js';
 import { takeUtf8Notes } from '../io/utf8.js';
-import { heldBuffers, heldWriter, runReader } from './held-lines.js';
-import { goldListsReader } from './gold-item.js';
-import { judgeInto, judgeItem } from './judge.js';
-import { newVerdicts, verdictBuffers } from './runs.js';
-import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import { readWinners, type HeldWinners, type WinnersJob } from './otlp-winners.js';
-import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-runs.js';
-import { scanBuffers, scanRuns, type Scan } from './scan.js';
-import type { TraceInput } from './source.js';
-
-export interface WorkerInput {
-  chunks: Segment[];
-  /** The ChunkQueue's state, shared with the other threads. */
-  shared: SharedArrayBuffer;
-  /** The gold files to digest after the scan. */
-  gold?: string[];
-  /** The traces' `fields:` mapping, if any. */
-  fields?: FieldMap;
-  /** `citation_markers:` is set (see trace-checks.ts). */
-  markers?: boolean;
-  /** Set when the chunks are OTLP lines of OpenInference spans, to be read as this input says. */
-  otlp?: TraceInput;
-  /** Set when the chunks are windows of rows of Parquet traces (see parquet-runs.ts). */
-  parquet?: TraceInput;
-  /** When each chunk's reading began, for the main thread to watch (see Leases in parquet-runs.ts). */
-  leases?: Leases;
-  /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
-  decode?: DecodeJob;
-}
-
-/**
- * Each gold line's digest in file order (see lineDigests), or null when they could not be made here (the
- * main thread then makes them).
- */
-export type WorkerMessage =
-  | { scan: Scan | OtlpScan | ParquetScan }
-  | { digests: Uint8Array | null }
-  | { held: HeldWinners }
-  | DecodeMessage
-  | { internal: string };
+import { sourceNamed } from './sources.js';
+import type { HelpMessage, WorkerInput, WorkerMessage } from './worker-protocol.js';
 
 const input = workerData as WorkerInput;
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
@@ -63,57 +22,22 @@ async function main(): Promise<void> {
     await decodeOnThread(input.decode, post, asked, valueDigest);
     return;
   }
+  const source = sourceNamed(input.source!);
   const queue = new ChunkQueue(input.chunks, input.shared);
-  if (input.otlp) {
-    await postOtlpScan(queue, input.otlp);
-    // Then, unless stopped, the winners it is asked to read back, without the scan kept meanwhile; first,
-    // when asked, the gold set's digests, while the main thread picks the winners.
-    const asked = new Promise<{ winners: WinnersJob }>((next) => parentPort!.once('message', next));
-    if (input.gold) await postDigests(input.gold);
-    const { winners } = await asked;
-    const lines = heldWriter();
-    const slots: number[] = [];
-    const { judge } = winners;
-    const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
-    const judged = runReader();
-    const goldRow = judge && goldListsReader(judge.gold);
-    readWinners(winners, input.otlp, (slot, run) => {
-      if (judge) {
-        const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules, judge.options.normalized);
-        judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
-      }
-      lines.add(winners.qids[slot]!, run);
-      slots.push(slot);
-    });
-    const held = { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
-    post({ held }, [
-      ...heldBuffers(held.runs),
-      held.slots.buffer as ArrayBuffer,
-      ...(verdicts ? verdictBuffers(verdicts) : []),
-    ]);
-    return;
-  }
-  if (input.parquet) {
-    const scan = {
-      ...(await scanParquetRuns(queue, input.parquet, input.leases)),
-      utf8: takeUtf8Notes(),
-    };
-    post({ scan }, parquetScanBuffers(scan));
-    return;
-  }
-  const scan = { ...(await scanRuns(queue, input.fields, input.markers)), utf8: takeUtf8Notes() };
-  post({ scan }, scanBuffers(scan));
+  const scan = { ...(await source.scan(queue, input.input!, input.told)), utf8: takeUtf8Notes() };
+  post({ scan }, source.buffers(scan));
+  // Asked for help, unless stopped, without the scan kept meanwhile; first, when asked, the gold set's
+  // digests, while the main thread picks the winners.
+  const asked = source.help && new Promise<HelpMessage>((next) => parentPort!.once('message', next));
   if (input.gold) await postDigests(input.gold);
+  if (!asked) return;
+  const { answer, transfer } = source.help!((await asked).help, input.input!);
+  post({ helped: answer }, transfer);
 }
 
 async function postDigests(gold: string[]): Promise<void> {
   const digests = await lineDigests(gold).catch(() => null);
   post({ digests }, digests ? [digests.buffer as ArrayBuffer] : []);
-}
-
-async function postOtlpScan(queue: ChunkQueue<Segment>, otlp: TraceInput): Promise<void> {
-  const scan = { ...(await scanOtlpRuns(queue, otlp)), utf8: takeUtf8Notes() };
-  post({ scan }, otlpScanBuffers(scan));
 }
 
 main().catch((err: unknown) => {

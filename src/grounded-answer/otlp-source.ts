@@ -1,38 +1,40 @@
-import { traceChecker } from './trace-checks.js';
 import { InputError, type Where } from '../errors.js';
-import type { Segment } from '../io/split.js';
-import type { GoldItem, TraceLine } from './contract.js';
-import { heldReader, runReader, type HeldRuns } from './held-lines.js';
-import { judgeInto, judgeItem, judgeOptions } from './judge.js';
-import { goldDigestFrom } from './gold-digesting.js';
-import type { RecordJudging, RunsLoad } from './load.js';
-import { assemble, type OpenInferenceOptions } from './openinference.js';
-import type { SpanFacts } from './otlp-scan.js';
-import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
-import { readSpans, readWinners, winnerOf, type LineAt, WinnersJobBuilder } from './otlp-winners.js';
-import { goldListsOf } from './gold-item.js';
-import { copyVerdicts, heldRuns, newRunTable, offer } from './runs.js';
-import { timestamp } from './scan.js';
-import type { ScoreOptions } from './score.js';
-import type { TraceInput } from './source.js';
 import { stringAt } from '../io/string-column.js';
-import type { JudgedTrace } from './trace-scan.js';
+import { lineBases, throwFirstError } from './chunk-scan.js';
+import type { TraceLine } from './contract.js';
+import { goldListsOf, goldListsReader } from './gold-item.js';
+import { heldBuffers, heldReader, heldWriter, runReader, type HeldRuns } from './held-lines.js';
+import { judgeInto, judgeItem, judgeOptions } from './judge.js';
+import { heldRuns, type RunsLoad } from './judged-runs.js';
+import { isSpanDocument } from './openinference.js';
+import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
+import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import type { SpanFacts } from './span-values.js';
 import {
-  byLines,
-  gatherScans,
-  lineBases,
-  startThreads,
-  stopHelpers,
-  throwFirstError,
-  type Helper,
-} from './threads.js';
+  readSpans,
+  readWinners,
+  winnerOf,
+  winnersJobBuffers,
+  WinnersJobBuilder,
+  type HeldWinners,
+  type LineAt,
+  type WinnersJob,
+} from './otlp-winners.js';
+import { Picker } from './pick.js';
+import { copyVerdicts, newVerdicts, verdictBuffers } from './runs.js';
+import type { TraceInput } from './source.js';
+import { byLines, stopHelpers } from './threads.js';
+import { timestamp } from './timestamp.js';
+import { traceChecker } from './trace-checks.js';
+import type { JudgedTrace } from './trace-scan.js';
+import type { Picking, TraceSource } from './trace-source.js';
 
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
 // assemble and check the traces they find there (otlp-runs.ts); this thread puts the chunks back in input
 // order, assembles again the rare trace whose spans were in several chunks, picks each gold item's winning
 // run, and reads back only the winners' lines to judge them (with the helpers, each its stretch of the
 // input: see otlp-winners.ts). The result is the one a single pass over all
-// spans gives (readOpenInference then judgeRecords), the first input error included: an error reading
+// spans gives (readOpenInference then the records source), the first input error included: an error reading
 // spans comes before any error assembling a trace, and traces come in the order of their first span.
 
 /**
@@ -49,64 +51,28 @@ const OTLP_CHUNK_BYTES = 256 * 1024;
  */
 const OWN_SHARE = 0.55;
 
-/**
- * Starts reading OTLP trace lines (no `.json` documents: see isSpanDocument) while gold loads. The first
- * helper, if any, digests the JSON Lines `goldFiles` between its scan and its share of the winners, while
- * this thread picks them: the digest cost this thread 0.6 s of the 0.5x formats benchmark's scan.
- */
-export function startOtlpJudging(
-  files: readonly string[],
-  options: ScoreOptions,
-  input: TraceInput,
-  goldFiles: readonly string[],
-): RecordJudging {
-  const started = startThreads<OtlpScan>(
-    (_, helper) =>
-      helper === 0 && goldFiles.length > 0 ? { otlp: input, gold: [...goldFiles] } : { otlp: input },
-    byLines(files, OTLP_CHUNK_BYTES),
-  );
-  // A missing trace file is reported by finish(), after the gold set's own errors.
-  started.catch(() => undefined);
-  const digester = started.then(
-    ({ helpers }) => (goldFiles.length > 0 ? helpers[0] : undefined),
-    () => undefined,
-  );
-  return {
-    digestsGold: digester.then((h) => h !== undefined),
-    async goldDigest(gold) {
-      const h = await digester;
-      return goldDigestFrom(h ? await h.digests : null, gold, goldFiles);
-    },
-    async cancel() {
-      const { helpers } = await started.catch(() => ({ helpers: [] as Helper<OtlpScan>[] }));
-      await stopHelpers(helpers);
-    },
-    async finish(gold, questions) {
-      const { chunks, queue, helpers } = await started;
-      const scans = await gatherScans(
-        [scanOtlpRuns(queue, input), ...helpers.map((h) => h.scan)],
-        helpers,
-        true,
-      );
-      try {
-        return await judgeOtlp(scans, chunks, files, gold, options, input, questions, helpers);
-      } finally {
-        await stopHelpers(helpers);
-      }
-    },
-  };
-}
+export const otlpSource: TraceSource<OtlpScan, undefined> = {
+  name: 'otlp',
+  // OTLP lines of spans: a `.json` document of spans is read whole (see records-source.ts).
+  reads: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
+  cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
+  scan: scanOtlpRuns,
+  buffers: otlpScanBuffers,
+  pick,
+  mainReads: true,
+  // The first helper digests the JSON Lines gold between its scan and its share of the winners, while this
+  // thread picks them: the digest cost this thread 0.6 s of the 0.5x formats benchmark's scan.
+  digest: 'first-helper',
+  help: readAndJudge,
+};
 
-async function judgeOtlp(
+/**
+ * Picks each gold item's winning trace, the one a single pass picks: traces in input order, those cut
+ * across chunks assembled again, then the winners read back (by this thread and the helpers) and judged.
+ */
+async function pick(
   scans: readonly OtlpScan[],
-  chunks: readonly Segment[],
-  files: readonly string[],
-  gold: readonly GoldItem[],
-  options: ScoreOptions,
-  input: TraceInput,
-  questions: ReadonlyMap<string, string> | undefined,
-  /** Helpers done scanning, to read back a share of the winners each. */
-  helpers: readonly Helper<OtlpScan>[],
+  { chunks, files, gold, options, input, questions, helpers }: Picking<OtlpScan>,
 ): Promise<RunsLoad> {
   const lineBase = lineBases(scans, chunks);
   throwFirstError(scans, lineBase);
@@ -143,17 +109,14 @@ async function judgeOtlp(
     return out;
   };
   const byQuestion = input.qid === 'input.value' ? questions : undefined;
-  const rows = new Map<string, number>();
-  gold.forEach((g, i) => rows.set(g.qid, i));
   const fileIndex = new Map(files.map((f, i) => [f, i]));
-  const table = newRunTable(gold.length, options.cutoffs.length);
+  const picker = new Picker(gold, options.cutoffs.length);
+  const { table } = picker;
   /** The winning entry of each gold item, as its index in input order (see inputOrder). */
   const winner = new Int32Array(gold.length).fill(-1);
   /** Traces assembled here (those met in several chunks) that won. */
   const assembled = new Map<number, TraceLine>();
-  const unknown = new Map<string, number>();
   let traces = 0;
-  let known = 0;
   // The spans of every trace met in several chunks, each of their lines read once (one line may hold spans
   // of thousands of traces an exporter batched), in input order.
   const cut = new Map<string, SpanFacts[]>();
@@ -220,13 +183,9 @@ async function judgeOtlp(
     }
     traces++;
     if (byQuestion) qid = byQuestion.get(qid) ?? qid;
-    const row = rows.get(qid);
-    if (row === undefined) {
-      unknown.set(qid, (unknown.get(qid) ?? 0) + 1);
-      continue;
-    }
-    known++;
-    if (offer(table, row, { ts: time, chunk: file, offset: position, line, length: 0 })) {
+    const row = picker.row(qid, 1);
+    if (row < 0) continue;
+    if (picker.offer(row, { ts: time, chunk: file, offset: position, line, length: 0 })) {
       winner[row] = k;
       if (record) assembled.set(k, byQuestion ? { ...record, qid } : record);
     }
@@ -283,7 +242,11 @@ async function judgeOtlp(
     jobs[part]!.add(idOf(k), gold[row]!.qid, lines, places, row);
     rowsOf[part]!.push(row);
   }
-  const asked = helpers.map((h, p) => (jobs[p + 1]!.size > 0 ? h.readBack(jobs[p + 1]!.job()) : undefined));
+  const asked = helpers.map((h, p) => {
+    if (jobs[p + 1]!.size === 0) return undefined;
+    const job = jobs[p + 1]!.job();
+    return h.help<HeldWinners>(job, winnersJobBuffers(job));
+  });
   const own = jobs[0]!.job();
   const judged = runReader();
   readWinners(own, input, (slot, t) => judgeRow(rowsOf[0]![slot]!, judged(t)));
@@ -327,7 +290,15 @@ async function judgeOtlp(
     return out;
   };
   return {
-    ...heldRuns(table, records, (row) => files[table.chunk[row]!]!, traces, known, unknown, options),
+    ...heldRuns(
+      table,
+      records,
+      (row) => files[table.chunk[row]!]!,
+      traces,
+      picker.known,
+      picker.unknown,
+      options,
+    ),
     // The traces in the order the loop above counted them: each where it was first met.
     traceIds: () => {
       const ids: string[] = [];
@@ -393,4 +364,35 @@ function inputOrder(scans: readonly OtlpScan[]): {
       else others.set(at, [k]);
     }
   return { scanOf, entryOf, others, later };
+}
+
+/**
+ * On a helper done scanning: reads back the winners it is asked for and, when asked, judges them too (see
+ * WinnersJob.judge); they cross back as held runs (see held-lines.ts), with their verdicts.
+ */
+function readAndJudge(job: unknown, input: TraceInput): { answer: HeldWinners; transfer: ArrayBuffer[] } {
+  const winners = job as WinnersJob;
+  const lines = heldWriter();
+  const slots: number[] = [];
+  const { judge } = winners;
+  const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
+  const judged = runReader();
+  const goldRow = judge && goldListsReader(judge.gold);
+  readWinners(winners, input, (slot, run) => {
+    if (judge) {
+      const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules, judge.options.normalized);
+      judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
+    }
+    lines.add(winners.qids[slot]!, run);
+    slots.push(slot);
+  });
+  const held = { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
+  return {
+    answer: held,
+    transfer: [
+      ...heldBuffers(held.runs),
+      held.slots.buffer as ArrayBuffer,
+      ...(verdicts ? verdictBuffers(verdicts) : []),
+    ],
+  };
 }

@@ -1,7 +1,6 @@
 import { traceChecker, traceScanner } from './trace-checks.js';
-import { InputError, preview } from '../errors.js';
+import { InputError } from '../errors.js';
 import type { ChunkQueue } from '../io/chunk-queue.js';
-import { isoToMs } from '../io/iso-time.js';
 import { resized } from '../io/resized.js';
 import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
 import type { Segment } from '../io/split.js';
@@ -9,7 +8,8 @@ import { checkTraceLine, type TraceLine } from './contract.js';
 import type { FieldMap } from '../io/field-map.js';
 import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
 import { replaces } from './runs.js';
-import type { ChunkError } from './threads.js';
+import type { ChunkError } from './chunk-scan.js';
+import { timestamp } from './timestamp.js';
 
 /**
  * What one thread learned from the chunks of trace lines it read: for every qid it saw, where its winning
@@ -144,24 +144,4 @@ export async function scanRuns(
 /** The buffers a Scan can hand to another thread without copying. */
 export function scanBuffers(s: Scan): ArrayBuffer[] {
   return [s.ts, s.chunk, s.line, s.offset, s.length, s.count].map((a) => a.buffer as ArrayBuffer);
-}
-
-/**
- * `ts` is epoch seconds as a number, or an ISO-8601 string (converted to epoch seconds; UTC when it has no
- * offset, see iso-time.ts); NaN when absent.
- */
-export function timestamp(ts: number | string | null | undefined, file: string, line: number): number {
-  if (ts === null || ts === undefined) return NaN;
-  if (typeof ts === 'number') {
-    if (!Number.isFinite(ts)) throw new InputError({ file, line }, 'field "ts": expected a finite number');
-    return ts;
-  }
-  const ms = isoToMs(ts, true);
-  if (ms === undefined) {
-    throw new InputError(
-      { file, line },
-      `field "ts": ${preview(ts)} is not a date; expected epoch seconds or an ISO-8601 string (UTC when it has no offset)`,
-    );
-  }
-  return ms / 1000;
 }

@@ -1,0 +1,113 @@
+import { compareCodeUnits } from '../io/files.js';
+import type { LineRef } from '../io/jsonl.js';
+import type { GoldItem } from './contract.js';
+import { judgeInto, judgeItem, judgeOptions, labelsOf, passed } from './judge.js';
+import type { Label } from './labels.js';
+import type { RunTable } from './runs.js';
+import type { ScoreOptions } from './score-options.js';
+import type { ScuRule } from './scu.js';
+import type { JudgedTrace } from './trace-scan.js';
+
+// What judging found, whichever source the runs were read from: the stage after the winners are judged,
+// and what the suites read.
+
+/** The winning run of every gold item that has one, judged, and what reading the traces found. */
+export interface RunsLoad {
+  /** Rows in gold order. */
+  table: RunTable;
+  lines: number;
+  /** Lines that lost to a later run of the same qid. */
+  superseded: number;
+  /** Trace qids that are not in gold, with how many lines each had, sorted. */
+  unknown: Map<string, number>;
+  /** The SCU rules by the index `table.rule` holds. */
+  rules: readonly ScuRule[];
+  /** Where the winning run of gold item `row` is, to read it again; undefined when it has none. */
+  ref(row: number): LineRef | undefined;
+  /** The verdict on gold item `row`'s winning run, most severe label first; undefined when it has none. */
+  labels(row: number): Label[] | undefined;
+  /** Gold item `row` has a run and it passed (its labels are ok or refusal_ok). */
+  passed(row: number): boolean;
+  /**
+   * What judging read of some gold items' winning runs, when runs are records rather than lines read again by
+   * their place (see ref): held in memory, or read again from their records.
+   */
+  records?: RecordsOf;
+  /**
+   * OpenInference: the id of every trace assembled, in the order of its first span. A merge refuses a trace
+   * in two shards: one run assembles its spans into one trace, the shards into two.
+   */
+  traceIds?: () => readonly string[];
+}
+
+/** What judging found, however the runs were read: lines, superseded ones, unknown qids, verdicts. */
+export function judged(
+  table: RunTable,
+  lines: number,
+  /** Runs of qids in gold, the winners among them included. */
+  known: number,
+  unknown: ReadonlyMap<string, number>,
+  options: ScoreOptions,
+): Omit<RunsLoad, 'ref' | 'record'> {
+  let winners = 0;
+  for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
+  return {
+    table,
+    lines,
+    superseded: known - winners,
+    unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
+    rules: (options.scuRules ?? []).map((r) => r.source),
+    labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
+    passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
+  };
+}
+
+/** What judging read of some rows' winning runs: held in memory, or read again (see RunsLoad.records). */
+export type RecordsOf = (rows: readonly number[]) => Promise<ReadonlyMap<number, JudgedTrace>>;
+
+/** RecordsOf runs held in memory. */
+export function inMemory(record: (row: number) => JudgedTrace | undefined): RecordsOf {
+  return async (rows) => {
+    const out = new Map<number, JudgedTrace>();
+    for (const row of rows) {
+      const t = record(row);
+      if (t) out.set(row, t);
+    }
+    return out;
+  };
+}
+
+/**
+ * What judging found when the winning runs are records (read from Parquet rows or OpenInference traces): a
+ * run is found again by its file and record number, not its bytes.
+ */
+export function heldRuns(
+  table: RunTable,
+  records: RecordsOf,
+  fileOf: (row: number) => string,
+  lines: number,
+  known: number,
+  unknown: ReadonlyMap<string, number>,
+  options: ScoreOptions,
+): RunsLoad {
+  return {
+    ...judged(table, lines, known, unknown, options),
+    ref: (row) =>
+      table.present[row] ? { file: fileOf(row), line: table.line[row]!, offset: -1, length: 0 } : undefined,
+    records,
+  };
+}
+
+/** Judges each gold item's winning run held in memory (`record` gives it) into its row of the table. */
+export function judgeHeld(
+  table: RunTable,
+  gold: readonly GoldItem[],
+  record: (row: number) => JudgedTrace | undefined,
+  options: ScoreOptions,
+): void {
+  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
+  for (let row = 0; row < gold.length; row++) {
+    const t = table.present[row] ? record(row) : undefined;
+    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules, judge.normalized), t, judge, table, row);
+  }
+}

@@ -1,0 +1,141 @@
+import { InputError } from '../errors.js';
+import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
+import { isParquet, parquetRowGroups } from '../io/records.js';
+import type { Segment } from '../io/split.js';
+import { throwFirstError } from './chunk-scan.js';
+import { heldReader } from './held-lines.js';
+import { heldRuns, inMemory, judgeHeld, type RunsLoad } from './judged-runs.js';
+import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
+import { Picker } from './pick.js';
+import type { Cut } from './threads.js';
+import type { Picking, TraceSource } from './trace-source.js';
+
+// Parquet traces decoded by threads, a window of rows each (see parquet-scan.ts); this thread folds their
+// winners into one per gold item, the one a single pass in file order picks, and judges them.
+
+/** Below this many rows, helpers do not pay for their start: one thread reads each file whole. */
+const MIN_THREADED_ROWS = 100_000;
+/** Row groups are read together until a window holds this many rows (each window opens the file again). */
+const WINDOW_ROWS = 50_000;
+
+/**
+ * Windows of whole row groups (a window inside a group decodes the group's pages up to its end): of at least
+ * WINDOW_ROWS rows, or 8 a thread under GROUNDGATE_THREADS; each file whole when threads are not worth it.
+ * A file whose metadata cannot be read gets one empty window, so that its error comes after the rows of the
+ * files before it, as in a single pass.
+ */
+function byRows(files: readonly string[]): Cut {
+  return async (threads, forced) => {
+    const groups: (number[] | undefined)[] = [];
+    for (const file of files)
+      groups.push(
+        await parquetRowGroups(file).catch((err: unknown) => {
+          if (err instanceof InputError) return undefined;
+          throw err;
+        }),
+      );
+    const total = groups.reduce((n, g) => n + (g ?? []).reduce((a, b) => a + b, 0), 0);
+    const worthIt = forced || (threads > 1 && total >= MIN_THREADED_ROWS);
+    const size = !worthIt ? Infinity : forced ? Math.ceil(total / (threads * 8)) : WINDOW_ROWS;
+    const chunks: Segment[] = [];
+    files.forEach((file, fileIndex) => {
+      const rows = groups[fileIndex];
+      if (!rows) return void chunks.push({ file, fileIndex, start: 0, end: 0 });
+      let start = 0;
+      let end = 0;
+      for (const group of rows) {
+        end += group;
+        if (end - start < size) continue;
+        chunks.push({ file, fileIndex, start, end });
+        start = end;
+      }
+      if (end > start) chunks.push({ file, fileIndex, start, end });
+    });
+    return { chunks, worthIt: worthIt && chunks.length > 1 };
+  };
+}
+
+export const parquetSource: TraceSource<ParquetScan, Leases> = {
+  name: 'parquet',
+  reads: (files, input) => input.format !== 'openinference' && files.length > 0 && files.every(isParquet),
+  cut: byRows,
+  scan: scanParquetRuns,
+  buffers: parquetScanBuffers,
+  pick,
+  // With helpers, this thread only watches them (see watchLeases); without, it reads every window through
+  // readParquet.
+  mainReads: false,
+  digest: 'none',
+  // One lease table, which every helper shares.
+  told: (chunks) => ({
+    shared: new SharedArrayBuffer(4 * Math.max(1, chunks.length)),
+    base: Math.floor(Date.now() / 1000),
+  }),
+  watch: watchLeases,
+};
+
+/**
+ * Rejects with an input error when a helper has been decoding one window for longer than readParquet allows
+ * (checked every second), naming the window's first row; stop() ends the watch.
+ */
+function watchLeases(leases: Leases, chunks: readonly Segment[]): { stuck: Promise<never>; stop(): void } {
+  const lease = new Int32Array(leases.shared);
+  const limit = decodeSeconds();
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      const now = Date.now() / 1000 - leases.base;
+      for (let i = 0; i < chunks.length; i++) {
+        const began = Atomics.load(lease, i);
+        if (began <= 0 || now - began <= limit) continue;
+        clearInterval(timer);
+        return reject(notDecoded(chunks[i]!.file, chunks[i]!.start + 1, limit));
+      }
+    }, 1000);
+  });
+  stuck.catch(() => undefined);
+  return { stuck, stop: () => clearInterval(timer) };
+}
+
+/** Folds the threads' winners into one per gold item and judges them, from what the threads held. */
+function pick(scans: readonly ParquetScan[], { chunks, gold, options }: Picking<ParquetScan>): RunsLoad {
+  throwFirstError(scans);
+  const picker = new Picker(gold, options.cutoffs.length);
+  const { table } = picker;
+  /** The scan and slot of each gold item's winning run. */
+  const wonScan = new Int32Array(gold.length);
+  const wonSlot = new Int32Array(gold.length);
+  let read = 0;
+  scans.forEach((s, k) => {
+    read += s.rows;
+    s.qids.forEach((qid, slot) => {
+      const row = picker.row(qid, s.count[slot]!);
+      if (row < 0) return;
+      const run = {
+        ts: s.ts[slot]!,
+        chunk: s.chunk[slot]!,
+        offset: s.row[slot]!,
+        line: s.row[slot]!,
+        length: 0,
+      };
+      if (!picker.offer(row, run)) return;
+      wonScan[row] = k;
+      wonSlot[row] = slot;
+    });
+  });
+  // Only the winners are read, and each when asked: 100k runs kept as objects cost their copying by the
+  // young generation's collections (0.6 s).
+  const judgedAt = heldReader();
+  const record = (row: number) =>
+    table.present[row] ? judgedAt(scans[wonScan[row]!]!.held, wonSlot[row]!) : undefined;
+  judgeHeld(table, gold, record, options);
+  return heldRuns(
+    table,
+    inMemory(record),
+    (row) => chunks[table.chunk[row]!]!.file,
+    read,
+    picker.known,
+    picker.unknown,
+    options,
+  );
+}

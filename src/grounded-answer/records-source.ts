@@ -1,0 +1,134 @@
+import { isParquet } from '../io/records.js';
+import type { ThreadScan } from './chunk-scan.js';
+import type { TraceLine } from './contract.js';
+import { heldRuns, inMemory, judgeHeld, type RunsLoad } from './judged-runs.js';
+import { Picker } from './pick.js';
+import { replaces } from './runs.js';
+import { traceRecords } from './source.js';
+import { timestamp } from './timestamp.js';
+import { traceChecker } from './trace-checks.js';
+import type { Picking, TraceSource } from './trace-source.js';
+
+// Traces that are records read in one pass, on this thread: OpenInference `.json` documents and Phoenix
+// exports (one trace's spans may be in several files, so they are assembled across all of them), and inputs
+// that mix formats. Each file is a chunk; the pass keeps, per qid, its winning record in memory (a record's
+// place is its file and its index in the pass), and the pick matches them to gold, by their question when
+// OpenInference traces name it rather than their qid.
+
+/** What the pass kept: per qid (by slot), its winning record and how many it had. */
+export interface RecordScan extends ThreadScan {
+  qids: string[];
+  count: number[];
+  ts: number[];
+  /** The winning record's file, by its place in the input, its index in the pass and its line (or row). */
+  chunk: number[];
+  offset: number[];
+  line: number[];
+  records: TraceLine[];
+  /** Records read. */
+  lines: number;
+  /** OpenInference: the id of every trace assembled, in the order of its first span. */
+  traceIds: string[];
+}
+
+export const recordsSource: TraceSource<RecordScan> = {
+  name: 'records',
+  reads: (files, input) => input.format === 'openinference' || files.some(isParquet),
+  cut: (files) => () =>
+    Promise.resolve({
+      chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
+      worthIt: false,
+    }),
+  scan,
+  // It is never read on a helper.
+  buffers: () => [],
+  pick,
+  mainReads: true,
+  digest: 'none',
+  alone: true,
+};
+
+async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<RecordScan>['input']) {
+  const files: string[] = [];
+  for (let next = queue.claim(); next; next = queue.claim()) files.push(next.chunk.file);
+  const checker = traceChecker(input);
+  const fileIndex = new Map(files.map((f, i) => [f, i]));
+  const slots = new Map<string, number>();
+  const s: RecordScan = {
+    qids: [],
+    count: [],
+    ts: [],
+    chunk: [],
+    offset: [],
+    line: [],
+    records: [],
+    lines: 0,
+    traceIds: [],
+  };
+  let index = 0;
+  for await (const { file, line, value, traceId } of traceRecords(files, input)) {
+    if (traceId !== undefined) s.traceIds.push(traceId);
+    const t = checker.check(value, file, line);
+    const time = timestamp(t.ts, file, line);
+    s.lines++;
+    const at = index++;
+    const chunk = fileIndex.get(file)!;
+    let slot = slots.get(t.qid);
+    if (slot === undefined) {
+      slots.set(t.qid, (slot = s.qids.length));
+      s.qids.push(t.qid);
+      s.count.push(0);
+    } else if (!replaces(time, chunk, at, s.ts[slot]!, s.chunk[slot]!, s.offset[slot]!)) {
+      s.count[slot]!++;
+      continue;
+    }
+    s.count[slot]!++;
+    s.ts[slot] = time;
+    s.chunk[slot] = chunk;
+    s.offset[slot] = at;
+    s.line[slot] = line;
+    s.records[slot] = t;
+  }
+  return s;
+}
+
+function pick(
+  scans: readonly RecordScan[],
+  { files, gold, options, input, questions }: Picking<RecordScan>,
+): RunsLoad {
+  const byQuestion = input.format === 'openinference' && input.qid === 'input.value' ? questions : undefined;
+  const picker = new Picker(gold, options.cutoffs.length);
+  const { table } = picker;
+  const winners: (TraceLine | undefined)[] = new Array(gold.length);
+  let lines = 0;
+  for (const s of scans) {
+    lines += s.lines;
+    s.qids.forEach((scanned, slot) => {
+      const qid = byQuestion ? (byQuestion.get(scanned) ?? scanned) : scanned;
+      const row = picker.row(qid, s.count[slot]!);
+      if (row < 0) return;
+      const run = {
+        ts: s.ts[slot]!,
+        chunk: s.chunk[slot]!,
+        offset: s.offset[slot]!,
+        line: s.line[slot]!,
+        length: 0,
+      };
+      if (picker.offer(row, run)) winners[row] = byQuestion ? { ...s.records[slot]!, qid } : s.records[slot]!;
+    });
+  }
+  const record = (row: number) => winners[row];
+  judgeHeld(table, gold, record, options);
+  return {
+    ...heldRuns(
+      table,
+      inMemory(record),
+      (row) => files[table.chunk[row]!]!,
+      lines,
+      picker.known,
+      picker.unknown,
+      options,
+    ),
+    ...(input.format === 'openinference' && { traceIds: () => scans.flatMap((s) => s.traceIds) }),
+  };
+}

@@ -1,0 +1,65 @@
+import type { ChunkQueue } from '../io/chunk-queue.js';
+import type { Segment } from '../io/split.js';
+import type { ThreadScan } from './chunk-scan.js';
+import type { GoldItem } from './contract.js';
+import type { RunsLoad } from './judged-runs.js';
+import type { ScoreOptions } from './score-options.js';
+import type { TraceInput } from './source.js';
+import type { Cut, Helper } from './threads.js';
+
+// A format of traces, as the one reading pipeline (pipeline.ts) runs it: cut the input into chunks, scan
+// each chunk (on any thread) into where each qid's runs are and when they ran, with the contract's checks,
+// then pick each gold item's latest run, read the winners back and judge them. The pipeline knows nothing
+// else of the format; each source is one module and one line of the registry (sources.ts).
+
+/** What a source's pick is given: the input, its chunks, every thread's scan in order, and the gold set. */
+export interface Picking<S extends ThreadScan> {
+  files: readonly string[];
+  chunks: readonly Segment[];
+  gold: readonly GoldItem[];
+  options: ScoreOptions;
+  input: TraceInput;
+  /** A gold question's qid, when traces name their question rather than their qid (see loadGold). */
+  questions: ReadonlyMap<string, string> | undefined;
+  /** The helpers, still running when the source helps (see help); stopped otherwise. */
+  helpers: readonly Helper<S>[];
+}
+
+export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown> {
+  /** Its name in the registry, by which a helper finds it (see sources.ts). */
+  readonly name: string;
+  /** Whether it reads these files (the registry tries each source in turn). */
+  reads(files: readonly string[], input: TraceInput): boolean;
+  /** How the input is cut into chunks, handed out in order to the threads. */
+  cut(files: readonly string[]): Cut;
+  /** Reads the chunks this thread claims. `told` is what its helpers are told (see told), on a helper. */
+  scan(queue: ChunkQueue<Segment>, input: TraceInput, told?: Told): Promise<S>;
+  /** The buffers a scan crosses to the main thread with, moved rather than copied. */
+  buffers(scan: S): ArrayBuffer[];
+  /**
+   * Picks each gold item's winning run from the scans (in chunk order, the main thread's first), reads the
+   * winners back and judges them.
+   */
+  pick(scans: readonly S[], picking: Picking<S>): Promise<RunsLoad> | RunsLoad;
+  /** False when the main thread reads no chunk while helpers do (it watches them instead: see watch). */
+  readonly mainReads: boolean;
+  /**
+   * Where a JSON Lines gold set is digested when a core is spare for it: by a fresh helper once the scans
+   * are in (`after-scan`), by the first helper between its scan and its help (`first-helper`), or here.
+   */
+  readonly digest: 'after-scan' | 'first-helper' | 'none';
+  /**
+   * Read on this thread alone, whatever GROUNDGATE_THREADS says: records that cannot be cut (OpenInference
+   * documents assemble their traces across all files).
+   */
+  readonly alone?: boolean;
+  /** What every helper is told besides its chunks, made once the chunks are known. */
+  told?(chunks: readonly Segment[]): Told;
+  /** Watches the helpers' scans: `stuck` rejects with the input error of a chunk that never ends. */
+  watch?(told: Told, chunks: readonly Segment[]): { stuck: Promise<never>; stop(): void };
+  /**
+   * On a helper done scanning, the work its pick asks of it (see Helper.help): its answer and the buffers
+   * to move. A source with help keeps its helpers until its pick is done.
+   */
+  help?(job: unknown, input: TraceInput): { answer: unknown; transfer: ArrayBuffer[] };
+}
