@@ -11,7 +11,7 @@ const dist = path.join(REPO, 'dist');
 const MARKERS = [
   ['cli/index.js', 'src/cli/main.ts', 'internal error'],
   ['index.js', 'src/action/index.ts', 'internal error'],
-  ['qa-worker/index.js', 'src/grounded-answer/scan.ts', 'expected a finite number'],
+  ['qa-worker/index.js', 'src/grounded-answer/timestamp.ts', 'expected a finite number'],
 ] as const;
 
 describe('the committed bundles', () => {
@@ -64,19 +64,21 @@ describe('the committed bundles', () => {
     ]);
   });
 
-  it('keep the JavaScript under 3.5 MB (the wasm grammars aside)', () => {
+  it('keep the JavaScript under 4 MB (the wasm grammars aside)', () => {
     const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
     const bytes = files.reduce((sum, f) => sum + statSync(path.join(dist, f)).size, 0);
     // The three entry points (Action, CLI, grounded-qa worker), plus chunks ncc splits off for lazily
     // loaded code (Octokit; in the CLI, for --baseline gh:auto; hyparquet, for a .parquet file only, in the
     // worker too, which decodes Parquet traces: 80 kB more, for rows decoded on several threads). 3.1
-    // MiB in all when this limit was raised from 3 to 3.5 MB.
+    // MiB in all when this limit was raised from 3 to 3.5 MB; 3.56 MiB when claim matching (#47: numbers,
+    // units, the judge's client and cache, in the Action and the CLI alike) raised it to 4 MB. Undici, which
+    // @actions/core would bring along unpatched, is 0.5 MB: still caught.
     expect(files).toEqual(expect.arrayContaining(['cli/index.js', 'index.js', 'qa-worker/index.js']));
     expect(
       files.filter(
         (f) => !/^(cli\/index|qa-worker\/index|index|((cli|qa-worker)\/)?\d+\.index)\.js$/.test(f),
       ),
     ).toEqual([]);
-    expect(bytes).toBeLessThan(3.5 * 1024 * 1024);
+    expect(bytes).toBeLessThan(4 * 1024 * 1024);
   });
 });
