@@ -44,6 +44,8 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     inputs = readInputs();
     // The engine reads the judge from the environment (claims: {match: semantic}), never from gates.yaml.
     judgeEnvFromInputs(core.getInput, process.env);
+    // A key typed into the workflow rather than taken from a secret is masked in the log all the same.
+    if (process.env.GROUNDGATE_JUDGE_API_KEY) core.setSecret(process.env.GROUNDGATE_JUDGE_API_KEY);
     // gates.yaml may come from a fork: what it names must stay in the checkout. No input lifts this.
     const scope = scopeAt(workspace, 'GITHUB_WORKSPACE');
     // The workflow's own paths may go anywhere, but not out through a link planted in the checkout.
