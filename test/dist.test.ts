@@ -11,7 +11,7 @@ const dist = path.join(REPO, 'dist');
 const MARKERS = [
   ['cli/index.js', 'src/cli/main.ts', 'internal error'],
   ['index.js', 'src/action/index.ts', 'internal error'],
-  ['qa-worker/index.js', 'src/grounded-answer/scan.ts', 'expected a finite number'],
+  ['qa-worker/index.js', 'src/grounded-answer/timestamp.ts', 'expected a finite number'],
 ] as const;
 
 describe('the committed bundles', () => {
