@@ -43,7 +43,7 @@ const run = (claim: string, citations = ['d1']): TraceLine => ({
 function flagsOf(claim: string, citations?: string[], gold = item()): number {
   const table = newVerdicts(1, 1);
   judgeInto(
-    judgeItem(gold, null),
+    judgeItem(gold, null, undefined),
     run(claim, citations),
     judgeOptions('not in context', null, [1]),
     table,

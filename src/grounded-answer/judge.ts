@@ -42,7 +42,8 @@ export interface JudgeOptions {
 export function judgeItem(
   item: JudgedGold,
   rules: readonly CompiledRule[] | null,
-  normalized?: NormalizedRule,
+  // Required, though often undefined: a judging site that forgot it would silently match by substring alone.
+  normalized: NormalizedRule | undefined,
 ): JudgeItem {
   const constrained = rules !== null && item.constraints.length > 0;
   const lowered = item.constraints.map((c) => c.toLowerCase());

@@ -156,9 +156,6 @@ export function startJudging(
   );
 }
 
-/** The same: the suites start traces read as records under this name (see readsRecords). */
-export const startRecordJudging = startJudging;
-
 /** Judges traces against gold already in memory; `questions` maps a gold question to its qid (see loadGold). */
 export function judgeRuns(
   files: readonly string[],

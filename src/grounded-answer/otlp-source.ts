@@ -2,12 +2,12 @@ import { InputError, type Where } from '../errors.js';
 import { stringAt } from '../io/string-column.js';
 import { lineBases, throwFirstError } from './chunk-scan.js';
 import type { TraceLine } from './contract.js';
-import { goldListsOf, goldListsReader } from './gold-item.js';
-import { heldBuffers, heldReader, heldWriter, runReader, type HeldRuns } from './held-lines.js';
+import { goldListsOf } from './gold-item.js';
+import { heldReader, runReader, type HeldRuns } from './held-lines.js';
 import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import { heldRuns, type RunsLoad } from './judged-runs.js';
 import { isSpanDocument } from './openinference.js';
-import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
+import { inputOrder } from './otlp-order.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import type { SpanFacts } from './span-values.js';
 import {
@@ -16,15 +16,15 @@ import {
   winnerOf,
   winnersJobBuffers,
   WinnersJobBuilder,
+  readAndJudge,
   type HeldWinners,
   type LineAt,
-  type WinnersJob,
 } from './otlp-winners.js';
 import { Picker } from './pick.js';
-import { copyVerdicts, newVerdicts, verdictBuffers } from './runs.js';
-import type { TraceInput } from './source.js';
+import { copyVerdicts } from './runs.js';
 import { byLines, stopHelpers } from './threads.js';
 import { timestamp } from './timestamp.js';
+import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
 import { traceChecker } from './trace-checks.js';
 import type { JudgedTrace } from './trace-scan.js';
 import type { Picking, TraceSource } from './trace-source.js';
@@ -305,94 +305,5 @@ async function pick(
       for (let k = 0; k < count; k++) if (!later.has(k)) ids.push(idOf(k));
       return ids;
     },
-  };
-}
-
-/**
- * Every thread's entries in input order (chunk by chunk, each chunk's traces in the order its thread met
- * them): entry k is entry entryOf[k] of scans[scanOf[k]] (columns: 500k [scan, entry] pairs were as many
- * arrays for the scavenger to copy); and the traces met in several chunks: by the index of their first
- * entry, the indexes of their others (`later` holds those).
- */
-function inputOrder(scans: readonly OtlpScan[]): {
-  scanOf: Uint32Array;
-  entryOf: Int32Array;
-  others: Map<number, number[]>;
-  later: Set<number>;
-} {
-  const byChunk: [number, number, number][] = [];
-  let count = 0;
-  scans.forEach((s, si) => {
-    for (let i = 0; i < s.chunk.length;) {
-      let j = i;
-      while (j < s.chunk.length && s.chunk[j] === s.chunk[i]) j++;
-      byChunk[s.chunk[i]!] = [si, i, j];
-      count += j - i;
-      i = j;
-    }
-  });
-  const scanOf = new Uint32Array(count);
-  const entryOf = new Int32Array(count);
-  const hashes = new Uint32Array(count);
-  let k = 0;
-  for (const range of byChunk)
-    if (range)
-      for (let i = range[1]; i < range[2]; i++, k++) {
-        scanOf[k] = range[0];
-        entryOf[k] = i;
-        hashes[k] = scans[range[0]]!.hash[i]!;
-      }
-  const first = new Map<string, number>();
-  const others = new Map<number, number[]>();
-  const later = new Set<number>();
-  // Only traceIds whose hash another shares can be met twice: a map of those alone, not of 500k ids.
-  const sorted = hashes.slice().sort();
-  const shared = new Set<number>();
-  for (let j = 1; j < sorted.length; j++) if (sorted[j] === sorted[j - 1]) shared.add(sorted[j]!);
-  if (shared.size > 0)
-    for (let k = 0; k < count; k++) {
-      if (!shared.has(hashes[k]!)) continue;
-      const id = stringAt(scans[scanOf[k]!]!.traceIds, entryOf[k]!);
-      const at = first.get(id);
-      if (at === undefined) {
-        first.set(id, k);
-        continue;
-      }
-      later.add(k);
-      const list = others.get(at);
-      if (list) list.push(k);
-      else others.set(at, [k]);
-    }
-  return { scanOf, entryOf, others, later };
-}
-
-/**
- * On a helper done scanning: reads back the winners it is asked for and, when asked, judges them too (see
- * WinnersJob.judge); they cross back as held runs (see held-lines.ts), with their verdicts.
- */
-function readAndJudge(job: unknown, input: TraceInput): { answer: HeldWinners; transfer: ArrayBuffer[] } {
-  const winners = job as WinnersJob;
-  const lines = heldWriter();
-  const slots: number[] = [];
-  const { judge } = winners;
-  const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
-  const judged = runReader();
-  const goldRow = judge && goldListsReader(judge.gold);
-  readWinners(winners, input, (slot, run) => {
-    if (judge) {
-      const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules, judge.options.normalized);
-      judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
-    }
-    lines.add(winners.qids[slot]!, run);
-    slots.push(slot);
-  });
-  const held = { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
-  return {
-    answer: held,
-    transfer: [
-      ...heldBuffers(held.runs),
-      held.slots.buffer as ArrayBuffer,
-      ...(verdicts ? verdictBuffers(verdicts) : []),
-    ],
   };
 }

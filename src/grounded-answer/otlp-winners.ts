@@ -3,12 +3,12 @@ import { forEachSpan } from '../io/read-at.js';
 import type { TraceLine } from './contract.js';
 import { lineSpans, qidAttributeOf } from './openinference.js';
 import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
-import type { HeldRuns, RawMembers } from './held-lines.js';
+import { heldBuffers, heldWriter, runReader, type HeldRuns, type RawMembers } from './held-lines.js';
 import { float64Column, int32Column } from '../io/typed-column.js';
-import type { GoldLists } from './gold-item.js';
-import type { JudgeOptions } from './judge.js';
+import { goldListsReader, type GoldLists } from './gold-item.js';
+import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
 import type { CompiledRule } from './scu.js';
-import type { Verdicts } from './runs.js';
+import { newVerdicts, verdictBuffers, type Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from './span-values.js';
 import type { TraceInput } from './source.js';
@@ -257,4 +257,38 @@ function forEachLine(
       (j, buf, start, end) => each(list[j]!, buf, start, end),
     );
   }
+}
+
+/**
+ * On a helper done scanning: reads back the winners it is asked for and, when asked, judges them too (see
+ * WinnersJob.judge); they cross back as held runs (see held-lines.ts), with their verdicts.
+ */
+export function readAndJudge(
+  job: unknown,
+  input: TraceInput,
+): { answer: HeldWinners; transfer: ArrayBuffer[] } {
+  const winners = job as WinnersJob;
+  const lines = heldWriter();
+  const slots: number[] = [];
+  const { judge } = winners;
+  const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
+  const judged = runReader();
+  const goldRow = judge && goldListsReader(judge.gold);
+  readWinners(winners, input, (slot, run) => {
+    if (judge) {
+      const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules, judge.options.normalized);
+      judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
+    }
+    lines.add(winners.qids[slot]!, run);
+    slots.push(slot);
+  });
+  const held = { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
+  return {
+    answer: held,
+    transfer: [
+      ...heldBuffers(held.runs),
+      held.slots.buffer as ArrayBuffer,
+      ...(verdicts ? verdictBuffers(verdicts) : []),
+    ],
+  };
 }

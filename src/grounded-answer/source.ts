@@ -38,7 +38,7 @@ export function traceInput(config: {
 
 /**
  * Whether traces are read as records held in memory (Parquet rows, OpenInference traces) rather than as
- * lines read again by their place in the file (see load.ts).
+ * lines read again by their place in the file (see sources.ts).
  */
 export const readsRecords = (files: readonly string[], input: TraceInput): boolean =>
   input.format === 'openinference' || files.some(isParquet);

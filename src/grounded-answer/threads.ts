@@ -9,8 +9,9 @@ import { noteInvalidUtf8 } from '../io/utf8.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { WorkerInput, WorkerMessage } from './worker-protocol.js';
 
-// Reading a large trace input on several threads: the files are cut into chunks of whole lines, handed out
-// in order from a shared queue to the main thread and the helpers, each of which answers with its scan.
+// Reading a large trace input on several threads, whatever its source (see pipeline.ts): the input is cut
+// into chunks (of whole lines: byLines; a source may cut its own), handed out in order from a shared queue to
+// the main thread and the helpers, each of which answers with its scan.
 
 /** Traces are read in chunks of at least this size; a thread takes the next chunk when done with one. */
 const CHUNK_BYTES = 8 * 1024 * 1024;

@@ -6,8 +6,8 @@ import type { GoldDigest } from '../../gold/digest.js';
 import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
-import { loadGold, startJudging, startRecordJudging } from '../../grounded-answer/load.js';
-import { readsRecords, traceInput, type TraceInput } from '../../grounded-answer/source.js';
+import { loadGold, startJudging } from '../../grounded-answer/load.js';
+import { traceInput, type TraceInput } from '../../grounded-answer/source.js';
 import { asMarkedTraceLine, asTraceLine } from '../../grounded-answer/contract.js';
 import { compileMarkers, markedCitations, type Markers } from '../../grounded-answer/citation-markers.js';
 import { compileFieldMap } from '../../io/field-map.js';
@@ -48,9 +48,7 @@ export function scoreOptions(
 export async function judgeSuite(config: GroundedQaConfig, ctx: ScoreContext) {
   const options = scoreOptions(config, ctx);
   const goldFields = config.fields?.gold;
-  const judged = readsRecords(ctx.inputs.traces!, options.traces)
-    ? await judgeInMemory(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields)
-    : await judgeLines(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields);
+  const judged = await judgeTraces(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields);
   return { ...judged, options, goldFields };
 }
 export type JudgedSuite = Awaited<ReturnType<typeof judgeSuite>>;
@@ -278,40 +276,19 @@ interface Judged {
 }
 
 /**
- * Traces read as lines: on a large input, workers start reading them while this thread loads and checks
- * gold, and one of them digests gold (when it is JSON Lines) while this thread judges.
+ * Traces judged against gold: the source their format names (grounded-answer/sources.ts) starts reading them
+ * at once, on helper threads where the input is worth it, while this thread loads and checks gold; a helper
+ * digests gold (JSON Lines gold) where the source has one to spare. OpenInference traces whose qid is their
+ * question are matched to gold by it.
  */
-async function judgeLines(
-  goldFiles: readonly string[],
-  traceFiles: readonly string[],
-  options: ScoreOptions,
-  fields: FieldMap | undefined,
-): Promise<Judged> {
-  const judging = startJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
-  const digestsGold = await judging.digestsGold;
-  const { items: gold, digest: ownDigest } = await loadGold(goldFiles, {
-    digest: !digestsGold,
-    fields,
-  }).catch(async (err: unknown) => {
-    await judging.cancel();
-    throw err;
-  });
-  const loaded = await judging.finish(gold);
-  return { gold, loaded, digest: ownDigest ?? (await judging.goldDigest(gold)) };
-}
-
-/**
- * Traces read as records (Parquet rows, OpenInference traces): threads start reading them while this thread
- * loads gold (see startRecordJudging), which the runs are then matched to.
- */
-async function judgeInMemory(
+async function judgeTraces(
   goldFiles: readonly string[],
   traceFiles: readonly string[],
   options: ScoreOptions,
   fields: FieldMap | undefined,
 ): Promise<Judged> {
   const byQuestion = options.traces?.format === 'openinference' && options.traces.qid === 'input.value';
-  const judging = startRecordJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
+  const judging = startJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
   const digestsGold = await judging.digestsGold;
   const {
     items: gold,
