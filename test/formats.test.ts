@@ -123,6 +123,74 @@ describe.each(Object.entries(TRACES))('the %s example traces in other shapes and
   });
 });
 
+describe('claims matched normalized, in every format, on one thread or several (dist)', () => {
+  // The judging sites differ by format (lines read back, OTLP winners judged on helpers, Parquet rows held):
+  // each must pass the normalized rule on, or a format would match by substring alone, silently. On four
+  // threads the OTLP helpers judge most winners (this thread keeps 27%).
+  it('score claims that only the normalized rule contains as the canonical files do', () => {
+    // The example's claims with each gold fact's spaces doubled: the substring rule misses most, the
+    // normalized rule (whitespace folded) finds them.
+    const facts = new Map(GOLD.map((g) => [g.qid, g.gold_claim_substr]));
+    const traces = TRACES.good.map((t) => {
+      let claim = t.answer_json.claim;
+      for (const fact of facts.get(t.qid) ?? []) {
+        const at = claim.toLowerCase().indexOf(fact.toLowerCase());
+        if (at >= 0 && fact.includes(' '))
+          claim =
+            claim.slice(0, at) +
+            claim.slice(at, at + fact.length).replaceAll(' ', '  ') +
+            claim.slice(at + fact.length);
+      }
+      return { ...t, answer_json: { ...t.answer_json, claim } };
+    });
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(traces),
+      'o.jsonl': otlpLines(traces, questionOf),
+      'a.jsonl': jsonl(traces.map(nestedA.trace)),
+    });
+    writeFileSync(path.join(dir, 'traces.parquet'), parquetTraces(traces));
+    const claims = { match: 'normalized' };
+    const suites = {
+      canonical: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl', claims },
+      substring: { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl' },
+      parquet: { ...QA, gold: 'gold.jsonl', traces: 'traces.parquet', claims },
+      otlp: { ...QA, gold: 'gold.jsonl', traces: 'o.jsonl', format: 'openinference', claims },
+      mapped: {
+        ...QA,
+        gold: 'gold.jsonl',
+        traces: 'a.jsonl',
+        fields: { traces: nestedA.traceFields },
+        claims,
+      },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
+    for (const threads of ['1', '4']) {
+      const r = runCli(['check', '-c', 'gates.yaml', '--report', 'report.json'], dir, {
+        GROUNDGATE_THREADS: threads,
+      });
+      expect([threads, r.status]).toEqual([threads, 0]);
+      const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+        suites: Record<
+          string,
+          { metrics: { precision: { numerator: number } }; counts: Record<string, number> }
+        >;
+      };
+      const { canonical, substring } = report.suites;
+      expect(canonical!.counts.claims_normalized).toBeGreaterThan(10);
+      expect(canonical!.metrics.precision.numerator).toBeGreaterThan(substring!.metrics.precision.numerator);
+      for (const name of ['parquet', 'otlp', 'mapped']) {
+        expect([threads, name, report.suites[name]!.metrics]).toEqual([threads, name, canonical!.metrics]);
+        expect([threads, name, report.suites[name]!.counts.claims_normalized]).toEqual([
+          threads,
+          name,
+          canonical!.counts.claims_normalized,
+        ]);
+      }
+    }
+  }, 120_000);
+});
+
 /** The example as another writer (DuckDB) writes it, once per codec: see test/fixtures/README.md. */
 const duckdb = (name: string) => readFileSync(path.join(FIXTURES, 'duckdb', name));
 const CODECS = ['snappy', 'zstd', 'gzip', 'brotli'] as const;
