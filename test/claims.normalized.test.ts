@@ -218,6 +218,12 @@ describe('claims: {match: normalized} through check', () => {
     ]);
     expect(normalized!.triage).toMatchObject({ answered_wrong: { containment: 2 }, claims: 'normalized' });
     expect(normalized!.items).toMatchObject({ B: { pass: true }, C: { pass: true }, D: { pass: false } });
+    // The items only the normalized rule passed are named; with the substring rule alone there are none.
+    expect(normalized!.tables).toEqual([
+      { title: 'claims: matched by the normalized rule only', columns: ['id'], rows: [['B'], ['C']] },
+    ]);
+    expect(substring!.tables).toBeUndefined();
+    expect(plain!.tables).toBeUndefined();
   });
 
   it('names the rule on an offender that failed elsewhere, and words the advice for the rule in force', async () => {

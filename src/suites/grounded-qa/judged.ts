@@ -19,6 +19,7 @@ import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
 import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/judge.js';
 import type { RunTable } from '../../grounded-answer/runs.js';
+import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
@@ -225,6 +226,31 @@ export function resultOf(
       ...triage(gold.answerable, loaded.table),
       ...(options.claims && { claims: options.claims.match }),
     },
+    ...(options.claims && normalizedTable(gold.qids, table)),
+  };
+}
+
+const NORMALIZED_SHOWN = 20;
+
+/**
+ * The items whose claim only the normalized rule contains, in gold order: a looser rule's hits are named, as
+ * the judge's rescues are (claims/semantic.ts), for review. An item not named matched by substring, or missed.
+ */
+function normalizedTable(qids: readonly string[], table: RunTable): { tables: Table[] } | undefined {
+  const ids: string[] = [];
+  for (let row = 0; row < table.present.length; row++)
+    if (table.present[row] && matchRule(table.flags[row]!) === 'normalized') ids.push(qids[row]!);
+  if (ids.length === 0) return undefined;
+  const shown = ids.slice(0, NORMALIZED_SHOWN);
+  const first = ids.length > shown.length ? ` (first ${shown.length} of ${ids.length})` : '';
+  return {
+    tables: [
+      {
+        title: `claims: matched by the normalized rule only${first}`,
+        columns: ['id'],
+        rows: shown.map((id) => [id]),
+      },
+    ],
   };
 }
 
