@@ -58,7 +58,10 @@ describe('the Action with the judge', () => {
       19,
     );
     expect(first.summary).toContain('18 new judgments: commit .groundgate/judgments.jsonl');
-    expect(`${first.stdout}${first.stderr}${first.summary}`).not.toContain(KEY);
+    // The key is handed to the runner's masking once (::add-mask::, a line the runner consumes), and
+    // nowhere else: not in the log, the summary or an error.
+    expect(first.stdout.split('\n').filter((l) => l.includes(KEY))).toEqual([`::add-mask::${KEY}`]);
+    expect(`${first.stderr}${first.summary}`).not.toContain(KEY);
 
     const fork = await runAction(ws, gh.url, { ...judge, 'judge-api-key': '' });
     expect(server.requests).toHaveLength(18);
