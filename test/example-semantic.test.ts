@@ -97,7 +97,15 @@ describe('examples/semantic', () => {
       unjudged_items: 0,
       new_judgments: 0,
     });
-    expect(qa.tables![0]!.rows).toEqual([
+    // First the one item only the normalized rule passed, then the judge's tables.
+    expect(qa.tables!.map((t) => t.title.split(' (')[0])).toEqual([
+      'claims: matched by the normalized rule only',
+      'claims: deterministic match',
+      'claims: agreement',
+      'claims: judge-only rescues',
+    ]);
+    expect(qa.tables![0]!.rows).toEqual([['FM005']]);
+    expect(qa.tables![1]!.rows).toEqual([
       ['hit', 6, 0],
       ['miss', 13, 4],
     ]);
@@ -105,11 +113,11 @@ describe('examples/semantic', () => {
     // kappa (23·10 − 182) / (23² − 182) = 48/347. Judge vs human (human-labels.jsonl): they differ on FM029
     // (judge SUPPORTED, human not: "about three months" is not 90 days) and FM038 (judge UNCLEAR, human
     // SUPPORTED): 21 of 23; rows and columns (19, 4): chance 361 + 16 = 377, kappa (483 − 377) / (529 − 377).
-    expect(qa.tables![1]!.rows).toEqual([
+    expect(qa.tables![2]!.rows).toEqual([
       ['deterministic vs judge', 23, 10 / 23, 48 / 347],
       ['judge vs human', 23, 21 / 23, 106 / 152],
     ]);
-    expect(qa.tables![2]!.rows.map((r) => r[0])).toEqual([
+    expect(qa.tables![3]!.rows.map((r) => r[0])).toEqual([
       'FM001',
       'FM003',
       'FM006',
