@@ -13,7 +13,7 @@ import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/con
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
-import { declareCommand, parseOptions } from './options.js';
+import { CONFIG_OPTION, declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
 const GH_AUTO = 'gh:auto';
@@ -53,7 +53,7 @@ export interface CheckArgs {
 
 /** check's options; merge declares them but those that choose the inputs (see merge.ts). */
 export const CHECK_OPTIONS = {
-  config: { short: 'c', type: 'string', arg: 'PATH', default: 'gates.yaml', help: 'gates file' },
+  config: CONFIG_OPTION,
   suite: {
     short: 's',
     type: 'string',

@@ -11,11 +11,11 @@ import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
 import type { LoadedSuite } from '../suites/types.js';
 import { commandOf, printLine, type CliIo } from './command.js';
-import { declareCommand, parseOptions } from './options.js';
+import { CONFIG_OPTION, declareCommand, parseOptions } from './options.js';
 
 /** freeze's and verify's options: which config, which suites. */
 const GOLD_OPTIONS = {
-  config: { short: 'c', type: 'string', arg: 'PATH', default: 'gates.yaml', help: 'gates file' },
+  config: CONFIG_OPTION,
   suite: {
     short: 's',
     type: 'string',

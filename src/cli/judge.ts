@@ -10,7 +10,7 @@ import { semanticSettings } from '../claims/semantic.js';
 import type { GroundedQaConfig } from '../suites/grounded-qa/config.js';
 import { judgeSuite } from '../suites/grounded-qa/judged.js';
 import { commandOf, printLine, type CliIo } from './command.js';
-import { declareCommand, parseOptions } from './options.js';
+import { CONFIG_OPTION, declareCommand, parseOptions } from './options.js';
 
 const JUDGE = declareCommand({
   name: 'judge',
@@ -19,7 +19,7 @@ const JUDGE = declareCommand({
   description:
     "For each grounded-qa suite with claims: {match: semantic}, judges the suite's traces as check does, then asks the judge (GROUNDGATE_JUDGE_BASE_URL, GROUNDGATE_JUDGE_API_KEY, GROUNDGATE_JUDGE_MODEL) every question a check would ask that the judgments file (claims.cache) does not answer yet, and writes the answers to it, sorted by key. No gate is judged, no report written. Commit the file: check then reads its verdicts without a request. GROUNDGATE_JUDGE_MODEL is needed even without a key, since it is part of every judgment's key.",
   options: {
-    config: { short: 'c', type: 'string', arg: 'PATH', default: 'gates.yaml', help: 'gates file' },
+    config: CONFIG_OPTION,
     suite: {
       short: 's',
       type: 'string',

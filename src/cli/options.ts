@@ -52,6 +52,15 @@ export interface OptionSpec {
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
+/** `-c PATH`, the gates file: declared once for every command that reads it. */
+export const CONFIG_OPTION = {
+  short: 'c',
+  type: 'string',
+  arg: 'PATH',
+  default: 'gates.yaml',
+  help: 'gates file',
+} as const satisfies OptionSpec;
+
 export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   name: string;
   /** One line for `groundgate --help`. */
