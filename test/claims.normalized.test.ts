@@ -10,18 +10,16 @@ import type { SuiteReport } from '../src/report/schema.js';
 import { stageRows } from '../src/report/triage.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
+import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/judge.js';
 import {
   CORRECT,
   isVerdict,
-  judgeInto,
-  judgeItem,
-  judgeOptions,
   labelsOf,
   MATCHED_JUDGED,
   MATCHED_NORMALIZED,
   matchRule,
   withJudgedHit,
-} from '../src/grounded-answer/judge.js';
+} from '../src/grounded-answer/verdict-flags.js';
 import { newVerdicts } from '../src/grounded-answer/runs.js';
 import { configSchema } from '../src/suites/grounded-qa/config.js';
 

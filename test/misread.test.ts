@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REFUSED } from '../src/grounded-answer/judge.js';
+import { REFUSED } from '../src/grounded-answer/verdict-flags.js';
 import { misreads, readersOf } from '../src/grounded-answer/misread.js';
 import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from '../src/grounded-answer/notices.js';
 import { concerns } from '../src/init/misread.js';

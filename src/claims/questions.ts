@@ -1,4 +1,4 @@
-import { claimMissed, REFUSED } from '../grounded-answer/judge.js';
+import { claimMissed, REFUSED } from '../grounded-answer/verdict-flags.js';
 import type { ScoreContext } from '../suites/types.js';
 import { describer, type JudgedSuite } from '../suites/grounded-qa/judged.js';
 import { askJudge } from './ask-judge.js';

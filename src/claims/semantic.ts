@@ -1,4 +1,4 @@
-import { withJudgedHit } from '../grounded-answer/judge.js';
+import { withJudgedHit } from '../grounded-answer/verdict-flags.js';
 import { UsageError } from '../errors.js';
 import type { Table } from '../report/schema.js';
 import { notComputable } from '../metrics/spec.js';

@@ -1,7 +1,8 @@
 import { compareCodeUnits } from '../io/files.js';
 import type { LineRef } from '../io/jsonl.js';
 import type { GoldItem } from './contract.js';
-import { judgeInto, judgeItem, judgeOptions, labelsOf, passed } from './judge.js';
+import { judgeInto, judgeItem, judgeOptions } from './judge.js';
+import { labelsOf, passed } from './verdict-flags.js';
 import type { Label } from './labels.js';
 import type { RunTable } from './runs.js';
 import type { ScoreOptions } from './score-options.js';

@@ -1,5 +1,5 @@
 import type { TraceInput } from './source.js';
-import { REFUSED } from './judge.js';
+import { REFUSED } from './verdict-flags.js';
 import { LOOKS_REFUSED, NO_RETRIEVED, UNCITED } from './notices.js';
 import type { RunTable } from './runs.js';
 import type { Misread } from '../suites/types.js';

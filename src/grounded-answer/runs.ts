@@ -7,7 +7,7 @@ export interface RunTable {
   present: Uint8Array;
   /** The run's `ts` in epoch seconds; NaN when it has none. */
   ts: Float64Array;
-  /** The verdict (see judge.ts). */
+  /** The verdict, a word of flags (see verdict-flags.ts). */
   flags: Uint32Array;
   /** Per item and cutoff (row × cutoffs + j): all gold citations in the top k, answerable items only. */
   recall: Uint8Array;

@@ -2,7 +2,7 @@ import { compareCodeUnits } from '../io/files.js';
 import { count, notComputable, proportion, type MetricValue } from '../metrics/spec.js';
 import { contains, type Containment } from './containment.js';
 import type { GoldItem } from './contract.js';
-import { CONSTRAINED, CORRECT, HIT, REFUSED, VIOLATION } from './judge.js';
+import { CONSTRAINED, CORRECT, HIT, REFUSED, VIOLATION } from './verdict-flags.js';
 import { isRefusal as textRefusal, refusalRule } from './refusal.js';
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
 import type { RunTable } from './runs.js';

@@ -1,5 +1,5 @@
 import type { StageKey, TriageCounts } from '../report/triage.js';
-import { claimMissed, CORRECT, EVIDENCE, HIT, REFUSED, VIOLATION } from './judge.js';
+import { claimMissed, CORRECT, EVIDENCE, HIT, REFUSED, VIOLATION } from './verdict-flags.js';
 import type { RunTable } from './runs.js';
 import type { Answerable } from './score.js';
 

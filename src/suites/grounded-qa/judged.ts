@@ -17,7 +17,7 @@ import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
-import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/judge.js';
+import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/verdict-flags.js';
 import type { RunTable } from '../../grounded-answer/runs.js';
 import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';

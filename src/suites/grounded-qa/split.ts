@@ -11,7 +11,7 @@ import { recordsAt } from '../../io/records.js';
 import { safeParse } from '../../io/validate.js';
 import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
-import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/judge.js';
+import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/verdict-flags.js';
 import { judged } from '../../grounded-answer/judged-runs.js';
 import { newRunTable, replaces } from '../../grounded-answer/runs.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
