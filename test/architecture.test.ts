@@ -14,6 +14,11 @@ const imports = (dir: string) =>
     detectiveOptions: { ts: { skipTypeImports: false } },
   });
 
+let graph: ReturnType<typeof imports> | undefined;
+const srcGraph = () => (graph ??= imports(path.join(REPO, 'src')));
+/** Each module of src/ and the modules it imports (madge's typings leave obj() out). */
+const srcImports = async () => ((await srcGraph()) as unknown as { obj(): Record<string, string[]> }).obj();
+
 describe('the source layout', () => {
   it('no suite imports another suite: what several share lives outside src/suites (e.g. src/grounded-answer)', () => {
     const kinds = readdirSync(SUITES, { withFileTypes: true })
@@ -39,10 +44,43 @@ describe('the source layout', () => {
 
   // Reading src/ takes madge seconds (more on a busy machine): the timeout is room, not a measure.
   it('no import circle in src/ (madge)', { timeout: 120_000 }, async () => {
-    const graph = await imports(path.join(REPO, 'src'));
+    const graph = await srcGraph();
     expect(graph.warnings().skipped).toEqual([]);
     const circles = graph.circular().map((chain) => chain.join(' > '));
     expect(circles).toEqual([]);
+  });
+
+  it(
+    'outside the trace sources, only the registry imports a format: a format is a source and a registry line',
+    { timeout: 120_000 },
+    async () => {
+      const deps = await srcImports();
+      const format = /^grounded-answer\/(otlp-|parquet-|jsonl-|records-|openinference)/;
+      expect(Object.keys(deps).filter((f) => format.test(f)).length).toBeGreaterThan(10);
+      const knowing = Object.entries(deps)
+        .filter(([file, to]) => !format.test(file) && to.some((d) => format.test(d)))
+        .map(([file]) => file);
+      // The registry, and the one-pass reader of records, which reads any format as records (latency reads it).
+      expect(knowing).toEqual(['grounded-answer/sources.ts', 'grounded-answer/trace-records.ts']);
+    },
+  );
+
+  it("the reading pipeline's stages import only the stages before them", { timeout: 120_000 }, async () => {
+    const deps = await srcImports();
+    const stages = ['chunk-scan', 'pick', 'judge-stage', 'judged-runs', 'trace-source', 'pipeline'].map(
+      (s) => `grounded-answer/${s}.ts`,
+    );
+    /** Every module `file` reaches through its imports. */
+    const reach = (file: string, seen = new Set<string>()): Set<string> => {
+      for (const d of deps[file] ?? []) if (!seen.has(d)) reach(d, seen.add(d));
+      return seen;
+    };
+    const backwards = stages.flatMap((stage, i) =>
+      stages.slice(i + 1).flatMap((later) => (reach(stage).has(later) ? [`${stage} → ${later}`] : [])),
+    );
+    expect(stages.every((s) => s in deps)).toBe(true);
+    expect(reach('grounded-answer/pipeline.ts').has('grounded-answer/judge-stage.ts')).toBe(true);
+    expect(backwards).toEqual([]);
   });
 
   it('the circle check sees a circle made of type imports only', async () => {

@@ -1,10 +1,9 @@
-import type { LineRef } from '../io/jsonl.js';
 import { lineBases, throwFirstError } from './chunk-scan.js';
-import { judgeOptions } from './judge.js';
-import { judged, type RunsLoad } from './judged-runs.js';
-import { judgeRows } from './jsonl-read-back.js';
+import type { Judge } from './judge-stage.js';
+import type { ReadBack } from './judged-runs.js';
+import { readBackLines } from './jsonl-read-back.js';
 import { scanBuffers, scanRuns, type Scan } from './jsonl-scan.js';
-import { Picker } from './pick.js';
+import { Picker, type Picked } from './pick.js';
 import { byLines } from './threads.js';
 import type { Picking, TraceSource } from './trace-source.js';
 
@@ -14,13 +13,15 @@ import type { Picking, TraceSource } from './trace-source.js';
 // file order included. The winners alone are then read again by their byte place, on this thread, and
 // judged against gold (jsonl-read-back.ts).
 
-export const jsonlSource: TraceSource<Scan> = {
+export const jsonlSource: TraceSource<Scan, undefined, undefined> = {
   name: 'jsonl',
   reads: () => true,
   cut: (files) => byLines(files),
   scan: (queue, input) => scanRuns(queue, input.fields, input.markers),
   buffers: scanBuffers,
   pick,
+  readBack,
+  readsRecords: false,
   mainReads: true,
   // Once their scans are in, the helpers go, heaps and all, before judging takes memory of its own. A fresh
   // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along: a
@@ -28,51 +29,16 @@ export const jsonlSource: TraceSource<Scan> = {
   digest: 'after-scan',
 };
 
-/** Folds the scans into one winner per gold item, then reads the winners back and judges them. */
-function pick(scans: readonly Scan[], { chunks, gold, options }: Picking<Scan>): RunsLoad {
-  // The fold's map of gold qids is let go before the winners are judged.
-  const { table, lines, known, unknown } = fold(scans, chunks, gold, options.cutoffs.length);
-  const ref = (row: number): LineRef | undefined =>
-    table.present[row]
-      ? {
-          file: chunks[table.chunk[row]!]!.file,
-          line: table.line[row]!,
-          offset: table.offset[row]!,
-          length: table.length[row]!,
-        }
-      : undefined;
-  // The winners, read back in one pass per file and judged. (Sharing them out among the
-  // workers cost more in copying the jobs across than it saved, measured at 200k winners.)
-  const byFile = new Map<string, number[]>();
-  for (let row = 0; row < gold.length; row++) {
-    if (!table.present[row]) continue;
-    const file = chunks[table.chunk[row]!]!.file;
-    const rows = byFile.get(file);
-    if (rows) rows.push(row);
-    else byFile.set(file, [row]);
-  }
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
-  for (const [file, rows] of byFile)
-    judgeRows(file, rows, table, gold, options.scuRules, judge, options.traces);
-
-  return { ...judged(table, lines, known, unknown, options), ref };
-}
-
 /**
  * Every thread's scan folded into one winner per gold item. Line numbers become absolute: a chunk's count
  * from its own first line, and the lines of the same file in the chunks before it come first. Every chunk
  * before the first failed one was read whole.
  */
-function fold(
-  scans: readonly Scan[],
-  chunks: Picking<Scan>['chunks'],
-  gold: Picking<Scan>['gold'],
-  cutoffs: number,
-) {
+function pick(scans: readonly Scan[], { chunks, gold, options }: Picking<Scan>): Picked<undefined> {
   const lineBase = lineBases(scans, chunks);
   throwFirstError(scans, lineBase);
 
-  const picker = new Picker(gold, cutoffs);
+  const picker = new Picker(gold, options.cutoffs.length);
   let lines = 0;
   for (const s of scans) {
     lines += s.lines;
@@ -89,5 +55,23 @@ function fold(
       });
     }
   }
-  return { table: picker.table, lines, known: picker.known, unknown: picker.unknown };
+  return picker.picked(lines, undefined);
+}
+
+/**
+ * The winners, read back by their byte place in one pass per file, on this thread, and judged. (Sharing them
+ * out among the workers cost more in copying the jobs across than it saved, measured at 200k winners.)
+ */
+function readBack({ table }: Picked<undefined>, { chunks, options }: Picking<Scan>, judge: Judge): ReadBack {
+  const fileOf = (row: number) => chunks[table.chunk[row]!]!.file;
+  const byFile = new Map<string, number[]>();
+  for (let row = 0; row < table.present.length; row++) {
+    if (!table.present[row]) continue;
+    const file = fileOf(row);
+    const rows = byFile.get(file);
+    if (rows) rows.push(row);
+    else byFile.set(file, [row]);
+  }
+  for (const [file, rows] of byFile) readBackLines(file, rows, table, judge, options.traces);
+  return { fileOf };
 }

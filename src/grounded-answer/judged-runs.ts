@@ -1,9 +1,8 @@
 import { compareCodeUnits } from '../io/files.js';
 import type { LineRef } from '../io/jsonl.js';
-import type { GoldItem } from './contract.js';
-import { judgeInto, judgeItem, judgeOptions } from './judge.js';
 import { labelsOf, passed } from './verdict-flags.js';
 import type { Label } from './labels.js';
+import type { Picked } from './pick.js';
 import type { RunTable } from './runs.js';
 import type { ScoreOptions } from './score-options.js';
 import type { ScuRule } from './scu.js';
@@ -66,6 +65,38 @@ export function judged(
 /** What judging read of some rows' winning runs: held in memory, or read again (see RunsLoad.records). */
 export type RecordsOf = (rows: readonly number[]) => Promise<ReadonlyMap<number, JudgedTrace>>;
 
+/** What reading the winners back leaves, to find some of them again for the report. */
+export interface ReadBack {
+  /** The file of gold item `row`'s winning run. */
+  fileOf(row: number): string;
+  /**
+   * When runs are records (Parquet rows, OpenInference traces), what judging read of them: a run is then found
+   * again by its file and record number, not by its bytes.
+   */
+  records?: RecordsOf;
+  traceIds?: RunsLoad['traceIds'];
+}
+
+/** What judging found: the pick's table, judged, and how each winner is found again. */
+export function runsLoad(picked: Picked, back: ReadBack, options: ScoreOptions): RunsLoad {
+  const { table } = picked;
+  const { records } = back;
+  return {
+    ...judged(table, picked.lines, picked.known, picked.unknown, options),
+    ref: (row) =>
+      table.present[row]
+        ? {
+            file: back.fileOf(row),
+            line: table.line[row]!,
+            offset: records ? -1 : table.offset[row]!,
+            length: records ? 0 : table.length[row]!,
+          }
+        : undefined,
+    ...(records && { records }),
+    ...(back.traceIds && { traceIds: back.traceIds }),
+  };
+}
+
 /** RecordsOf runs held in memory. */
 export function inMemory(record: (row: number) => JudgedTrace | undefined): RecordsOf {
   return async (rows) => {
@@ -76,39 +107,4 @@ export function inMemory(record: (row: number) => JudgedTrace | undefined): Reco
     }
     return out;
   };
-}
-
-/**
- * What judging found when the winning runs are records (read from Parquet rows or OpenInference traces): a
- * run is found again by its file and record number, not its bytes.
- */
-export function heldRuns(
-  table: RunTable,
-  records: RecordsOf,
-  fileOf: (row: number) => string,
-  lines: number,
-  known: number,
-  unknown: ReadonlyMap<string, number>,
-  options: ScoreOptions,
-): RunsLoad {
-  return {
-    ...judged(table, lines, known, unknown, options),
-    ref: (row) =>
-      table.present[row] ? { file: fileOf(row), line: table.line[row]!, offset: -1, length: 0 } : undefined,
-    records,
-  };
-}
-
-/** Judges each gold item's winning run held in memory (`record` gives it) into its row of the table. */
-export function judgeHeld(
-  table: RunTable,
-  gold: readonly GoldItem[],
-  record: (row: number) => JudgedTrace | undefined,
-  options: ScoreOptions,
-): void {
-  const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
-  for (let row = 0; row < gold.length; row++) {
-    const t = table.present[row] ? record(row) : undefined;
-    if (t) judgeInto(judgeItem(gold[row]!, options.scuRules, judge.normalized), t, judge, table, row);
-  }
 }

@@ -9,10 +9,9 @@ import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGol
 import type { RunsLoad } from './judged-runs.js';
 import type { Judging } from './judging.js';
 import { startReading } from './pipeline.js';
-import { recordsSource } from './records-source.js';
 import type { ScoreOptions } from './score-options.js';
-import { CANONICAL_TRACES } from './source.js';
-import { sourceFor } from './sources.js';
+import { CANONICAL_TRACES } from './trace-input.js';
+import { sourceFor, sourceNamed } from './sources.js';
 
 /**
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items
@@ -176,5 +175,5 @@ export function judgeRecords(
   options: ScoreOptions,
   questions?: ReadonlyMap<string, string>,
 ): Promise<RunsLoad> {
-  return startReading(recordsSource, files, options).finish(gold, questions);
+  return startReading(sourceNamed('records'), files, options).finish(gold, questions);
 }

@@ -1,4 +1,4 @@
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 import { REFUSED } from './verdict-flags.js';
 import { LOOKS_REFUSED, NO_RETRIEVED, UNCITED } from './notices.js';
 import type { RunTable } from './runs.js';

@@ -3,7 +3,7 @@ import { skipString, stringValue, unescapeInto } from '../io/json-scan.js';
 import { ANSWER, memberShapes } from './member-shapes.js';
 
 // Most OTLP traces are read only to learn their qid and time, and whether they are good: the winners are
-// read again for their values (see otlp-source.ts). For those, a wanted attribute that is a plain
+// read again for their values (see otlp-read-back.ts). For those, a wanted attribute that is a plain
 // `{"stringValue": …}` is checked on its bytes and stands for a placeholder of what assembling would make of
 // it, one the contract's check treats as it would treat the value: an answer the contract's scanner accepts
 // becomes an empty answer, a document id an empty string. Assembling and checking are then those of every

@@ -12,13 +12,13 @@ import { leanReader } from './otlp-lean.js';
 import { notePlaces } from './otlp-places.js';
 import type { SpanFacts } from './span-values.js';
 import { timestamp } from './timestamp.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 import type { ChunkError } from './chunk-scan.js';
 
 /**
  * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled
  * and checked from the spans in that chunk, and which lines they are on. Nothing of a trace's text outlives
- * its chunk: the winners are read again once gold has picked them (see otlp-source.ts). A trace with spans
+ * its chunk: the winners are read again once gold has picked them (see otlp-read-back.ts). A trace with spans
  * in several chunks is assembled wrongly here, from part of its spans; the main thread, which sees every
  * chunk's traceIds, assembles it again from all its lines.
  *

@@ -11,10 +11,10 @@ import type { CompiledRule } from './scu.js';
 import { newVerdicts, verdictBuffers, type Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from './span-values.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 
 // The winning OpenInference traces read back from their lines, once gold has picked them (see
-// otlp-source.ts): the main thread reads some, a helper that scanned spans the others at the same time.
+// otlp-read-back.ts): the main thread reads some, a helper that scanned spans the others at the same time.
 
 /** A line of the input, by its place in a file. */
 export interface LineAt {

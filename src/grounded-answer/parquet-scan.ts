@@ -6,7 +6,7 @@ import type { ChunkError } from './chunk-scan.js';
 import { heldBuffers, holdRuns, type HeldRuns, type RawMembers } from './held-lines.js';
 import { ANSWER, memberShapes, STRINGS } from './member-shapes.js';
 import { replaces } from './runs.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 import { timestamp } from './timestamp.js';
 import { traceChecker } from './trace-checks.js';
 

@@ -3,15 +3,17 @@ import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
 import { isParquet, parquetRowGroups } from '../io/records.js';
 import type { Segment } from '../io/split.js';
 import { throwFirstError } from './chunk-scan.js';
-import { heldReader } from './held-lines.js';
-import { heldRuns, inMemory, judgeHeld, type RunsLoad } from './judged-runs.js';
+import { heldReader, type HeldRuns } from './held-lines.js';
+import type { Judge } from './judge-stage.js';
+import { inMemory, type ReadBack } from './judged-runs.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
-import { Picker } from './pick.js';
+import { Picker, type Picked } from './pick.js';
 import type { Cut } from './threads.js';
 import type { Picking, TraceSource } from './trace-source.js';
 
 // Parquet traces decoded by threads, a window of rows each (see parquet-scan.ts); this thread folds their
-// winners into one per gold item, the one a single pass in file order picks, and judges them.
+// winners into one per gold item, the one a single pass in file order picks, and reads them back from what
+// the threads held.
 
 /** Below this many rows, helpers do not pay for their start: one thread reads each file whole. */
 const MIN_THREADED_ROWS = 100_000;
@@ -55,13 +57,15 @@ function byRows(files: readonly string[]): Cut {
   };
 }
 
-export const parquetSource: TraceSource<ParquetScan, Leases> = {
+export const parquetSource: TraceSource<ParquetScan, Leases, Won> = {
   name: 'parquet',
   reads: (files, input) => input.format !== 'openinference' && files.length > 0 && files.every(isParquet),
   cut: byRows,
   scan: scanParquetRuns,
   buffers: parquetScanBuffers,
   pick,
+  readBack,
+  readsRecords: true,
   // With helpers, this thread only watches them (see watchLeases); without, it reads every window through
   // readParquet.
   mainReads: false,
@@ -97,14 +101,22 @@ function watchLeases(leases: Leases, chunks: readonly Segment[]): { stuck: Promi
   return { stuck, stop: () => clearInterval(timer) };
 }
 
-/** Folds the threads' winners into one per gold item and judges them, from what the threads held. */
-function pick(scans: readonly ParquetScan[], { chunks, gold, options }: Picking<ParquetScan>): RunsLoad {
+/** Where each gold item's winning row is held: by the scan that read it (its index in held), in a slot. */
+interface Won {
+  held: readonly HeldRuns[];
+  scan: Int32Array;
+  slot: Int32Array;
+}
+
+/** Folds the threads' winners into one per gold item. */
+function pick(scans: readonly ParquetScan[], { gold, options }: Picking<ParquetScan>): Picked<Won> {
   throwFirstError(scans);
   const picker = new Picker(gold, options.cutoffs.length);
-  const { table } = picker;
-  /** The scan and slot of each gold item's winning run. */
-  const wonScan = new Int32Array(gold.length);
-  const wonSlot = new Int32Array(gold.length);
+  const won: Won = {
+    held: scans.map((s) => s.held),
+    scan: new Int32Array(gold.length),
+    slot: new Int32Array(gold.length),
+  };
   let read = 0;
   scans.forEach((s, k) => {
     read += s.rows;
@@ -119,23 +131,28 @@ function pick(scans: readonly ParquetScan[], { chunks, gold, options }: Picking<
         length: 0,
       };
       if (!picker.offer(row, run)) return;
-      wonScan[row] = k;
-      wonSlot[row] = slot;
+      won.scan[row] = k;
+      won.slot[row] = slot;
     });
   });
-  // Only the winners are read, and each when asked: 100k runs kept as objects cost their copying by the
-  // young generation's collections (0.6 s).
+  return picker.picked(read, won);
+}
+
+/**
+ * The winners, from what the threads held: each read when asked (100k runs kept as objects cost their copying
+ * by the young generation's collections: 0.6 s).
+ */
+function readBack(
+  { table, winners: won }: Picked<Won>,
+  { chunks }: Picking<ParquetScan>,
+  judge: Judge,
+): ReadBack {
   const judgedAt = heldReader();
   const record = (row: number) =>
-    table.present[row] ? judgedAt(scans[wonScan[row]!]!.held, wonSlot[row]!) : undefined;
-  judgeHeld(table, gold, record, options);
-  return heldRuns(
-    table,
-    inMemory(record),
-    (row) => chunks[table.chunk[row]!]!.file,
-    read,
-    picker.known,
-    picker.unknown,
-    options,
-  );
+    table.present[row] ? judgedAt(won.held[won.scan[row]!]!, won.slot[row]!) : undefined;
+  for (let row = 0; row < table.present.length; row++) {
+    const t = record(row);
+    if (t) judge.run(row, t);
+  }
+  return { fileOf: (row) => chunks[table.chunk[row]!]!.file, records: inMemory(record) };
 }

@@ -5,6 +5,19 @@ import { newRunTable, offer, type RunTable } from './runs.js';
 // how many runs it had; each is offered to its gold item's row of the table, which keeps the one that
 // replaces the others (see replaces), whichever thread read it. Qids not in gold are counted apart.
 
+/** What a source's pick found: each gold item's winning run in the table, and where to read the winners. */
+export interface Picked<W = unknown> {
+  table: RunTable;
+  /** Records read (lines, rows, traces). */
+  lines: number;
+  /** Runs of qids in gold, superseded ones included. */
+  known: number;
+  /** Trace qids that are not in gold, with how many runs each had. */
+  unknown: ReadonlyMap<string, number>;
+  /** Where the winners are, as the source reads them back (see TraceSource.readBack). */
+  winners: W;
+}
+
 export class Picker {
   readonly table: RunTable;
   /** Trace qids that are not in gold, with how many runs each had. */
@@ -27,6 +40,11 @@ export class Picker {
     }
     this.known += runs;
     return row;
+  }
+
+  /** What was picked, once every run has been offered (the map of gold qids is not kept). */
+  picked<W>(lines: number, winners: W): Picked<W> {
+    return { table: this.table, lines, known: this.known, unknown: this.unknown, winners };
   }
 
   /** Makes the run item `row`'s if it replaces the one kept (see offer); true if it did. */

@@ -1,6 +1,8 @@
-import { CANONICAL_TRACES } from './source.js';
+import { CANONICAL_TRACES } from './trace-input.js';
 import type { ThreadScan } from './chunk-scan.js';
 import { goldDigestFrom, NO_DIGESTER } from './gold-digesting.js';
+import { judgeStage } from './judge-stage.js';
+import { runsLoad } from './judged-runs.js';
 import type { Judging } from './judging.js';
 import type { ScoreOptions } from './score-options.js';
 import { gatherScans, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
@@ -8,16 +10,16 @@ import type { TraceSource } from './trace-source.js';
 import type { WorkerInput } from './worker-protocol.js';
 
 // The one reading pipeline, whatever the format: the source cuts the input into chunks, the threads scan
-// them (helpers start at once, while the main thread loads gold, and it joins them in finish), then the
-// source picks each gold item's winning run from the scans, reads the winners back and judges them. One
-// thread or several, the code is the same: a small input is one thread's, with no helper.
+// them (helpers start at once, while the main thread loads gold, and it joins them in finish), the source
+// picks each gold item's winning run from the scans and reads the winners back, and the judge stage judges
+// them. One thread or several, the code is the same: a small input is one thread's, with no helper.
 
 /**
  * Starts reading `files` with `source`. `goldFiles`, JSON Lines, are digested by a helper where the source
  * has a core to spare for it (see TraceSource.digest).
  */
-export function startReading<S extends ThreadScan, Told>(
-  source: TraceSource<S, Told>,
+export function startReading<S extends ThreadScan, Told, W>(
+  source: TraceSource<S, Told, W>,
   files: readonly string[],
   options: ScoreOptions,
   goldFiles: readonly string[] = [],
@@ -92,9 +94,14 @@ export function startReading<S extends ThreadScan, Told>(
         digester = spawn<S>(entry, { ...job, gold: [...goldFiles] });
       }
       const picking = { files, chunks, gold, options, input, questions, helpers };
-      if (!keep) return source.pick(scans, picking);
+      const read = async () => {
+        const picked = source.pick(scans, picking);
+        const judge = judgeStage(gold, picked.table, options);
+        return runsLoad(picked, await source.readBack(picked, picking, judge), options);
+      };
+      if (!keep) return read();
       try {
-        return await source.pick(scans, picking);
+        return await read();
       } finally {
         await stopHelpers(helpers);
       }

@@ -1,10 +1,11 @@
 import { isParquet } from '../io/records.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { TraceLine } from './contract.js';
-import { heldRuns, inMemory, judgeHeld, type RunsLoad } from './judged-runs.js';
-import { Picker } from './pick.js';
+import type { Judge } from './judge-stage.js';
+import { inMemory, type ReadBack } from './judged-runs.js';
+import { Picker, type Picked } from './pick.js';
 import { replaces } from './runs.js';
-import { traceRecords } from './source.js';
+import { traceRecords } from './trace-records.js';
 import { timestamp } from './timestamp.js';
 import { traceChecker } from './trace-checks.js';
 import type { Picking, TraceSource } from './trace-source.js';
@@ -13,7 +14,7 @@ import type { Picking, TraceSource } from './trace-source.js';
 // exports (one trace's spans may be in several files, so they are assembled across all of them), and inputs
 // that mix formats. Each file is a chunk; the pass keeps, per qid, its winning record in memory (a record's
 // place is its file and its index in the pass), and the pick matches them to gold, by their question when
-// OpenInference traces name it rather than their qid.
+// OpenInference traces name it rather than their qid; the winners are judged from memory.
 
 /** What the pass kept: per qid (by slot), its winning record and how many it had. */
 export interface RecordScan extends ThreadScan {
@@ -31,7 +32,7 @@ export interface RecordScan extends ThreadScan {
   traceIds: string[];
 }
 
-export const recordsSource: TraceSource<RecordScan> = {
+export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
   name: 'records',
   reads: (files, input) => input.format === 'openinference' || files.some(isParquet),
   cut: (files) => () =>
@@ -43,6 +44,8 @@ export const recordsSource: TraceSource<RecordScan> = {
   // It is never read on a helper.
   buffers: () => [],
   pick,
+  readBack,
+  readsRecords: true,
   mainReads: true,
   digest: 'none',
   alone: true,
@@ -92,14 +95,19 @@ async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<Re
   return s;
 }
 
+/** The winning record of each gold item, and (OpenInference) the traces assembled. */
+interface Won {
+  records: (TraceLine | undefined)[];
+  traceIds: readonly string[][];
+}
+
 function pick(
   scans: readonly RecordScan[],
-  { files, gold, options, input, questions }: Picking<RecordScan>,
-): RunsLoad {
+  { gold, options, input, questions }: Picking<RecordScan>,
+): Picked<Won> {
   const byQuestion = input.format === 'openinference' && input.qid === 'input.value' ? questions : undefined;
   const picker = new Picker(gold, options.cutoffs.length);
-  const { table } = picker;
-  const winners: (TraceLine | undefined)[] = new Array(gold.length);
+  const records: (TraceLine | undefined)[] = new Array(gold.length);
   let lines = 0;
   for (const s of scans) {
     lines += s.lines;
@@ -114,21 +122,26 @@ function pick(
         line: s.line[slot]!,
         length: 0,
       };
-      if (picker.offer(row, run)) winners[row] = byQuestion ? { ...s.records[slot]!, qid } : s.records[slot]!;
+      if (picker.offer(row, run)) records[row] = byQuestion ? { ...s.records[slot]!, qid } : s.records[slot]!;
     });
   }
-  const record = (row: number) => winners[row];
-  judgeHeld(table, gold, record, options);
+  return picker.picked(lines, { records, traceIds: scans.map((s) => s.traceIds) });
+}
+
+/** The winners, held in memory since the pass. */
+function readBack(
+  { table, winners }: Picked<Won>,
+  { files, input }: Picking<RecordScan>,
+  judge: Judge,
+): ReadBack {
+  const record = (row: number) => winners.records[row];
+  for (let row = 0; row < table.present.length; row++) {
+    const t = table.present[row] ? record(row) : undefined;
+    if (t) judge.run(row, t);
+  }
   return {
-    ...heldRuns(
-      table,
-      inMemory(record),
-      (row) => files[table.chunk[row]!]!,
-      lines,
-      picker.known,
-      picker.unknown,
-      options,
-    ),
-    ...(input.format === 'openinference' && { traceIds: () => scans.flatMap((s) => s.traceIds) }),
+    fileOf: (row) => files[table.chunk[row]!]!,
+    records: inMemory(record),
+    ...(input.format === 'openinference' && { traceIds: () => winners.traceIds.flat() }),
   };
 }

@@ -2,7 +2,7 @@ import type { MarkerSettings } from './citation-markers.js';
 import type { RefusalSettings } from './refusal.js';
 import type { ClaimsSettings } from './config.js';
 import type { CompiledRule } from './scu.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 
 /** How a suite's runs are judged and scored: read by every stage from reading traces to the metrics. */
 export interface ScoreOptions {

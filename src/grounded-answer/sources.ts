@@ -2,7 +2,7 @@ import { jsonlSource } from './jsonl-source.js';
 import { otlpSource } from './otlp-source.js';
 import { parquetSource } from './parquet-source.js';
 import { recordsSource } from './records-source.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 import type { TraceSource } from './trace-source.js';
 
 // The registry of trace formats: a format is one source module and one line here. The first source that

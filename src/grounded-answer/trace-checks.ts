@@ -11,7 +11,7 @@ import {
   traceTest,
   type TraceLine,
 } from './contract.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 import { mappedTraceScanner } from './trace-scan.js';
 
 // The contract a trace line is checked against, as its input reads traces: the canonical one, mapped by

@@ -2,17 +2,20 @@ import type { ChunkQueue } from '../io/chunk-queue.js';
 import type { Segment } from '../io/split.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { GoldItem } from './contract.js';
-import type { RunsLoad } from './judged-runs.js';
+import type { Judge } from './judge-stage.js';
+import type { ReadBack } from './judged-runs.js';
+import type { Picked } from './pick.js';
 import type { ScoreOptions } from './score-options.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 import type { Cut, Helper } from './threads.js';
 
 // A format of traces, as the one reading pipeline (pipeline.ts) runs it: cut the input into chunks, scan
 // each chunk (on any thread) into where each qid's runs are and when they ran, with the contract's checks,
-// then pick each gold item's latest run, read the winners back and judge them. The pipeline knows nothing
-// else of the format; each source is one module and one line of the registry (sources.ts).
+// pick each gold item's latest run, and read the winners back for the judge stage (judge-stage.ts). The
+// pipeline knows nothing else of the format; each source is one module and one line of the registry
+// (sources.ts).
 
-/** What a source's pick is given: the input, its chunks, every thread's scan in order, and the gold set. */
+/** What a source's pick and read-back are given: the input, its chunks, and the gold set. */
 export interface Picking<S extends ThreadScan> {
   files: readonly string[];
   chunks: readonly Segment[];
@@ -25,7 +28,7 @@ export interface Picking<S extends ThreadScan> {
   helpers: readonly Helper<S>[];
 }
 
-export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown> {
+export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, W = unknown> {
   /** Its name in the registry, by which a helper finds it (see sources.ts). */
   readonly name: string;
   /** Whether it reads these files (the registry tries each source in turn). */
@@ -37,10 +40,17 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown> 
   /** The buffers a scan crosses to the main thread with, moved rather than copied. */
   buffers(scan: S): ArrayBuffer[];
   /**
-   * Picks each gold item's winning run from the scans (in chunk order, the main thread's first), reads the
-   * winners back and judges them.
+   * Picks each gold item's winning run from the scans (in chunk order, the main thread's first), the one a
+   * single pass over the input picks, with its first input error.
    */
-  pick(scans: readonly S[], picking: Picking<S>): Promise<RunsLoad> | RunsLoad;
+  pick(scans: readonly S[], picking: Picking<S>): Picked<W>;
+  /** Reads the winners back and hands each to `judge` (or has its helpers judge them: see help). */
+  readBack(picked: Picked<W>, picking: Picking<S>, judge: Judge): Promise<ReadBack> | ReadBack;
+  /**
+   * Reads records (Parquet rows, OpenInference spans) rather than plain trace lines: an engine thread's young
+   * generation is sized for them (see RECORDS_YOUNG_MB).
+   */
+  readonly readsRecords: boolean;
   /** False when the main thread reads no chunk while helpers do (it watches them instead: see watch). */
   readonly mainReads: boolean;
   /**
@@ -58,8 +68,8 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown> 
   /** Watches the helpers' scans: `stuck` rejects with the input error of a chunk that never ends. */
   watch?(told: Told, chunks: readonly Segment[]): { stuck: Promise<never>; stop(): void };
   /**
-   * On a helper done scanning, the work its pick asks of it (see Helper.help): its answer and the buffers
-   * to move. A source with help keeps its helpers until its pick is done.
+   * On a helper done scanning, the work the read-back asks of it (see Helper.help): its answer and the buffers
+   * to move. A source with help keeps its helpers until its read-back is done.
    */
   help?(job: unknown, input: TraceInput): { answer: unknown; transfer: ArrayBuffer[] };
 }

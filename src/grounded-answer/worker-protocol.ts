@@ -1,7 +1,7 @@
 import type { DecodeJob, DecodeMessage } from '../io/parquet.js';
 import type { Segment } from '../io/split.js';
 import type { ThreadScan } from './chunk-scan.js';
-import type { TraceInput } from './source.js';
+import type { TraceInput } from './trace-input.js';
 
 // What the main thread and a helper (worker.ts) say to each other. Nothing here names a format: a helper is
 // told which source (see sources.ts) reads its chunks.
@@ -14,7 +14,7 @@ export interface WorkerInput {
   gold?: string[];
   /** The source that reads the chunks, by its name in the registry (see sources.ts). */
   source?: string;
-  /** How the traces are read (see source.ts). */
+  /** How the traces are read (see trace-input.ts). */
   input?: TraceInput;
   /** What the source tells its helpers besides the chunks (see TraceSource.told). */
   told?: unknown;

@@ -1,6 +1,7 @@
 import type { MetricSpec } from '../../metrics/spec.js';
 import type { SuiteKind } from '../types.js';
-import { readsRecords, traceInput } from '../../grounded-answer/source.js';
+import { traceInput } from '../../grounded-answer/trace-input.js';
+import { sourceFor } from '../../grounded-answer/sources.js';
 import { isParquet } from '../../io/records.js';
 import { describer, goldColumns, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';
@@ -75,7 +76,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   goldKey: 'gold',
   objectHeap: true,
   readsRecords: (config, inputs) =>
-    readsRecords(inputs.traces ?? [], traceInput({ ...config, fields: config.fields?.traces })) ||
+    sourceFor(inputs.traces ?? [], traceInput({ ...config, fields: config.fields?.traces })).readsRecords ||
     (inputs.gold ?? []).some(isParquet),
   metrics,
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],

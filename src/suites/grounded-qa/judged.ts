@@ -7,7 +7,7 @@ import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
 import { loadGold, startJudging } from '../../grounded-answer/load.js';
-import { traceInput, type TraceInput } from '../../grounded-answer/source.js';
+import { traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
 import { asMarkedTraceLine, asTraceLine } from '../../grounded-answer/contract.js';
 import { compileMarkers, markedCitations, type Markers } from '../../grounded-answer/citation-markers.js';
 import { compileFieldMap } from '../../io/field-map.js';

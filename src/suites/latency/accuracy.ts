@@ -1,6 +1,6 @@
 import { scuRules } from '../../grounded-answer/config.js';
 import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
-import { traceInput } from '../../grounded-answer/source.js';
+import { traceInput } from '../../grounded-answer/trace-input.js';
 import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';

@@ -1,6 +1,7 @@
 import { InputError, preview } from '../../errors.js';
 import { readLines } from '../../io/jsonl.js';
-import { CANONICAL_TRACES, traceRecords, type TraceInput } from '../../grounded-answer/source.js';
+import { traceRecords } from '../../grounded-answer/trace-records.js';
+import { CANONICAL_TRACES, type TraceInput } from '../../grounded-answer/trace-input.js';
 import { traceChecker } from '../../grounded-answer/trace-checks.js';
 
 const TRACE_WHAT_TIMED = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}';

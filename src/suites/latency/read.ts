@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
-import { traceInput } from '../../grounded-answer/source.js';
+import { traceInput } from '../../grounded-answer/trace-input.js';
 import type { ScoreContext } from '../types.js';
 import type { LatencySample } from './contract.js';
 import { loadCsv, loadTraceLatencies } from './load.js';
