@@ -48,7 +48,7 @@ export function judged(
   known: number,
   unknown: ReadonlyMap<string, number>,
   options: ScoreOptions,
-): Omit<RunsLoad, 'ref' | 'record'> {
+): Omit<RunsLoad, 'ref' | 'records' | 'traceIds'> {
   let winners = 0;
   for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
   return {
