@@ -74,7 +74,13 @@ export default defineConfig({
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false },
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: ISOLATED,
+          isolate: false,
+          setupFiles: ['test/helpers/shared-setup.ts'],
+        },
       },
     ],
   },
