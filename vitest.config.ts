@@ -10,9 +10,9 @@ const TESTS = readdirSync(path.join(ROOT, 'test'))
   .map((f) => `test/${f}`);
 
 /**
- * Test files that get a fresh process each, as every file did before. The others share their worker's process,
- * and with it the modules it has loaded: starting a process and loading zod, yaml, the parsers and src/ again
- * for each of 105 files cost more CPU than most files' tests (61 small files: 92 s isolated, 30 s shared).
+ * Test files that get a process of their own. The others share their worker's process, and with it the
+ * modules it has loaded: starting a process and loading zod, yaml, the parsers and src/ again for each file
+ * cost more CPU than most files' own tests.
  * A file that mocks a module needs its own: in a shared process the modules loaded before it keep the real
  * one, and the mock would silently not apply. workflow.test.ts replaces process.env and sets
  * process.exitCode; artifacts.unit.test.ts runs src/github/artifacts.ts, which keeps the reports it
@@ -27,16 +27,16 @@ const ISOLATED = [
 ];
 
 /**
- * The slowest files, slowest first (seconds on CI's two cores): started first, so that no long file runs
- * alone at the end. Without vitest's cache of durations (a fresh clone) files would go by size, and the
- * small lint.test.ts came last, a minute on one core. Files not named here follow, in vitest's order.
+ * The slowest files, slowest first: started first, so that no long file runs alone at the end. Without
+ * vitest's cache of durations (a fresh clone) files go by size, and the small but slow lint.test.ts came
+ * last. Files not named here follow, in vitest's order.
  */
 const SLOW = [
-  'test/records.threads.test.ts', // 99
-  'test/lint.test.ts', // 75; instant in .ci/run, which runs the checks beside the bundle
-  'test/fuzz.loaders.test.ts', // 59
-  'test/fuzz.test.ts', // 47
-  'test/action.network.test.ts', // 40, of which 30 waiting for a server that never answers
+  'test/records.threads.test.ts',
+  'test/lint.test.ts', // instant in .ci/run, which runs the checks beside the bundle
+  'test/fuzz.loaders.test.ts',
+  'test/fuzz.test.ts',
+  'test/action.network.test.ts', // mostly waiting for a server that never answers
   'test/partial.merge.test.ts',
   'test/action.artifacts.test.ts',
   'test/formats.test.ts',

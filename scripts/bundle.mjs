@@ -49,7 +49,7 @@ const ncc = [
   'es2022',
 ];
 // Before it writes a bundle ncc deletes every .js file under its output folder, dist/cli/ and dist/qa-worker/
-// among them for the Action's: that one goes first, then the other two at once (82 -> 75 s on two cores).
+// among them for the Action's: that one goes first, then the other two at once.
 if (existsSync('lib/action/index.js')) run(process.execPath, [...ncc, 'lib/action/index.js', '-o', 'dist']);
 await Promise.all([
   start(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']),
