@@ -2,7 +2,7 @@
 // dist/qa-worker/index.js (the thread that judges a share of a large grounded-qa trace set).
 // tsc compiles src/ to lib/, then ncc bundles and minifies the JS with its dependencies (dist/ stays small
 // and starts fast), always with source maps: the entry points enable them, so a stack trace points at src/.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -20,6 +20,15 @@ import { minify } from 'terser';
 import { eagerFactories } from './eager-factories.mjs';
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
+/** `run` without waiting: settles when the child exits, rejected unless it exits 0. */
+const start = (cmd, args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')}: exit ${code ?? signal}`)),
+    );
+  });
 rmSync('lib', { recursive: true, force: true });
 run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
 // tsc does not emit plain CommonJS sources (src/**/*.cjs, e.g. the web-tree-sitter shim): copy them.
@@ -39,9 +48,13 @@ const ncc = [
   '--target',
   'es2022',
 ];
+// Before it writes a bundle ncc deletes every .js file under its output folder, dist/cli/ and dist/qa-worker/
+// among them for the Action's: that one goes first, then the other two at once.
 if (existsSync('lib/action/index.js')) run(process.execPath, [...ncc, 'lib/action/index.js', '-o', 'dist']);
-run(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']);
-run(process.execPath, [...ncc, 'lib/grounded-answer/worker.js', '-o', 'dist/qa-worker']);
+await Promise.all([
+  start(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']),
+  start(process.execPath, [...ncc, 'lib/grounded-answer/worker.js', '-o', 'dist/qa-worker']),
+]);
 
 // ncc minifies a bundle's main file but not the chunks split off by a dynamic import(): Octokit's (the
 // pull-request comment), with undici in it, came out at 1.2 MB of plain code. They get the same treatment.
