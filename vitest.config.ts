@@ -71,7 +71,15 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     sequence: { sequencer: SlowFirst },
     projects: [
-      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ISOLATED,
+          isolate: true,
+          setupFiles: ['test/helpers/tmp-cleanup.ts'],
+        },
+      },
       {
         extends: true,
         test: {
@@ -79,7 +87,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ISOLATED,
           isolate: false,
-          setupFiles: ['test/helpers/shared-setup.ts'],
+          setupFiles: ['test/helpers/shared-setup.ts', 'test/helpers/tmp-cleanup.ts'],
         },
       },
     ],

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { tmpDir } from './tmp.js';
 
 /** Debian's chromium, if installed (.ci/run installs it). */
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -18,7 +18,7 @@ function flags(): string[] {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
-    `--user-data-dir=${mkdtempSync(path.join(tmpdir(), 'groundgate-chromium-'))}`,
+    `--user-data-dir=${tmpDir('groundgate-chromium-')}`,
   ];
 }
 

@@ -1,10 +1,31 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+/** The temporary folders made since the last removeTmpDirs, which tmp-cleanup.ts calls after each test file. */
+const made: string[] = [];
+
+/** A fresh temporary folder, removed once the test file is done (see removeTmpDirs). */
+export function tmpDir(prefix = 'groundgate-test-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes the folders tmpDir made: tens of thousands were left in /tmp after a few hundred test runs. */
+export function removeTmpDirs(): void {
+  for (const dir of made.splice(0)) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // A process a test started may still be writing there: the folder is left, as all were before.
+    }
+  }
+}
+
 /** A fresh temporary folder with the given files (path → content); returns its path. */
 export function tmpTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'groundgate-test-'));
+  const dir = tmpDir();
   for (const [name, content] of Object.entries(files)) {
     const file = path.join(dir, name);
     mkdirSync(path.dirname(file), { recursive: true });
