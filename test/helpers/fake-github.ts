@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally, stopLocally } from './local-server.js';
 
 export interface FakeComment {
   id: number;
@@ -101,14 +101,12 @@ export class FakeGitHub {
         res.end(body === undefined ? '' : JSON.stringify(body));
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    await stopLocally(this.server);
   }
 
   private async handle(req: IncomingMessage): Promise<FakeAnswer | undefined> {
@@ -291,8 +289,7 @@ export class FakeStorage {
       res.writeHead(200, { 'content-type': 'application/zip', 'content-length': blob.length });
       res.end(Buffer.from(blob));
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
     return this;
   }
 
@@ -304,7 +301,6 @@ export class FakeStorage {
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    await stopLocally(this.server);
   }
 }

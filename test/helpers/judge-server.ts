@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally, stopLocally } from './local-server.js';
 
 /** A chat-completions request as the stand-in received it. */
 export interface JudgeRequest {
@@ -69,14 +69,12 @@ export class JudgeServer {
         this.inFlight--;
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    await stopLocally(this.server);
   }
 
   private async handle(req: IncomingMessage): Promise<InjectedAnswer | undefined> {
