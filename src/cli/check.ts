@@ -13,7 +13,7 @@ import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/con
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
-import { CONFIG_OPTION, declareCommand, parseOptions } from './options.js';
+import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
 const GH_AUTO = 'gh:auto';
@@ -54,13 +54,7 @@ export interface CheckArgs {
 /** check's options; merge declares them but those that choose the inputs (see merge.ts). */
 export const CHECK_OPTIONS = {
   config: CONFIG_OPTION,
-  suite: {
-    short: 's',
-    type: 'string',
-    multiple: true,
-    arg: 'NAME',
-    help: 'run only this suite (repeatable)',
-  },
+  suite: suiteOption('run only this suite (repeatable)'),
   input: {
     short: 'i',
     type: 'string',

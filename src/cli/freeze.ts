@@ -11,18 +11,12 @@ import { lockPathFor } from '../gold/status.js';
 import { selectSuites, suiteInputs } from '../run.js';
 import type { LoadedSuite } from '../suites/types.js';
 import { commandOf, printLine, type CliIo } from './command.js';
-import { CONFIG_OPTION, declareCommand, parseOptions } from './options.js';
+import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
 
 /** freeze's and verify's options: which config, which suites. */
 const GOLD_OPTIONS = {
   config: CONFIG_OPTION,
-  suite: {
-    short: 's',
-    type: 'string',
-    multiple: true,
-    arg: 'NAME',
-    help: 'only this suite (repeatable; default: every suite with a gold set)',
-  },
+  suite: suiteOption('only this suite (repeatable; default: every suite with a gold set)'),
   'allow-outside-workspace': {
     type: 'boolean',
     help: 'let paths in gates.yaml lead outside the workspace (the git repository of gates.yaml); for local use, never for untrusted configs',

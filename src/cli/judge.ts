@@ -10,7 +10,7 @@ import { semanticSettings } from '../claims/semantic.js';
 import type { GroundedQaConfig } from '../suites/grounded-qa/config.js';
 import { judgeSuite } from '../suites/grounded-qa/judged.js';
 import { commandOf, printLine, type CliIo } from './command.js';
-import { CONFIG_OPTION, declareCommand, parseOptions } from './options.js';
+import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
 
 const JUDGE = declareCommand({
   name: 'judge',
@@ -20,13 +20,7 @@ const JUDGE = declareCommand({
     "For each grounded-qa suite with claims: {match: semantic}, judges the suite's traces as check does, then asks the judge (GROUNDGATE_JUDGE_BASE_URL, GROUNDGATE_JUDGE_API_KEY, GROUNDGATE_JUDGE_MODEL) every question a check would ask that the judgments file (claims.cache) does not answer yet, and writes the answers to it, sorted by key. No gate is judged, no report written. Commit the file: check then reads its verdicts without a request. GROUNDGATE_JUDGE_MODEL is needed even without a key, since it is part of every judgment's key.",
   options: {
     config: CONFIG_OPTION,
-    suite: {
-      short: 's',
-      type: 'string',
-      multiple: true,
-      arg: 'NAME',
-      help: 'only this suite (repeatable; default: every suite with claims: {match: semantic})',
-    },
+    suite: suiteOption('only this suite (repeatable; default: every suite with claims: {match: semantic})'),
     prune: {
       type: 'boolean',
       help: 'also drop the lines of the judgments file that no question of this run refers to (claims or gold since edited)',

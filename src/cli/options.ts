@@ -61,6 +61,10 @@ export const CONFIG_OPTION = {
   help: 'gates file',
 } as const satisfies OptionSpec;
 
+/** `-s NAME`, repeatable: the suites a command runs on; `help` says which it takes without one. */
+export const suiteOption = (help: string) =>
+  ({ short: 's', type: 'string', multiple: true, arg: 'NAME', help }) as const satisfies OptionSpec;
+
 export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   name: string;
   /** One line for `groundgate --help`. */
