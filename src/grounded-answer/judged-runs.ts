@@ -1,6 +1,7 @@
 import { compareCodeUnits } from '../io/files.js';
 import type { LineRef } from '../io/jsonl.js';
 import { labelsOf, passed } from './verdict-flags.js';
+import type { Judge } from './judge-stage.js';
 import type { Label } from './labels.js';
 import type { Picked } from './pick.js';
 import type { RunTable } from './runs.js';
@@ -97,8 +98,19 @@ export function runsLoad(picked: Picked, back: ReadBack, options: ScoreOptions):
   };
 }
 
-/** RecordsOf runs held in memory. */
-export function inMemory(record: (row: number) => JudgedTrace | undefined): RecordsOf {
+/**
+ * The read-back of winners held in memory (`record` gives gold item row's, when it has one): each judged, and
+ * read again from memory for the report.
+ */
+export function judgeHeld(
+  table: RunTable,
+  record: (row: number) => JudgedTrace | undefined,
+  judge: Judge,
+): RecordsOf {
+  for (let row = 0; row < table.present.length; row++) {
+    const t = table.present[row] ? record(row) : undefined;
+    if (t) judge.run(row, t);
+  }
   return async (rows) => {
     const out = new Map<number, JudgedTrace>();
     for (const row of rows) {

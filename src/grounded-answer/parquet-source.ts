@@ -5,7 +5,7 @@ import type { Segment } from '../io/split.js';
 import { throwFirstError } from './chunk-scan.js';
 import { heldReader, type HeldRuns } from './held-lines.js';
 import type { Judge } from './judge-stage.js';
-import { inMemory, type ReadBack } from './judged-runs.js';
+import { judgeHeld, type ReadBack } from './judged-runs.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
 import { Picker, type Picked } from './pick.js';
 import type { Cut } from './threads.js';
@@ -150,9 +150,5 @@ function readBack(
   const judgedAt = heldReader();
   const record = (row: number) =>
     table.present[row] ? judgedAt(won.held[won.scan[row]!]!, won.slot[row]!) : undefined;
-  for (let row = 0; row < table.present.length; row++) {
-    const t = record(row);
-    if (t) judge.run(row, t);
-  }
-  return { fileOf: (row) => chunks[table.chunk[row]!]!.file, records: inMemory(record) };
+  return { fileOf: (row) => chunks[table.chunk[row]!]!.file, records: judgeHeld(table, record, judge) };
 }

@@ -2,7 +2,7 @@ import { isParquet } from '../io/records.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { TraceLine } from './contract.js';
 import type { Judge } from './judge-stage.js';
-import { inMemory, type ReadBack } from './judged-runs.js';
+import { judgeHeld, type ReadBack } from './judged-runs.js';
 import { Picker, type Picked } from './pick.js';
 import { replaces } from './runs.js';
 import { traceRecords } from './trace-records.js';
@@ -134,14 +134,9 @@ function readBack(
   { files, input }: Picking<RecordScan>,
   judge: Judge,
 ): ReadBack {
-  const record = (row: number) => winners.records[row];
-  for (let row = 0; row < table.present.length; row++) {
-    const t = table.present[row] ? record(row) : undefined;
-    if (t) judge.run(row, t);
-  }
   return {
     fileOf: (row) => files[table.chunk[row]!]!,
-    records: inMemory(record),
+    records: judgeHeld(table, (row) => winners.records[row], judge),
     ...(input.format === 'openinference' && { traceIds: () => winners.traceIds.flat() }),
   };
 }
