@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -139,6 +139,40 @@ describe('groundgate judge', () => {
     expect(noModel.status).toBe(2);
     expect(noModel.stderr).toMatch(/^groundgate: GROUNDGATE_JUDGE_MODEL is not set; expected the model/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('a FIFO or a folder as claims.cache or claims.labels is a one-line input error, exit 2, not a hang', async () => {
+    const withLabels = GATES.replace(`cache: ${CACHE} }`, `cache: ${CACHE}, labels: labels.jsonl }`);
+    const dir = tmpTree({
+      'gates.yaml': withLabels,
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(TRACES),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    mkdirSync(path.join(dir, '.groundgate'));
+    execFileSync('mkfifo', [path.join(dir, CACHE)]);
+    for (const command of ['check', 'judge']) {
+      const r = await cli([command, '-c', config], withKey());
+      expect([r.status, r.stdout, r.stderr]).toEqual([
+        2,
+        '',
+        `groundgate: ${path.join(dir, CACHE)}: claims.cache is not a file (a FIFO)\n`,
+      ]);
+    }
+    execFileSync('rm', [path.join(dir, CACHE)]);
+    mkdirSync(path.join(dir, CACHE));
+    const folder = await cli(['check', '-c', config], {});
+    expect([folder.status, folder.stderr]).toEqual([
+      2,
+      `groundgate: ${path.join(dir, CACHE)}: claims.cache is not a file (a folder)\n`,
+    ]);
+    execFileSync('rmdir', [path.join(dir, CACHE)]);
+    execFileSync('mkfifo', [path.join(dir, 'labels.jsonl')]);
+    const labels = await cli(['check', '-c', config], withKey());
+    expect([labels.status, labels.stderr]).toEqual([
+      2,
+      `groundgate: ${path.join(dir, 'labels.jsonl')}: claims.labels is not a file (a FIFO)\n`,
+    ]);
   });
 
   it('refuses a config without a semantic suite', async () => {

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { compareCodeUnits } from '../io/files.js';
+import { compareCodeUnits, isRegularFile } from '../io/files.js';
 import { readJsonl } from '../io/jsonl.js';
 import { validateLine } from '../io/validate.js';
 import { VERDICTS } from './judge-prompt.js';
@@ -33,13 +32,14 @@ export type Judgment = z.infer<typeof judgmentSchema>;
 const WHAT = 'a judgment {key, verdict, model_returned, fingerprint, prompt, recorded_at}';
 
 /**
- * The judgments of a file by key; a missing file has none. Each line is checked (an error names it); two
+ * The judgments of a file by key; a missing file has none, and anything but a regular file (a FIFO, a
+ * device, a folder) is an input error. Each line is checked (an error names it); two
  * lines of one key with different verdicts (a bad merge) are an error naming both, while lines of one key
  * that agree on the verdict are one judgment, the first recorded (so the file is written with one of them).
  */
 export async function readJudgments(file: string): Promise<Map<string, Judgment>> {
   const found = new Map<string, { judgment: Judgment; line: number }>();
-  if (!existsSync(file)) return new Map();
+  if (!isRegularFile(file, { file }, 'claims.cache')) return new Map();
   for await (const { line, value } of readJsonl(file)) {
     const judgment = validateLine(judgmentSchema, value, file, line, WHAT);
     const known = found.get(judgment.key);
