@@ -136,6 +136,7 @@ async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudg
         return {
           key: ask.key,
           verdict: attempt.verdict,
+          model: endpoint.model,
           model_returned: attempt.model_returned,
           fingerprint: attempt.fingerprint,
           prompt: JUDGE_PROMPT.id,

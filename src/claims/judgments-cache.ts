@@ -12,13 +12,15 @@ export type { Verdict } from './judge-prompt.js';
 
 /**
  * One line of the judgments file (.groundgate/judgments.jsonl): the verdict of one ask, by its key (see
- * judgmentKey), with what the endpoint said it ran (`model_returned`, `fingerprint`: the response's `model`
- * and `system_fingerprint`), the prompt's id and when it was recorded. The file is the verdict: committed,
- * reviewed in a pull request's diff, never expired.
+ * judgmentKey), with the model asked (`model`, part of the key: what a run without GROUNDGATE_JUDGE_MODEL
+ * takes; absent from lines written before it was recorded), what the endpoint said it ran (`model_returned`,
+ * `fingerprint`: the response's `model` and `system_fingerprint`), the prompt's id and when it was recorded.
+ * The file is the verdict: committed, reviewed in a pull request's diff, never expired.
  */
 export const judgmentSchema = z.strictObject({
   key: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest (64 lowercase hex digits)'),
   verdict: z.enum(VERDICTS),
+  model: z.string().min(1).optional(),
   model_returned: z.string(),
   fingerprint: z.string().nullable(),
   prompt: z.string().min(1),
@@ -29,7 +31,7 @@ export const judgmentSchema = z.strictObject({
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 
-const WHAT = 'a judgment {key, verdict, model_returned, fingerprint, prompt, recorded_at}';
+const WHAT = 'a judgment {key, verdict, model, model_returned, fingerprint, prompt, recorded_at}';
 
 /**
  * The judgments of a file by key; a missing file has none, and anything but a regular file (a FIFO, a
@@ -80,10 +82,20 @@ export async function writeJudgments(file: string, all: Iterable<Judgment>): Pro
   }
 }
 
-/** One line of the file: the fields in the schema's order, whatever order the object has them in. */
+/**
+ * One line of the file: the fields in the schema's order, whatever order the object has them in (a line read
+ * without `model` is written without it: its model is not known).
+ */
 function judgmentLine(j: Judgment): string {
-  const { key, verdict, model_returned, fingerprint, prompt, recorded_at } = j;
-  return `${JSON.stringify({ key, verdict, model_returned, fingerprint, prompt, recorded_at })}\n`;
+  const { key, verdict, model, model_returned, fingerprint, prompt, recorded_at } = j;
+  return `${JSON.stringify({ key, verdict, model, model_returned, fingerprint, prompt, recorded_at })}\n`;
+}
+
+/** The models a file's judgments were asked of, sorted; lines without `model` name none. */
+export function modelsOf(judgments: Iterable<Judgment>): string[] {
+  const models = new Set<string>();
+  for (const j of judgments) if (j.model !== undefined) models.add(j.model);
+  return [...models].sort(compareCodeUnits);
 }
 
 /** Of two agreeing judgments, the one recorded first; the same instant: the smaller line (any fixed rule). */
