@@ -58,6 +58,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
         {
           key: a0!.key,
           verdict: 'SUPPORTED',
+          model: MODEL,
           model_returned: 'stand-in-judge-2026-11-28',
           fingerprint: 'fp_stand_in',
           prompt: 'groundgate/claim-support@1',
@@ -352,6 +353,17 @@ describe('what the endpoint says, redacted', () => {
     // Two pieces side by side are one stretch of ***; a key shorter than 4 is masked whole.
     expect(redacted('x 6789sk-S y', SECRET)).toBe('x *** y');
     expect(redacted('abc abd', 'abc')).toBe('*** abd');
+    // The whole key is masked whole, its public prefix (below) with it.
+    expect(redacted('sk-proj-Abc123Def456Ghi789!', 'sk-proj-Abc123Def456Ghi789')).toBe('***!');
+  });
+
+  it("leaves a provider's public prefix (sk-proj-) alone when 16 characters or more follow it", () => {
+    const proj = 'sk-proj-Abc123Def456Ghi789';
+    expect(redacted(`Project proj_1 cannot use key sk-proj-Abc1****i789`, proj)).toBe(
+      `Project proj_1 cannot use key sk-pr${'*'.repeat(10)}`,
+    );
+    // A short rest: the whole key is secret, its first words too.
+    expect(redacted('project sk-proj-a1', 'sk-proj-a1b2c3')).toBe('***ect ***');
   });
 
   it('names a URL by origin and path: no credentials, query or fragment', () => {

@@ -220,6 +220,80 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('no piece of the key the endpoint echoes reaches stdout, stderr, report.json, the comment or the HTML', async () => {
+    const KEY = 'sk-SECRETQZXJWV6789';
+    const leaky = await new JudgeServer().start();
+    try {
+      const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
+      const env = {
+        GROUNDGATE_JUDGE_MODEL: MODEL,
+        GROUNDGATE_JUDGE_BASE_URL: leaky.baseUrl,
+        GROUNDGATE_JUDGE_API_KEY: KEY,
+        GROUNDGATE_JUDGE_BUDGET_MS: '5000',
+      };
+      const outputs = ['report.json', 'comment.md', 'report.html'];
+      const formats = ['json', 'markdown', 'html'].map((f, i) => [
+        '-f',
+        `${f}=${path.join(dir, outputs[i]!)}`,
+      ]);
+      const check = async () => {
+        const r = await cliProcess(['check', '-c', path.join(dir, 'gates.yaml'), ...formats.flat()], env);
+        const files = outputs.map((f) => readFileSync(path.join(dir, f), 'utf8'));
+        return [r.stdout, r.stderr, ...files].join('\n');
+      };
+      const shown: string[] = [];
+      // A 429 echoing the key in a header and, cut, in its message (its wait past the budget: unjudged at
+      // once), and a 400 echoing the whole key in its body.
+      leaky.failures = [
+        {
+          status: 429,
+          headers: { 'retry-after': '120', 'x-echo': `Bearer ${KEY}` },
+          body: { error: { message: `Rate limit reached for sk-SECRETQZX in organization org-1` } },
+        },
+        { status: 400, body: `{"error": {"message": "Invalid body sent with ${KEY}"}}` },
+      ];
+      shown.push(await check());
+      // OpenAI's 401: the key's first 8 and last 4 characters.
+      leaky.failures = [
+        {
+          status: 401,
+          body: {
+            error: {
+              message:
+                'Incorrect API key provided: sk-SECRE**********6789. You can find your API key at https://platform.openai.com/account/api-keys.',
+            },
+          },
+        },
+      ];
+      shown.push(await check());
+      leaky.failures = [
+        { status: 302, headers: { location: `https://login.example/auth?api_key=${KEY}&next=%2F` } },
+      ];
+      shown.push(await check());
+      leaky.failures = [
+        { status: 302, headers: { location: `https://login.example/auth?api_key=${KEY}&next=%2F` } },
+      ];
+      const judged = await cliProcess(['judge', '-c', path.join(dir, 'gates.yaml')], env);
+      shown.push(judged.stdout, judged.stderr);
+      const all = shown.join('\n');
+      // Each run reached the terminal and the reports with what the endpoint said, redacted.
+      expect(shown[0]).toContain(
+        'HTTP 429: Rate limit reached for *** in organization org-1 (asks to wait 120 s',
+      );
+      expect(shown[0]).toContain('HTTP 400: Invalid body sent with ***');
+      expect(shown[1]).toContain(
+        // Both ends masked; the stars between them were the endpoint's.
+        `HTTP 401: Incorrect API key provided: ***${'*'.repeat(10)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      );
+      expect(shown[2]).toContain('HTTP 302: redirects to https://login.example/auth, not followed');
+      expect(judged.stderr).toContain('HTTP 302: redirects to https://login.example/auth, not followed');
+      for (let i = 0; i + 4 <= KEY.length; i++) expect(all).not.toContain(KEY.slice(i, i + 4));
+      expect(all).not.toContain('api_key');
+    } finally {
+      await leaky.stop();
+    }
+  });
+
   it("prints the example's agreement tables", () => {
     const r = runCli(['check', '-c', 'examples/semantic/gates.yaml'], REPO, {
       GROUNDGATE_JUDGE_MODEL: 'stand-in-label-table-v1',

@@ -16,12 +16,13 @@ const LOOKED_AT = 8 * SAID_MAX;
  * detail that reaches the terminal and every report: one line of at most `max` characters, no control
  * characters, URLs named by origin and path only (credentials, query and fragment dropped: a redirect's
  * `?api_key=…`), and every run of at least KEY_PIECE consecutive characters of `key`, whatever their case,
- * replaced by `***` — the whole key, both halves of `sk-SECRE...6789`, any piece of it. Masking comes
- * before the cut, and any run of the key long enough to matter is masked wherever the text is cut.
+ * replaced by `***` — the whole key, both halves of `sk-SECRE...6789`, any piece of it but the provider's
+ * public prefix alone (`sk-proj-`, masked only as part of the whole key). Masking comes before the cut, and any run of the key long enough to
+ * matter is masked wherever the text is cut.
  */
 export function redacted(text: string, key: string, max = SAID_MAX): string {
   const line = oneLine(text.slice(0, LOOKED_AT)).replace(URL_PATTERN, originAndPath);
-  const masked = maskKey(line, key);
+  const masked = maskKey(key ? line.split(key).join('***') : line, key);
   return masked.length > max ? `${masked.slice(0, max - 1)}…` : masked;
 }
 
@@ -52,14 +53,16 @@ function originAndPath(_: string, scheme: string, authority: string, pathname: s
 /**
  * Marks every window of KEY_PIECE characters that is also a window of the key (ASCII case folded, so
  * lengths stay), then writes each marked stretch as `***`. Unmarked text keeps its order and no marked
- * character survives, so no run of KEY_PIECE characters of the key is left (for a key without `*`).
+ * character survives, so no run of KEY_PIECE characters of the key is left (for a key without `*`), but
+ * those inside its public prefix.
  */
 function maskKey(text: string, key: string): string {
   const width = Math.min(KEY_PIECE, key.length);
   if (width === 0) return text;
   const pieces = new Set<string>();
   const folded = foldAscii(key);
-  for (let i = 0; i + width <= folded.length; i++) pieces.add(folded.slice(i, i + width));
+  for (let i = Math.max(0, publicPrefix(key) - width + 1); i + width <= folded.length; i++)
+    pieces.add(folded.slice(i, i + width));
   const seen = foldAscii(text);
   const marked = new Uint8Array(text.length);
   for (let i = 0; i + width <= seen.length; i++)
@@ -70,6 +73,16 @@ function maskKey(text: string, key: string): string {
     else if (i === 0 || !marked[i - 1]) out += '***';
   }
   return out;
+}
+
+/**
+ * The length of the lowercase kind a key starts with (`sk-`, `sk-proj-`, `sk-ant-api03-`): the same in every
+ * key of its provider, so its pieces identify nothing and masking them would garble words ("project"). Only
+ * when at least 16 characters follow it; otherwise the whole key is secret.
+ */
+function publicPrefix(key: string): number {
+  const prefix = /^(?:[a-z][a-z0-9]*-){1,3}/.exec(key)?.[0].length ?? 0;
+  return key.length - prefix >= 16 ? prefix : 0;
 }
 
 const foldAscii = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
