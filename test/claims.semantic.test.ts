@@ -378,11 +378,12 @@ describe('claims: {match: semantic}', () => {
     ]);
     expect(qa.metrics.precision!.value).toBe(0.75);
 
-    const strict = (
-      await check(
-        suite(config(0.6), { 'labels.jsonl': labels, [CACHE]: readFileSync(path.join(dir, CACHE), 'utf8') }),
-      )
-    ).report;
+    const cache = readFileSync(path.join(dir, CACHE), 'utf8');
+    // min_kappa at exactly the kappa (0.5) passes: "below it" refuses.
+    const exact = (await check(suite(config(0.5), { 'labels.jsonl': labels, [CACHE]: cache }))).report;
+    expect(exact.suites.qa!.metrics.precision).toMatchObject({ value: 0.75 });
+    expect(exact.suites.qa!.counts).toMatchObject({ judge_rescues: 2 });
+    const strict = (await check(suite(config(0.6), { 'labels.jsonl': labels, [CACHE]: cache }))).report;
     const refused = strict.suites.qa!;
     expect(refused.metrics.precision).toEqual({
       value: null,
