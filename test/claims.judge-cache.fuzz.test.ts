@@ -220,7 +220,7 @@ describe('the judgments file under fuzzing', () => {
       ),
       { numRuns: RUNS, seed: SEED },
     );
-  });
+  }, 1_200_000);
 
   it('an edited file reads as the model says, or is refused with one line naming the line the model names', async () => {
     const dir = tmpTree({});
@@ -285,7 +285,7 @@ describe('the judgments file under fuzzing', () => {
       'verdict SUPPORTED here and',
       'verdict UNCLEAR here and',
     ]);
-  });
+  }, 1_200_000);
 });
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -308,5 +308,5 @@ describe('the judgment key under fuzzing', () => {
       }),
       { numRuns: RUNS * 4, seed: SEED },
     );
-  });
+  }, 600_000);
 });
