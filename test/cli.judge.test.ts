@@ -200,7 +200,7 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
       );
     });
 
-  it('records with the key, then checks offline with the judged claim as a hit', async () => {
+  it('records with the key, then checks with no GROUNDGATE_JUDGE_* at all: the judged claim is a hit', async () => {
     const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
     const config = path.join(dir, 'gates.yaml');
     const judged = await cliProcess(['judge', '-c', config], withKey());
@@ -209,14 +209,13 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
       stdout: `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n`,
       stderr: '',
     });
-    const checked = await cliProcess(['check', '-c', config, '--format', 'json'], {
-      GROUNDGATE_JUDGE_MODEL: MODEL,
-    });
+    // The file records the model asked: a run without the judge's environment reads it under that model.
+    const checked = await cliProcess(['check', '-c', config, '--format', 'json'], {});
     expect(checked.code).toBe(0);
     const qa = (JSON.parse(checked.stdout) as Report).suites.qa!;
     // Q1 judged SUPPORTED, Q3 a substring hit: 2 of 3; Q2 stays a claim miss.
     expect(qa.metrics.precision).toMatchObject({ numerator: 2, denominator: 3 });
-    expect(qa.counts).toMatchObject({ judge_rescues: 1, new_judgments: 0 });
+    expect(qa.counts).toMatchObject({ judge_rescues: 1, unjudged_items: 0, new_judgments: 0 });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -294,10 +293,11 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
     }
   });
 
-  it("prints the example's agreement tables", () => {
+  it("prints the example's agreement tables, with or without GROUNDGATE_JUDGE_MODEL", () => {
     const r = runCli(['check', '-c', 'examples/semantic/gates.yaml'], REPO, {
       GROUNDGATE_JUDGE_MODEL: 'stand-in-label-table-v1',
     });
+    expect(runCli(['check', '-c', 'examples/semantic/gates.yaml'], REPO, {}).stdout).toBe(r.stdout);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(
       [
