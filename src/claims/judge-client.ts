@@ -154,7 +154,7 @@ function refusesTheRequest(text: string): boolean {
   }
 }
 
-/** An OpenAI-style error's message (`{"error": {"message": …}}`), else the body itself; not yet redacted. */
+/** An OpenAI-style error's message (`{"error": {"message": …}}`), else the body; not yet redacted. */
 function errorMessage(text: string): string {
   try {
     const message = (JSON.parse(text) as { error?: { message?: unknown } })?.error?.message;

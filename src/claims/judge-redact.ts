@@ -17,8 +17,8 @@ const LOOKED_AT = 8 * SAID_MAX;
  * characters, URLs named by origin and path only (credentials, query and fragment dropped: a redirect's
  * `?api_key=…`), and every run of at least KEY_PIECE consecutive characters of `key`, whatever their case,
  * replaced by `***` — the whole key, both halves of `sk-SECRE...6789`, any piece of it but the provider's
- * public prefix alone (`sk-proj-`, masked only as part of the whole key). Masking comes before the cut, and any run of the key long enough to
- * matter is masked wherever the text is cut.
+ * public prefix alone (`sk-proj-`, masked only as part of the whole key). Masking comes before the cut, and
+ * any run of the key long enough to matter is masked wherever the text is cut.
  */
 export function redacted(text: string, key: string, max = SAID_MAX): string {
   const line = oneLine(text.slice(0, LOOKED_AT)).replace(URL_PATTERN, originAndPath);

@@ -35,9 +35,9 @@ const WHAT = 'a judgment {key, verdict, model, model_returned, fingerprint, prom
 
 /**
  * The judgments of a file by key; a missing file has none, and anything but a regular file (a FIFO, a
- * device, a folder) is an input error. Each line is checked (an error names it); two
- * lines of one key with different verdicts (a bad merge) are an error naming both, while lines of one key
- * that agree on the verdict are one judgment, the first recorded (so the file is written with one of them).
+ * device, a folder) is an input error. Each line is checked (an error names it); two lines of one key with
+ * different verdicts (a bad merge) are an error naming both, while lines of one key that agree on the verdict
+ * are one judgment, the first recorded (so the file is written with one of them).
  */
 export async function readJudgments(file: string): Promise<Map<string, Judgment>> {
   const found = new Map<string, { judgment: Judgment; line: number }>();
