@@ -317,6 +317,14 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     ]);
   });
 
+  it('what the answer says ran (model, fingerprint) is redacted before it is recorded', async () => {
+    const s = await server();
+    s.model = `gpt-x for ${KEY}`;
+    s.fingerprint = `fp_${KEY.slice(5, 15)}`;
+    const run = await askJudge(endpoint(s), asks(1), now);
+    expect(run.judged.map((j) => [j.model_returned, j.fingerprint])).toEqual([['gpt-x for ***', 'fp_***']]);
+  });
+
   it('a redirect is not followed: the key goes to the configured host only, and the run stops', async () => {
     const s = await server();
     s.failures = [{ status: 307, headers: { location: `${s.url}/elsewhere` }, body: '' }];

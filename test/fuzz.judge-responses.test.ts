@@ -90,17 +90,20 @@ const bodyArb = (key: string): fc.Arbitrary<string> =>
   fc.oneof(
     textArb(key),
     textArb(key).map((message) => JSON.stringify({ error: { message, code: 'unsupported_parameter' } })),
-    fc.tuple(textArb(key), fc.option(fc.string({ maxLength: 20 }))).map(([content, model]) =>
-      JSON.stringify({
-        model,
-        system_fingerprint: null,
-        choices: [{ message: { content } }],
-      }),
-    ),
-    fc
-      .constantFrom(...VERDICTS)
-      .map((v) => JSON.stringify({ model: 'm', choices: [{ message: { content: v } }] })),
     fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+    // A chat completion, one of the three words or any content, whose model and fingerprint may echo the key.
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(
+          fc.oneof(fc.constantFrom(...VERDICTS), textArb(key)),
+          fc.option(fc.oneof(echoArb(key), textArb(key))),
+          fc.option(echoArb(key)),
+        )
+        .map(([content, model, fp]) =>
+          JSON.stringify({ model, system_fingerprint: fp, choices: [{ message: { content } }] }),
+        ),
+    },
   );
 
 const retryAfterArb = fc.oneof(
@@ -210,7 +213,7 @@ function expectClean(detail: string, key: string, max: number): void {
 }
 
 describe('judge responses under fuzzing', () => {
-  it('postCompletion never throws; its detail is one clean line; an answer is one of the three words', async () => {
+  it('postCompletion never throws; its detail, or what an answer says ran, is one clean line', async () => {
     const messages = judgeMessages({ question: 'q', claim: 'c', fact: 'f' });
     await fc.assert(
       fc.asyncProperty(
@@ -218,8 +221,11 @@ describe('judge responses under fuzzing', () => {
         async ([key, answer]) => {
           stubFetch([answer]);
           const attempt = await postCompletion(endpoint(key), messages, 1_000);
-          if (attempt.kind === 'answer') expect(VERDICTS).toContain(attempt.verdict);
-          else expectClean(attempt.detail, key, ATTEMPT_MAX);
+          if (attempt.kind !== 'answer') return expectClean(attempt.detail, key, ATTEMPT_MAX);
+          expect(VERDICTS).toContain(attempt.verdict);
+          // What it says ran is written to the committed judgments file.
+          expectClean(attempt.model_returned, key, ATTEMPT_MAX);
+          if (attempt.fingerprint !== null) expectClean(attempt.fingerprint, key, ATTEMPT_MAX);
         },
       ),
       { numRuns: RUNS, seed: SEED },

@@ -119,11 +119,13 @@ function readAnswer(text: string, said: (text: string) => string): Attempt {
       kind: 'malformed',
       detail: `the model answered ${preview(said(content))}; expected SUPPORTED, NOT_SUPPORTED or UNCLEAR`,
     };
+  // What the endpoint says it ran is written to the judgments file, which is committed: redacted too.
+  const fingerprint = parsed.data.system_fingerprint;
   return {
     kind: 'answer',
     verdict,
-    model_returned: parsed.data.model ?? '',
-    fingerprint: parsed.data.system_fingerprint ?? null,
+    model_returned: said(parsed.data.model ?? ''),
+    fingerprint: fingerprint == null ? null : said(fingerprint),
   };
 }
 
