@@ -68,4 +68,28 @@ describe('the Action with the judge', () => {
     expect(fork.outputs['new-judgments']).toBe('0');
     expect(fork.summary).not.toContain('new judgment');
   });
+
+  it("a redirect's Location reaches the log, the summary, the comment and report.json by origin and path only", async () => {
+    const ws = semanticWorkspace();
+    server.failures = [
+      { status: 302, headers: { location: `https://login.example/auth?api_key=${KEY}&next=%2F` } },
+    ];
+    const run = await runAction(ws, gh.url, {
+      'judge-base-url': server.baseUrl,
+      'judge-api-key': KEY,
+      'judge-model': 'stand-in-judge-2026-11-28',
+      'judge-concurrency': '1',
+    });
+    const report = readFileSync(path.join(ws, 'groundgate-report.json'), 'utf8');
+    const comment = gh.comments.map((c) => c.body).join('\n');
+    expect(comment).toContain('redirects to `https://login.example/auth`, not followed');
+    expect(report).toContain('redirects to https://login.example/auth, not followed');
+    // The one line the runner consumes to mask the key is the only one that holds it.
+    const shown = [run.stdout.replace(`::add-mask::${KEY}`, ''), run.stderr, run.summary, comment, report];
+    // Its pieces from "SECRET" on: the lowercase prefix sk-judge- is the key's public kind, and "judge" is
+    // every report's word.
+    for (let i = 'sk-judge-'.length - 3; i + 4 <= KEY.length; i++)
+      for (const text of shown) expect(text).not.toContain(KEY.slice(i, i + 4));
+    expect(shown.join('\n')).not.toContain('api_key');
+  });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { askJudge, type JudgeAsk } from '../src/claims/ask-judge.js';
+import { askJudge, RATE_LIMIT_RETRIES, RATE_LIMIT_STREAK, type JudgeAsk } from '../src/claims/ask-judge.js';
 import { retryAfterMs } from '../src/claims/judge-client.js';
+import { redacted, redactedLocation } from '../src/claims/judge-redact.js';
 import type { JudgeEndpoint } from '../src/claims/judge-endpoint.js';
 import { nextStart } from '../src/claims/judge-pace.js';
 import { JUDGE_PROMPT } from '../src/claims/judge-prompt.js';
@@ -57,6 +58,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
         {
           key: a0!.key,
           verdict: 'SUPPORTED',
+          model: MODEL,
           model_returned: 'stand-in-judge-2026-11-28',
           fingerprint: 'fp_stand_in',
           prompt: 'groundgate/claim-support@1',
@@ -149,6 +151,52 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       ],
       requests: 1,
     });
+  });
+
+  it('a 429 is waited out 5 times an ask, then the ask is unjudged; 20 in a row stop the run', async () => {
+    expect([RATE_LIMIT_RETRIES, RATE_LIMIT_STREAK]).toEqual([5, 20]);
+    const s = await server();
+    const limited = {
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: { error: { message: 'Rate limit reached' } },
+    };
+    // Five 429s, then an answer: the sixth request is the ask's last chance and it is answered.
+    s.failures = Array(5).fill(limited);
+    const fifth = await askJudge(endpoint(s, { concurrency: 1, backoffMs: 1 }), asks(1), now);
+    expect([fifth.requests, fifth.judged.length]).toEqual([6, 1]);
+
+    s.failures = Array(6).fill(limited);
+    const sixth = await askJudge(endpoint(s, { concurrency: 1, backoffMs: 1 }), asks(1), now);
+    expect(sixth).toEqual({
+      judged: [],
+      unjudged: [
+        {
+          key: asks(1)[0]!.key,
+          reason: 'rate-limit',
+          detail: 'HTTP 429: Rate limit reached (rate-limited 6 times)',
+        },
+      ],
+      requests: 6,
+    });
+
+    // An endpoint that answers 429 forever, with a 10-minute budget: 6 + 6 + 6 requests for the first three
+    // asks, the fourth's second is the 20th 429 in a row, and nothing more is sent.
+    s.failures = Array(1000).fill(limited);
+    const forever = await askJudge(
+      endpoint(s, { concurrency: 1, backoffMs: 1, budgetMs: 600_000 }),
+      asks(10),
+      now,
+    );
+    expect(forever.requests).toBe(20);
+    expect(forever.judged).toEqual([]);
+    const stopped =
+      'not sent: the endpoint answered 20 requests in a row with 429 (HTTP 429: Rate limit reached)';
+    expect(forever.unjudged.map((u) => [u.reason, u.detail])).toEqual([
+      ...Array(3).fill(['rate-limit', 'HTTP 429: Rate limit reached (rate-limited 6 times)']),
+      ['rate-limit', 'HTTP 429: Rate limit reached (rate-limited 2 times)'],
+      ...Array(6).fill(['rate-limit', stopped]),
+    ]);
   });
 
   it('an answer that is not one of the three words is unjudged (malformed), not retried', async () => {
@@ -269,6 +317,14 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     ]);
   });
 
+  it('what the answer says ran (model, fingerprint) is redacted before it is recorded', async () => {
+    const s = await server();
+    s.model = `gpt-x for ${KEY}`;
+    s.fingerprint = `fp_${KEY.slice(5, 15)}`;
+    const run = await askJudge(endpoint(s), asks(1), now);
+    expect(run.judged.map((j) => [j.model_returned, j.fingerprint])).toEqual([['gpt-x for ***', 'fp_***']]);
+  });
+
   it('a redirect is not followed: the key goes to the configured host only, and the run stops', async () => {
     const s = await server();
     s.failures = [{ status: 307, headers: { location: `${s.url}/elsewhere` }, body: '' }];
@@ -284,6 +340,63 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       ],
     ]);
     expect(s.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+  });
+});
+
+describe('what the endpoint says, redacted', () => {
+  const SECRET = 'sk-SECRET-KEY-0123456789';
+
+  it('masks the key, any run of 4 or more of its characters in any case, and no shorter run', () => {
+    expect(redacted(`Incorrect API key provided: ${SECRET}.`, SECRET)).toBe(
+      'Incorrect API key provided: ***.',
+    );
+    // OpenAI's partial echo: the first 8 and the last 4 characters.
+    expect(redacted('Incorrect API key provided: sk-SECRE...6789. You can find…', SECRET)).toBe(
+      'Incorrect API key provided: ***...***. You can find…',
+    );
+    expect(redacted('key sk-secret-key-01 is revoked', SECRET)).toBe('key *** is revoked');
+    expect(redacted('the middle: KEY-, and 3 characters: sk- 789', SECRET)).toBe(
+      'the middle: ***, and 3 characters: sk- 789',
+    );
+    // Two pieces side by side are one stretch of ***; a key shorter than 4 is masked whole.
+    expect(redacted('x 6789sk-S y', SECRET)).toBe('x *** y');
+    expect(redacted('abc abd', 'abc')).toBe('*** abd');
+    // The whole key is masked whole, its public prefix (below) with it.
+    expect(redacted('sk-proj-Abc123Def456Ghi789!', 'sk-proj-Abc123Def456Ghi789')).toBe('***!');
+  });
+
+  it("leaves a provider's public prefix (sk-proj-) alone when 16 characters or more follow it", () => {
+    const proj = 'sk-proj-Abc123Def456Ghi789';
+    expect(redacted(`Project proj_1 cannot use key sk-proj-Abc1****i789`, proj)).toBe(
+      `Project proj_1 cannot use key sk-pr${'*'.repeat(10)}`,
+    );
+    // A short rest: the whole key is secret, its first words too.
+    expect(redacted('project sk-proj-a1', 'sk-proj-a1b2c3')).toBe('***ect ***');
+  });
+
+  it('names a URL by origin and path: no credentials, query or fragment', () => {
+    expect(
+      redacted('see https://user:pw@login.example/auth?api_key=sk-THE-SECRET-KEY#frag now', 'unrelated'),
+    ).toBe('see https://login.example/auth now');
+    expect(
+      redactedLocation(`https://login.example/auth?api_key=${SECRET}`, 'http://127.0.0.1/v1', SECRET),
+    ).toBe('https://login.example/auth');
+    expect(redactedLocation(`/v2/${SECRET}/x?y=1`, 'http://127.0.0.1:9/v1', SECRET)).toBe(
+      'http://127.0.0.1:9/v2/***/x',
+    );
+    expect(redactedLocation('http://[not a url', 'http://127.0.0.1/v1', SECRET)).toBe(
+      'a Location that is not a URL',
+    );
+    expect(redactedLocation(null, 'http://127.0.0.1/v1', SECRET)).toBe('nowhere');
+  });
+
+  it('is one line without control characters, at most 240 characters, the key masked before the cut', () => {
+    expect(redacted('a\r\n\tb\u001b[31mc\u2028d\u0000', SECRET)).toBe('a b [31mc d');
+    const long = redacted(`${'x'.repeat(236)}${SECRET}`, SECRET);
+    expect(long).toBe(`${'x'.repeat(236)}***`);
+    const cut = redacted(`${'y'.repeat(238)}${SECRET}tail`, SECRET);
+    expect(cut).toBe(`${'y'.repeat(238)}*…`);
+    expect(redacted(`${'z'.repeat(5_000_000)}`, SECRET)).toHaveLength(240);
   });
 });
 

@@ -209,7 +209,7 @@ describe('the judgments file', () => {
       ],
       [
         '[1]',
-        /^j\.jsonl:2: expected a JSON object \(a judgment \{key, verdict, model_returned, fingerprint, prompt, recorded_at\}\), found \[1\]$/,
+        /^j\.jsonl:2: expected a JSON object \(a judgment \{key, verdict, model, model_returned, fingerprint, prompt, recorded_at\}\), found \[1\]$/,
       ],
     ];
     for (const [line, expected] of cases) {

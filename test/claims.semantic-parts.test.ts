@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agreement } from '../src/claims/agreement.js';
 import { JUDGE_PROMPT } from '../src/claims/judge-prompt.js';
+import { InputError } from '../src/errors.js';
 import { readLabels } from '../src/claims/labels-file.js';
 import { asksOf, itemVerdict, sampleHits } from '../src/claims/rescue.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
@@ -116,5 +117,14 @@ describe('readLabels', () => {
     );
     const unclear = tmpTree({ 'l.jsonl': jsonl([{ qid: 'A', verdict: 'UNCLEAR' }]) });
     await expect(readLabels(path.join(unclear, 'l.jsonl'))).rejects.toThrow(/l\.jsonl:1:.*verdict/);
+  });
+
+  it('a missing file is an input error naming it', async () => {
+    const dir = tmpTree({});
+    const err = await readLabels(path.join(dir, 'none.jsonl')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toMatch(
+      /none\.jsonl: claims\.labels: file not found; expected JSON Lines of human labels$/,
+    );
   });
 });

@@ -232,6 +232,57 @@ describe('claims: {match: semantic}', () => {
     );
   });
 
+  it('each line records the model asked; a run with no GROUNDGATE_JUDGE_* reads the file under it', async () => {
+    const dir = suite(SEMANTIC);
+    judgeEnv(true);
+    const recorded = (await check(dir)).report.suites.qa!;
+    expect(cacheLines(dir).map((l) => (l as { model?: string }).model)).toEqual([MODEL, MODEL, MODEL]);
+    expect(recorded.metrics.precision).toMatchObject({ value: 0.75, numerator: 3, denominator: 4 });
+    server.requests = [];
+    for (const name of ['MODEL', 'BASE_URL', 'API_KEY']) vi.stubEnv(`GROUNDGATE_JUDGE_${name}`, '');
+    const bare = (await check(dir)).report.suites.qa!;
+    expect(server.requests).toHaveLength(0);
+    // Q1 and Q2 judged SUPPORTED, Q4 a substring hit, Q3 a miss: 3 of 4, as when recorded.
+    expect(bare.metrics.precision).toMatchObject({ value: 0.75, numerator: 3, denominator: 4 });
+    expect(bare.counts).toMatchObject({ judged_items: 3, judge_rescues: 2, unjudged_items: 0 });
+    expect(bare.warnings.filter((w) => /unjudged|GROUNDGATE_JUDGE_MODEL/.test(w))).toEqual([]);
+  });
+
+  it('without GROUNDGATE_JUDGE_MODEL a file of several models names them; lines without a model name none', async () => {
+    const two =
+      '{"key":"%K","verdict":"SUPPORTED","model":"%M","model_returned":"x","fingerprint":null,"prompt":"p","recorded_at":"2026-11-28T13:00:00Z"}';
+    const line = (k: string, m: string) => two.replace('%K', k.repeat(64)).replace('%M', m);
+    vi.stubEnv('GROUNDGATE_JUDGE_MODEL', '');
+    vi.stubEnv('GROUNDGATE_JUDGE_API_KEY', '');
+    const several = suite(SEMANTIC, {
+      [CACHE]: [line('a', 'judge-b-2026-01-01'), line('b', 'judge-a-2026-01-01')].join('\n') + '\n',
+    });
+    expect((await check(several)).report.suites.qa!.warnings).toContain(
+      `3 claim misses unjudged (GROUNDGATE_JUDGE_MODEL is not set and ${CACHE} holds judgments of 2 models (judge-a-2026-01-01, judge-b-2026-01-01); set it to one): kept as misses: Q1, Q2, Q3`,
+    );
+    const old = suite(SEMANTIC, { [CACHE]: line('c', 'x').replace(',"model":"x"', '') + '\n' });
+    const qa = (await check(old)).report.suites.qa!;
+    expect(qa.warnings).toContain(
+      '3 claim misses unjudged (GROUNDGATE_JUDGE_MODEL is not set): kept as misses: Q1, Q2, Q3',
+    );
+    // A line without `model` is kept as it was when the file is written again.
+    judgeEnv(true);
+    await check(old);
+    expect(readFileSync(path.join(old, CACHE), 'utf8')).toContain(line('c', 'x').replace(',"model":"x"', ''));
+  });
+
+  it('GROUNDGATE_JUDGE_MODEL naming a model the file does not hold: a warning, and the questions asked anew', async () => {
+    const dir = suite(SEMANTIC);
+    judgeEnv(true);
+    await check(dir);
+    judgeEnv(false, { GROUNDGATE_JUDGE_MODEL: 'other-judge-2026-12-01' });
+    const qa = (await check(dir)).report.suites.qa!;
+    expect(qa.warnings).toContain(
+      `GROUNDGATE_JUDGE_MODEL=other-judge-2026-12-01, but ${CACHE} holds judgments of ${MODEL} only: none of them answers a question under other-judge-2026-12-01`,
+    );
+    expect(qa.counts).toMatchObject({ unjudged_items: 3 });
+  });
+
   it('a changed claim or model is a new key: asked again', async () => {
     const dir = suite(SEMANTIC);
     judgeEnv(true);
@@ -327,11 +378,12 @@ describe('claims: {match: semantic}', () => {
     ]);
     expect(qa.metrics.precision!.value).toBe(0.75);
 
-    const strict = (
-      await check(
-        suite(config(0.6), { 'labels.jsonl': labels, [CACHE]: readFileSync(path.join(dir, CACHE), 'utf8') }),
-      )
-    ).report;
+    const cache = readFileSync(path.join(dir, CACHE), 'utf8');
+    // min_kappa at exactly the kappa (0.5) passes: "below it" refuses.
+    const exact = (await check(suite(config(0.5), { 'labels.jsonl': labels, [CACHE]: cache }))).report;
+    expect(exact.suites.qa!.metrics.precision).toMatchObject({ value: 0.75 });
+    expect(exact.suites.qa!.counts).toMatchObject({ judge_rescues: 2 });
+    const strict = (await check(suite(config(0.6), { 'labels.jsonl': labels, [CACHE]: cache }))).report;
     const refused = strict.suites.qa!;
     expect(refused.metrics.precision).toEqual({
       value: null,

@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -141,6 +141,40 @@ describe('groundgate judge', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('a FIFO or a folder as claims.cache or claims.labels is a one-line input error, exit 2, not a hang', async () => {
+    const withLabels = GATES.replace(`cache: ${CACHE} }`, `cache: ${CACHE}, labels: labels.jsonl }`);
+    const dir = tmpTree({
+      'gates.yaml': withLabels,
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(TRACES),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    mkdirSync(path.join(dir, '.groundgate'));
+    execFileSync('mkfifo', [path.join(dir, CACHE)]);
+    for (const command of ['check', 'judge']) {
+      const r = await cli([command, '-c', config], withKey());
+      expect([r.status, r.stdout, r.stderr]).toEqual([
+        2,
+        '',
+        `groundgate: ${path.join(dir, CACHE)}: claims.cache is not a file (a FIFO)\n`,
+      ]);
+    }
+    execFileSync('rm', [path.join(dir, CACHE)]);
+    mkdirSync(path.join(dir, CACHE));
+    const folder = await cli(['check', '-c', config], {});
+    expect([folder.status, folder.stderr]).toEqual([
+      2,
+      `groundgate: ${path.join(dir, CACHE)}: claims.cache is not a file (a folder)\n`,
+    ]);
+    execFileSync('rmdir', [path.join(dir, CACHE)]);
+    execFileSync('mkfifo', [path.join(dir, 'labels.jsonl')]);
+    const labels = await cli(['check', '-c', config], withKey());
+    expect([labels.status, labels.stderr]).toEqual([
+      2,
+      `groundgate: ${path.join(dir, 'labels.jsonl')}: claims.labels is not a file (a FIFO)\n`,
+    ]);
+  });
+
   it('refuses a config without a semantic suite', async () => {
     const dir = tmpTree({
       'gates.yaml': GATES.replace(/ {4}claims: .*\n/, ''),
@@ -166,7 +200,7 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
       );
     });
 
-  it('records with the key, then checks offline with the judged claim as a hit', async () => {
+  it('records with the key, then checks with no GROUNDGATE_JUDGE_* at all: the judged claim is a hit', async () => {
     const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
     const config = path.join(dir, 'gates.yaml');
     const judged = await cliProcess(['judge', '-c', config], withKey());
@@ -175,21 +209,95 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
       stdout: `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n`,
       stderr: '',
     });
-    const checked = await cliProcess(['check', '-c', config, '--format', 'json'], {
-      GROUNDGATE_JUDGE_MODEL: MODEL,
-    });
+    // The file records the model asked: a run without the judge's environment reads it under that model.
+    const checked = await cliProcess(['check', '-c', config, '--format', 'json'], {});
     expect(checked.code).toBe(0);
     const qa = (JSON.parse(checked.stdout) as Report).suites.qa!;
     // Q1 judged SUPPORTED, Q3 a substring hit: 2 of 3; Q2 stays a claim miss.
     expect(qa.metrics.precision).toMatchObject({ numerator: 2, denominator: 3 });
-    expect(qa.counts).toMatchObject({ judge_rescues: 1, new_judgments: 0 });
+    expect(qa.counts).toMatchObject({ judge_rescues: 1, unjudged_items: 0, new_judgments: 0 });
     expect(server.requests).toHaveLength(2);
   });
 
-  it("prints the example's agreement tables", () => {
+  it('no piece of the key the endpoint echoes reaches stdout, stderr, report.json, the comment or the HTML', async () => {
+    const KEY = 'sk-SECRETQZXJWV6789';
+    const leaky = await new JudgeServer().start();
+    try {
+      const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
+      const env = {
+        GROUNDGATE_JUDGE_MODEL: MODEL,
+        GROUNDGATE_JUDGE_BASE_URL: leaky.baseUrl,
+        GROUNDGATE_JUDGE_API_KEY: KEY,
+        GROUNDGATE_JUDGE_BUDGET_MS: '5000',
+      };
+      const outputs = ['report.json', 'comment.md', 'report.html'];
+      const formats = ['json', 'markdown', 'html'].map((f, i) => [
+        '-f',
+        `${f}=${path.join(dir, outputs[i]!)}`,
+      ]);
+      const check = async () => {
+        const r = await cliProcess(['check', '-c', path.join(dir, 'gates.yaml'), ...formats.flat()], env);
+        const files = outputs.map((f) => readFileSync(path.join(dir, f), 'utf8'));
+        return [r.stdout, r.stderr, ...files].join('\n');
+      };
+      const shown: string[] = [];
+      // A 429 echoing the key in a header and, cut, in its message (its wait past the budget: unjudged at
+      // once), and a 400 echoing the whole key in its body.
+      leaky.failures = [
+        {
+          status: 429,
+          headers: { 'retry-after': '120', 'x-echo': `Bearer ${KEY}` },
+          body: { error: { message: `Rate limit reached for sk-SECRETQZX in organization org-1` } },
+        },
+        { status: 400, body: `{"error": {"message": "Invalid body sent with ${KEY}"}}` },
+      ];
+      shown.push(await check());
+      // OpenAI's 401: the key's first 8 and last 4 characters.
+      leaky.failures = [
+        {
+          status: 401,
+          body: {
+            error: {
+              message:
+                'Incorrect API key provided: sk-SECRE**********6789. You can find your API key at https://platform.openai.com/account/api-keys.',
+            },
+          },
+        },
+      ];
+      shown.push(await check());
+      leaky.failures = [
+        { status: 302, headers: { location: `https://login.example/auth?api_key=${KEY}&next=%2F` } },
+      ];
+      shown.push(await check());
+      leaky.failures = [
+        { status: 302, headers: { location: `https://login.example/auth?api_key=${KEY}&next=%2F` } },
+      ];
+      const judged = await cliProcess(['judge', '-c', path.join(dir, 'gates.yaml')], env);
+      shown.push(judged.stdout, judged.stderr);
+      const all = shown.join('\n');
+      // Each run reached the terminal and the reports with what the endpoint said, redacted.
+      expect(shown[0]).toContain(
+        'HTTP 429: Rate limit reached for *** in organization org-1 (asks to wait 120 s',
+      );
+      expect(shown[0]).toContain('HTTP 400: Invalid body sent with ***');
+      expect(shown[1]).toContain(
+        // Both ends masked; the stars between them were the endpoint's.
+        `HTTP 401: Incorrect API key provided: ***${'*'.repeat(10)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      );
+      expect(shown[2]).toContain('HTTP 302: redirects to https://login.example/auth, not followed');
+      expect(judged.stderr).toContain('HTTP 302: redirects to https://login.example/auth, not followed');
+      for (let i = 0; i + 4 <= KEY.length; i++) expect(all).not.toContain(KEY.slice(i, i + 4));
+      expect(all).not.toContain('api_key');
+    } finally {
+      await leaky.stop();
+    }
+  });
+
+  it("prints the example's agreement tables, with or without GROUNDGATE_JUDGE_MODEL", () => {
     const r = runCli(['check', '-c', 'examples/semantic/gates.yaml'], REPO, {
       GROUNDGATE_JUDGE_MODEL: 'stand-in-label-table-v1',
     });
+    expect(runCli(['check', '-c', 'examples/semantic/gates.yaml'], REPO, {}).stdout).toBe(r.stdout);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(
       [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,8 +10,9 @@ import { REPO, tmpTree } from './helpers/tmp.js';
 /*
  * examples/semantic: the repository's example with paraphrased claims, judged semantically. Its judgments file
  * was recorded by `groundgate judge` against the stand-in server answering from the hand-written
- * judge-table.jsonl; this test records it again into a copy and checks the committed file holds the same
- * verdicts under the same keys. GROUNDGATE_WRITE_EXAMPLE=1 rewrites the committed file.
+ * judge-table.jsonl; this test checks the committed file holds the table's verdicts under keys it computes
+ * itself, by docs/metrics.md's rule, and that recording it again gives the same lines.
+ * GROUNDGATE_WRITE_EXAMPLE=1 rewrites the committed file.
  */
 const EXAMPLE = path.join(REPO, 'examples', 'semantic');
 const MODEL = 'stand-in-label-table-v1';
@@ -53,17 +55,51 @@ async function judge(config: string): Promise<{ status: number; stdout: string; 
   return { status, stdout, stderr };
 }
 
+/** The judgments file's lines as {key, verdict, model, model_returned}, sorted by key. */
 const verdicts = (file: string) =>
   readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => {
-      const { key, verdict, model_returned } = JSON.parse(l) as Record<string, string>;
-      return { key, verdict, model_returned };
+      const { key, verdict, model, model_returned } = JSON.parse(l) as Record<string, string>;
+      return { key, verdict, model, model_returned };
     });
 
+/**
+ * What the file must hold, from the table, the gold set and the traces alone: each table line's key is the
+ * sha256 of the sorted, compact JSON of {claim, fact, model, prompt, prompt_sha256, question}
+ * (docs/metrics.md, "The key and the file"); the prompt's id and sha256 as pinned in claims.judge-io.test.ts.
+ */
+function expectedLines() {
+  const gold = new Map(
+    readFileSync(path.join(REPO, 'gold', 'qa.gold.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { qid: string; question: string })
+      .map((g) => [g.qid, g.question]),
+  );
+  const claims = new Map(
+    read('paraphrased.trace.jsonl').map((t) => [t.qid, (t.answer_json as { claim: string }).claim]),
+  );
+  return read('judge-table.jsonl')
+    .map(({ qid, fact, verdict }) => {
+      const canonical = JSON.stringify({
+        claim: claims.get(qid as string),
+        fact,
+        model: MODEL,
+        prompt: 'groundgate/claim-support@1',
+        prompt_sha256: '7f498c13ef1f5c6183d0d4a9405b8fdb38b8b1ca4ba96ae880b4f14c89ed6c08',
+        question: gold.get(qid as string),
+      });
+      const key = createHash('sha256').update(canonical, 'utf8').digest('hex');
+      return { key, verdict: verdict as string, model: MODEL, model_returned: MODEL };
+    })
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
 describe('examples/semantic', () => {
-  it('its judgments file is what groundgate judge records from the stand-in table', async () => {
+  it("its judgments file holds the table's verdicts under keys computed apart, and is what groundgate judge records", async () => {
+    expect(verdicts(path.join(EXAMPLE, 'judgments.jsonl'))).toEqual(expectedLines());
     if (process.env.GROUNDGATE_WRITE_EXAMPLE) {
       writeFileSync(path.join(EXAMPLE, 'judgments.jsonl'), '');
       expect((await judge(path.join(EXAMPLE, 'gates.yaml'))).status).toBe(0);
@@ -74,13 +110,12 @@ describe('examples/semantic', () => {
     writeFileSync(path.join(copy, 'examples', 'semantic', 'judgments.jsonl'), '');
     const recorded = await judge(path.join(copy, 'examples', 'semantic', 'gates.yaml'));
     expect(recorded).toMatchObject({ status: 0, stderr: '' });
-    expect(verdicts(path.join(copy, 'examples', 'semantic', 'judgments.jsonl'))).toEqual(
-      verdicts(path.join(EXAMPLE, 'judgments.jsonl')),
-    );
+    expect(verdicts(path.join(copy, 'examples', 'semantic', 'judgments.jsonl'))).toEqual(expectedLines());
   });
 
-  it('checks offline over the committed file: the agreement tables of the closing note', async () => {
-    vi.stubEnv('GROUNDGATE_JUDGE_MODEL', MODEL);
+  it('checks offline over the committed file, without the judge environment: the agreement tables of the closing note', async () => {
+    // No GROUNDGATE_JUDGE_MODEL: the file records the one model it was recorded with.
+    vi.stubEnv('GROUNDGATE_JUDGE_MODEL', '');
     vi.stubEnv('GROUNDGATE_JUDGE_API_KEY', '');
     const { report } = await run({ config: path.join(EXAMPLE, 'gates.yaml') });
     const qa = report.suites.qa!;

@@ -12,8 +12,20 @@ export interface JudgeAsk {
 }
 
 /**
+ * A 429 is the endpoint pacing its callers, not a fault: one ask waits it out up to this many times (five
+ * doubling waits from a 1 s backoff reach 31 s, half of a per-minute window), then is unjudged.
+ */
+export const RATE_LIMIT_RETRIES = 5;
+/**
+ * 429s in a row over the whole run, with no other answer between them, after which nothing more is sent: an
+ * endpoint that only ever answers 429 (a spent quota) costs this many requests, not the time budget.
+ */
+export const RATE_LIMIT_STREAK = 4 * RATE_LIMIT_RETRIES;
+
+/**
  * Why an ask has no verdict: `budget` (past GROUNDGATE_JUDGE_MAX_CALLS), `time` (the time budget ran out
- * before it could be sent or retried), `rate-limit` (a 429 asked for a longer wait than the time left),
+ * before it could be sent or retried), `rate-limit` (a 429 asked for a longer wait than the time left, the
+ * ask was rate-limited RATE_LIMIT_RETRIES + 1 times, or the run had RATE_LIMIT_STREAK 429s in a row),
  * `failed` (5xx, network errors or timeouts on every attempt), `refused` (another 4xx; after a 401, 403 or
  * 404 the asks not yet sent are not sent), `malformed` (an answer that is not one of the three words).
  */
@@ -39,8 +51,9 @@ export interface JudgeRun {
  * Asks the judge each question once (asks of one key are one; the first `maxCalls` keys in the order given
  * are sent, the rest are unjudged), `concurrency` at a time, at most `perMinute` requests started a minute,
  * within `budgetMs`. 5xx, network errors and timeouts are retried `retries` times with doubling backoff; a
- * 429 holds every request for the wait it names (at least the backoff) when that fits the time left. `now`
- * dates the judgments (`recorded_at`).
+ * 429 holds every request for the wait it names (at least the doubling backoff) when that fits the time
+ * left, RATE_LIMIT_RETRIES times an ask, and stops the run after RATE_LIMIT_STREAK in a row. `now` dates the
+ * judgments (`recorded_at`).
  */
 export async function askJudge(
   endpoint: JudgeEndpoint,
@@ -56,6 +69,7 @@ export async function askJudge(
     pace: new JudgePace(endpoint.perMinute, deadline),
     now,
     requests: 0,
+    rateLimited: 0,
   };
   const outcomes: (Judgment | Unjudged)[] = new Array(asks.length);
   let next = 0;
@@ -89,8 +103,10 @@ interface RunState {
   pace: JudgePace;
   now: () => Date;
   requests: number;
+  /** 429s answered in a row, whichever asks they were for. */
+  rateLimited: number;
   /** Why no more requests are sent: an answer that would be the same for every ask. */
-  stoppedBy?: string;
+  stoppedBy?: { reason: UnjudgedReason; detail: string };
 }
 
 /** One ask, from its first attempt to its verdict or the reason it has none. */
@@ -100,9 +116,9 @@ async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudg
   const unjudged = (reason: UnjudgedReason, detail: string): Unjudged => ({ key: ask.key, reason, detail });
   const spent = `the ${seconds(endpoint.budgetMs)} time budget (GROUNDGATE_JUDGE_BUDGET_MS) was spent`;
   let failures = 0;
+  let rateLimits = 0;
   for (;;) {
-    if (run.stoppedBy)
-      return unjudged('refused', `not sent: an earlier request was refused (${run.stoppedBy})`);
+    if (run.stoppedBy) return unjudged(run.stoppedBy.reason, run.stoppedBy.detail);
     if (!(await pace.take()))
       return unjudged(
         'time',
@@ -114,11 +130,13 @@ async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudg
     if (left <= 0) return unjudged('time', `not sent: ${spent}`);
     run.requests++;
     const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
+    run.rateLimited = attempt.kind === 'rate-limited' ? run.rateLimited + 1 : 0;
     switch (attempt.kind) {
       case 'answer':
         return {
           key: ask.key,
           verdict: attempt.verdict,
+          model: endpoint.model,
           model_returned: attempt.model_returned,
           fingerprint: attempt.fingerprint,
           prompt: JUDGE_PROMPT.id,
@@ -127,10 +145,22 @@ async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudg
       case 'malformed':
         return unjudged('malformed', attempt.detail);
       case 'refused':
-        if (attempt.endpointWide) run.stoppedBy ??= attempt.detail;
+        if (attempt.endpointWide)
+          run.stoppedBy ??= {
+            reason: 'refused',
+            detail: `not sent: an earlier request was refused (${attempt.detail})`,
+          };
         return unjudged('refused', attempt.detail);
       case 'rate-limited': {
-        const wait = Math.max(attempt.waitMs ?? 0, endpoint.backoffMs);
+        rateLimits++;
+        if (run.rateLimited >= RATE_LIMIT_STREAK)
+          run.stoppedBy ??= {
+            reason: 'rate-limit',
+            detail: `not sent: the endpoint answered ${RATE_LIMIT_STREAK} requests in a row with 429 (${attempt.detail})`,
+          };
+        if (rateLimits > RATE_LIMIT_RETRIES || run.stoppedBy)
+          return unjudged('rate-limit', `${attempt.detail} (rate-limited ${rateLimits} times)`);
+        const wait = Math.max(attempt.waitMs ?? 0, endpoint.backoffMs * 2 ** (rateLimits - 1));
         const remaining = deadline - Date.now();
         if (wait >= remaining)
           return unjudged(

@@ -4,6 +4,7 @@ import { safeParse } from '../io/validate.js';
 import { seconds } from '../github/api-limits.js';
 import type { JudgeEndpoint } from './judge-endpoint.js';
 import { parseVerdict, type ChatMessage, type Verdict } from './judge-prompt.js';
+import { redacted, redactedLocation } from './judge-redact.js';
 
 /** Sent with every request: with temperature 0 it asks the endpoint for repeatable answers where it can. */
 export const JUDGE_SEED = 47;
@@ -45,13 +46,15 @@ function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage[]): Re
 
 /**
  * One POST to `${baseUrl}/chat/completions`, cut off after `timeoutMs` (the body's reading included).
- * Redirects are not followed: the key goes to the configured host only. Details never hold the key.
+ * Redirects are not followed: the key goes to the configured host only. Everything the endpoint sent reaches
+ * a detail through `redacted` only: one line, size-limited, no piece of the key, no URL's query.
  */
 export async function postCompletion(
   endpoint: JudgeEndpoint,
   messages: ChatMessage[],
   timeoutMs: number,
 ): Promise<Attempt> {
+  const said = (text: string) => redacted(text, endpoint.apiKey);
   const signal = AbortSignal.timeout(timeoutMs);
   let status: number;
   let headers: Headers;
@@ -70,35 +73,38 @@ export async function postCompletion(
     });
     status = response.status;
     headers = response.headers;
-    // Masked before anything is cut from it: a key cut in two would not be found.
-    text = masked(await response.text(), endpoint.apiKey);
+    text = await response.text();
   } catch (err) {
-    return { kind: 'retry', detail: oneLine(masked(fetchFailure(err, signal, timeoutMs), endpoint.apiKey)) };
+    return { kind: 'retry', detail: said(fetchFailure(err, signal, timeoutMs)) };
   }
   if (status === 429)
-    return { kind: 'rate-limited', waitMs: retryAfterMs(headers), detail: `HTTP 429: ${errorMessage(text)}` };
+    return {
+      kind: 'rate-limited',
+      waitMs: retryAfterMs(headers),
+      detail: `HTTP 429: ${said(errorMessage(text))}`,
+    };
   if (status >= 300 && status < 400)
     return {
       kind: 'refused',
-      detail: `HTTP ${status}: redirects to ${headers.get('location') ?? 'nowhere'}, not followed (the key goes to GROUNDGATE_JUDGE_BASE_URL only; set it to where the API is)`,
+      detail: `HTTP ${status}: redirects to ${redactedLocation(headers.get('location'), endpoint.baseUrl, endpoint.apiKey)}, not followed (the key goes to GROUNDGATE_JUDGE_BASE_URL only; set it to where the API is)`,
       endpointWide: true,
     };
-  if (status >= 500) return { kind: 'retry', detail: `HTTP ${status}: ${errorMessage(text)}` };
+  if (status >= 500) return { kind: 'retry', detail: `HTTP ${status}: ${said(errorMessage(text))}` };
   if (status < 200 || status >= 300)
     return {
       kind: 'refused',
-      detail: `HTTP ${status}: ${errorMessage(text)}`,
+      detail: `HTTP ${status}: ${said(errorMessage(text))}`,
       endpointWide: status === 401 || status === 403 || status === 404 || refusesTheRequest(text),
     };
-  return readAnswer(text);
+  return readAnswer(text, said);
 }
 
-function readAnswer(text: string): Attempt {
+function readAnswer(text: string, said: (text: string) => string): Attempt {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return { kind: 'malformed', detail: `the answer is not JSON: ${preview(text)}` };
+    return { kind: 'malformed', detail: `the answer is not JSON: ${preview(said(text))}` };
   }
   const parsed = safeParse(completionSchema, body);
   if (!parsed.success)
@@ -111,13 +117,15 @@ function readAnswer(text: string): Attempt {
   if (!verdict)
     return {
       kind: 'malformed',
-      detail: `the model answered ${preview(content)}; expected SUPPORTED, NOT_SUPPORTED or UNCLEAR`,
+      detail: `the model answered ${preview(said(content))}; expected SUPPORTED, NOT_SUPPORTED or UNCLEAR`,
     };
+  // What the endpoint says it ran is written to the judgments file, which is committed: redacted too.
+  const fingerprint = parsed.data.system_fingerprint;
   return {
     kind: 'answer',
     verdict,
-    model_returned: parsed.data.model ?? '',
-    fingerprint: parsed.data.system_fingerprint ?? null,
+    model_returned: said(parsed.data.model ?? ''),
+    fingerprint: fingerprint == null ? null : said(fingerprint),
   };
 }
 
@@ -148,29 +156,19 @@ function refusesTheRequest(text: string): boolean {
   }
 }
 
-/** An OpenAI-style error's message (`{"error": {"message": …}}`), else the start of the body. */
+/** An OpenAI-style error's message (`{"error": {"message": …}}`), else the body; not yet redacted. */
 function errorMessage(text: string): string {
   try {
     const message = (JSON.parse(text) as { error?: { message?: unknown } })?.error?.message;
-    if (typeof message === 'string') return oneLine(message);
+    if (typeof message === 'string') return message;
   } catch {
     // Not JSON: the body itself says what went wrong, if anything.
   }
-  return text.trim() ? oneLine(text) : 'no message';
+  return text.trim() ? text : 'no message';
 }
 
 function fetchFailure(err: unknown, signal: AbortSignal, timeoutMs: number): string {
   if (signal.aborted) return `no answer within ${seconds(timeoutMs)}`;
   const e = err as Error & { cause?: Error };
-  return (e?.cause?.message ?? e?.message ?? String(err)).slice(0, 200);
-}
-
-/** A server may echo what it was sent: the key never reaches a report or a log through it. */
-function masked(text: string, key: string): string {
-  return key.length >= 4 ? text.split(key).join('***') : text;
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-  return line.length > 240 ? `${line.slice(0, 239)}…` : line;
+  return String(e?.cause?.message ?? e?.message ?? err);
 }

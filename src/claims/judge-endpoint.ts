@@ -8,7 +8,7 @@ import { InputError } from '../errors.js';
 export interface JudgeEndpoint {
   /** An OpenAI-style base URL without a trailing slash (`https://api.openai.com/v1`). */
   baseUrl: string;
-  /** Sent in the Authorization header only; never in a message (askJudge masks it in what a server says). */
+  /** Sent in the Authorization header only; never in a detail (judge-redact.ts masks it in what is said). */
   apiKey: string;
   model: string;
   /** Asks sent at most in one run; the rest are unjudged ("budget"). */

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { compareCodeUnits } from '../io/files.js';
+import { compareCodeUnits, isRegularFile } from '../io/files.js';
 import { readJsonl } from '../io/jsonl.js';
 import { validateLine } from '../io/validate.js';
 import { VERDICTS } from './judge-prompt.js';
@@ -13,13 +12,15 @@ export type { Verdict } from './judge-prompt.js';
 
 /**
  * One line of the judgments file (.groundgate/judgments.jsonl): the verdict of one ask, by its key (see
- * judgmentKey), with what the endpoint said it ran (`model_returned`, `fingerprint`: the response's `model`
- * and `system_fingerprint`), the prompt's id and when it was recorded. The file is the verdict: committed,
- * reviewed in a pull request's diff, never expired.
+ * judgmentKey), with the model asked (`model`, part of the key: what a run without GROUNDGATE_JUDGE_MODEL
+ * takes; absent from lines written before it was recorded), what the endpoint said it ran (`model_returned`,
+ * `fingerprint`: the response's `model` and `system_fingerprint`), the prompt's id and when it was recorded.
+ * The file is the verdict: committed, reviewed in a pull request's diff, never expired.
  */
 export const judgmentSchema = z.strictObject({
   key: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest (64 lowercase hex digits)'),
   verdict: z.enum(VERDICTS),
+  model: z.string().min(1).optional(),
   model_returned: z.string(),
   fingerprint: z.string().nullable(),
   prompt: z.string().min(1),
@@ -30,16 +31,17 @@ export const judgmentSchema = z.strictObject({
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 
-const WHAT = 'a judgment {key, verdict, model_returned, fingerprint, prompt, recorded_at}';
+const WHAT = 'a judgment {key, verdict, model, model_returned, fingerprint, prompt, recorded_at}';
 
 /**
- * The judgments of a file by key; a missing file has none. Each line is checked (an error names it); two
- * lines of one key with different verdicts (a bad merge) are an error naming both, while lines of one key
- * that agree on the verdict are one judgment, the first recorded (so the file is written with one of them).
+ * The judgments of a file by key; a missing file has none, and anything but a regular file (a FIFO, a
+ * device, a folder) is an input error. Each line is checked (an error names it); two lines of one key with
+ * different verdicts (a bad merge) are an error naming both, while lines of one key that agree on the verdict
+ * are one judgment, the first recorded (so the file is written with one of them).
  */
 export async function readJudgments(file: string): Promise<Map<string, Judgment>> {
   const found = new Map<string, { judgment: Judgment; line: number }>();
-  if (!existsSync(file)) return new Map();
+  if (!isRegularFile(file, { file }, 'claims.cache')) return new Map();
   for await (const { line, value } of readJsonl(file)) {
     const judgment = validateLine(judgmentSchema, value, file, line, WHAT);
     const known = found.get(judgment.key);
@@ -80,10 +82,20 @@ export async function writeJudgments(file: string, all: Iterable<Judgment>): Pro
   }
 }
 
-/** One line of the file: the fields in the schema's order, whatever order the object has them in. */
+/**
+ * One line of the file: the fields in the schema's order, whatever order the object has them in (a line read
+ * without `model` is written without it: its model is not known).
+ */
 function judgmentLine(j: Judgment): string {
-  const { key, verdict, model_returned, fingerprint, prompt, recorded_at } = j;
-  return `${JSON.stringify({ key, verdict, model_returned, fingerprint, prompt, recorded_at })}\n`;
+  const { key, verdict, model, model_returned, fingerprint, prompt, recorded_at } = j;
+  return `${JSON.stringify({ key, verdict, model, model_returned, fingerprint, prompt, recorded_at })}\n`;
+}
+
+/** The models a file's judgments were asked of, sorted; lines without `model` name none. */
+export function modelsOf(judgments: Iterable<Judgment>): string[] {
+  const models = new Set<string>();
+  for (const j of judgments) if (j.model !== undefined) models.add(j.model);
+  return [...models].sort(compareCodeUnits);
 }
 
 /** Of two agreeing judgments, the one recorded first; the same instant: the smaller line (any fixed rule). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { isRegularFile } from '../io/files.js';
 import { readJsonl } from '../io/jsonl.js';
 import { validateLine } from '../io/validate.js';
 
@@ -17,8 +18,13 @@ export type HumanLabel = z.infer<typeof labelLineSchema>;
 
 const WHAT = 'a label {qid, verdict: SUPPORTED or NOT_SUPPORTED, claim?}';
 
-/** Every label by qid; a qid labelled twice is an input error naming both lines. */
+/**
+ * Every label by qid; a qid labelled twice is an input error naming both lines. A missing file, or anything
+ * but a regular file (a FIFO would block the run), is an input error.
+ */
 export async function readLabels(file: string): Promise<Map<string, HumanLabel>> {
+  if (!isRegularFile(file, { file }, 'claims.labels'))
+    throw new InputError({ file }, 'claims.labels: file not found; expected JSON Lines of human labels');
   const labels = new Map<string, HumanLabel>();
   const lines = new Map<string, number>();
   for await (const { line, value } of readJsonl(file)) {

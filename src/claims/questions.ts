@@ -4,7 +4,7 @@ import { describer, type JudgedSuite } from '../suites/grounded-qa/judged.js';
 import { askJudge } from './ask-judge.js';
 import { judgeEndpoint, judgeModel, type JudgeEndpoint } from './judge-endpoint.js';
 import { JUDGE_PROMPT, type Verdict } from './judge-prompt.js';
-import { readJudgments, writeJudgments, type Judgment } from './judgments-cache.js';
+import { modelsOf, readJudgments, writeJudgments, type Judgment } from './judgments-cache.js';
 import { asksOf, sampleHits, type Ask, type Candidate } from './rescue.js';
 
 /** The items the judge is asked about and their asks. */
@@ -110,11 +110,11 @@ export interface Consulted {
 
 async function consult(
   file: string,
+  cache: Map<string, Judgment>,
   asks: readonly Ask[],
   endpoint: JudgeEndpoint | undefined,
   now: (() => Date) | undefined,
 ): Promise<Consulted> {
-  const cache = await readJudgments(file);
   const missing = asks.filter((a) => !cache.has(a.key));
   const unjudged = new Map<string, Unjudged>();
   if (missing.length === 0) return { cache, missing: 0, fresh: [], unjudged, requests: 0 };
@@ -140,9 +140,36 @@ export interface Answered {
 }
 
 /**
+ * The model whose judgments a run uses: GROUNDGATE_JUDGE_MODEL, else the one model the judgments file
+ * records (so a run without the judge's environment reads what CI recorded). A file recording none (written
+ * before `model` was) or several names no model: the run says why. A file recording only other models than
+ * the variable's is a warning: every question is asked (or unjudged) anew.
+ */
+export function runModel(
+  envModel: string | undefined,
+  cache: ReadonlyMap<string, Judgment>,
+  cacheName: string,
+): { model?: string; why?: string; warnings: string[] } {
+  const recorded = modelsOf(cache.values());
+  const named = recorded.slice(0, 3).join(', ') + (recorded.length > 3 ? ', …' : '');
+  if (envModel !== undefined) {
+    const elsewhere = recorded.length > 0 && !recorded.includes(envModel);
+    const warning = `GROUNDGATE_JUDGE_MODEL=${envModel}, but ${cacheName} holds judgments of ${named} only: none of them answers a question under ${envModel}`;
+    return { model: envModel, warnings: elsewhere ? [warning] : [] };
+  }
+  if (recorded.length === 1) return { model: recorded[0], warnings: [] };
+  if (recorded.length === 0) return { why: NO_MODEL, warnings: [] };
+  return {
+    why: `${NO_MODEL} and ${cacheName} holds judgments of ${recorded.length} models (${named}); set it to one`,
+    warnings: [],
+  };
+}
+
+/**
  * Every question the judge is asked in a run of this suite (claim misses, and `hitsSample` hits), answered
  * from the judgments file, else by the endpoint in `env` when it has one (new answers are written to the
- * file). Without GROUNDGATE_JUDGE_MODEL no key can be made: every question is unjudged.
+ * file). The model is GROUNDGATE_JUDGE_MODEL, else the file's (runModel); without one no key can be made:
+ * every question is unjudged.
  */
 export async function answerQuestions(
   judged: JudgedSuite,
@@ -151,22 +178,25 @@ export async function answerQuestions(
   env: NodeJS.ProcessEnv,
   now?: () => Date,
 ): Promise<Answered> {
-  const { model, warnings: modelWarnings } = judgeModel(env);
+  const { model: envModel, warnings: modelWarnings } = judgeModel(env);
   const { endpoint, warnings: endpointWarnings } = judgeEndpoint(env);
+  const cache = await readJudgments(settings.cache);
+  const chosen = runModel(envModel, cache, ctx.relative(settings.cache));
+  const { model } = chosen;
   const p = await plan(judged, ctx, settings.hitsSample, model ?? '');
   const consulted = model
-    ? await consult(settings.cache, p.asks, endpoint, now)
+    ? await consult(settings.cache, cache, p.asks, endpoint, now)
     : {
-        cache: await readJudgments(settings.cache),
+        cache,
         missing: p.asks.length,
         fresh: [],
-        unjudged: new Map(p.asks.map((a) => [a.key, { reason: 'no model', detail: NO_MODEL }])),
+        unjudged: new Map(p.asks.map((a) => [a.key, { reason: 'no model', detail: chosen.why ?? NO_MODEL }])),
         requests: 0,
       };
   return {
     plan: p,
     consulted,
     verdictOf: (key) => (model ? consulted.cache.get(key)?.verdict : undefined),
-    warnings: endpoint ? endpointWarnings : modelWarnings,
+    warnings: [...(endpoint ? endpointWarnings : modelWarnings), ...chosen.warnings],
   };
 }

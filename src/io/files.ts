@@ -1,4 +1,4 @@
-import { realpath, statSync } from 'node:fs';
+import { realpath, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { glob, isDynamicPattern, type FileSystemAdapter } from 'tinyglobby';
@@ -54,14 +54,32 @@ export async function resolveInput(
       .sort(compareCodeUnits);
   }
   const file = confine(path.resolve(baseDir, spec), scope, spec, where, label);
-  let stat;
+  if (!isRegularFile(file, where, JSON.stringify(spec)))
+    throw new InputError(where, `file not found: ${JSON.stringify(spec)} (resolved to ${file})`);
+  return [file];
+}
+
+/**
+ * Whether `file` (links followed) is there: true for a regular file, false for none. Anything else is an
+ * InputError at `where` naming it as `shown`: a FIFO would block the read until a writer comes, a device
+ * may never end, a folder cannot be read as lines.
+ */
+export function isRegularFile(file: string, where: Where, shown: string): boolean {
+  let stat: Stats;
   try {
     stat = statSync(file);
   } catch {
-    throw new InputError(where, `file not found: ${JSON.stringify(spec)} (resolved to ${file})`);
+    return false;
   }
-  if (!stat.isFile()) throw new InputError(where, `${JSON.stringify(spec)} is not a file`);
-  return [file];
+  if (!stat.isFile()) throw new InputError(where, `${shown} is not a file (${kindOf(stat)})`);
+  return true;
+}
+
+function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isSocket()) return 'a socket';
+  return stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : 'not a regular file';
 }
 
 /** The file system as the glob sees it: a link whose target is outside `root` fails to resolve (noted in `outside`). */
