@@ -23,11 +23,21 @@ export function validateLine<T>(
  */
 export function safeParse<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafeParseResult<T> {
   const n = parses.get(schema) ?? 0;
-  if (n >= COMPILE_AFTER) return schema.safeParse(value);
+  if (n >= COMPILE_AFTER) return schema.safeParse(value, FIRST_ISSUE);
   parses.set(schema, n + 1);
-  return schema.safeParse(value, { jitless: true });
+  return schema.safeParse(value, FIRST_ISSUE_JITLESS);
 }
 
+/**
+ * Every caller words the first issue only, so zod stops at it (`abortEarly`, the flag `z.core.validate`
+ * parses with): a list of a million wrong elements otherwise makes a million issues, and zod's
+ * `issues.push(...childIssues)` overflows the stack past about 150,000 of them.
+ */
+const FIRST_ISSUE: z.core.ParseContextInternal<z.core.$ZodIssue> = { abortEarly: true };
+const FIRST_ISSUE_JITLESS: z.core.ParseContextInternal<z.core.$ZodIssue> = {
+  abortEarly: true,
+  jitless: true,
+};
 const COMPILE_AFTER = 256;
 const parses = new WeakMap<z.ZodType, number>();
 
