@@ -13,6 +13,7 @@ import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/con
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
+import { refuseInputsAsOutputs, runInputs, type RunInput } from './run-inputs.js';
 import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
@@ -299,9 +300,29 @@ export const checkCommand: Command = commandOf(CHECK, async (argv, io) => {
         `groundgate: note: the engine thread ran out of its ${plan.limits.maxOldGenerationSizeMb} MB heap (${ENGINE_ENV}); ran on the main thread\n`,
       );
   }
+  await refuseOwnInputs(args, options);
   if (args.partial !== undefined) return partial(args.partial, args, options, io);
   return check(args, options, io, run);
 });
+
+/**
+ * Exit 2 before anything is written when a file the user named for check or merge to write (--report, a
+ * --format's, --partial) is one the run reads: its inputs, the history, and `alsoRead` (merge's partials).
+ */
+export async function refuseOwnInputs(
+  args: CheckArgs,
+  options: RunOptions,
+  alsoRead: readonly RunInput[] = [],
+): Promise<void> {
+  const reads = [...(await runInputs(options)), ...alsoRead];
+  if (args.history !== undefined) reads.push({ file: args.history, what: 'the history' });
+  const outputs = [
+    { flag: '--report', file: args.report },
+    ...args.outputs.map((o) => ({ flag: o.flag ?? '--out', file: o.file })),
+    { flag: '--partial', file: args.partial },
+  ];
+  refuseInputsAsOutputs(outputs, reads);
+}
 
 async function partial(file: string, args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
   const { writePartialRun } = await import('../partial/run.js');
