@@ -112,7 +112,8 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     const empty = tmpTree({});
     expect(runCli([], empty)).toMatchObject({
       status: 2,
-      stderr: 'groundgate: gates.yaml: config file not found; pass --config PATH or create gates.yaml\n',
+      stderr:
+        'groundgate: gates.yaml: config file not found; pass --config PATH, or run "groundgate init" to write one calibrated from the data in the repository\n',
     });
   });
 
