@@ -94,7 +94,7 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     expect(runCli(['--bogus'])).toMatchObject({
       status: 2,
       stderr: expect.stringMatching(
-        /^groundgate: Unknown option '--bogus' \(see groundgate check --help\)\n$/,
+        /^groundgate: unknown option "--bogus" \(see groundgate check --help\)\n$/,
       ),
     });
     expect(runCli(['--suite', 'qaa'])).toMatchObject({
