@@ -65,7 +65,7 @@ describe('proposeFields on traces', () => {
         PIPELINE.map((r, i) => ({ ...r, timestamp: values[i] })),
         'traces',
       ).lines.find((l) => l.canonical === '/ts');
-    // 2026-12-31T00:00:31Z in seconds, and the earliest and latest seconds a trace plausibly holds.
+    // 2025-12-31T00:00:31Z in seconds, and the earliest and latest seconds a trace plausibly holds.
     expect(ts([1767139231, 1767139290])?.source).toBe('/timestamp');
     expect(ts([0, 99_999_999_999])?.source).toBe('/timestamp'); // year 5138 in seconds
     expect(ts([1767139231000, 1767139290000])).toEqual({
