@@ -115,7 +115,7 @@ describe('the HTML report’s markup', () => {
     expect(html).toContain('<table class="offenders sortable">');
     // A list of sentences wraps between words; a list of ids (above) only between its items.
     expect(html).toContain(
-      '<td>Tokens must be rotated every 90 days.</td><td>Tokens should be rotated every 90 days.</td>',
+      '<td class="prose">Tokens must be rotated every 90 days.</td><td class="prose">Tokens should be rotated every 90 days.</td>',
     );
   });
 
@@ -275,18 +275,22 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the HTML report in headless Chrom
     report.suites.qa!.offenders_total = 6;
     const dir = tmpTree({ 'r.html': renderHtml(report) });
     const page = await open(path.join(dir, 'r.html'), { width: 1280 });
-    const cells = await page.evaluate<{ width: number; lines: number; lineHeight: number }[]>(
-      `(() => { const col = [...document.querySelectorAll("table.offenders thead th")].findIndex((th) => th.textContent === "claim");
-        return [...document.querySelectorAll("table.offenders tbody tr")].map((tr) => { const td = tr.cells[col];
-          const lh = parseFloat(getComputedStyle(td).lineHeight);
-          const r = document.createRange(); r.selectNodeContents(td);
-          return { width: td.getBoundingClientRect().width, lines: Math.round(r.getBoundingClientRect().height / lh), lineHeight: lh }; }); })()`,
-    );
-    expect(cells).toHaveLength(6);
-    // It was 64 px and 8 lines: the table squeezed it to its longest word. 14em of a 14 px font is 196 px.
-    for (const c of cells) {
-      expect(c.lines).toBeLessThanOrEqual(3);
-      expect(c.width).toBeGreaterThanOrEqual(196);
+    /** Each row's cell of a column: its width and how many lines its text takes. */
+    const column = (name: string) =>
+      page.evaluate<{ width: number; lines: number }[]>(
+        `(() => { const col = [...document.querySelectorAll("table.offenders thead th")].findIndex((th) => th.textContent === ${JSON.stringify(name)});
+          return [...document.querySelectorAll("table.offenders tbody tr")].map((tr) => { const td = tr.cells[col];
+            const r = document.createRange(); r.selectNodeContents(td);
+            return { width: td.getBoundingClientRect().width, lines: Math.round(r.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight)) }; }); })()`,
+      );
+    // The claim was 64 px and 8 lines: the table squeezed it to its longest word. 14em of 14 px is 196 px.
+    for (const name of ['claim', 'constraints']) {
+      const cells = await column(name);
+      expect(cells).toHaveLength(6);
+      for (const c of cells) {
+        expect(c.lines).toBeLessThanOrEqual(3);
+        expect(c.width).toBeGreaterThanOrEqual(196);
+      }
     }
     expect(page.problems).toEqual([]);
   }, 60_000);

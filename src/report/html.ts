@@ -302,9 +302,10 @@ function offenderCell(v: unknown, max: number): string {
   const text = list ? list.join(', ') : String(v);
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
   const shown = list && text.length <= max ? list.map(piece).join(', ') : piece(cut);
-  // Prose keeps a column's width: beside many columns of unbreakable ids a claim got a word a line.
+  // Prose (a claim, a list of sentences) keeps a column's width: beside many columns of unbreakable ids a
+  // claim got a word a line.
   if (text.length <= FOLD)
-    return !list && text.length > SHORT && /\s/.test(text)
+    return text.length > SHORT && (list ?? [text]).some((x) => /\s/.test(x))
       ? `<td class="prose">${shown}</td>`
       : `<td>${shown}</td>`;
   const summary = list ? `${list.length} items: ${firstWords(text)}` : firstWords(text);
