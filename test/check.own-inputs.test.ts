@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 const GATES = `version: 1
 suites:
@@ -142,6 +142,39 @@ describe('an output path that is an input of the run: exit 2 before anything is 
       verdict: 'pass',
     });
     expect(readFileSync(path.join(dir, 'gold.jsonl'), 'utf8')).toBe(GOLD);
+  });
+});
+
+describe('history append and extract: the file they write may not be the one they read', () => {
+  it('history append refuses --file naming the report it appends', async () => {
+    const dir = workspace();
+    tmpWrite(dir, 'report.json', '{}');
+    expect(await cli(dir, ['history', 'append', '@/report.json', '--file', '@/./report.json'])).toEqual({
+      status: 2,
+      err: refusal('--file @/./report.json', 'the report'),
+    });
+    expect(readFileSync(path.join(dir, 'report.json'), 'utf8')).toBe('{}');
+  });
+
+  it('extract refuses --out naming one of its trajectories', async () => {
+    const dir = workspace();
+    const trajectories = path.join(REPO, 'examples/context/trajectories');
+    cpSync(trajectories, path.join(dir, 'traj'), { recursive: true });
+    const before = snapshot(dir);
+    expect(
+      await cli(dir, ['extract', '--agent', 'miniswe', '@/traj', '--out', '@/traj/kv-102.traj.json']),
+    ).toEqual({ status: 2, err: refusal('--out @/traj/kv-102.traj.json', 'a trajectory') });
+    expect(snapshot(dir)).toEqual(before);
+    const written = await cli(dir, [
+      'extract',
+      '--agent',
+      'miniswe',
+      '@/traj',
+      '--out',
+      '@/predictions.jsonl',
+    ]);
+    expect(written.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'predictions.jsonl'), 'utf8').split('\n')).toHaveLength(3);
   });
 });
 
