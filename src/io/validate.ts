@@ -30,8 +30,9 @@ export function safeParse<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafePar
 
 /**
  * Every caller words the first issue only, so zod stops at it (`abortEarly`, the flag `z.core.validate`
- * parses with): a list of a million wrong elements otherwise makes a million issues, and zod's
- * `issues.push(...childIssues)` overflows the stack past about 150,000 of them.
+ * parses with): a long list of wrong elements otherwise makes an issue per element, and zod gathers them
+ * with `issues.push(...childIssues)`, which overflows the stack. The flag is zod-internal
+ * (ParseContextInternal): test/validate.long-lists.test.ts fails if an update drops it.
  */
 const FIRST_ISSUE: z.core.ParseContextInternal<z.core.$ZodIssue> = { abortEarly: true };
 const FIRST_ISSUE_JITLESS: z.core.ParseContextInternal<z.core.$ZodIssue> = {
