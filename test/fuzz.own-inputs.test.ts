@@ -2,13 +2,13 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { refuseInputsAsOutputs, runInputs, type RunInput } from '../src/cli/run-inputs.js';
+import { refuseInputsAsOutputs, runInputs, type RunInput } from '../src/run-inputs.js';
 import { InputError } from '../src/errors.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 /**
  * Property-based fuzzing of the check that no output the user names replaces a file the run reads
- * (src/cli/run-inputs.ts): any spelling of an input's path (`./`, `a/../`, doubled slashes, relative or
+ * (src/run-inputs.ts): any spelling of an input's path (`./`, `a/../`, doubled slashes, relative or
  * absolute, through a linked folder or a linked file) is refused, naming what it is; a path that leads to
  * no input never is; and no path, however odd, fails otherwise. FUZZ_RUNS sets the inputs per property.
  */

@@ -13,7 +13,7 @@ import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/con
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
-import { refuseInputsAsOutputs, runInputs, type RunInput } from './run-inputs.js';
+import { refuseInputsAsOutputs, runInputs, type RunInput } from '../run-inputs.js';
 import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */

@@ -2,7 +2,7 @@ import { displayPath, UsageError } from '../errors.js';
 import { AGENTS, type Agent } from '../suites/context/contract.js';
 import { extractTrajectories, trajectoryFiles } from '../suites/context/extract/index.js';
 import { commandOf, writeOutput, type CliIo } from './command.js';
-import { refuseInputsAsOutputs } from './run-inputs.js';
+import { refuseInputsAsOutputs } from '../run-inputs.js';
 import { declareCommand, parseOptions } from './options.js';
 
 const EXTRACT = declareCommand({

@@ -4,7 +4,7 @@ import { appendEntry, entryFor, readHistory } from '../history/history.js';
 import { reportSchema } from '../report/schema.js';
 import { commandOf, type CliIo } from './command.js';
 import { declareCommand, parseOptions } from './options.js';
-import { refuseInputsAsOutputs } from './run-inputs.js';
+import { refuseInputsAsOutputs } from '../run-inputs.js';
 import { safeParse } from '../io/validate.js';
 
 const HISTORY = declareCommand({

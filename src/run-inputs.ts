@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../errors.js';
-import { lockPathFor } from '../gold/status.js';
-import { prepareRun, suiteInputs, type RunOptions } from '../run.js';
+import { InputError } from './errors.js';
+import { lockPathFor } from './gold/status.js';
+import { prepareRun, suiteInputs, type RunOptions } from './run.js';
 
 /** A file the run reads, and what it is to the run ("suite qa's gold"). */
 export interface RunInput {
@@ -14,6 +14,8 @@ export interface RunInput {
 export interface UserOutput {
   flag: string;
   file: string | undefined;
+  /** The path as the user wrote it, when `file` is it resolved elsewhere than the working directory. */
+  written?: string;
 }
 
 /** Paths in a suite's config that name files the run reads besides its inputs (grounded answers' judge). */
@@ -61,13 +63,13 @@ export function refuseInputsAsOutputs(outputs: readonly UserOutput[], inputs: re
     const key = realPath(input.file);
     if (!read.has(key)) read.set(key, input.what);
   }
-  for (const { flag, file } of outputs) {
+  for (const { flag, file, written } of outputs) {
     if (file === undefined) continue;
     const what = read.get(realPath(file));
     if (what !== undefined)
       throw new InputError(
         undefined,
-        `${flag} ${file}: is an input of this run (${what}); expected a path that is not read by the run`,
+        `${flag} ${written ?? file}: is an input of this run (${what}); expected a path that is not read by the run`,
       );
   }
 }
