@@ -48,6 +48,7 @@ describe('each command’s --help', () => {
       '\n\nRun "groundgate help COMMAND" (or "groundgate COMMAND --help") for a command\'s options; without a command, check runs.\n',
     );
     expect(await cli(['help'])).toEqual(top);
+    expect(await cli(['help', '--help'])).toEqual(top);
     expect(await cli(['help', 'freeze'])).toEqual(await cli(['freeze', '--help']));
     expect(await cli(['help', 'chek'])).toEqual({
       status: 2,

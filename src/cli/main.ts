@@ -54,7 +54,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     if (first === 'help') {
       if (rest.length > 1) throw new UsageError(`expected: groundgate help [COMMAND]`);
-      io.stdout(rest[0] === undefined ? helpText(TOP) : commandNamed(rest[0]).usage);
+      const named = rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h' ? undefined : rest[0];
+      io.stdout(named === undefined ? helpText(TOP) : commandNamed(named).usage);
       return 0;
     }
     if (first !== undefined && !first.startsWith('-')) {
