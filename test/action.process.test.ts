@@ -198,6 +198,24 @@ process.on('exit', () => writeFileSync(${JSON.stringify(path.join(ws, 'modules.t
     expect(bad.outputs).toEqual({});
   });
 
+  it('exits 2 before writing when the report or partial input names a file the run reads', async () => {
+    const ws = workspace();
+    const gold = readFileSync(path.join(ws, 'gold/qa.gold.jsonl'), 'utf8');
+    const r = await runAction(ws, gh.url, { report: './gold/qa.gold.jsonl', comment: 'never' });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(
+      `::error::groundgate: input "report" ./gold/qa.gold.jsonl: is an input of this run (suite qa's gold); expected a path that is not read by the run`,
+    );
+    expect(readFileSync(path.join(ws, 'gold/qa.gold.jsonl'), 'utf8')).toBe(gold);
+    expect(r.outputs).toEqual({});
+    const shard = await runAction(ws, gh.url, { mode: 'partial', partial: 'gates.yaml' });
+    expect(shard.code).toBe(2);
+    expect(shard.stdout).toContain(
+      `::error::groundgate: input "partial" gates.yaml: is an input of this run (the config); expected a path that is not read by the run`,
+    );
+    expect(gh.requests).toEqual([]);
+  });
+
   it('exits 2 with an annotation on a config error', async () => {
     const ws = workspace();
     writeFileSync(

@@ -93,6 +93,17 @@ async function cli(args: string[]) {
 }
 
 const REGRESSED = ['--input', 'qa.traces=runs/qa-regressed.trace.jsonl'];
+/** The regressed run's verdict and its failed gates (gates.yaml's qa gates against the run's metrics). */
+const FAILED_GATES = [
+  'FAIL — 7 of 8 gates failed, 1 skipped',
+  '  ✗ qa.precision = 0.5000, wanted >= 0.8',
+  '  ✗ qa.chr = 0.6875, wanted >= 0.75',
+  '  ✗ qa.under_refusal = 0.2500, wanted <= 0.05',
+  '  ✗ qa.over_refusal = 0.1429, wanted <= 0.1',
+  '  ✗ qa.scu_violations = 2, wanted == 0',
+  '  ✗ qa.recall@5 = 0.7429, wanted >= 0.85', // 26 of 35 (baseline.test.ts)
+  '  ✗ qa.coverage = 0.9787, wanted == 1', // 46 of the 47 gold items traced
+];
 
 describe('the verdict line', () => {
   it('goes to stdout when every format goes to a file, to stderr when stdout holds json, markdown, junit or html', async () => {
@@ -150,7 +161,7 @@ describe('the verdict line', () => {
     expect(readFileSync(files.html, 'utf8')).toContain('PASS — 7 of 8 gates passed, 1 skipped');
   });
 
-  it('is not printed with --quiet on a pass; a failure prints its verdict even with --quiet, off stdout when stdout is data', async () => {
+  it('is not printed with --quiet on a pass; a failure prints its verdict and failed gates even with --quiet, off stdout when stdout is data', async () => {
     const dir = tmpTree({});
     const html = path.join(dir, 'r.html');
     expect(await cli(['--suite', 'qa', '-q', '-f', 'json'])).toEqual({ code: 0, stdout: '', stderr: '' });
@@ -160,18 +171,25 @@ describe('the verdict line', () => {
       stderr: '',
     });
     expect(existsSync(html)).toBe(true);
-    // Every format in a file: without this line a red CI step would say nothing of why.
-    expect(await cli(['--suite', 'qa', ...REGRESSED, '-q', `--format=html=${html}`])).toEqual({
-      code: 1,
-      stdout: 'FAIL — 7 of 8 gates failed, 1 skipped\n',
-      stderr: '',
-    });
     const failed = await cli(['--suite', 'qa', ...REGRESSED, '-q', '-f', 'json']);
     expect([failed.code, failed.stderr, JSON.parse(failed.stdout).verdict]).toEqual([
       1,
-      'groundgate: FAIL — 7 of 8 gates failed, 1 skipped\n',
+      FAILED_GATES.map((line) => `groundgate: ${line}\n`).join(''),
       'fail',
     ]);
+  });
+
+  it('with --quiet on a failure, the text view is the verdict line and the failed gates, nothing else', async () => {
+    const failed = await cli(['--suite', 'qa', ...REGRESSED, '-q']);
+    expect(failed).toEqual({ code: 1, stdout: FAILED_GATES.join('\n') + '\n', stderr: '' });
+    // Every format in a file: the same lines on stdout.
+    const html = path.join(tmpTree({}), 'r.html');
+    expect(await cli(['--suite', 'qa', ...REGRESSED, '-q', `--format=html=${html}`])).toEqual({
+      code: 1,
+      stdout: FAILED_GATES.join('\n') + '\n',
+      stderr: '',
+    });
+    expect(readFileSync(html, 'utf8')).toContain('FAIL — 7 of 8 gates failed, 1 skipped');
   });
 
   it('exits 2 on an empty --output= or --out=, naming the flag', async () => {

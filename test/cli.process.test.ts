@@ -94,7 +94,7 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     expect(runCli(['--bogus'])).toMatchObject({
       status: 2,
       stderr: expect.stringMatching(
-        /^groundgate: Unknown option '--bogus' \(see groundgate check --help\)\n$/,
+        /^groundgate: unknown option "--bogus" \(see groundgate check --help\)\n$/,
       ),
     });
     expect(runCli(['--suite', 'qaa'])).toMatchObject({
@@ -112,7 +112,8 @@ describe('groundgate CLI (dist/cli/index.js as a process)', () => {
     const empty = tmpTree({});
     expect(runCli([], empty)).toMatchObject({
       status: 2,
-      stderr: 'groundgate: gates.yaml: config file not found; pass --config PATH or create gates.yaml\n',
+      stderr:
+        'groundgate: gates.yaml: config file not found; pass --config PATH, or run "groundgate init" to write one calibrated from the data in the repository\n',
     });
   });
 

@@ -211,6 +211,13 @@ describe('errors', () => {
     expect(await configError(['        /ts: { from: /t, unit: ms, scale: 2 }'])).toBe(
       'gates.yaml:9:32: suite "s": fields.traces./ts.unit: scale and unit together; expected one transform of scale, unit, equals, default',
     );
+    // default fills in a missing value; scaled or not, it would be written twice: one transform a member.
+    expect(await configError(['        /latency_ms: { from: /t, scale: 1000, default: 0 }'])).toBe(
+      'gates.yaml:9:56: suite "s": fields.traces./latency_ms.default: scale and default together; expected one transform of scale, unit, equals, default',
+    );
+    expect(await configError(['        /ok: { from: /status, default: true, equals: done }'])).toBe(
+      'gates.yaml:9:40: suite "s": fields.traces./ok.default: equals and default together; expected one transform of scale, unit, equals, default',
+    );
     expect(await configError(['        /ts: { from: /t, units: ms }'])).toBe(
       'gates.yaml:9:26: suite "s": fields.traces./ts: unknown key "units"; did you mean "unit"?; expected one of from, scale, unit, equals, default',
     );

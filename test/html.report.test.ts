@@ -98,13 +98,14 @@ describe('the HTML report’s markup', () => {
     expect(html.match(/<dt>/g)).toHaveLength(9); // one per metric of the suite
     expect(html).toContain('<td class="tok">chr@5_upper_bound</td>');
     expect(html).toContain('<td class="tok">&gt;= 0.75</td>'); // chr's gate: `>=` stays with its number
-    // FM004: a 64-character question folded under its first words; the 47-character claim is not.
+    // FM004: a 64-character question folded under its first words; the 47-character claim is not, and keeps
+    // its column's width (prose).
     expect(html).toContain(
       [
         '<tr><td class="id">FM004</td><td class="labels"><code>under_refusal</code></td>',
         '<td class="long"><details><summary>What is the maximum number of keys a…</summary>',
         '<div class="full">What is the maximum number of keys a single namespace can hold?</div></details></td>',
-        '<td>A single namespace can hold at most 1,000 keys.</td>',
+        '<td class="prose">A single namespace can hold at most 1,000 keys.</td>',
         '<td><span class="tok">keys#2</span></td>',
         '<td><span class="tok">keys#2</span>, <span class="tok">faq#4</span>, <span class="tok">keys#5</span>, ',
         '<span class="tok">limits#1</span>, <span class="tok">retention#6</span></td>',
@@ -114,7 +115,7 @@ describe('the HTML report’s markup', () => {
     expect(html).toContain('<table class="offenders sortable">');
     // A list of sentences wraps between words; a list of ids (above) only between its items.
     expect(html).toContain(
-      '<td>Tokens must be rotated every 90 days.</td><td>Tokens should be rotated every 90 days.</td>',
+      '<td class="prose">Tokens must be rotated every 90 days.</td><td class="prose">Tokens should be rotated every 90 days.</td>',
     );
   });
 
@@ -251,6 +252,46 @@ describe.skipIf(!CHROMIUM && !process.env.CI)('the HTML report in headless Chrom
     expect(await ids(page)).toEqual(['a9', 'B1', 'a10', 'b2', 'c']);
     await page.click('table.offenders th:nth-child(1) button'); // by code unit: not 'a10', 'a9', 'B1'
     expect(await ids(page)).toEqual(['B1', 'a10', 'a9', 'b2', 'c']);
+    expect(page.problems).toEqual([]);
+  }, 60_000);
+
+  it('at 1280 px with every offender column: a claim is a few lines, not a word a line', async () => {
+    const { report } = await exampleReport();
+    const claim = 'Keys are limited to 512 bytes of UTF-8 text.'; // 10 words, 45 characters
+    report.suites.qa!.offenders = Array.from({ length: 6 }, (_, i) => ({
+      id: `FM10${i}`,
+      labels: ['scu_violation', 'citation_miss', 'claim_miss'],
+      question: 'What is the maximum length of a key, in bytes?',
+      claim,
+      citations: ['keys#1', 'faq#2'],
+      retrieved_ids: ['configuration#12', 'keys#1', 'faq#2', 'install#1', 'cli#2'],
+      gold_citations: ['keys#1'],
+      gold_claim_substr: ['512 bytes', 'FM-E102'],
+      constraints: ['Ferrymark rejects null keys.'],
+      constraints_echo: ['Ferrymark rejects null keys.'],
+      contradiction: 'accepts null keys',
+      trace: `runs/qa-regressed.trace.jsonl:${10 + i}`,
+    }));
+    report.suites.qa!.offenders_total = 6;
+    const dir = tmpTree({ 'r.html': renderHtml(report) });
+    const page = await open(path.join(dir, 'r.html'), { width: 1280 });
+    /** Each row's cell of a column: its width and how many lines its text takes. */
+    const column = (name: string) =>
+      page.evaluate<{ width: number; lines: number }[]>(
+        `(() => { const col = [...document.querySelectorAll("table.offenders thead th")].findIndex((th) => th.textContent === ${JSON.stringify(name)});
+          return [...document.querySelectorAll("table.offenders tbody tr")].map((tr) => { const td = tr.cells[col];
+            const r = document.createRange(); r.selectNodeContents(td);
+            return { width: td.getBoundingClientRect().width, lines: Math.round(r.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight)) }; }); })()`,
+      );
+    // The claim was 64 px and 8 lines: the table squeezed it to its longest word. 14em of 14 px is 196 px.
+    for (const name of ['claim', 'constraints']) {
+      const cells = await column(name);
+      expect(cells).toHaveLength(6);
+      for (const c of cells) {
+        expect(c.lines).toBeLessThanOrEqual(3);
+        expect(c.width).toBeGreaterThanOrEqual(196);
+      }
+    }
     expect(page.problems).toEqual([]);
   }, 60_000);
 

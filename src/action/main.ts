@@ -12,6 +12,7 @@ import { writeReport, type Report } from '../report/schema.js';
 import { renderText } from '../report/text.js';
 import { buildTrends } from '../report/trend.js';
 import { run, type RunOptions, type RunOutcome } from '../run.js';
+import { refuseInputsAsOutputs, runInputs } from '../run-inputs.js';
 import { mergeRun, partialFiles, writePartialRun } from '../partial/run.js';
 import { annotationsFor } from './annotations.js';
 import { appendSummary } from './summary.js';
@@ -59,8 +60,16 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       ...(inputs.history && inputs.history !== 'auto' ? { history: own('history', inputs.history) } : {}),
     };
     if (inputs.mode === 'comment') return await relayComment(inputs, env, event, files.report);
-    if (inputs.mode === 'partial')
-      return await writeShard(inputs, workspace, scope, own('partial', inputs.partial));
+    if (inputs.mode === 'partial') {
+      const partial = own('partial', inputs.partial);
+      const reads = await runInputs({
+        config: path.resolve(workspace, inputs.config),
+        scope,
+        suites: inputs.suites,
+      });
+      refuseInputsAsOutputs([{ flag: 'input "partial"', file: partial, written: inputs.partial }], reads);
+      return await writeShard(inputs, workspace, scope, partial);
+    }
     if (inputs.mode === 'merge' && inputs.suites.length)
       throw new UsageError(
         'input "suites" with mode merge: the partials say which suites were scored; expected it on the partial jobs',
@@ -76,10 +85,17 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
         inputs.baseline === 'auto' ? await (await remote()).autoBaseline(inputs, env, event) : undefined,
       release: inputs.release,
     };
-    outcome =
-      inputs.mode === 'merge'
-        ? await mergeRun(await partialFiles(inputs.partials, workspace, scope), options)
-        : await run(options);
+    const partials = inputs.mode === 'merge' ? await partialFiles(inputs.partials, workspace, scope) : [];
+    // Before anything is written: a report input naming the gold set replaced it and passed.
+    refuseInputsAsOutputs(
+      [{ flag: 'input "report"', file: files.report, written: inputs.report }],
+      [
+        ...(await runInputs(options)),
+        ...partials.map((file) => ({ file, what: 'a partial' })),
+        ...(files.history ? [{ file: files.history, what: 'the history' }] : []),
+      ],
+    );
+    outcome = inputs.mode === 'merge' ? await mergeRun(partials, options) : await run(options);
     if (files.history) history = await readHistory(files.history);
   } catch (err) {
     return failedOnInput(err, workspace);

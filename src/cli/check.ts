@@ -5,7 +5,7 @@ import { renderHtml } from '../report/html.js';
 import { renderJunit } from '../report/junit.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { serializeReport, writeReport, type Report } from '../report/schema.js';
-import { renderText } from '../report/text.js';
+import { renderText, verdictLines } from '../report/text.js';
 import { verdictLine } from '../report/format.js';
 import { buildTrends, type Trend } from '../report/trend.js';
 import { loadConfig } from '../config/load.js';
@@ -13,6 +13,7 @@ import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/con
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
 import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
+import { refuseInputsAsOutputs, runInputs, type RunInput } from '../run-inputs.js';
 import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
 
 /** --baseline gh:auto: the base commit's report artifact on GitHub (a file of that name is ./gh:auto). */
@@ -106,7 +107,7 @@ export const CHECK_OPTIONS = {
   quiet: {
     short: 'q',
     type: 'boolean',
-    help: 'print nothing when every gate passes: no warnings, no verdict line (a failure still prints its verdict)',
+    help: 'print nothing when every gate passes; on a failure, only the verdict line and the failed gates (no tables, no warnings)',
   },
   color: {
     type: 'boolean',
@@ -129,7 +130,7 @@ const CHECK = declareCommand({
   summary: 'score the suites in gates.yaml and check their gates (the default)',
   usage: 'groundgate [check] [options]',
   description:
-    "Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml. The report is rendered once for every --format. Unless --quiet, the verdict line is printed too: on stdout when every format goes to a file, on stderr when json, markdown, junit or html goes to stdout (which stays parseable).",
+    "Scores a pipeline's traces against a frozen gold set and checks the gates in gates.yaml. The report is rendered once for every --format. Unless --quiet, the verdict line is printed too: on stdout when every format goes to a file, on stderr when json, markdown, junit or html goes to stdout (which stays parseable). With --quiet a pass prints nothing and a failure prints, in that place, the verdict line and a line for each failed gate (the text view to stdout shows only these); formats to files are written in full.",
   options: CHECK_OPTIONS,
   exitStatus:
     '0 every gate passed (with --partial: the partial was written), 1 a gate failed, 2 usage, configuration or input error.',
@@ -299,9 +300,29 @@ export const checkCommand: Command = commandOf(CHECK, async (argv, io) => {
         `groundgate: note: the engine thread ran out of its ${plan.limits.maxOldGenerationSizeMb} MB heap (${ENGINE_ENV}); ran on the main thread\n`,
       );
   }
+  await refuseOwnInputs(args, options);
   if (args.partial !== undefined) return partial(args.partial, args, options, io);
   return check(args, options, io, run);
 });
+
+/**
+ * Exit 2 before anything is written when a file the user named for check or merge to write (--report, a
+ * --format's, --partial) is one the run reads: its inputs, the history, and `alsoRead` (merge's partials).
+ */
+export async function refuseOwnInputs(
+  args: CheckArgs,
+  options: RunOptions,
+  alsoRead: readonly RunInput[] = [],
+): Promise<void> {
+  const reads = [...(await runInputs(options)), ...alsoRead];
+  if (args.history !== undefined) reads.push({ file: args.history, what: 'the history' });
+  const outputs = [
+    { flag: '--report', file: args.report },
+    ...args.outputs.map((o) => ({ flag: o.flag ?? '--out', file: o.file })),
+    { flag: '--partial', file: args.partial },
+  ];
+  refuseInputsAsOutputs(outputs, reads);
+}
 
 async function partial(file: string, args: CheckArgs, options: RunOptions, io: CliIo): Promise<number> {
   const { writePartialRun } = await import('../partial/run.js');
@@ -351,16 +372,17 @@ export async function check(
   for (const o of args.outputs) {
     // Colour only where a terminal shows it, unless asked for.
     const color = args.color ?? (o.file === undefined && io.isTty && io.env.NO_COLOR === undefined);
-    const text = render(o.format, view, color);
-    if (o.file !== undefined) writeOutput(o.file, text);
-    else if (!silent) io.stdout(text);
+    if (o.file !== undefined) writeOutput(o.file, render(o.format, view, color));
+    else if (args.quiet && o.format === 'text') {
+      if (!silent) io.stdout(`${verdictLines(report, color).join('\n')}\n`);
+    } else if (!silent) io.stdout(render(o.format, view, color));
   }
   // The text view ends with the verdict; beside anything else, a line says it, off stdout if stdout is data.
-  // --quiet silences a pass; a failure whose formats all went to files still says so in one line.
+  // --quiet silences a pass, and tells a failure by its verdict and failed gates only (eslint's --quiet).
   if (!silent && shown?.format !== 'text') {
-    const line = verdictLine(report.gates);
-    if (shown) printLine(io, line);
-    else io.stdout(`${line}\n`);
+    const lines = args.quiet ? verdictLines(report, false) : [verdictLine(report.gates)];
+    if (shown) for (const line of lines) printLine(io, line);
+    else io.stdout(`${lines.join('\n')}\n`);
   }
   return passed ? 0 : 1;
 }

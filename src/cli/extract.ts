@@ -2,6 +2,7 @@ import { displayPath, UsageError } from '../errors.js';
 import { AGENTS, type Agent } from '../suites/context/contract.js';
 import { extractTrajectories, trajectoryFiles } from '../suites/context/extract/index.js';
 import { commandOf, writeOutput, type CliIo } from './command.js';
+import { refuseInputsAsOutputs } from '../run-inputs.js';
 import { declareCommand, parseOptions } from './options.js';
 
 const EXTRACT = declareCommand({
@@ -46,7 +47,12 @@ export const extractCommand = commandOf(EXTRACT, async (argv: readonly string[],
   }
   if (positionals.length === 0) throw new UsageError('expected at least one trajectory PATH');
 
-  const predictions = await extractTrajectories(trajectoryFiles(positionals, agent), agent);
+  const files = trajectoryFiles(positionals, agent);
+  refuseInputsAsOutputs(
+    [{ flag: '--out', file: values.out }],
+    files.map((file) => ({ file, what: 'a trajectory' })),
+  );
+  const predictions = await extractTrajectories(files, agent);
   const text = predictions
     .map(({ instance_id, traj_data, model_patch }) => JSON.stringify({ instance_id, traj_data, model_patch }))
     .map((line) => `${line}\n`)

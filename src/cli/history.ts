@@ -4,6 +4,7 @@ import { appendEntry, entryFor, readHistory } from '../history/history.js';
 import { reportSchema } from '../report/schema.js';
 import { commandOf, type CliIo } from './command.js';
 import { declareCommand, parseOptions } from './options.js';
+import { refuseInputsAsOutputs } from '../run-inputs.js';
 import { safeParse } from '../io/validate.js';
 
 const HISTORY = declareCommand({
@@ -30,6 +31,7 @@ export const historyCommand = commandOf(HISTORY, async (argv, io: CliIo) => {
   if (action !== 'append' || !reportFile || rest.length || !values.file) {
     throw new UsageError(`expected: ${HISTORY.usage}`);
   }
+  refuseInputsAsOutputs([{ flag: '--file', file: values.file }], [{ file: reportFile, what: 'the report' }]);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(reportFile, 'utf8'));

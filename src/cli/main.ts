@@ -18,7 +18,7 @@ const TOP = declareCommand({
   sections: [
     {
       title: 'Commands',
-      body: `${commandList()}\n\nRun "groundgate COMMAND --help" for a command's options; without a command, check runs.`,
+      body: `${commandList()}\n\nRun "groundgate help COMMAND" (or "groundgate COMMAND --help") for a command's options; without a command, check runs.`,
     },
   ],
   options: { version: { short: 'v', type: 'boolean', help: 'print the version' } },
@@ -52,14 +52,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stdout(`${VERSION}\n`);
       return 0;
     }
+    if (first === 'help') {
+      if (rest.length > 1) throw new UsageError(`expected: groundgate help [COMMAND]`);
+      const named = rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h' ? undefined : rest[0];
+      io.stdout(named === undefined ? helpText(TOP) : commandNamed(named).usage);
+      return 0;
+    }
     if (first !== undefined && !first.startsWith('-')) {
-      command = COMMANDS.find((c) => c.name === first);
-      if (!command) {
-        const names = COMMANDS.map((c) => c.name);
-        throw new UsageError(
-          `unknown command ${JSON.stringify(first)}${didYouMean(first, names)}; expected one of ${names.join(', ')}`,
-        );
-      }
+      command = commandNamed(first);
       return await runCommand(command, rest, io);
     }
     command = COMMANDS[0]!;
@@ -79,6 +79,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     for (const line of [`internal error: ${first}`, ...rest]) printLine(io, line);
     return 2;
   }
+}
+
+function commandNamed(name: string): Command {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command) return command;
+  const names = COMMANDS.map((c) => c.name);
+  throw new UsageError(
+    `unknown command ${JSON.stringify(name)}${didYouMean(name, names)}; expected one of ${names.join(', ')}`,
+  );
 }
 
 async function runCommand(command: Command, argv: readonly string[], io: CliIo): Promise<number> {

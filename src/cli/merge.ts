@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { RunOptions } from '../run.js';
-import { CHECK_OPTIONS, check, commandScope, parseCheckArgs } from './check.js';
+import { CHECK_OPTIONS, check, commandScope, parseCheckArgs, refuseOwnInputs } from './check.js';
 import { declareCommand } from './options.js';
 import { commandOf, type Command } from './command.js';
 
@@ -53,5 +53,10 @@ export const mergeCommand: Command = commandOf(MERGE, async (argv, io) => {
     release: args.release,
     scope,
   };
+  await refuseOwnInputs(
+    args,
+    options,
+    files.map((file) => ({ file, what: 'a partial' })),
+  );
   return check(args, options, io, (o) => mergeRun(files, o));
 });

@@ -34,6 +34,7 @@
  * `GROUNDGATE_WRITE_README=1 npx vitest run test/help.test.ts` (without it, that test fails on a stale one).
  */
 import { parseArgs } from 'node:util';
+import { didYouMean } from '../config/suggest.js';
 import { UsageError } from '../errors.js';
 
 export interface OptionSpec {
@@ -145,13 +146,27 @@ export function parseOptions<O extends OptionSpecs>(
       tokens: true,
     });
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
+    throw new UsageError(unknownOption(err, spec.options) ?? firstLine(err));
   }
   if (parsed.values.help) throw new HelpRequested();
   delete parsed.values.help;
   const given = new Set<keyof O & string>();
   for (const token of parsed.tokens) if (token.kind === 'option') given.add(token.name as keyof O & string);
   return { values: parsed.values as Parsed<O>['values'], positionals: parsed.positionals, given };
+}
+
+const firstLine = (err: unknown) =>
+  (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '');
+
+/** parseArgs' unknown option, worded as an unknown command is: with the closest option's name. */
+function unknownOption(err: unknown, options: OptionSpecs): string | undefined {
+  if ((err as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const name = /'([^']*)'/.exec((err as Error).message)?.[1];
+  if (name === undefined) return undefined;
+  const names = Object.entries({ ...options, help: HELP }).flatMap(([n, o]) =>
+    o.negatable ? [`--${n}`, `--no-${n}`] : [`--${n}`],
+  );
+  return `unknown option ${JSON.stringify(name)}${name.startsWith('--') ? didYouMean(name, names) : ''}`;
 }
 
 const WIDTH = 100;

@@ -63,7 +63,7 @@ export function loadConfig(file: string, scope: PathScope = cliScope(file)): Loa
     throw new InputError(
       { file },
       code === 'ENOENT'
-        ? 'config file not found; pass --config PATH or create gates.yaml'
+        ? 'config file not found; pass --config PATH, or run "groundgate init" to write one calibrated from the data in the repository'
         : `cannot read config (${code})`,
     );
   }

@@ -23,11 +23,22 @@ export function validateLine<T>(
  */
 export function safeParse<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafeParseResult<T> {
   const n = parses.get(schema) ?? 0;
-  if (n >= COMPILE_AFTER) return schema.safeParse(value);
+  if (n >= COMPILE_AFTER) return schema.safeParse(value, FIRST_ISSUE);
   parses.set(schema, n + 1);
-  return schema.safeParse(value, { jitless: true });
+  return schema.safeParse(value, FIRST_ISSUE_JITLESS);
 }
 
+/**
+ * Every caller words the first issue only, so zod stops at it (`abortEarly`, the flag `z.core.validate`
+ * parses with): a long list of wrong elements otherwise makes an issue per element, and zod gathers them
+ * with `issues.push(...childIssues)`, which overflows the stack. The flag is zod-internal
+ * (ParseContextInternal): test/validate.long-lists.test.ts fails if an update drops it.
+ */
+const FIRST_ISSUE: z.core.ParseContextInternal<z.core.$ZodIssue> = { abortEarly: true };
+const FIRST_ISSUE_JITLESS: z.core.ParseContextInternal<z.core.$ZodIssue> = {
+  abortEarly: true,
+  jitless: true,
+};
 const COMPILE_AFTER = 256;
 const parses = new WeakMap<z.ZodType, number>();
 

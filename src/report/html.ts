@@ -52,7 +52,7 @@ svg .line{fill:none;stroke:#0969da;stroke-width:2}svg .pt{fill:#0969da}svg .off{
 code{font-size:12px;background:#eff2f5;padding:1px 4px;border-radius:4px}
 .bar{display:inline-block;height:10px;background:#cf222e;border-radius:2px;vertical-align:middle}
 .labels code{background:#ffebe9}
-td.long{min-width:14em}td.long details{overflow-wrap:anywhere}.full{margin-top:4px}summary{cursor:pointer}
+td.long,td.prose{min-width:14em}td.long details{overflow-wrap:anywhere}.full{margin-top:4px}summary{cursor:pointer}
 .legend{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0;color:#59636e}
 .legend dt{white-space:nowrap;font-family:ui-monospace,monospace;font-size:12px;color:#1f2328}.legend dd{margin:0}
 th button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer;text-align:left}
@@ -302,7 +302,12 @@ function offenderCell(v: unknown, max: number): string {
   const text = list ? list.join(', ') : String(v);
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
   const shown = list && text.length <= max ? list.map(piece).join(', ') : piece(cut);
-  if (text.length <= FOLD) return `<td>${shown}</td>`;
+  // Prose (a claim, a list of sentences) keeps a column's width: beside many columns of unbreakable ids a
+  // claim got a word a line.
+  if (text.length <= FOLD)
+    return text.length > SHORT && (list ?? [text]).some((x) => /\s/.test(x))
+      ? `<td class="prose">${shown}</td>`
+      : `<td>${shown}</td>`;
   const summary = list ? `${list.length} items: ${firstWords(text)}` : firstWords(text);
   return `<td class="long"><details><summary>${esc(summary)}</summary><div class="full">${shown}</div></details></td>`;
 }

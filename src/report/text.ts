@@ -118,8 +118,15 @@ export function renderText(report: Report, options: TextOptions): string {
         now: options.now,
       }),
     );
+  out.push(...verdictLines(report, options.color ?? false));
+  return out.join('\n') + '\n';
+}
+
+/** The verdict line, then a line for each failed gate: how the text view ends, and all --quiet shows of a failure. */
+export function verdictLines(report: Report, color: boolean): string[] {
   const line = verdictLine(report.gates);
-  out.push(failed ? paint('31;1', line) : paint('32;1', line));
+  const code = report.verdict === 'fail' ? '31;1' : '32;1';
+  const out = [color ? `\u001b[${code}m${line}\u001b[0m` : line];
   for (const g of report.gates.filter((g) => !g.passed)) {
     const unit = specOf(report.suites[g.suite]!.kind, g.metric)?.unit;
     const value = formatNumber(g.value, unit);
@@ -127,7 +134,7 @@ export function renderText(report: Report, options: TextOptions): string {
       `  ✗ ${g.suite}.${g.metric} = ${value}, wanted ${formatThreshold(g)}${g.reason ? ` — ${g.reason}` : ''}`,
     );
   }
-  return out.join('\n') + '\n';
+  return out;
 }
 
 function offenderLines(o: OffenderJson): string[] {
