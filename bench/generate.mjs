@@ -635,10 +635,10 @@ function* jsonLines(file) {
 /**
  * From the grounded-qa workload in `dir` (generateGroundedQa): the traces and gold in nested shapes with a
  * `fields:` mapping (gates-mapped.yaml; the traces' ids also as lists of objects read with `*`,
- * gates-listed.yaml; the canonical traces with their citations as markers in the claim, gates-marked.yaml),
- * the traces as OTLP JSON with OpenInference spans, one export a
- * trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one row group,
- * gates-parquet-one-group.yaml). Each scores as gates.yaml. Beside them, the canonical files with claims
+ * gates-listed.yaml; the canonical traces with their citations as markers in the claim, gates-marked.yaml,
+ * and refusal patterns too, gates-patterned.yaml), the traces as OTLP JSON with OpenInference spans, one
+ * export a trace (gates-openinference.yaml), and both as Parquet (gates-parquet.yaml; the traces also in one
+ * row group, gates-parquet-one-group.yaml). Each scores as gates.yaml. Beside them, the canonical files with claims
  * matched normalized (gates-normalized.yaml, `claims: {match: normalized}`): the normalized rule's cost.
  */
 export async function generateFormats(dir) {
@@ -811,6 +811,19 @@ export async function generateFormats(dir) {
       '    citation_markers:',
       "      pattern: '\\[([^\\]\\s]+)\\]'",
       '      refers_to: id',
+    ]),
+  );
+  // The marked traces with refusal patterns too: every claim runs through the gates.yaml patterns (RE2).
+  writeFileSync(
+    path.join(dir, 'gates-patterned.yaml'),
+    suite([
+      '    gold: qa.gold.jsonl',
+      '    traces: marked.trace.jsonl',
+      '    citation_markers:',
+      "      pattern: '\\[([^\\]\\s]+)\\]'",
+      '      refers_to: id',
+      '    refusal:',
+      "      patterns: ['^i (do not|don''t) know', '\\bno (relevant )?information\\b']",
     ]),
   );
   writeFileSync(

@@ -306,6 +306,7 @@ async function formats(scale) {
     mapped: ['mapped.trace.jsonl', 'mapped.gold.jsonl'],
     listed: ['listed.trace.jsonl', 'mapped.gold.jsonl'],
     marked: ['marked.trace.jsonl', 'qa.gold.jsonl'],
+    patterned: ['marked.trace.jsonl', 'qa.gold.jsonl'],
     openinference: ['otlp.trace.jsonl', 'qa.gold.jsonl'],
   };
   const floorOf = (files) => ({ args: [path.join(FLOORS, 'jsonl-threads.mjs'), ...files], cwd: w.dir });
@@ -330,6 +331,9 @@ async function formats(scale) {
     ['listed', 'gates-listed.yaml', null, 1.15],
     // Citations as markers in the claim (citation_markers), held to the same (#44).
     ['marked', 'gates-marked.yaml', null, 1.15],
+    // The same with refusal patterns: every claim through gates.yaml's patterns on RE2 (#54). With --vs an
+    // older bundle, vs_old_wall is RE2 against the RegExp engine it used.
+    ['patterned', 'gates-patterned.yaml', null, null],
     ['openinference', 'gates-openinference.yaml', 1.5],
     ['parquet', 'gates-parquet.yaml', 2],
     // Not the issue's yardstick: the layout most writers' users get (see generateFormats).

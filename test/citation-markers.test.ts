@@ -3,9 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { parquetWriteBuffer } from 'hyparquet-writer';
+import { parseConfig } from '../src/config/load.js';
 import { compileMarkers, markedCitations } from '../src/grounded-answer/citation-markers.js';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { traceScanner } from '../src/grounded-answer/trace-checks.js';
+import { judgedTrace, scannedQid, scannedTs, scanTraceLine } from '../src/grounded-answer/trace-scan.js';
 import { mergeRun, writePartialRun } from '../src/partial/run.js';
 import { run } from '../src/run.js';
 import { otlpLines, phoenixArray, readJsonlFile } from './helpers/formats.js';
@@ -229,18 +231,23 @@ describe('citation markers', () => {
     );
   });
 
-  it("the marker variant's scanner numbers members as the canonical one", () => {
-    const marked = traceScanner({ markers: true })!;
-    const mapped = traceScanner({ fields: { '/qid': '/id' } })!;
-    for (const p of [
-      '/qid',
-      '/ts',
-      '/retrieved_ids',
-      '/answer_json/claim',
-      '/answer_json/citations',
-      '/refused',
-    ])
-      expect([p, marked.slot(p)]).toEqual([p, mapped.slot(p)]);
+  it("judging reads what the marker variant's scanner found where it reads a canonical line's members", () => {
+    const scanner = traceScanner({ markers: true })!;
+    const found = scanner.found();
+    const line = Buffer.from(
+      '{"ts":7,"qid":"q1","retrieved_ids":["d1","d2"],"answer_json":{"claim":"Yes [2].","constraints_echo":["c"]},"refused":true}',
+    );
+    expect(scanTraceLine(line, 0, line.length, found, scanner)).toBe(true);
+    expect(scannedQid(line, found)).toBe('q1');
+    expect(scannedTs(line, found)).toBe(7);
+    expect(judgedTrace(line, line.length, found)).toEqual({
+      retrieved_ids: ['d1', 'd2'],
+      answer_json: { claim: 'Yes [2].', citations: [], constraints_echo: ['c'] },
+      refused: true,
+    });
+    // A line that lists citations is left to the schema, which words the error.
+    const listed = Buffer.from('{"qid":"q1","retrieved_ids":[],"answer_json":{"claim":"x","citations":[]}}');
+    expect(scanTraceLine(listed, 0, listed.length, scanner.found(), scanner)).toBe(false);
   });
 });
 
@@ -248,19 +255,26 @@ describe('gates.yaml', () => {
   const config = (markers: string) =>
     `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    citation_markers:\n${markers}    gates:\n      precision: ">= 0.8"\n`;
   const error = configError;
-  it('refuses a pattern without exactly one capture group, an invalid or slow one, and another refers_to', () => {
+  it('refuses a pattern without exactly one capture group, one RE2 cannot run, and another refers_to', () => {
     expect(error(config("      pattern: '\\[\\d+\\]'\n      refers_to: rank\n"))).toBe(
       'gates.yaml:8:16: suite "qa": citation_markers.pattern: regular expression "\\\\[\\\\d+\\\\]" has 0 capture groups; expected exactly one, the citation each match makes',
     );
     expect(error(config("      pattern: '\\[(\\d+)\\]\\[(\\d+)\\]'\n      refers_to: rank\n"))).toBe(
       'gates.yaml:8:16: suite "qa": citation_markers.pattern: regular expression "\\\\[(\\\\d+)\\\\]\\\\[(\\\\d+)\\\\]" has 2 capture groups; expected exactly one, the citation each match makes',
     );
-    expect(error(config("      pattern: '\\[(\\d+'\n      refers_to: rank\n"))).toMatch(
-      /^gates\.yaml:8:16: suite "qa": citation_markers\.pattern: invalid regular expression: /,
+    expect(error(config("      pattern: '\\[(\\d+'\n      refers_to: rank\n"))).toBe(
+      'gates.yaml:8:16: suite "qa": citation_markers.pattern: regular expression "\\\\[(\\\\d+": missing closing ): `\\[(\\d+`; expected RE2 syntax (no lookahead, lookbehind or backreferences)',
     );
-    expect(error(config("      pattern: '((\\d+)+)$'\n      refers_to: id\n"))).toMatch(
-      /^gates\.yaml:8:16: suite "qa": citation_markers\.pattern: regular expression "\(\(\\\\d\+\)\+\)\$" may take exponential time/,
+    expect(error(config("      pattern: '(?<=\\[)(\\d+)'\n      refers_to: rank\n"))).toMatch(
+      /^gates\.yaml:8:16: suite "qa": citation_markers\.pattern: regular expression "\(\?<=\\\\\[\)\(\\\\d\+\)": invalid named capture: .*; expected RE2 syntax/,
     );
+    // Once refused as exponential on a backtracking engine; linear on RE2.
+    expect(() =>
+      parseConfig(
+        config("      pattern: '((?:\\d+)+)$'\n      refers_to: id\n"),
+        path.join(process.cwd(), 'gates.yaml'),
+      ),
+    ).not.toThrow();
     expect(error(config("      pattern: '\\[(\\d+)\\]'\n      refers_to: position\n"))).toBe(
       'gates.yaml:9:18: suite "qa": citation_markers.refers_to: expected one of "rank"|"id"',
     );

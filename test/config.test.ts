@@ -1,7 +1,7 @@
 import path from 'node:path';
-import safeRegex from 'safe-regex2';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
+import { patternProblem } from '../src/config/pattern.js';
 import { DEFAULT_SCU_RULES } from '../src/grounded-answer/scu.js';
 import { SUITE_KINDS } from '../src/suites/registry.js';
 import { configError } from './helpers/config-error.js';
@@ -99,7 +99,9 @@ describe('gates.yaml loader', () => {
     );
     expect(
       error(base(undefined, '    scu:\n      rules:\n        - { lock: "(", contradiction: "x" }\n')),
-    ).toMatch(/^gates\.yaml:9:\d+: suite "qa": scu\.rules\.0\.lock: invalid regular expression/);
+    ).toMatch(
+      /^gates\.yaml:9:\d+: suite "qa": scu\.rules\.0\.lock: regular expression "\(": missing closing \)/,
+    );
   });
 
   it('refuses a fields: pointer deeper than a record can be, and a document nested past the parser, at file:line', () => {
@@ -166,22 +168,36 @@ describe('gates.yaml loader', () => {
     expect(error(base('      precision: { max: .inf }\n'))).toMatch(/expected a finite number/);
   });
 
-  it('refuses SCU patterns that could backtrack exponentially on a crafted claim', () => {
+  it('reads SCU patterns as RE2 syntax, and refuses what RE2 lacks or a program too large, at line:column', () => {
     const rule = (contradiction: string) =>
       base(
         '      precision: ">= 0.8"\n',
         `    scu:\n      rules:\n        - lock: "x"\n          contradiction: '${contradiction}'\n`,
       );
-    expect(error(rule('(a+)+$'))).toBe(
-      'gates.yaml:10:26: suite "qa": scu.rules.0.contradiction: regular expression "(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition or repeated alternatives',
+    const where = 'gates.yaml:10:26: suite "qa": scu.rules.0.contradiction: ';
+    const noRe2 = '; expected RE2 syntax (no lookahead, lookbehind or backreferences)';
+    expect(error(rule('(?<!not )allowed'))).toBe(
+      `${where}regular expression "(?<!not )allowed": invalid named capture: \`(?<!not )allowed\`${noRe2}`,
     );
-    expect(error(rule('x'.repeat(501)))).toMatch(/scu\.rules\.0\.contradiction: .*at most 500 characters/);
-    expect(() =>
-      parseConfig(rule('\\ballow(ed)?\\b|\\bcan\\b'), path.join(process.cwd(), 'gates.yaml')),
-    ).not.toThrow();
+    expect(error(rule('(?=may)m'))).toBe(
+      `${where}regular expression "(?=may)m": invalid or unsupported Perl syntax: \`(?=\`${noRe2}`,
+    );
+    expect(error(rule('(may)\\1'))).toBe(
+      `${where}regular expression "(may)\\\\1": invalid escape sequence: \`\\1\`${noRe2}`,
+    );
+    // Two runs of 1,000 any-characters: 2,000 instructions, and the two every program has (fail, match).
+    expect(error(rule('.{1000}.{1000}'))).toBe(
+      `${where}regular expression ".{1000}.{1000}" compiles to 2002 instructions; expected at most 1000 (a counted repetition such as {100} repeats its part)`,
+    );
+    expect(error(rule('x'.repeat(501)))).toBe(
+      `${where}found a regular expression of 501 characters; expected one of at most 500`,
+    );
+    // Nested and repeated quantifiers run in linear time on RE2: nothing to refuse.
+    for (const linear of ['(a+)+$', '(.|\\s)*x', 'a*a*a*b', '\\ballow(ed)?\\b|\\bcan\\b'])
+      expect(() => parseConfig(rule(linear), path.join(process.cwd(), 'gates.yaml'))).not.toThrow();
     // The seed's own rules pass the same test.
     for (const r of DEFAULT_SCU_RULES)
-      expect([safeRegex(r.lock), safeRegex(r.contradiction)]).toEqual([true, true]);
+      expect([patternProblem(r.lock), patternProblem(r.contradiction)]).toEqual([undefined, undefined]);
   });
 
   it('requires at least one suite and a mapping', () => {

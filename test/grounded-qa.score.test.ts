@@ -3,7 +3,7 @@ import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
 import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/judge.js';
 import { isVerdict, labelsOf } from '../src/grounded-answer/verdict-flags.js';
 import { newRunTable } from '../src/grounded-answer/runs.js';
-import { compileRules, DEFAULT_SCU_RULES, echoMatches } from '../src/grounded-answer/scu.js';
+import { DEFAULT_SCU_RULES, echoMatches } from '../src/grounded-answer/scu.js';
 import {
   aggregate,
   answerableOf,
@@ -60,7 +60,7 @@ function scoreGroundedQa(gold: GoldItem[], runs: ReadonlyMap<string, TraceLine>,
   return { ...aggregate(answerableOf(gold), table, options), items };
 }
 const off: ScoreOptions = { refusalToken: 'not in context', scuRules: null, cutoffs: [1, 5] };
-const on: ScoreOptions = { ...off, scuRules: compileRules(DEFAULT_SCU_RULES) };
+const on: ScoreOptions = { ...off, scuRules: DEFAULT_SCU_RULES };
 
 /*
  * One item per label. A = G1 G2 G3 G6 G7 G8 G9 (7), U = G4 G5 (2).
@@ -146,7 +146,7 @@ describe('scoreGroundedQa on the hand-computed set', () => {
     expect(s.metrics.scu_violations).toEqual({ value: 1 });
     expect(s.metrics.constraint_integrity).toEqual({ value: 0, numerator: 0, denominator: 1 });
     expect(s.items.find((i) => i.gold.qid === 'G3')!.labels).toEqual(['scu_violation']);
-    expect(s.items.find((i) => i.gold.qid === 'G3')!.brokenRule!.source.contradiction).toBe(
+    expect(s.items.find((i) => i.gold.qid === 'G3')!.brokenRule!.contradiction).toBe(
       String.raw`\bmay\b|\boptional\b|\bnot\s+required\b`,
     );
   });
@@ -265,7 +265,7 @@ describe('refusal, echo and contradiction rules', () => {
   });
 
   it('applies each default rule only when its lock is among the constraints', () => {
-    const rules = compileRules(DEFAULT_SCU_RULES);
+    const rules = DEFAULT_SCU_RULES;
     const violates = (claim: string, constraints: string[]) =>
       scoreGroundedQa(
         [gold('X', true, ['zzzzz'], ['d'], constraints)],

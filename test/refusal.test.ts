@@ -172,6 +172,17 @@ describe('the text rule', () => {
     // Not a prefix: somewhere inside the claim is an answer that mentions it.
     expect(isRefusal("Yes. I couldn't find a limit.", rule)).toBe(false);
   });
+  it('a claim that starts or ends with a character trim removes is trimmed before it is compared', () => {
+    expect(isRefusal('Not in context \n', rule)).toBe(true);
+    expect(isRefusal('\tnot in CONTEXT', rule)).toBe(true);
+    expect(isRefusal('Not in context.\n', rule)).toBe(false);
+  });
+  it('every ASCII capital is folded, A to Z', () => {
+    const az = refusalRule(TOKEN, { phrases: ['zap the quiz'], patterns: [] });
+    expect(isRefusal('ZAP THE QUIZ', az)).toBe(true);
+    expect(isRefusal('Zap the quiz, sorry.', az)).toBe(true);
+    expect(isRefusal('AZAP THE QUIZ', az)).toBe(false);
+  });
   it('a pattern is tested case-insensitively on the trimmed claim', () => {
     expect(isRefusal("  i DON'T know  ", rule)).toBe(true);
     expect(isRefusal('I do not know.', rule)).toBe(true);
@@ -270,12 +281,15 @@ describe('gates.yaml', () => {
   const config = (refusal: string) =>
     `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: g.jsonl\n    traces: t.jsonl\n    refusal:\n${refusal}    gates:\n      precision: ">= 0.8"\n`;
   const error = configError;
-  it('refuses a pattern that is invalid or may take exponential time, and a blank phrase, at line:column', () => {
+  it('refuses a pattern that is not RE2 syntax or matches without text, and a blank phrase, at line:column', () => {
     expect(error(config("      patterns: ['^I (do not|don''t) know', '(unclosed']\n"))).toBe(
-      'gates.yaml:8:45: suite "qa": refusal.patterns.1: invalid regular expression: Invalid regular expression: /(unclosed/: Unterminated group',
+      'gates.yaml:8:45: suite "qa": refusal.patterns.1: regular expression "(unclosed": missing closing ): `(unclosed`; expected RE2 syntax (no lookahead, lookbehind or backreferences)',
     );
-    expect(error(config("      patterns: ['^(a+)+$']\n"))).toBe(
-      'gates.yaml:8:18: suite "qa": refusal.patterns.0: regular expression "^(a+)+$" may take exponential time (a quantifier inside a quantified group); expected one without nested repetition or repeated alternatives',
+    expect(error(config("      patterns: ['(?<!not )sorry']\n"))).toBe(
+      'gates.yaml:8:18: suite "qa": refusal.patterns.0: regular expression "(?<!not )sorry": invalid named capture: `(?<!not )sorry`; expected RE2 syntax (no lookahead, lookbehind or backreferences)',
+    );
+    expect(error(config("      patterns: ['\\bno\\b', 'x*']\n"))).toBe(
+      'gates.yaml:8:28: suite "qa": refusal.patterns.1: regular expression "x*" matches without reading any text, so every claim would be a refusal; expected one that matches some text',
     );
     expect(error(config("      phrases: ['  ']\n"))).toBe(
       'gates.yaml:8:17: suite "qa": refusal.phrases.0: expected a phrase that is not blank, which every claim would start with',

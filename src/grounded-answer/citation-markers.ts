@@ -1,6 +1,7 @@
 // Citations written into the claim as markers (`citation_markers:`, docs/formats.md "Inline citation
 // markers"): each match of the pattern is one citation, its one capture group a 1-based rank in
 // retrieved_ids or the chunk id itself.
+import { compiled } from '../config/pattern.js';
 
 /** `citation_markers:` as gates.yaml gives it (see config.ts). */
 export interface MarkerSettings {
@@ -8,15 +9,15 @@ export interface MarkerSettings {
   refers_to: 'rank' | 'id';
 }
 
-/** The settings compiled once: plain data with a RegExp, so they cross to worker threads. */
+/** The settings as judging reads them: plain data, so they cross to worker threads. */
 export interface Markers {
-  /** Global: every match of the claim is read. */
-  pattern: RegExp;
+  /** The source, compiled where first used (see pattern.ts); every match of the claim is read. */
+  pattern: string;
   rank: boolean;
 }
 
 export const compileMarkers = (s: MarkerSettings): Markers => ({
-  pattern: new RegExp(s.pattern, 'g'),
+  pattern: s.pattern,
   rank: s.refers_to === 'rank',
 });
 
@@ -34,7 +35,7 @@ export function markedCitations(
   // A claim of 40k markers checked each against a list took 7.7 s; a set keeps it linear.
   const seen = new Set<string>();
   let stray = false;
-  for (const match of claim.matchAll(m.pattern)) {
+  for (const match of compiled(m.pattern).matchAll(claim)) {
     const text = match[1];
     if (text === undefined) continue;
     let id = text;

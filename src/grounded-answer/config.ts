@@ -1,30 +1,17 @@
 import { z } from 'zod';
-import { whyUnsafe } from '../config/safe-pattern.js';
+import { compiled, patternProblem } from '../config/pattern.js';
 import { fieldMapSchema } from '../io/field-map.js';
 import type { Shape } from '../io/record-shape.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 
 /**
- * A pattern of gates.yaml (SCU rules, refusal patterns, citation markers): valid, not one that backtracks
- * exponentially (see safe-pattern.ts), and no longer than anyone writes by hand.
+ * A pattern of gates.yaml (SCU rules, refusal patterns, citation markers): RE2 syntax, run in linear time
+ * (see pattern.ts).
  */
-const regex = z
-  .string()
-  .max(500, 'expected a regular expression of at most 500 characters')
-  .superRefine((source, ctx) => {
-    try {
-      new RegExp(source);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
-      return;
-    }
-    const why = whyUnsafe(source);
-    if (why)
-      ctx.addIssue({
-        code: 'custom',
-        message: `regular expression ${JSON.stringify(source)} may take exponential time (${why}); expected one without nested repetition or repeated alternatives`,
-      });
-  });
+const regex = z.string().superRefine((source, ctx) => {
+  const problem = patternProblem(source);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const scuSchema = z.union([
   z.boolean(),
@@ -146,13 +133,8 @@ export type ClaimsSettings = NonNullable<z.infer<typeof answerSettings.claims>>;
  */
 function needsText(consequence: string) {
   return (source: string, ctx: z.RefinementCtx) => {
-    let empty: boolean;
-    try {
-      empty = new RegExp(source, 'i').exec('qzx\u2028 ')?.[0] === '';
-    } catch {
-      return;
-    }
-    if (empty)
+    if (patternProblem(source) !== undefined) return;
+    if (compiled(source, true).exec('qzx\u2028 ')?.[0] === '')
       ctx.addIssue({
         code: 'custom',
         message: `regular expression ${JSON.stringify(source)} matches without reading any text, so ${consequence}; expected one that matches some text`,
@@ -160,13 +142,9 @@ function needsText(consequence: string) {
   };
 }
 
-/** How many capture groups a pattern has (an alternative that matches "" makes every group take part); undefined when it is no pattern. */
+/** How many capture groups a pattern has; undefined when it is no pattern. */
 function captureGroups(source: string): number | undefined {
-  try {
-    return new RegExp(`${source}|`).exec('')!.length - 1;
-  } catch {
-    return undefined;
-  }
+  return patternProblem(source) === undefined ? compiled(source).groupCount() : undefined;
 }
 
 /** The contradiction rules in force, or null when SCU is off. */

@@ -1,7 +1,8 @@
 import { contains, containment, type Containment } from './containment.js';
 import type { JudgedGold } from './gold-item.js';
 import type { JudgedTrace } from './trace-scan.js';
-import { echoMatches, type CompiledRule } from './scu.js';
+import { compiled } from '../config/pattern.js';
+import { echoMatches, type ScuRule } from './scu.js';
 import type { Verdicts } from './runs.js';
 import type { ScoreOptions } from './score-options.js';
 import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
@@ -49,8 +50,8 @@ export interface JudgeOptions {
   refusal: RefusalRule;
   /** How citations are read from the claim (`citation_markers`); absent when the trace lists them. */
   markers?: Markers;
-  /** Each SCU rule's contradiction pattern, by rule index. */
-  contradictions: readonly RegExp[];
+  /** Each SCU rule's contradiction pattern (its source: see pattern.ts), by rule index. */
+  contradictions: readonly string[];
   cutoffs: readonly number[];
   /** Set when a claim the substring rule misses is matched normalized (`claims:`, match normalized or semantic). */
   normalized?: NormalizedRule;
@@ -58,7 +59,7 @@ export interface JudgeOptions {
 
 export function judgeItem(
   item: JudgedGold,
-  rules: readonly CompiledRule[] | null,
+  rules: readonly ScuRule[] | null,
   // Required, though often undefined: a judging site that forgot it would silently match by substring alone.
   normalized: NormalizedRule | undefined,
 ): JudgeItem {
@@ -71,14 +72,16 @@ export function judgeItem(
     substrings,
     words,
     constraints: constrained ? item.constraints : null,
-    rules: constrained ? rules.flatMap((r, i) => (lowered.some((c) => r.lock.test(c)) ? [i] : [])) : [],
+    rules: constrained
+      ? rules.flatMap((r, i) => (lowered.some((c) => compiled(r.lock).test(c)) ? [i] : []))
+      : [],
     ...(normalized && item.answerable && { facts: item.claimSubstrings }),
   };
 }
 
 export function judgeOptions(
   refusalToken: string,
-  rules: readonly CompiledRule[] | null,
+  rules: readonly ScuRule[] | null,
   cutoffs: readonly number[],
   more: Pick<ScoreOptions, 'refusal' | 'markers' | 'claims'> = {},
 ): JudgeOptions {
@@ -152,7 +155,7 @@ export function judgeInto(
     flags |= CONSTRAINED;
     lower = claim.toLowerCase();
     for (const r of item.rules) {
-      if (options.contradictions[r]!.test(lower)) {
+      if (compiled(options.contradictions[r]!).test(lower)) {
         table.rule[row] = r;
         break;
       }

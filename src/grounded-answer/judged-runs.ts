@@ -57,7 +57,7 @@ export function judged(
     lines,
     superseded: known - winners,
     unknown: new Map([...unknown].sort(([a], [b]) => compareCodeUnits(a, b))),
-    rules: (options.scuRules ?? []).map((r) => r.source),
+    rules: options.scuRules ?? [],
     labels: (row) => (table.present[row] ? labelsOf(table.flags[row]!) : undefined),
     passed: (row) => table.present[row] === 1 && passed(table.flags[row]!),
   };

@@ -7,7 +7,7 @@ import { heldBuffers, heldWriter, runReader, type HeldRuns, type RawMembers } fr
 import { float64Column, int32Column } from '../io/typed-column.js';
 import { goldListsReader, type GoldLists } from './gold-item.js';
 import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
-import type { CompiledRule } from './scu.js';
+import type { ScuRule } from './scu.js';
 import { newVerdicts, verdictBuffers, type Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from './span-values.js';
@@ -51,7 +51,7 @@ export interface WinnersJob {
 /** What a thread needs to judge the winners it reads back (see WinnersJob.judge). */
 export interface WinnersJudging {
   gold: GoldLists;
-  rules: readonly CompiledRule[] | null;
+  rules: readonly ScuRule[] | null;
   options: JudgeOptions;
 }
 

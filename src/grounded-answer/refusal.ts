@@ -1,6 +1,7 @@
 // When a claim is a refusal (docs/metrics.md, "Refusals"): it equals `refusal_token`, starts with one of
 // `refusal.phrases`, or matches one of `refusal.patterns`. A trace's `refused` flag, when it has one,
 // decides instead (see judgeInto).
+import { compiled } from '../config/pattern.js';
 
 /** `refusal:` as gates.yaml gives it (see config.ts). */
 export interface RefusalSettings {
@@ -8,20 +9,21 @@ export interface RefusalSettings {
   patterns: readonly string[];
 }
 
-/** The text rule, compiled once: plain data with RegExps, so it crosses to worker threads. */
+/** The text rule, made once: plain data, so it crosses to worker threads. */
 export interface RefusalRule {
   /** The refusal token, trimmed and lowercased. */
   token: string;
   /** Each phrase trimmed and lowercased. */
   phrases: string[];
-  patterns: RegExp[];
+  /** Sources, compiled case-insensitively where first used (see pattern.ts). */
+  patterns: string[];
 }
 
 export function refusalRule(token: string, settings?: RefusalSettings): RefusalRule {
   return {
     token: token.trim().toLowerCase(),
     phrases: (settings?.phrases ?? []).map((p) => p.trim().toLowerCase()),
-    patterns: (settings?.patterns ?? []).map((p) => new RegExp(p, 'i')),
+    patterns: [...(settings?.patterns ?? [])],
   };
 }
 
@@ -37,7 +39,9 @@ export function isRefusal(claim: string, rule: RefusalRule): boolean {
     while (start < claim.length && isSpace(claim.charCodeAt(start))) start++;
     for (const phrase of rule.phrases) if (startsWithPhrase(claim, start, phrase)) return true;
   }
-  for (const pattern of rule.patterns) if (pattern.test(claim.trim())) return true;
+  if (rule.patterns.length === 0) return false;
+  const trimmed = claim.trim();
+  for (const pattern of rule.patterns) if (compiled(pattern, true).test(trimmed)) return true;
   return false;
 }
 

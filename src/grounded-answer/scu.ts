@@ -23,20 +23,6 @@ export const DEFAULT_SCU_RULES: readonly ScuRule[] = [
   { lock: String.raw`\bnever\b`, contradiction: String.raw`\ballow(ed)?\b|\bcan\b|\bmay\b` },
 ];
 
-export interface CompiledRule {
-  lock: RegExp;
-  contradiction: RegExp;
-  source: ScuRule;
-}
-
-export function compileRules(rules: readonly ScuRule[]): CompiledRule[] {
-  return rules.map((r) => ({
-    lock: new RegExp(r.lock),
-    contradiction: new RegExp(r.contradiction),
-    source: r,
-  }));
-}
-
 /**
  * `constraints_echo` equals the locked set: order, repeats and surrounding whitespace do not matter.
  * Loops rather than sets: it runs on every shipped answer with constraints, and both lists are short.

@@ -15,7 +15,6 @@ import { questionsOf } from '../../grounded-answer/questions.js';
 import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
-import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
 import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/verdict-flags.js';
 import type { RunTable } from '../../grounded-answer/runs.js';
@@ -38,7 +37,7 @@ export function scoreOptions(
     refusalToken: config.refusal_token,
     ...(config.refusal && { refusal: config.refusal }),
     ...(config.citation_markers && { markers: config.citation_markers }),
-    scuRules: rules ? compileRules(rules) : null,
+    scuRules: rules,
     cutoffs,
     traces: traceInput({ ...config, fields: config.fields?.traces }),
     ...(config.claims && { claims: config.claims }),

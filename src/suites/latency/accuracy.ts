@@ -1,7 +1,6 @@
 import { scuRules } from '../../grounded-answer/config.js';
 import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
 import { traceInput } from '../../grounded-answer/trace-input.js';
-import { compileRules } from '../../grounded-answer/scu.js';
 import { aggregate, answerableOf } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
 import { stageLine } from '../../report/triage.js';
@@ -31,7 +30,7 @@ export async function scoreConfigurations(
     refusalToken: config.refusal_token,
     ...(config.refusal && { refusal: config.refusal }),
     ...(config.citation_markers && { markers: config.citation_markers }),
-    scuRules: rules ? compileRules(rules) : null,
+    scuRules: rules,
     cutoffs: [],
     traces: input,
   };

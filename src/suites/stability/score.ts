@@ -6,6 +6,7 @@ import { count, notComputable, proportion, type MetricValue } from '../../metric
 import { containment } from '../../grounded-answer/containment.js';
 import type { GoldItem } from '../../grounded-answer/contract.js';
 import { containsClaim } from '../../grounded-answer/score.js';
+import { compiled } from '../../config/pattern.js';
 import { isRefusal, refusalRule, type RefusalSettings } from '../../grounded-answer/refusal.js';
 import type { MarkerSettings } from '../../grounded-answer/citation-markers.js';
 import { echoMatches } from '../../grounded-answer/scu.js';
@@ -70,7 +71,7 @@ export function scoreQuestion(
     return { gold, runs, values, labels: ['missing_runs'] };
   }
   const rule = refusalRule(options.refusalToken, options.refusal);
-  const markers = options.markers && new RegExp(options.markers.pattern, 'g');
+  const markers = options.markers && compiled(options.markers.pattern);
   const refusedRun = (r: StabilityRun) => r.refused ?? isRefusal(r.claim, rule);
   const refused = runs.filter(refusedRun).length;
   const goldCitations = new Set(gold.citations);
@@ -78,7 +79,7 @@ export function scoreQuestion(
   // As in the reference, an empty claim is not a claim to compare.
   const shipped = runs
     .filter((r) => r.claim !== '' && !refusedRun(r))
-    .map((r) => canonicalClaim(markers ? r.claim.replace(markers, '') : r.claim));
+    .map((r) => canonicalClaim(markers ? markers.matcher(r.claim).replaceAll('') : r.claim));
   const values: Record<Check, number | null> = {
     refusal_consistency: Math.max(refused, n - refused) / n,
     constraint_echo_consistency:
