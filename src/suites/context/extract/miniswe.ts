@@ -24,9 +24,9 @@ export function extractMiniSwe(data: unknown): { traj: TrajData; patch: string }
   if (steps.length === 0) {
     for (const msg of messages) {
       if (msg.role !== 'assistant') continue;
-      const m = /```bash\s*\r?\n([\s\S]*?)\r?\n```/.exec(str(msg.content));
-      if (!m) continue;
-      const cmd = m[1]!.trim();
+      const block = bashBlock(str(msg.content));
+      if (block === undefined) continue;
+      const cmd = block.trim();
       if (cmd.includes('COMPLETE_TASK')) continue;
       const files: string[] = [];
       const spans: SpansByFile = {};
@@ -72,10 +72,56 @@ function normalizePath(raw: string, repoDir: string): string {
   return p;
 }
 
-function tagBlocks(text: string, tag: string): string[] {
-  const re = new RegExp(`<${tag}>\\s*([\\s\\S]*?)\\s*</${tag}>`, 'g');
-  return [...text.matchAll(re)].map((m) => m[1]!);
+/**
+ * The text of each `<tag>…</tag>` block, trimmed, each closed by the first `</tag>` after it. A scan, not a
+ * pattern: a trajectory comes from a pull request, and `<tag>\s*([\s\S]*?)\s*</tag>` backtracked for minutes
+ * over an unclosed tag followed by spaces.
+ */
+export function tagBlocks(text: string, tag: string): string[] {
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  const blocks: string[] = [];
+  for (let at = text.indexOf(open); at !== -1;) {
+    const end = text.indexOf(close, at + open.length);
+    if (end === -1) break;
+    blocks.push(text.slice(at + open.length, end).trim());
+    at = text.indexOf(open, end + close.length);
+  }
+  return blocks;
 }
+
+/**
+ * What ```` /```bash\s*\r?\n([\s\S]*?)\r?\n```/ ```` captures, found by a scan in time linear in the text: the
+ * pattern took minutes on a message of ```` ```bash ```` and a million newlines. Its `\s*` is greedy, so the
+ * block starts after the last newline of the blank run after ```` ```bash ````, and ends at the first
+ * `\r?\n```` ` after that; with none there, an earlier newline of the run may start it only when the run itself
+ * ends in `\n```` `. A later ```` ```bash ```` cannot do better than the first: its search is a part of the first's.
+ */
+export function bashBlock(text: string): string | undefined {
+  const FENCE = '```bash';
+  for (let fence = text.indexOf(FENCE); fence !== -1;) {
+    const from = fence + FENCE.length;
+    let end = from;
+    while (end < text.length && /\s/.test(text[end]!)) end++;
+    const last = text.lastIndexOf('\n', end - 1);
+    // A run without a newline: this fence is no block's, the next one may be.
+    if (last < from) {
+      fence = text.indexOf(FENCE, end);
+      continue;
+    }
+    const close = text.indexOf('\n```', last + 1);
+    if (close !== -1) return text.slice(last + 1, endOfBlock(text, last + 1, close));
+    const before = text.lastIndexOf('\n', last - 1);
+    return before >= from && text.startsWith('```', last + 1)
+      ? text.slice(before + 1, endOfBlock(text, before + 1, last))
+      : undefined;
+  }
+  return undefined;
+}
+
+/** Where a block from `start` ends before the newline at `nl` of its closing fence: before `\r\n` too. */
+const endOfBlock = (text: string, start: number, nl: number): number =>
+  nl - 1 >= start && text[nl - 1] === '\r' ? nl - 1 : nl;
 
 /** Repeated `File: path` / `Lines: a-b` pairs; a file without a `Lines:` line is not kept. */
 function fileLinePairs(text: string, repoDir: string): SpansByFile {
