@@ -1,6 +1,7 @@
 import { isNumberToken } from './numbers.js';
 import { NEGATION_WINDOW, negatesAt } from './negation.js';
-import { normalize, type NormalizeOptions } from './normalize.js';
+import { normalize, prepare, tokensAt, type NormalizeOptions } from './normalize.js';
+import { containsWhere, containsWord, type Containment } from '../grounded-answer/containment.js';
 
 /**
  * Normalized matching (`claims: {match: normalized}`, docs/metrics.md "Claims"): a gold fact is contained in a
@@ -32,6 +33,60 @@ function same(claim: string, fact: string): boolean {
     claim.startsWith(fact) &&
     !fact.includes(' ')
   );
+}
+
+/**
+ * The substring rule (C, containment.ts) as normalized matching applies it: a gold substring found in the
+ * claim counts only at a place that passes the normalized rule's checks, so that `12 GB per export` does not
+ * contain `2 GB per export` nor `it is not 2 GB` contain `2 GB`. The place must start and end outside every
+ * number of the claim (a number with its sign, fraction, magnitude and unit: `-2GB`, `1/2 GB`, `C$20`; it may
+ * end between a number and its unit, as a bare number stands for a quantity), read the same numbers and units
+ * as the substring (`100 Mb` is not `100 MB`), and follow no negation among the NEGATION_WINDOW claim tokens
+ * before it. Read on the claim as normalize.ts prepares it; a claim whose lowercase is not as long (`İ`) has
+ * no such place.
+ */
+export function containsChecked(claim: string, gold: Containment, rule: NormalizeOptions): boolean {
+  const text = prepare(claim, rule);
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return false;
+  let read: { tokens: string[]; spans: number[] } | undefined;
+  const passes = (part: string) => {
+    const numbers = normalize(part, rule).filter(isNumberToken);
+    return (at: number) => {
+      read ??= tokensAt(text);
+      const found = numbersAt(read.tokens, read.spans, at, at + part.length);
+      return (
+        found !== undefined && found.length === numbers.length && found.every((t, k) => t === numbers[k])
+      );
+    };
+  };
+  for (const s of gold.substrings) if (containsWhere(lower, s, passes(s))) return true;
+  for (const w of gold.words) if (containsWord(lower, w, passes(w))) return true;
+  return false;
+}
+
+/**
+ * The numbers (with their units) a claim reads at [start, end), a number cut off from its unit at the end
+ * bare; undefined when the place cuts a number or follows a negation (see containsChecked).
+ */
+function numbersAt(tokens: readonly string[], spans: readonly number[], start: number, end: number) {
+  const numbers: string[] = [];
+  let first = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const from = spans[3 * i]!;
+    const numeralEnd = spans[3 * i + 1]!;
+    const to = spans[3 * i + 2]!;
+    if (to <= start) first = i + 1;
+    const token = tokens[i]!;
+    if (!isNumberToken(token) || to <= start || from >= end) continue;
+    if (from < start) return undefined;
+    if (to <= end) numbers.push(token);
+    else if (end === numeralEnd) numbers.push(token.slice(0, token.indexOf(' ')));
+    else return undefined;
+  }
+  for (let i = Math.max(0, first - NEGATION_WINDOW); i < first; i++)
+    if (negatesAt(tokens, i)) return undefined;
+  return numbers;
 }
 
 /** Whether a claim (tokens) contains a gold fact (tokens) by the normalized rule. */
