@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { containsNormalized, normalizeClaim, normalizeFact } from '../src/claims/match.js';
+import { containsChecked, containsNormalized, normalizeClaim, normalizeFact } from '../src/claims/match.js';
 import { negatesAt, NEGATION_WINDOW } from '../src/claims/negation.js';
+import { normalize, prepare, tokensAt } from '../src/claims/normalize.js';
+import { containment, containsWord } from '../src/grounded-answer/containment.js';
 
 /**
  * Property-based fuzzing of normalized claim matching (`claims: {match: normalized}`, docs/metrics.md
@@ -51,6 +53,49 @@ function REFERENCE(claim: readonly string[], fact: readonly string[], recall: nu
   return false;
 }
 
+/**
+ * The substring rule's checks under `match: normalized` as docs/metrics.md states them, place by place: every
+ * occurrence of the fact in the claim (as the substring rule finds it) is tried; it passes when no number
+ * token of the claim has a character on both sides of either edge (a place may end between a number and its
+ * unit), the numbers at the place are the fact's, and no negation is among the 3 tokens wholly before it.
+ */
+function CHECKED_REFERENCE(claim: string, fact: string): boolean {
+  const rule = { nfkc: false };
+  const text = prepare(claim, rule);
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return false;
+  const { tokens, spans } = tokensAt(text);
+  const part = containment([fact]);
+  const wanted = normalize(fact, rule).filter((t) => /^-?\d/.test(t));
+  const places: number[] = [];
+  for (let at = 0; at <= lower.length; at++) {
+    const word = part.words[0];
+    if (
+      word !== undefined
+        ? containsWord(lower, word, (p) => p === at)
+        : lower.startsWith(part.substrings[0]!, at)
+    )
+      places.push(at);
+  }
+  const length = (part.words[0] ?? part.substrings[0]!).length;
+  return places.some((start) => {
+    const end = start + length;
+    const found: string[] = [];
+    const before: number[] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const [from, numeral, to] = [spans[3 * i]!, spans[3 * i + 1]!, spans[3 * i + 2]!];
+      if (to <= start) before.push(i);
+      if (!/^-?\d/.test(tokens[i]!) || to <= start || from >= end) continue;
+      if (from < start) return false;
+      if (to <= end) found.push(tokens[i]!);
+      else if (end === numeral) found.push(tokens[i]!.split(' ')[0]!);
+      else return false;
+    }
+    if (before.slice(-NEGATION_WINDOW).some((i) => negatesAt(tokens, i))) return false;
+    return JSON.stringify(found) === JSON.stringify(wanted);
+  });
+}
+
 // Words that make the rule's cases: repeats, numbers with and without units, negations, bounds, spellings.
 const WORDS = [
   'x',
@@ -63,6 +108,8 @@ const WORDS = [
   '2',
   '2',
   'GB',
+  'G',
+  'Mb',
   '2GB',
   '2 GB',
   'two',
@@ -128,6 +175,17 @@ describe('normalized containment against the documented rule (fuzz)', () => {
         const claim = normalizeClaim(claimText, rule);
         const fact = normalizeFact(factText, rule);
         expect(containsNormalized(claim, fact, rule)).toBe(REFERENCE(claim, fact, r));
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it('checks substring hits as the documented checks do, place by place', () => {
+    fc.assert(
+      fc.property(fc.oneof(pair, fc.tuple(text(10), text(3))), ([claimText, factText]) => {
+        const fact = factText.trim();
+        if (fact === '') return;
+        expect(containsChecked(claimText, [fact], { nfkc: false })).toBe(CHECKED_REFERENCE(claimText, fact));
       }),
       { numRuns: RUNS, seed: SEED },
     );

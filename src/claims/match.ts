@@ -1,7 +1,7 @@
 import { isNumberToken } from './numbers.js';
 import { NEGATION_WINDOW, negatesAt } from './negation.js';
 import { normalize, prepare, tokensAt, type NormalizeOptions } from './normalize.js';
-import { containsWhere, containsWord, type Containment } from '../grounded-answer/containment.js';
+import { containsWhere, containsWord, isShort } from '../grounded-answer/containment.js';
 
 /**
  * Normalized matching (`claims: {match: normalized}`, docs/metrics.md "Claims"): a gold fact is contained in a
@@ -45,23 +45,27 @@ function same(claim: string, fact: string): boolean {
  * before it. Read on the claim as normalize.ts prepares it; a claim whose lowercase is not as long (`İ`) has
  * no such place.
  */
-export function containsChecked(claim: string, gold: Containment, rule: NormalizeOptions): boolean {
+export function containsChecked(claim: string, facts: readonly string[], rule: NormalizeOptions): boolean {
   const text = prepare(claim, rule);
   const lower = text.toLowerCase();
   if (lower.length !== text.length) return false;
   let read: { tokens: string[]; spans: number[] } | undefined;
-  const passes = (part: string) => {
-    const numbers = normalize(part, rule).filter(isNumberToken);
-    return (at: number) => {
+  for (const fact of facts) {
+    // As the substring rule reads it (containment.ts): a short one trimmed and as a whole word.
+    const short = isShort(fact);
+    const part = (short ? fact.trim() : fact).toLowerCase();
+    let numbers: string[] | undefined;
+    const passes = (at: number) => {
       read ??= tokensAt(text);
+      // The fact's numbers as written: `100 Mb` is bits and `C$20` Canadian, whatever the claim's case.
+      numbers ??= normalize(fact, rule).filter(isNumberToken);
       const found = numbersAt(read.tokens, read.spans, at, at + part.length);
       return (
-        found !== undefined && found.length === numbers.length && found.every((t, k) => t === numbers[k])
+        found !== undefined && found.length === numbers.length && found.every((t, k) => t === numbers![k])
       );
     };
-  };
-  for (const s of gold.substrings) if (containsWhere(lower, s, passes(s))) return true;
-  for (const w of gold.words) if (containsWord(lower, w, passes(w))) return true;
+    if (short ? containsWord(lower, part, passes) : containsWhere(lower, part, passes)) return true;
+  }
   return false;
 }
 

@@ -38,6 +38,7 @@ const ASCII_TOKEN = new RegExp(
 const NOT_ASCII = /[\u0080-\uffff]/;
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 const APOSTROPHE = new RegExp(`[${APOSTROPHES}]`, 'g');
+const APOSTROPHE_IN = new RegExp(`[${APOSTROPHES}]`);
 /** What may stand between a tens word and its unit word: `twenty-five`, `twenty five`, not `twenty, five`. */
 const TENS_JOIN = /^(?:\s+|\s*[-‐]\s*)$/;
 /** `no.` before a number is "number" (`port no. 7420`), not a negation. */
@@ -85,13 +86,17 @@ export function prepare(text: string, options: NormalizeOptions): string {
 
 function pieces(text: string, token: RegExp): Piece[] {
   const out: Piece[] = [];
-  for (const m of text.matchAll(token)) {
+  // exec on the shared pattern, not matchAll: no copy of the pattern nor iterator per text.
+  token.lastIndex = 0;
+  for (let m = token.exec(text); m !== null; m = token.exec(text)) {
     const [all, digits, unspaced, word, sign] = m;
     const start = m.index;
     const end = start + all.length;
     const last = out.at(-1);
     const glued = last !== undefined && last.end === start;
-    if (last !== undefined && !glued && isNegation(last.text)) {
+    // A single space after a negation changes nothing: most gaps are one.
+    const spaced = last !== undefined && last.end === start - 1 && text.charCodeAt(last.end) === 0x20;
+    if (last !== undefined && !glued && !spaced && isNegation(last.text)) {
       const gap = text.slice(last.end, start);
       if (digits !== undefined && last.text === 'no' && NUMBER_SIGN.test(gap)) last.text = 'number';
       else if (SENTENCE_END.test(gap)) last.text += '.';
@@ -110,16 +115,24 @@ function pieces(text: string, token: RegExp): Piece[] {
         start: prefixed ? last!.start : start,
         end,
       });
-    } else readWord(out, word!, start, end, text);
+    } else readWord(out, word!, start, end, text, token === TOKEN);
   }
   return out;
 }
 
 /** Reads a word into `out`: a number word, a unit, a contraction opened, or a word against a number's digits. */
-function readWord(out: Piece[], word: string, start: number, end: number, text: string): void {
-  const cased = hasApostrophe(word) ? word.replace(APOSTROPHE, '') : word;
-  let folded = fold(cased);
-  if (NOT_ASCII.test(folded)) folded = disguisedNegation(folded) ?? folded;
+function readWord(
+  out: Piece[],
+  word: string,
+  start: number,
+  end: number,
+  text: string,
+  unicode: boolean,
+): void {
+  const apostrophe = unicode ? APOSTROPHE_IN.test(word) : word.includes("'") || word.includes('`');
+  const cased = apostrophe ? word.replace(APOSTROPHE, '') : word;
+  let folded = unicode ? fold(cased) : cased.toLowerCase();
+  if (unicode && NOT_ASCII.test(folded)) folded = disguisedNegation(folded) ?? folded;
   const last = out.at(-1);
   const unit = unitOf(cased, folded);
   // `2nd`, `4o`, `3x`: digits against letters that name no unit are one word, never the bare number.
@@ -143,15 +156,11 @@ function readWord(out: Piece[], word: string, start: number, end: number, text: 
     out.push({ text: String(value), number: true, tens: takesUnitWord(value), start, end });
     return;
   }
-  const opens = contracted(folded);
+  // Every contraction with `not` ends in `t`.
+  const opens = folded.charCodeAt(folded.length - 1) === 0x74 ? contracted(folded) : undefined;
   if (opens !== undefined) out.push({ text: opens, start, end }, { text: 'not', start, end });
   else out.push({ text: folded, unit, start, end });
 }
-
-const hasApostrophe = (word: string): boolean => {
-  for (let i = 0; i < APOSTROPHES.length; i++) if (word.includes(APOSTROPHES[i]!)) return true;
-  return false;
-};
 
 /** The unit after number `at` and how many pieces it takes (`per cent`: two); none, 0. */
 function unitAfter(ps: readonly Piece[], at: number): [unit: string | undefined, pieces: number] {
@@ -168,22 +177,23 @@ function unitAfter(ps: readonly Piece[], at: number): [unit: string | undefined,
  */
 function quantities(ps: readonly Piece[], spans?: number[]): string[] {
   const out: string[] = [];
-  const take = (token: string, start: number, end: number, numeralEnd = end) => {
-    out.push(token);
-    spans?.push(start, numeralEnd, end);
-  };
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i]!;
     if (p.number) {
       const [unit, taken] = unitAfter(ps, i);
+      out.push(unit === undefined ? p.text : `${p.text} ${unit}`);
       // A sign dropped before a number that has a unit of its own still belongs to it (`¥20 RMB`).
       const sign = ps[i - 1]?.sign && ps[i - 1]!.end === p.start ? ps[i - 1]!.start : p.start;
-      take(unit === undefined ? p.text : `${p.text} ${unit}`, sign, ps[i + taken]!.end, p.end);
+      spans?.push(sign, p.end, ps[i + taken]!.end);
       i += taken;
     } else if (p.unit !== undefined && leads(p.unit) && ps[i + 1]?.number && !unitAfter(ps, i + 1)[0]) {
-      take(`${ps[i + 1]!.text} ${p.unit}`, p.start, ps[i + 1]!.end);
+      out.push(`${ps[i + 1]!.text} ${p.unit}`);
+      spans?.push(p.start, ps[i + 1]!.end, ps[i + 1]!.end);
       i++;
-    } else if (!p.sign && !ARTICLES.has(p.text)) take(p.text, p.start, p.end);
+    } else if (!p.sign && !ARTICLES.has(p.text)) {
+      out.push(p.text);
+      spans?.push(p.start, p.end, p.end);
+    }
   }
   return out;
 }

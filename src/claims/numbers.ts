@@ -51,6 +51,7 @@ export const numberPattern = (word: string): string =>
   String.raw`(?:(?:/\d+)+|\^[-\u2212]?\d+|[eE][-+\u2212]?\d+)?` +
   String.raw`(?:(?:[kKM]|mn|bn)(?!${word}))?`;
 
+const PLAIN = /^\d+$/;
 const MAGNITUDES: Record<string, string> = { k: 'k', K: 'k', M: 'mn', mn: 'mn', bn: 'bn' };
 
 /**
@@ -60,6 +61,8 @@ const MAGNITUDES: Record<string, string> = { k: 'k', K: 'k', M: 'mn', mn: 'mn', 
  * `2k` is not `2000` (numbers are equal or not, never converted).
  */
 export function canonicalNumber(written: string): string {
+  // Most numbers are plain digits: they need nothing more than their leading zeros dropped.
+  if (PLAIN.test(written)) return written.charCodeAt(0) === 0x30 ? written.replace(/^0+(?=\d)/, '') : written;
   const [, sign = '', body = '', magnitude = ''] = /^([-\u2212]?)(.*?)([kKM]|mn|bn)?$/.exec(written)!;
   const digits = body
     .replaceAll(',', '')

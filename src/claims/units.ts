@@ -57,7 +57,7 @@ const CASED = new Map([
 
 /** The canonical unit a token names, `cased` as written and `folded` case-folded; undefined if none. */
 export const unitOf = (cased: string, folded: string): string | undefined =>
-  CASED.get(cased) ?? UNITS.get(folded);
+  ((cased.charCodeAt(cased.length - 1) | 0x20) === 0x62 && CASED.get(cased)) || UNITS.get(folded);
 
 const CURRENCIES = new Set(['usd', 'eur', 'gbp', 'jpy', 'cny', 'inr']);
 

@@ -174,7 +174,7 @@ export function judgeInto(
     const normalized = item.facts && options.normalized;
     // Under the normalized rule a substring hit passes its checks too: `12 GB` does not contain `2 GB`.
     let contained = normalized
-      ? containsChecked(claim, item, normalized)
+      ? containsChecked(claim, item.facts!, normalized)
       : contains((lower ??= claim.toLowerCase()), item);
     if (!contained && normalized && containsFact(claim, item.facts!, normalized)) {
       contained = true;
