@@ -94,6 +94,34 @@ describe('the rule a run matched by (flags)', () => {
   });
 });
 
+describe('the substring rule under match: normalized (judgeInto)', () => {
+  /** The rule judgeInto decides a run of a one-fact item by under `claims: {match}`; undefined, a miss. */
+  function ruleOf(claim: string, fact: string, match: 'substring' | 'normalized'): string | undefined {
+    const gold = { ...item(), claimSubstrings: [fact] };
+    const claims = { match, nfkc: false, min_token_recall: 1 } as const;
+    const options = judgeOptions('not in context', null, [1], { claims });
+    const table = newVerdicts(1, 1);
+    judgeInto(judgeItem(gold, null, options.normalized), run(claim), options, table, 0);
+    return matchRule(table.flags[0]!);
+  }
+
+  it('counts a substring hit only where it passes the number, unit and negation checks', () => {
+    // match: substring stays the seed's C: each of these is a hit.
+    expect(ruleOf('Exports are 12 GB per export.', '2 GB per export', 'substring')).toBe('substring');
+    expect(ruleOf('It is not 2 GB.', '2 GB', 'substring')).toBe('substring');
+    expect(ruleOf('The link carries 100 Mb.', '100 MB', 'substring')).toBe('substring');
+    // match: normalized: a number cut, a negation before, another unit: a miss by either rule.
+    expect(ruleOf('Exports are 12 GB per export.', '2 GB per export', 'normalized')).toBeUndefined();
+    expect(ruleOf('Logs are kept for 17 days.', '7 days', 'normalized')).toBeUndefined();
+    expect(ruleOf('It is not 2 GB.', '2 GB', 'normalized')).toBeUndefined();
+    expect(ruleOf('The link carries 100 Mb.', '100 MB', 'normalized')).toBeUndefined();
+    // A hit that passes stays a substring hit; one that fails may still pass the normalized rule.
+    expect(ruleOf('Exports are 2 GB per export.', '2 GB per export', 'normalized')).toBe('substring');
+    expect(ruleOf('The plan costs 20 USD a month.', 'costs 20', 'normalized')).toBe('substring');
+    expect(ruleOf('The plan costs ¥20 RMB.', '20 RMB', 'normalized')).toBe('normalized');
+  });
+});
+
 describe('claims: in a grounded-qa suite', () => {
   const base = { kind: 'grounded-qa', gold: 'g.jsonl', traces: 't.jsonl' };
   const parse = (claims: unknown) => configSchema.safeParse({ ...base, claims });

@@ -119,41 +119,40 @@ describe('examples/semantic', () => {
     vi.stubEnv('GROUNDGATE_JUDGE_API_KEY', '');
     const { report } = await run({ config: path.join(EXAMPLE, 'gates.yaml') });
     const qa = report.suites.qa!;
-    // 33 answered answerable items: 15 hit by substring, 1 by the normalized rule (FM005, "four gibibytes"),
-    // 17 missed. The judge supports 13 misses (judge-table.jsonl); FM011, FM023, FM046 (NOT_SUPPORTED) and
-    // FM038 (UNCLEAR) stay misses. Six sampled hits (FM002, FM017, FM018, FM021, FM026, FM034) are judged
-    // too, all SUPPORTED.
+    // 33 answered answerable items: 15 hit by substring, 2 by the normalized rule (FM001, "512 B" since #54;
+    // FM005, "four gibibytes"), 16 missed. The judge supports 12 misses (judge-table.jsonl); FM011, FM023,
+    // FM046 (NOT_SUPPORTED) and FM038 (UNCLEAR) stay misses. Six sampled hits (FM002, FM017, FM018, FM021,
+    // FM026, FM034) are judged too, all SUPPORTED.
     expect(qa.counts).toMatchObject({
       claims_substring: 15,
-      claims_normalized: 1,
-      claims_judged: 13,
-      judged_items: 23,
-      judge_rescues: 13,
+      claims_normalized: 2,
+      claims_judged: 12,
+      judged_items: 22,
+      judge_rescues: 12,
       unjudged_items: 0,
       new_judgments: 0,
     });
-    // First the one item only the normalized rule passed, then the judge's tables.
+    // First the items only the normalized rule passed, then the judge's tables.
     expect(qa.tables!.map((t) => t.title.split(' (')[0])).toEqual([
       'claims: matched by the normalized rule only',
       'claims: deterministic match',
       'claims: agreement',
       'claims: judge-only rescues',
     ]);
-    expect(qa.tables![0]!.rows).toEqual([['FM005']]);
+    expect(qa.tables![0]!.rows).toEqual([['FM001'], ['FM005']]);
     expect(qa.tables![1]!.rows).toEqual([
       ['hit', 6, 0],
-      ['miss', 13, 4],
+      ['miss', 12, 4],
     ]);
-    // Deterministic vs judge: 10 of 23 agree; rows (6, 17), columns (19, 4): chance 6·19 + 17·4 = 182,
-    // kappa (23·10 − 182) / (23² − 182) = 48/347. Judge vs human (human-labels.jsonl): they differ on FM029
+    // Deterministic vs judge: 10 of 22 agree; rows (6, 16), columns (18, 4): chance 6·18 + 16·4 = 172,
+    // kappa (22·10 − 172) / (22² − 172) = 48/312. Judge vs human (human-labels.jsonl): they differ on FM029
     // (judge SUPPORTED, human not: "about three months" is not 90 days) and FM038 (judge UNCLEAR, human
-    // SUPPORTED): 21 of 23; rows and columns (19, 4): chance 361 + 16 = 377, kappa (483 − 377) / (529 − 377).
+    // SUPPORTED): 20 of 22; rows and columns (18, 4): chance 324 + 16 = 340, kappa (440 − 340) / (484 − 340).
     expect(qa.tables![2]!.rows).toEqual([
-      ['deterministic vs judge', 23, 10 / 23, 48 / 347],
-      ['judge vs human', 23, 21 / 23, 106 / 152],
+      ['deterministic vs judge', 22, 10 / 22, 48 / 312],
+      ['judge vs human', 22, 20 / 22, 100 / 144],
     ]);
     expect(qa.tables![3]!.rows.map((r) => r[0])).toEqual([
-      'FM001',
       'FM003',
       'FM006',
       'FM010',

@@ -1,6 +1,7 @@
 import { isNumberToken } from './numbers.js';
-import { NEGATION_WINDOW, negatedBetween } from './negation.js';
-import { normalize, type NormalizeOptions } from './normalize.js';
+import { NEGATION_WINDOW, negatesAt } from './negation.js';
+import { normalize, prepare, tokensAt, type NormalizeOptions } from './normalize.js';
+import { containsWhere, containsWord, isShort } from '../grounded-answer/containment.js';
 
 /**
  * Normalized matching (`claims: {match: normalized}`, docs/metrics.md "Claims"): a gold fact is contained in a
@@ -34,55 +35,150 @@ function same(claim: string, fact: string): boolean {
   );
 }
 
+/**
+ * The substring rule (C, containment.ts) as normalized matching applies it: a gold substring found in the
+ * claim counts only at a place that passes the normalized rule's checks, so that `12 GB per export` does not
+ * contain `2 GB per export` nor `it is not 2 GB` contain `2 GB`. The place must start and end outside every
+ * number of the claim (a number with its sign, fraction, magnitude and unit: `-2GB`, `1/2 GB`, `C$20`; it may
+ * end between a number and its unit, as a bare number stands for a quantity), read the same numbers and units
+ * as the substring (`100 Mb` is not `100 MB`), and follow no negation among the NEGATION_WINDOW claim tokens
+ * before it. Read on the claim as normalize.ts prepares it; a claim whose lowercase is not as long (`İ`) has
+ * no such place.
+ */
+export function containsChecked(claim: string, facts: readonly string[], rule: NormalizeOptions): boolean {
+  const text = prepare(claim, rule);
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return false;
+  let read: { tokens: string[]; spans: number[] } | undefined;
+  for (const fact of facts) {
+    // As the substring rule reads it (containment.ts): a short one trimmed and as a whole word.
+    const short = isShort(fact);
+    const part = (short ? fact.trim() : fact).toLowerCase();
+    let numbers: string[] | undefined;
+    const passes = (at: number) => {
+      read ??= tokensAt(text);
+      // The fact's numbers as written: `100 Mb` is bits and `C$20` Canadian, whatever the claim's case.
+      numbers ??= normalize(fact, rule).filter(isNumberToken);
+      const found = numbersAt(read.tokens, read.spans, at, at + part.length);
+      return (
+        found !== undefined && found.length === numbers.length && found.every((t, k) => t === numbers![k])
+      );
+    };
+    if (short ? containsWord(lower, part, passes) : containsWhere(lower, part, passes)) return true;
+  }
+  return false;
+}
+
+/**
+ * The numbers (with their units) a claim reads at [start, end), a number cut off from its unit at the end
+ * bare; undefined when the place cuts a number or follows a negation (see containsChecked).
+ */
+function numbersAt(tokens: readonly string[], spans: readonly number[], start: number, end: number) {
+  const numbers: string[] = [];
+  let first = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const from = spans[3 * i]!;
+    const numeralEnd = spans[3 * i + 1]!;
+    const to = spans[3 * i + 2]!;
+    if (to <= start) first = i + 1;
+    const token = tokens[i]!;
+    if (!isNumberToken(token) || to <= start || from >= end) continue;
+    if (from < start) return undefined;
+    if (to <= end) numbers.push(token);
+    else if (end === numeralEnd) numbers.push(token.slice(0, token.indexOf(' ')));
+    else return undefined;
+  }
+  for (let i = Math.max(0, first - NEGATION_WINDOW); i < first; i++)
+    if (negatesAt(tokens, i)) return undefined;
+  return numbers;
+}
+
 /** Whether a claim (tokens) contains a gold fact (tokens) by the normalized rule. */
 export function containsNormalized(
   claim: readonly string[],
   fact: readonly string[],
   rule: Pick<NormalizedRule, 'minTokenRecall'>,
 ): boolean {
-  const n = fact.length;
-  if (n === 0 || claim.length === 0) return false;
+  if (fact.length === 0 || claim.length === 0) return false;
   // A tolerance of 1e-9 keeps 0.75 of 4 tokens at 3 despite binary fractions.
-  const need = Math.max(1, Math.ceil(rule.minTokenRecall * n - 1e-9));
-  const search: Search = { claim, fact, need, failed: new Set() };
-  for (let k = 0; k <= n - need; k++)
-    for (let at = 0; at < claim.length; at++)
-      if (
-        same(claim[at]!, fact[k]!) &&
-        !negatedBetween(claim, at - NEGATION_WINDOW, at) &&
-        extendsFrom(search, k, at, n - need - k)
-      )
-        return true;
-  return false;
-}
-
-interface Search {
-  claim: readonly string[];
-  fact: readonly string[];
-  need: number;
-  /** States (k, at, skips) known not to extend: repeated tokens would otherwise be tried again and again. */
-  failed: Set<number>;
+  const need = Math.max(1, Math.ceil(rule.minTokenRecall * fact.length - 1e-9));
+  return chainReaches(claim, fact, need);
 }
 
 /**
- * Whether fact token k found at claim token `at`, with `skips` more fact tokens allowed to be missing, extends
- * to `need` tokens found: depth first over the places of the fact's next tokens.
+ * Whether some chain of matches reaches `need` found tokens. A chain is fact token k found at claim token `at`,
+ * then k' > k at `at'` > `at` with at most MAX_GAP + (k' - k - 1) claim tokens and no negation between them.
+ * Tokens skipped before, between and after need no counting: a chain of `need` found tokens skips at most
+ * n - need. So the longest chain ending at each (k, at) is all that is kept, swept over the claim once.
+ *
+ * The gap bound is (at' - k') - (at - k) <= MAX_GAP: a chain may step down its diagonal (at - k) freely and up
+ * by MAX_GAP at most. A step from a claim token more than MAX_GAP back implies k < k', so those are one
+ * "longest chain on a diagonal >= d" query (a Fenwick tree of maxima over diagonals); a step from the MAX_GAP
+ * tokens just before is any k < k' (a running maximum down the column). A negation cuts every chain across
+ * it: the tree is emptied. Time O(n·m + found·log(n + m)) for n fact and m claim tokens, memory O(n + m).
  */
-function extendsFrom(s: Search, k: number, at: number, skips: number): boolean {
-  const { claim, fact } = s;
-  const found = k + 1 - (fact.length - s.need - skips);
-  if (found >= s.need) return true;
-  const state = (k * claim.length + at) * fact.length + skips;
-  if (s.failed.has(state)) return false;
-  for (let next = k + 1; next < fact.length && next - k - 1 <= skips; next++) {
-    const missing = next - k - 1;
-    const last = Math.min(claim.length - 1, at + 1 + MAX_GAP + missing);
-    for (let to = at + 1; to <= last; to++) {
-      // A negation between two of the fact's tokens: "exports are not encrypted" states no "exports encrypted".
-      if (to - 1 > at && negatedBetween(claim, to - 1, to)) break;
-      if (same(claim[to]!, fact[next]!) && extendsFrom(s, next, to, skips - missing)) return true;
+function chainReaches(claim: readonly string[], fact: readonly string[], need: number): boolean {
+  const n = fact.length;
+  const m = claim.length;
+  const far = new Diagonals(m + n - 1);
+  // The longest chains ending in the last MAX_GAP + 1 claim tokens, by fact token: column `at` is at % length.
+  const columns = Array.from({ length: MAX_GAP + 1 }, () => new Int32Array(n));
+  // The last negation before `at`: no chain crosses it, and none starts within NEGATION_WINDOW after it.
+  let cut = -NEGATION_WINDOW - 1;
+  for (let at = 0; at < m; at++) {
+    if (at > 0 && negatesAt(claim, at - 1)) {
+      cut = at - 1;
+      far.clear();
+    }
+    // The column MAX_GAP + 1 back leaves the near ones for the tree (and is overwritten below).
+    const leaving = at - MAX_GAP - 1;
+    const column = columns[(at + MAX_GAP + 1) % columns.length]!;
+    if (leaving >= cut && leaving >= 0)
+      for (let k = 0; k < n; k++) if (column[k]! > 0) far.raise(m - 1 - (leaving - k), column[k]!);
+    const starts = cut < at - NEGATION_WINDOW;
+    let near = 0;
+    for (let k = 0; k < n; k++) {
+      if (k > 0)
+        for (let back = 1; back <= MAX_GAP && at - back >= cut && at - back >= 0; back++)
+          near = Math.max(near, columns[(at - back) % columns.length]![k - 1]!);
+      let longest = 0;
+      if (same(claim[at]!, fact[k]!)) {
+        // Diagonals from at - k - MAX_GAP up: tree index m - 1 - d, so d >= at - k - MAX_GAP is a prefix.
+        const before = Math.max(near, far.upTo(m - 1 - (at - k - MAX_GAP)));
+        longest = before > 0 ? before + 1 : starts ? 1 : 0;
+        if (longest >= need) return true;
+      }
+      column[k] = longest;
     }
   }
-  s.failed.add(state);
   return false;
+}
+
+/** A Fenwick tree of maxima over positions 0..size-1 that only rise, until cleared. */
+class Diagonals {
+  private readonly tree: Int32Array;
+  private empty = true;
+
+  constructor(size: number) {
+    this.tree = new Int32Array(size + 1);
+  }
+
+  raise(position: number, value: number): void {
+    this.empty = false;
+    for (let i = position + 1; i < this.tree.length; i += i & -i)
+      if (this.tree[i]! < value) this.tree[i] = value;
+  }
+
+  /** The largest value at positions 0..position (clamped to the tree). */
+  upTo(position: number): number {
+    let best = 0;
+    for (let i = Math.min(position + 1, this.tree.length - 1); i > 0; i -= i & -i)
+      if (this.tree[i]! > best) best = this.tree[i]!;
+    return best;
+  }
+
+  clear(): void {
+    if (!this.empty) this.tree.fill(0);
+    this.empty = true;
+  }
 }

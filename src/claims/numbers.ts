@@ -40,15 +40,41 @@ export const numberWord = (word: string): number | undefined => WORDS.get(word);
 export const takesUnitWord = (value: number): boolean => value >= 20 && value % 10 === 0;
 
 /**
- * A number with digits as one numeral: digit groups joined (`2,000` → `2000`), leading zeros dropped (`09` →
- * `9`). The fraction stays as written: `2.5` is never `25`, and `1.10` (a version, often) is not `1.1`.
+ * A number written with digits, as a regular expression's source: its sign (`-2`, `−2`, when nothing of a word
+ * is before it), its digits (`2,000` in groups of three, never `2,0000`; `2.5`; `.5`; a version `1.2.3`), a
+ * fraction (`1/2`), an exponent (`10^10`, `1e10`) and a magnitude (`2k`, `2M`, `2mn`, `2bn`) against it. `word`
+ * is the class of characters that continue a word, which a magnitude must not be followed by (`2Mb` is a unit).
  */
-export function canonicalNumber(digits: string): string {
-  return digits.replaceAll(',', '').replace(/^0+(?=\d)/, '');
+export const numberPattern = (word: string): string =>
+  String.raw`(?:(?<!${word})[-\u2212](?=\.?\d))?` +
+  String.raw`(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)*|(?<!${word})\.\d+)` +
+  String.raw`(?:(?:/\d+)+|\^[-\u2212]?\d+|[eE][-+\u2212]?\d+)?` +
+  String.raw`(?:(?:[kKM]|mn|bn)(?!${word}))?`;
+
+const PLAIN = /^\d+$/;
+const MAGNITUDES: Record<string, string> = { k: 'k', K: 'k', M: 'mn', mn: 'mn', bn: 'bn' };
+
+/**
+ * A number read by numberPattern as one numeral: the minus sign `-`, digit groups joined (`2,000` → `2000`),
+ * leading zeros dropped (`09` → `9`, `.5` → `0.5`), the magnitude one way (`2K` → `2k`, `2M` → `2mn`), the
+ * exponent `e`. The rest stays as written: `2.5` is never `25`, `1.10` (a version, often) is not `1.1`, and
+ * `2k` is not `2000` (numbers are equal or not, never converted).
+ */
+export function canonicalNumber(written: string): string {
+  // Most numbers are plain digits: they need nothing more than their leading zeros dropped.
+  if (PLAIN.test(written)) return written.charCodeAt(0) === 0x30 ? written.replace(/^0+(?=\d)/, '') : written;
+  const [, sign = '', body = '', magnitude = ''] = /^([-\u2212]?)(.*?)([kKM]|mn|bn)?$/.exec(written)!;
+  const digits = body
+    .replaceAll(',', '')
+    .replace(/^\./, '0.')
+    .replace(/^0+(?=\d)/, '')
+    .replace(/[eE]([-+\u2212]?)/, (_, s: string) => `e${s === '\u2212' ? '-' : s}`)
+    .replace('^\u2212', '^-');
+  return `${sign && '-'}${digits}${MAGNITUDES[magnitude] ?? ''}`;
 }
 
-/** A token is a number (or a quantity, see units.ts) when it starts with a digit: words never do. */
+/** A token is a number (or a quantity, see units.ts) when it starts with a digit, or `-` and a digit. */
 export const isNumberToken = (token: string): boolean => {
-  const c = token.charCodeAt(0);
+  const c = token.charCodeAt(token.charCodeAt(0) === 0x2d ? 1 : 0);
   return c >= 0x30 && c <= 0x39;
 };

@@ -92,15 +92,26 @@ function continues(text: string, own: Kind, next: number, step: -1 | 1): boolean
  * `word` occurs in `text` at word boundaries (Unicode's, UAX #29, simplified): a letter, digit or mark at
  * either edge of the occurrence is not continued in the text by another, nor a digit by `.` or `,` and a
  * digit. So "2 gb" is in "at most 2 gb." and "(2 gb)", but not in "12 gb", "2 gbs" or "1.2 gb"; "tls" is in
- * "tls 1.3" but not in "mtls". Any occurrence will do.
+ * "tls 1.3" but not in "mtls". Any occurrence will do, or any that `accept`s (given where it starts).
  */
-export function containsWord(text: string, word: string): boolean {
+export function containsWord(text: string, word: string, accept?: (at: number) => boolean): boolean {
   if (word === '') return false;
   const first = kindAt(word, 0);
   const last = kindAt(word, before(word, word.length));
+  // Occurrences may overlap ("1 1" in "11 1 1" is found at 3, after the one at 1 inside "11").
   for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
-    if (!continues(text, first, before(text, at), -1) && !continues(text, last, at + word.length, 1))
+    if (
+      !continues(text, first, before(text, at), -1) &&
+      !continues(text, last, at + word.length, 1) &&
+      (accept === undefined || accept(at))
+    )
       return true;
   }
+  return false;
+}
+
+/** Whether `part` occurs in `text` at a place that `accept`s (given where it starts). */
+export function containsWhere(text: string, part: string, accept: (at: number) => boolean): boolean {
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + 1)) if (accept(at)) return true;
   return false;
 }

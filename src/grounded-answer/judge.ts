@@ -26,7 +26,13 @@ import {
   UNDER_REFUSAL,
   VIOLATION,
 } from './verdict-flags.js';
-import { containsNormalized, normalizeClaim, normalizeFact, type NormalizedRule } from '../claims/match.js';
+import {
+  containsChecked,
+  containsNormalized,
+  normalizeClaim,
+  normalizeFact,
+  type NormalizedRule,
+} from '../claims/match.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
@@ -53,7 +59,10 @@ export interface JudgeOptions {
   /** Each SCU rule's contradiction pattern (its source: see pattern.ts), by rule index. */
   contradictions: readonly string[];
   cutoffs: readonly number[];
-  /** Set when a claim the substring rule misses is matched normalized (`claims:`, match normalized or semantic). */
+  /**
+   * Set when claims are matched normalized (`claims:`, match normalized or semantic): substring hits pass the
+   * normalized checks, and a claim without one is matched normalized.
+   */
   normalized?: NormalizedRule;
 }
 
@@ -165,14 +174,12 @@ export function judgeInto(
   }
 
   if (item.answerable) {
-    lower ??= claim.toLowerCase();
-    let contained = contains(lower, item);
-    if (
-      !contained &&
-      item.facts &&
-      options.normalized &&
-      containsFact(claim, item.facts, options.normalized)
-    ) {
+    const normalized = item.facts && options.normalized;
+    // Under the normalized rule a substring hit passes its checks too: `12 GB` does not contain `2 GB`.
+    let contained = normalized
+      ? containsChecked(claim, item.facts!, normalized)
+      : contains((lower ??= claim.toLowerCase()), item);
+    if (!contained && normalized && containsFact(claim, item.facts!, normalized)) {
       contained = true;
       flags |= MATCHED_NORMALIZED;
     }
