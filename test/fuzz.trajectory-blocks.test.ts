@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bashBlock, extractMiniSwe, tagBlocks } from '../src/suites/context/extract/miniswe.js';
+import {
+  bashBlock,
+  commandParts,
+  extractMiniSwe,
+  tagBlocks,
+  view,
+  viewsOfCommand,
+} from '../src/suites/context/extract/miniswe.js';
 
 /**
  * A trajectory comes from a pull request: mini-SWE-agent's blocks are found by scans, not by the patterns
@@ -28,6 +35,47 @@ const text = fc.array(pieces, { maxLength: 24 }).map((p) => p.join(''));
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261207) % 2 ** 31;
 
+/** The views of a command as read before, with JavaScript's patterns: the reference on short commands. */
+const JS_VIEWS = [
+  /nl\s+[^|]+\s+([^\s|]+)\s*\|\s*sed\s+-n\s+['"]?(\d+),(\d+)p/,
+  /sed\s+-n\s+['"]?(\d+),(\d+)p['"]?\s+([^\s&|>;<]+)/,
+  /\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)/,
+  /\bcat\s+([^\s&|>]+)/,
+  /\bgrep\s+.*?\s+([^\s&|>]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))\b/,
+];
+const VIEW_NAMES = ['nl', 'sed', 'head', 'cat', 'grep'] as const;
+const commandPiece = fc.constantFrom(
+  "nl -ba a.py | sed -n '3,9p'",
+  'nl\u00a0x.go\u00a0|\u2028sed -n 1,2p',
+  'nl -ba ',
+  'sed -n ',
+  "'3,9p' ",
+  '| ',
+  'head -n 5 ',
+  'cat ',
+  'grep -rn foo ',
+  'a.py',
+  'b.ts ',
+  '/testbed/x.go',
+  ' ',
+  '\u00a0',
+  '\u2028',
+  '\r',
+  '\n',
+  '&& ',
+  '||',
+  ';',
+  '>',
+  '<',
+  '&',
+  '"',
+  'x',
+  '12',
+  ',',
+  'p',
+);
+const command = fc.array(commandPiece, { maxLength: 16 }).map((p) => p.join(''));
+
 describe('mini-SWE-agent blocks, read by scans', () => {
   it('tagBlocks finds what <tag>\\s*([\\s\\S]*?)\\s*</tag> does', () => {
     expect(tagBlocks('<t> a <t> b </t> c </t><t>\n</t>', 't')).toEqual(['a <t> b', '']);
@@ -53,6 +101,24 @@ describe('mini-SWE-agent blocks, read by scans', () => {
     );
   });
 
+  it('a command is split and read as the JavaScript patterns did, on RE2', () => {
+    expect(viewsOfCommand("nl -ba /testbed/a.py | sed -n '3,9p' && grep -rn x b.ts")).toEqual([
+      { file: 'a.py', lines: [3, 9] },
+      { file: 'b.ts' },
+    ]);
+    fc.assert(
+      fc.property(command, (c) => {
+        const parts = commandParts(c).map((p) => p.trim());
+        expect(parts).toEqual(c.split(/\s*(?:&&|\|\||;)\s*/).map((p) => p.trim()));
+        for (const part of parts) {
+          const mine = VIEW_NAMES.map((n) => (view(n).exec(part) as string[] | null)?.slice(1) ?? null);
+          expect(mine).toEqual(JS_VIEWS.map((re) => re.exec(part)?.slice(1) ?? null));
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
   it('an unclosed block over a long blank run is read at once', () => {
     const messages = [
       { role: 'assistant', content: `\`\`\`bash${'\n'.repeat(1_000_000)}` },
@@ -60,5 +126,7 @@ describe('mini-SWE-agent blocks, read by scans', () => {
       { role: 'user', content: `<explore_context>${' '.repeat(200_000)}` },
     ];
     expect(extractMiniSwe({ messages }).traj).toEqual({ pred_steps: [], pred_files: [], pred_spans: {} });
+    for (const head of ['nl', 'grep', 'sed -n', 'head -n 1', 'cat'])
+      expect(viewsOfCommand(`${head}${' '.repeat(200_000)}x`)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { compiled } from '../../../config/pattern.js';
 import type { StepJson, TrajData } from '../contract.js';
 import { addSpan, isRecord, sortedUnique, splitLines, str, stripChars, type SpansByFile } from './common.js';
 
@@ -168,12 +169,52 @@ const SOURCE_EXTENSIONS = [
   '.swift',
 ];
 
+// A command comes from a pull request's trajectory: its patterns run on RE2, linear in the command, where
+// JavaScript's backtracked for minutes (`nl` and 8,000 spaces: 94 s). RE2's `\s` and `.` are not
+// JavaScript's: these classes are JavaScript's, so the views read are the same.
+const SPACES = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`;
+const S = `[${SPACES}]`;
+/** Neither a blank nor one of `more`. */
+const notS = (more: string) => `[^${SPACES}${more}]`;
+const DOT = String.raw`[^\n\r\x{2028}\x{2029}]`;
+const VIEW_PATTERNS = {
+  nl: String.raw`nl${S}+[^|]+${S}+(${notS('|')}+)${S}*\|${S}*sed${S}+-n${S}+['"]?(\d+),(\d+)p`,
+  sed: String.raw`sed${S}+-n${S}+['"]?(\d+),(\d+)p['"]?${S}+(${notS('&|>;<')}+)`,
+  head: String.raw`\bhead${S}+-n${S}+(\d+)${S}+(${notS('&|>')}+)`,
+  cat: String.raw`\bcat${S}+(${notS('&|>')}+)`,
+  grep: String.raw`\bgrep${S}+${DOT}*?${S}+(${notS('&|>')}+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))\b`,
+};
+/** A view pattern, compiled on first use (compiled() keeps it). */
+export const view = (name: keyof typeof VIEW_PATTERNS) => compiled(VIEW_PATTERNS[name]);
+
+/**
+ * The parts of a command between `&&`, `||` and `;`, as splitting at `\s*(?:&&|\|\||;)\s*` makes them up to the
+ * blanks around each, which the caller trims: a scan.
+ */
+export function commandParts(cmd: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (let i = 0; i < cmd.length;) {
+    const two = cmd.slice(i, i + 2);
+    const sep = two === '&&' || two === '||' ? 2 : cmd[i] === ';' ? 1 : 0;
+    if (sep === 0) {
+      i++;
+      continue;
+    }
+    parts.push(cmd.slice(start, i));
+    i += sep;
+    start = i;
+  }
+  parts.push(cmd.slice(start));
+  return parts;
+}
+
 /**
  * The files a bash command reads, for trajectories without `<explore_context>`: per `&&`/`||`/`;` part,
  * the first of `nl … | sed -n 'a,bp'`, `sed -n 'a,bp' file`, `head -n N file`, `cat file`, `grep … file`
  * that matches. Commands that write (`sed -i`, `echo`, `rm`, `git add`, …) read nothing.
  */
-function viewsOfCommand(cmd: string): View[] {
+export function viewsOfCommand(cmd: string): View[] {
   if (['sed -i', 'echo ', 'mkdir', 'rm ', 'git add', 'git commit'].some((k) => cmd.includes(k))) return [];
   const views: View[] = [];
   const take = (file: string, lines?: [number, number]) => {
@@ -182,33 +223,30 @@ function viewsOfCommand(cmd: string): View[] {
     if (SOURCE_EXTENSIONS.some((ext) => f.endsWith(ext)))
       views.push(lines ? { file: f, lines } : { file: f });
   };
-  for (const chunk of cmd.split(/\s*(?:&&|\|\||;)\s*/)) {
+  for (const chunk of commandParts(cmd)) {
     const c = chunk.trim();
     if (!c) continue;
-    let m = /nl\s+[^|]+\s+([^\s|]+)\s*\|\s*sed\s+-n\s+['"]?(\d+),(\d+)p/.exec(c);
+    let m = view('nl').exec(c);
     if (m) {
       take(m[1]!, [Number(m[2]), Number(m[3])]);
       continue;
     }
-    m = /sed\s+-n\s+['"]?(\d+),(\d+)p['"]?\s+([^\s&|>;<]+)/.exec(c);
+    m = view('sed').exec(c);
     if (m) {
       take(m[3]!, [Number(m[1]), Number(m[2])]);
       continue;
     }
-    m = /\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)/.exec(c);
+    m = view('head').exec(c);
     if (m) {
       take(m[2]!, [1, Number(m[1])]);
       continue;
     }
-    m = /\bcat\s+([^\s&|>]+)/.exec(c);
+    m = view('cat').exec(c);
     if (m) {
       take(m[1]!);
       continue;
     }
-    m =
-      /\bgrep\s+.*?\s+([^\s&|>]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))\b/.exec(
-        c,
-      );
+    m = view('grep').exec(c);
     if (m) take(m[1]!);
   }
   const seen = new Set<string>();
