@@ -1,5 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compiled } from '../src/config/pattern.js';
+import { GREP_FILE } from '../src/suites/context/extract/openhands.js';
+import { FILE } from '../src/suites/context/extract/prometheus.js';
+import { BLOB_FIELD } from '../src/suites/context/gold.js';
 import {
   bashBlock,
   commandParts,
@@ -117,6 +121,45 @@ describe('mini-SWE-agent blocks, read by scans', () => {
       }),
       { numRuns: RUNS, seed: SEED },
     );
+  });
+
+  it("OpenHands' grep, Prometheus' File: line and a gold blob's field read as their JavaScript patterns did", () => {
+    const pairs: [RegExp, { exec(s: string): unknown }][] = [
+      [
+        /\bgrep\s+.*\s+([^\s&|>;<'"]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))(?:\s*(?:\||&|;|$))/,
+        compiled(GREP_FILE),
+      ],
+      [/^\s*File:\s*(.+?)\s*$/, compiled(FILE)],
+      [/^file:[ \t]*(.*?)[ \t]*\r?$/, BLOB_FIELD('file')],
+    ];
+    const piece = fc.constantFrom(
+      'grep -rn x ',
+      'File:',
+      'file:',
+      ' ',
+      '\t',
+      '\u00a0',
+      '\u2028',
+      '\r',
+      '\n',
+      'a.py',
+      'b.c',
+      '|',
+      ';',
+      'x',
+      "'",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 14 }).map((p) => p.join('')),
+        (s) => {
+          for (const [js, re2] of pairs) expect((re2.exec(s) as string[] | null)?.[1]).toBe(js.exec(s)?.[1]);
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    );
+    const blank = ' '.repeat(200_000);
+    for (const [, re2] of pairs) expect(re2.exec(`grep${blank}File:${blank}x${blank}y`)).toBeNull();
   });
 
   it('an unclosed block over a long blank run is read at once', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compiled, JS_DOT } from '../../config/pattern.js';
 import { InputError, preview } from '../../errors.js';
 import { readRecordsOf } from '../../io/records.js';
 import { describeIssue, safeParse, validateLine } from '../../io/validate.js';
@@ -121,7 +122,8 @@ function listOf(value: string | unknown[], field: string, source: Source): unkno
 }
 
 const BLOB_HEADER = /^context(\d+)[：:][ \t]*\r?\n/gmu;
-const BLOB_FIELD = (name: string) => new RegExp(`^${name}:[ \\t]*(.*?)[ \\t]*\\r?$`);
+/** On RE2, linear in a gold line from a pull request (`[ \t]*(.*?)[ \t]*` backtracks over a long blank run). */
+export const BLOB_FIELD = (name: string) => compiled(String.raw`^${name}:[ \t]*(${JS_DOT}*?)[ \t]*\r?$`);
 
 /**
  * The text form of `gold_context`: blocks `context<i>：` (a full-width or ASCII colon), then `file: …`,

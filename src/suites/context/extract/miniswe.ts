@@ -1,4 +1,4 @@
-import { compiled } from '../../../config/pattern.js';
+import { compiled, JS_BLANKS, JS_DOT, JS_S } from '../../../config/pattern.js';
 import type { StepJson, TrajData } from '../contract.js';
 import { addSpan, isRecord, sortedUnique, splitLines, str, stripChars, type SpansByFile } from './common.js';
 
@@ -170,13 +170,12 @@ const SOURCE_EXTENSIONS = [
 ];
 
 // A command comes from a pull request's trajectory: its patterns run on RE2, linear in the command, where
-// JavaScript's backtracked for minutes (`nl` and 8,000 spaces: 94 s). RE2's `\s` and `.` are not
-// JavaScript's: these classes are JavaScript's, so the views read are the same.
-const SPACES = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`;
-const S = `[${SPACES}]`;
+// JavaScript's backtracked for minutes (`nl` and 8,000 spaces). With JavaScript's `\s` and `.` spelled out,
+// the views read are the same.
+const S = JS_S;
 /** Neither a blank nor one of `more`. */
-const notS = (more: string) => `[^${SPACES}${more}]`;
-const DOT = String.raw`[^\n\r\x{2028}\x{2029}]`;
+const notS = (more: string) => `[^${JS_BLANKS}${more}]`;
+const DOT = JS_DOT;
 const VIEW_PATTERNS = {
   nl: String.raw`nl${S}+[^|]+${S}+(${notS('|')}+)${S}*\|${S}*sed${S}+-n${S}+['"]?(\d+),(\d+)p`,
   sed: String.raw`sed${S}+-n${S}+['"]?(\d+),(\d+)p['"]?${S}+(${notS('&|>;<')}+)`,

@@ -1,3 +1,4 @@
+import { compiled, JS_BLANKS, JS_DOT, JS_S } from '../../../config/pattern.js';
 import type { StepJson, TrajData } from '../contract.js';
 import type { Interval } from '../../../metrics/intervals.js';
 import {
@@ -14,8 +15,9 @@ import {
 
 /** Commands that change files rather than read them. */
 const WRITES = ['git add', 'git commit', 'rm ', 'mkdir', 'echo ', 'sed -i'];
-const GREP_FILE =
-  /\bgrep\s+.*\s+([^\s&|>;<'"]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))(?:\s*(?:\||&|;|$))/;
+// A trajectory comes from a pull request: on RE2, linear in the command (JavaScript's engine took 15 s on
+// `grep` and 4,000 spaces), with JavaScript's `\s` and `.`.
+export const GREP_FILE = String.raw`\bgrep${JS_S}+${JS_DOT}*${JS_S}+([^${JS_BLANKS}&|>;<'"]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))(?:${JS_S}*(?:\||&|;|$))`;
 
 /**
  * One record of an OpenHands `output.jsonl`: its `history` of `read` actions (a `view_range`, else
@@ -115,7 +117,7 @@ function runCommand(command: string): StepJson | undefined {
   for (const m of command.matchAll(/\bcat\s+(?:-n\s+)?([^\s&|>]+)/g)) {
     views.push({ file: normalizeOutputPath(stripChars(m[1]!, `'"`)) });
   }
-  const grep = GREP_FILE.exec(command)?.[1];
+  const grep = (compiled(GREP_FILE).exec(command) as string[] | null)?.[1];
   // A glob is a pattern, not a file, unless it has a folder in it.
   if (grep && (grep.includes('/') || !/[*?"]/.test(grep))) views.push({ file: normalizeOutputPath(grep) });
   const seen = new Set<string>();

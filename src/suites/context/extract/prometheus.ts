@@ -1,3 +1,4 @@
+import { compiled, JS_DOT, JS_S } from '../../../config/pattern.js';
 import type { Interval } from '../../../metrics/intervals.js';
 import type { StepJson, TrajData } from '../contract.js';
 import { mergedSpans, sortedUnique, splitLines, type SpansByFile } from './common.js';
@@ -48,7 +49,9 @@ function blocks(text: string, begin: string, end: string): string[] {
   return out;
 }
 
-const FILE = /^\s*File:\s*(.+?)\s*$/;
+// Lines of a trajectory from a pull request: on RE2, linear (`\s*(.+?)\s*$` backtracks over a long blank run),
+// with JavaScript's `\s` and `.`.
+export const FILE = String.raw`^${JS_S}*File:${JS_S}*(${JS_DOT}+?)${JS_S}*$`;
 const RANGE = /^\s*Line\s*number\s*range\s*:\s*(\d+)\s*-\s*(\d+)\s*$/i;
 
 /** Ranges per file, merged; a file with no range is left out. */
@@ -56,7 +59,7 @@ function fileRanges(block: string): SpansByFile {
   const ranges = new Map<string, Interval[]>();
   let file: string | undefined;
   for (const line of splitLines(block)) {
-    let m = FILE.exec(line);
+    let m = compiled(FILE).exec(line) as string[] | null;
     if (m) {
       file = normalizePath(m[1]!) || undefined;
       if (file && !ranges.has(file)) ranges.set(file, []);
