@@ -64,14 +64,16 @@ describe('the committed bundles', () => {
     ]);
   });
 
-  it('keep the JavaScript under 4 MB (the wasm grammars aside)', () => {
+  it('keep the JavaScript under 4.5 MB (the wasm grammars aside)', () => {
     const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
     const bytes = files.reduce((sum, f) => sum + statSync(path.join(dist, f)).size, 0);
     // The three entry points (Action, CLI, grounded-qa worker), plus chunks ncc splits off for lazily
     // loaded code (Octokit; in the CLI, for --baseline gh:auto; hyparquet, for a .parquet file only, in the
     // worker too, which decodes Parquet traces: 80 kB more, for rows decoded on several threads). 3.1
     // MiB in all when this limit was raised from 3 to 3.5 MB; 3.56 MiB when claim matching (#47: numbers,
-    // units, the judge's client and cache, in the Action and the CLI alike) raised it to 4 MB. Undici, which
+    // units, the judge's client and cache, in the Action and the CLI alike) raised it to 4 MB; 4.24 MiB when
+    // #54 put gates.yaml's patterns on RE2 (re2js, 145 kB an entry point) and negations through Unicode's
+    // confusables (unhomoglyph's table, 80 kB an entry point) raised it to 4.5 MB. Undici, which
     // @actions/core would bring along unpatched, is 0.5 MB: still caught.
     expect(files).toEqual(expect.arrayContaining(['cli/index.js', 'index.js', 'qa-worker/index.js']));
     expect(
@@ -79,6 +81,6 @@ describe('the committed bundles', () => {
         (f) => !/^(cli\/index|qa-worker\/index|index|((cli|qa-worker)\/)?\d+\.index)\.js$/.test(f),
       ),
     ).toEqual([]);
-    expect(bytes).toBeLessThan(4 * 1024 * 1024);
+    expect(bytes).toBeLessThan(4.5 * 1024 * 1024);
   });
 });
