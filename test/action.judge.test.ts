@@ -47,24 +47,24 @@ describe('the Action with the judge', () => {
       'judge-model': 'stand-in-judge-2026-11-28',
     };
     const first = await runAction(ws, gh.url, judge);
-    // 17 claim misses, FM011 with two facts: 18 questions.
-    expect(server.requests).toHaveLength(18);
+    // 16 claim misses (FM001's "512 B" is the normalized rule's: 512 bytes), FM011 with two facts: 17 questions.
+    expect(server.requests).toHaveLength(17);
     expect(server.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
     expect(first.outputs).toMatchObject({
       'judgments-file': path.join(ws, '.groundgate', 'judgments.jsonl'),
-      'new-judgments': '18',
+      'new-judgments': '17',
     });
     expect(readFileSync(path.join(ws, '.groundgate', 'judgments.jsonl'), 'utf8').split('\n')).toHaveLength(
-      19,
+      18,
     );
-    expect(first.summary).toContain('18 new judgments: commit .groundgate/judgments.jsonl');
+    expect(first.summary).toContain('17 new judgments: commit .groundgate/judgments.jsonl');
     // The key is handed to the runner's masking once (::add-mask::, a line the runner consumes), and
     // nowhere else: not in the log, the summary or an error.
     expect(first.stdout.split('\n').filter((l) => l.includes(KEY))).toEqual([`::add-mask::${KEY}`]);
     expect(`${first.stderr}${first.summary}`).not.toContain(KEY);
 
     const fork = await runAction(ws, gh.url, { ...judge, 'judge-api-key': '' });
-    expect(server.requests).toHaveLength(18);
+    expect(server.requests).toHaveLength(17);
     expect(fork.outputs['new-judgments']).toBe('0');
     expect(fork.summary).not.toContain('new judgment');
   });
