@@ -78,6 +78,21 @@ describe('the packed tarball, installed in a fresh project', () => {
     const files = packed!.files.map((f) => f.path);
     for (const f of ['action.yml', 'dist/index.js', 'dist/cli/index.js', 'dist/wasm/web-tree-sitter.wasm'])
       expect(files).toContain(f);
+    // Every doc a message, the README or action.yml points to travels with the package.
+    const named = new Set(
+      [
+        ...readdirSync(path.join(REPO, 'src'), { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => path.join('src', f)),
+        'README.md',
+        'action.yml',
+      ].flatMap(
+        (f) =>
+          readFileSync(path.join(REPO, f), 'utf8').match(/\bdocs\/[\w.-]+\.\w+|\bBENCHMARKS\.md\b/g) ?? [],
+      ),
+    );
+    expect(named.size).toBeGreaterThanOrEqual(7);
+    expect(files).toEqual(expect.arrayContaining([...named]));
     const tarball = path.join(packDir, packed!.filename);
 
     const dir = tmpTree({
