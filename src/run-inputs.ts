@@ -1,6 +1,6 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from './errors.js';
+import { realOrAbsolute } from './io/confine.js';
 import { lockPathFor } from './gold/status.js';
 import { prepareRun, suiteInputs, type RunOptions } from './run.js';
 
@@ -74,18 +74,5 @@ export function refuseInputsAsOutputs(outputs: readonly UserOutput[], inputs: re
   }
 }
 
-/** The file's real path; for a file not made yet, its nearest existing folder's real path and the rest. */
-export function realPath(file: string): string {
-  const rest: string[] = [];
-  let at = path.resolve(file);
-  for (;;) {
-    try {
-      return path.join(realpathSync.native(at), ...rest);
-    } catch {
-      const up = path.dirname(at);
-      if (up === at) return path.join(at, ...rest);
-      rest.unshift(path.basename(at));
-      at = up;
-    }
-  }
-}
+/** A file as the run meets it: its real path (see realOrAbsolute); a dangling link as written. */
+const realPath = (file: string): string => realOrAbsolute(file) ?? path.resolve(file);

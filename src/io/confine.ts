@@ -139,7 +139,7 @@ export function isInside(root: string, file: string): boolean {
  * The real path of `file`; for a path that does not exist yet, that of its nearest existing folder joined
  * with the rest. Undefined for a dangling symbolic link: where a write through it would land is not known.
  */
-function realOrAbsolute(file: string): string | undefined {
+export function realOrAbsolute(file: string): string | undefined {
   const abs = path.resolve(file);
   const rest: string[] = [];
   for (let p = abs; ; p = path.dirname(p)) {
