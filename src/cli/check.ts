@@ -314,13 +314,15 @@ export async function refuseOwnInputs(
   options: RunOptions,
   alsoRead: readonly RunInput[] = [],
 ): Promise<void> {
-  const reads = [...(await runInputs(options)), ...alsoRead];
-  if (args.history !== undefined) reads.push({ file: args.history, what: 'the history' });
   const outputs = [
     { flag: '--report', file: args.report },
     ...args.outputs.map((o) => ({ flag: o.flag ?? '--out', file: o.file })),
     { flag: '--partial', file: args.partial },
   ];
+  // Nothing named to write (everything to stdout): the inputs need not be resolved twice.
+  if (outputs.every((o) => o.file === undefined)) return;
+  const reads = [...(await runInputs(options)), ...alsoRead];
+  if (args.history !== undefined) reads.push({ file: args.history, what: 'the history' });
   refuseInputsAsOutputs(outputs, reads);
 }
 
