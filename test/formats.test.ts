@@ -16,7 +16,7 @@ import {
   phoenixArray,
   readJsonlFile,
 } from './helpers/formats.js';
-import { runCli } from './helpers/process.js';
+import { checkOnThreads, runCli } from './helpers/process.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { spanFacts } from '../src/grounded-answer/span-facts.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
@@ -1145,14 +1145,7 @@ describe('OpenInference traces on threads (dist)', () => {
       },
     };
     writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites }));
-    const report = (threads: string) => {
-      const r = runCli(['--report', `${threads}.json`], dir, { GROUNDGATE_THREADS: threads });
-      return {
-        status: r.status,
-        stderr: r.stderr,
-        report: readFileSync(path.join(dir, `${threads}.json`), 'utf8'),
-      };
-    };
+    const report = (threads: string) => checkOnThreads(dir, threads);
     const one = report('1');
     const three = report('3');
     expect(three).toEqual(one);

@@ -1,10 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
 import { otlpLines, readJsonlFile } from './helpers/formats.js';
-import { runCli } from './helpers/process.js';
+import { checkOnThreads } from './helpers/process.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 import { scored } from './helpers/scored.js';
 
@@ -130,14 +130,7 @@ describe('dist/cli: patterns cross to helper threads as their sources', () => {
       citation_markers: { pattern: '\\[([a-z]+#\\d+)\\]', refers_to: 'id' },
     };
     writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites: { qa } }));
-    const report = (threads: string) => {
-      const r = runCli(['--report', `${threads}.json`], dir, { GROUNDGATE_THREADS: threads });
-      return {
-        status: r.status,
-        stderr: r.stderr,
-        report: readFileSync(path.join(dir, `${threads}.json`), 'utf8'),
-      };
-    };
+    const report = (threads: string) => checkOnThreads(dir, threads);
     const one = report('1');
     expect(report('3')).toEqual(one);
     const counts = (JSON.parse(one.report) as { suites: { qa: Report } }).suites.qa.counts;
