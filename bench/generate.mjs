@@ -803,25 +803,19 @@ export async function generateFormats(dir) {
     path.join(dir, 'gates-listed.yaml'),
     suite(mapped('listed.trace.jsonl', '/contexts/*/doc_id', '/output/sources/*/id')),
   );
-  writeFileSync(
-    path.join(dir, 'gates-marked.yaml'),
-    suite([
-      '    gold: qa.gold.jsonl',
-      '    traces: marked.trace.jsonl',
-      '    citation_markers:',
-      "      pattern: '\\[([^\\]\\s]+)\\]'",
-      '      refers_to: id',
-    ]),
-  );
+  const marked = [
+    '    gold: qa.gold.jsonl',
+    '    traces: marked.trace.jsonl',
+    '    citation_markers:',
+    "      pattern: '\\[([^\\]\\s]+)\\]'",
+    '      refers_to: id',
+  ];
+  writeFileSync(path.join(dir, 'gates-marked.yaml'), suite(marked));
   // The marked traces with refusal patterns too: every claim runs through the gates.yaml patterns (RE2).
   writeFileSync(
     path.join(dir, 'gates-patterned.yaml'),
     suite([
-      '    gold: qa.gold.jsonl',
-      '    traces: marked.trace.jsonl',
-      '    citation_markers:',
-      "      pattern: '\\[([^\\]\\s]+)\\]'",
-      '      refers_to: id',
+      ...marked,
       '    refusal:',
       "      patterns: ['^i (do not|don''t) know', '\\bno (relevant )?information\\b']",
     ]),
