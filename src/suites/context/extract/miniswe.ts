@@ -172,16 +172,14 @@ const SOURCE_EXTENSIONS = [
 // A command comes from a pull request's trajectory: its patterns run on RE2, linear in the command, where
 // JavaScript's backtracked for minutes (`nl` and 8,000 spaces). With JavaScript's `\s` and `.` spelled out,
 // the views read are the same.
-const S = JS_S;
 /** Neither a blank nor one of `more`. */
 const notS = (more: string) => `[^${JS_BLANKS}${more}]`;
-const DOT = JS_DOT;
 const VIEW_PATTERNS = {
-  nl: String.raw`nl${S}+[^|]+${S}+(${notS('|')}+)${S}*\|${S}*sed${S}+-n${S}+['"]?(\d+),(\d+)p`,
-  sed: String.raw`sed${S}+-n${S}+['"]?(\d+),(\d+)p['"]?${S}+(${notS('&|>;<')}+)`,
-  head: String.raw`\bhead${S}+-n${S}+(\d+)${S}+(${notS('&|>')}+)`,
-  cat: String.raw`\bcat${S}+(${notS('&|>')}+)`,
-  grep: String.raw`\bgrep${S}+${DOT}*?${S}+(${notS('&|>')}+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))\b`,
+  nl: String.raw`nl${JS_S}+[^|]+${JS_S}+(${notS('|')}+)${JS_S}*\|${JS_S}*sed${JS_S}+-n${JS_S}+['"]?(\d+),(\d+)p`,
+  sed: String.raw`sed${JS_S}+-n${JS_S}+['"]?(\d+),(\d+)p['"]?${JS_S}+(${notS('&|>;<')}+)`,
+  head: String.raw`\bhead${JS_S}+-n${JS_S}+(\d+)${JS_S}+(${notS('&|>')}+)`,
+  cat: String.raw`\bcat${JS_S}+(${notS('&|>')}+)`,
+  grep: String.raw`\bgrep${JS_S}+${JS_DOT}*?${JS_S}+(${notS('&|>')}+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|scala|swift))\b`,
 };
 /** A view pattern, compiled on first use (compiled() keeps it). */
 export const view = (name: keyof typeof VIEW_PATTERNS) => compiled(VIEW_PATTERNS[name]);
