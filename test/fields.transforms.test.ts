@@ -119,7 +119,61 @@ describe('a RAGAS-like gold set and traces, kept as the team keeps them', () => 
     expect(Object.keys(canonical.metrics)).toHaveLength(9);
     expect(canonical.counts.trace_lines).toBe(50);
     expect(canonical.counts).toMatchObject({ gold: 47, answerable: 35, unanswerable: 12, refused: 7 });
-    expect(scoredPart(suites.team)).toEqual(scoredPart(canonical));
+    const { offenders: teamOffenders, ...team } = scoredPart(suites.team);
+    const { offenders: canonicalOffenders, ...rest } = scoredPart(canonical);
+    expect(team).toEqual(rest);
+    // The same offenders, each chunk id shown as its text (all shorter than 80 characters here).
+    const texts = new Map(
+      [...GOLD.flatMap((g) => g.gold_citations), ...TRACES.flatMap((t) => t.retrieved_ids)].map((id) => [
+        sha(chunkText(id)),
+        chunkText(id),
+      ]),
+    );
+    const shown = JSON.stringify(canonicalOffenders).replace(/"([0-9a-f]{64})"/g, (hash, id: string) =>
+      texts.has(id) ? JSON.stringify(texts.get(id)) : hash,
+    );
+    expect(canonicalOffenders!.length).toBeGreaterThan(10);
+    expect(JSON.stringify(teamOffenders)).toBe(shown);
+  });
+
+  it('an offender shows an id made from a text as its first 80 normalized characters, … when cut', async () => {
+    const long =
+      'Retention\n\n  deletes   segments older than retention.ms, except streams under a legal hold, which keep every segment.';
+    const gold = [
+      {
+        user_input: 'How long are segments kept?',
+        reference: 'legal hold',
+        reference_contexts: [long],
+        ref_doc_ids: ['r'],
+      },
+    ];
+    const traces = [
+      {
+        user_input: 'How long are segments kept?',
+        retrieved_contexts: ['Other text.'],
+        response: 'No idea.',
+        cited: [],
+      },
+    ];
+    const suites = await scored(
+      { 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) },
+      {
+        s: {
+          ...QA,
+          gold: 'gold.jsonl',
+          traces: 'traces.jsonl',
+          fields: { gold: TEAM_GOLD, traces: TEAM_TRACES },
+        },
+      },
+    );
+    const [offender] = suites.s!.offenders as Record<string, unknown>[];
+    expect(offender).toMatchObject({
+      id: sha('How long are segments kept?'),
+      question: 'How long are segments kept?',
+      retrieved_ids: ['Other text.'],
+      citations: [],
+      gold_citations: ['Retention deletes segments older than retention.ms, except streams under a legal…'],
+    });
   });
 });
 

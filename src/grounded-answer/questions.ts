@@ -9,6 +9,8 @@ import type { GoldItem } from './contract.js';
 export async function questionsOf(
   items: readonly GoldItem[],
   goldMap: CompiledFieldMap | undefined,
+  /** Told of each gold record read again. */
+  reread?: (record: unknown) => void,
 ): Promise<unknown[]> {
   // A gold item's source is built when asked for: the records are keyed by these objects.
   const sources = items.map((g) => (g.question === undefined ? g.source : undefined));
@@ -16,6 +18,7 @@ export async function questionsOf(
   return items.map((g, i) => {
     if (g.question !== undefined) return g.question;
     const record = records.get(sources[i]!);
+    reread?.(record);
     return ((goldMap ? goldMap.apply(record) : record) as { question?: unknown }).question;
   });
 }

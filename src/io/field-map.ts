@@ -186,6 +186,13 @@ export const normalizedText = (text: string): string => text.normalize('NFC').re
 export const contentId = (text: string): string =>
   createHash('sha256').update(normalizedText(text), 'utf8').digest('hex');
 
+/** How an offender shows an id made from a text: its normalized text's first 80 characters, `…` when cut. */
+export function textPreview(text: string): string {
+  const chars = [...normalizedText(text)];
+  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS).join('')}…` : chars.join('');
+}
+const PREVIEW_CHARS = 80;
+
 const HASHED = 'a string to make an id of (content_id)';
 
 /** The id of one text, or why it has none: a text blank once normalized would be one id for every gap. */
@@ -290,6 +297,21 @@ export class CompiledFieldMap {
    */
   apply(record: unknown): unknown {
     return this.mapped(record);
+  }
+
+  /**
+   * The preview of each id a content_id member of `record` makes (see textPreview), added to `into`: what an
+   * offender shows for such an id. Texts a transform cannot take are left out, as apply keeps them.
+   */
+  previews(record: unknown, into: Map<string, string>): void {
+    if (typeof record !== 'object' || record === null) return;
+    for (const e of this.entries) {
+      if (typeof e.source === 'string' || !e.source.content_id) continue;
+      const found = e.every < 0 ? pointerGet(record, e.user) : everyElement(record, e.head, e.tail);
+      for (const text of Array.isArray(found) ? found : [found])
+        if (typeof text === 'string' && normalizedText(text) !== '')
+          into.set(contentId(text), textPreview(text));
+    }
   }
 
   /** As apply; `unfit` is told of the first value a transform cannot take (apply keeps it as it is). */

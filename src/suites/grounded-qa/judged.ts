@@ -77,9 +77,12 @@ export function describer(
     const held = loaded.records ? await loaded.records(rows) : undefined;
     const again = held ? [] : refs.filter((r): r is LineRef => r !== undefined);
     const goldMap = compileFieldMap(goldFields, goldShape);
+    // Ids made from texts (content_id), as the records read again here show them.
+    const previews = new Map<string, string>();
     const questions = await questionsOf(
       rows.map((row) => gold[row]!),
       goldMap,
+      goldMap && ((record) => goldMap.previews(record, previews)),
     );
     // Records are keyed by the reference objects asked for.
     const records = await recordsAt(again);
@@ -87,6 +90,7 @@ export function describer(
       options.traces.fields,
       options.traces.markers ? markedTraceShape : traceShape,
     );
+    if (traceMap) for (const record of records.values()) traceMap.previews(record, previews);
     const asRun = options.traces.markers ? asMarkedTraceLine : asTraceLine;
     const markers = options.markers && compileMarkers(options.markers);
     const out = new Map<string, NonNullable<Offender['fields']>>();
@@ -100,12 +104,15 @@ export function describer(
       const rule = loaded.table.rule[row]!;
       out.set(
         gold[row]!.qid,
-        describeItem(gold[row]!, questions[i], t, {
-          labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
-          trace: ref && where(ref, ctx.relative),
-          contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,
-          ...(markers && { markers }),
-        }),
+        previewed(
+          describeItem(gold[row]!, questions[i], t, {
+            labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
+            trace: ref && where(ref, ctx.relative),
+            contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,
+            ...(markers && { markers }),
+          }),
+          previews,
+        ),
       );
     });
     return out;
@@ -345,6 +352,23 @@ export function where(ref: LineRef, relative: (file: string) => string): string 
   return recordWord(ref.file) === 'row'
     ? `${relative(ref.file)} row ${ref.line}`
     : `${relative(ref.file)}:${ref.line}`;
+}
+
+/**
+ * Offender fields with each id that content_id made from a text shown as that text's preview (textPreview),
+ * where the records read again for them hold the text. The item's own id stays its qid: it keys baselines and
+ * items, and the question beside it is the text a qid from content_id was made of.
+ */
+export function previewed(
+  fields: NonNullable<Offender['fields']>,
+  previews: ReadonlyMap<string, string>,
+): NonNullable<Offender['fields']> {
+  if (previews.size === 0) return fields;
+  for (const key of ['citations', 'retrieved_ids', 'gold_citations']) {
+    const ids = fields[key];
+    if (Array.isArray(ids)) fields[key] = ids.map((id) => previews.get(id) ?? id);
+  }
+  return fields;
 }
 
 /** An offender's fields, from its gold item, its question and its winning run (with where it is). */

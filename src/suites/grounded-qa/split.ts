@@ -23,6 +23,7 @@ import type { GroundedQaConfig } from './config.js';
 import { refuseShards } from '../../claims/semantic.js';
 import {
   describeItem,
+  previewed,
   describer,
   judgeSuite,
   resultOf,
@@ -431,13 +432,18 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
           ref,
         );
         const question = ((goldMap ? goldMap.apply(value) : value) as { question?: unknown }).question;
+        const previews = new Map<string, string>();
+        goldMap?.previews(value, previews);
         out.set(
           r,
-          describeItem(item, question, undefined, {
-            labels: ['missing_trace'],
-            trace: undefined,
-            contradiction: undefined,
-          }),
+          previewed(
+            describeItem(item, question, undefined, {
+              labels: ['missing_trace'],
+              trace: undefined,
+              contradiction: undefined,
+            }),
+            previews,
+          ),
         );
       });
       store.seal();
