@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { goldShape, traceShape, type GoldLine, type TraceLine } from '../src/grounded-answer/contract.js';
 import { CompiledFieldMap, type FieldMap } from '../src/io/field-map.js';
 import { fieldsError } from './helpers/config-error.js';
 import { readJsonlFile } from './helpers/formats.js';
 import { scored, scoredPart } from './helpers/scored.js';
-import { jsonl } from './helpers/tmp.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
 
 // Gold sets and traces as teams keep them (a RAGAS-like dataset: questions and chunk texts, no ids; a flag
 // list whose emptiness says "unanswerable"; one reference string): read through nonempty, not, content_id
@@ -377,5 +381,49 @@ describe('errors', () => {
     expect(await fieldsError(['        /qid: { from: /q, content_id: true, not: true }'])).toMatch(
       /fields\.traces\.\/qid\.not: content_id and not together; expected not alone, or beside equals or nonempty$/,
     );
+  });
+});
+
+describe('freeze and verify', () => {
+  /** A CLI command run in-process: its exit status and what it printed, paths under `dir` relative to it. */
+  async function cli(dir: string, args: string[]) {
+    let out = '';
+    const status = await main(args, {
+      stdout: (t) => (out += t),
+      stderr: (t) => (out += t),
+      isTty: false,
+      env: { SOURCE_DATE_EPOCH: '1796601600' },
+    });
+    return { status, out: out.replaceAll(`${dir}${path.sep}`, '') };
+  }
+
+  it("lock the team's own file, read through the transforms: a change that makes the same ids is a change", async () => {
+    const dir = tmpTree({ 'gold.jsonl': jsonl(teamGold), 'traces.jsonl': jsonl(teamTraces) });
+    const gates = path.join(dir, 'gates.yaml');
+    const suite = { ...QA, gold: 'gold.jsonl', traces: 'traces.jsonl', lock: 'gold.lock.json' };
+    writeFileSync(
+      gates,
+      YAML.stringify({
+        version: 1,
+        suites: { s: { ...suite, fields: { gold: TEAM_GOLD, traces: TEAM_TRACES } } },
+      }),
+    );
+    const frozen = await cli(dir, ['freeze', '-c', gates]);
+    expect(frozen.status).toBe(0);
+    expect(frozen.out).toMatch(/^s: wrote gold\.lock\.json \(47 items, sha256:[0-9a-f]{12}\)\n$/);
+    expect(await cli(dir, ['verify', '-c', gates])).toMatchObject({ status: 0 });
+    expect((await cli(dir, ['check', '-c', gates, '--release'])).status).not.toBe(2);
+    // Item 1's context rewrapped: the same content id, the same mapped item, another record as written.
+    const item = teamGold[0]!;
+    const rewrapped = teamGold.map((g) =>
+      g === item ? { ...g, reference_contexts: g.reference_contexts.map((c) => `${c}\n\n`) } : g,
+    );
+    writeFileSync(path.join(dir, 'gold.jsonl'), jsonl(rewrapped));
+    const lock = JSON.parse(readFileSync(path.join(dir, 'gold.lock.json'), 'utf8')) as { items: number };
+    expect(lock.items).toBe(47);
+    expect(await cli(dir, ['verify', '-c', gates])).toEqual({
+      status: 2,
+      out: `groundgate: gold.jsonl: does not match its lock gold.lock.json: 1 changed (${sha(item.user_input)})\n`,
+    });
   });
 });
