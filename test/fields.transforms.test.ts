@@ -7,6 +7,10 @@ import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { goldShape, traceShape, type GoldLine, type TraceLine } from '../src/grounded-answer/contract.js';
 import { CompiledFieldMap, type FieldMap } from '../src/io/field-map.js';
+import { renderHtml } from '../src/report/html.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { renderText } from '../src/report/text.js';
+import { run } from '../src/run.js';
 import { fieldsError } from './helpers/config-error.js';
 import { readJsonlFile } from './helpers/formats.js';
 import { scored, scoredPart } from './helpers/scored.js';
@@ -159,25 +163,34 @@ describe('a RAGAS-like gold set and traces, kept as the team keeps them', () => 
         cited: [],
       },
     ];
-    const suites = await scored(
-      { 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) },
-      {
-        s: {
-          ...QA,
-          gold: 'gold.jsonl',
-          traces: 'traces.jsonl',
-          fields: { gold: TEAM_GOLD, traces: TEAM_TRACES },
-        },
-      },
-    );
-    const [offender] = suites.s!.offenders as Record<string, unknown>[];
+    const dir = tmpTree({ 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) });
+    const suite = {
+      ...QA,
+      gates: { precision: '>= 0.5' },
+      gold: 'gold.jsonl',
+      traces: 'traces.jsonl',
+      fields: { gold: TEAM_GOLD, traces: TEAM_TRACES },
+    };
+    writeFileSync(path.join(dir, 'gates.yaml'), YAML.stringify({ version: 1, suites: { s: suite } }));
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    const preview = 'Retention deletes segments older than retention.ms, except streams under a legal…';
+    const [offender] = report.suites.s!.offenders as Record<string, unknown>[];
     expect(offender).toMatchObject({
       id: sha('How long are segments kept?'),
       question: 'How long are segments kept?',
       retrieved_ids: ['Other text.'],
       citations: [],
-      gold_citations: ['Retention deletes segments older than retention.ms, except streams under a legal…'],
+      gold_citations: [preview],
     });
+    // The terminal, the comment and the HTML report show what report.json holds.
+    // The terminal cuts long values itself (at 60 characters here).
+    expect(renderText(report, { offenders: 5, showOffendersOnPass: true })).toContain(
+      '      retrieved_ids: [Other text.]\n      gold_citations: [Retention deletes segments older than retention.ms, except s… (+21 chars)]\n',
+    );
+    expect(renderMarkdown(report, { offenders: 5 })).toContain(
+      '| `Other text.` | `Retention deletes segments older than retention.ms, except streams under a legal` … (1 more characters) |',
+    );
+    expect(renderHtml(report)).toContain(preview);
   });
 });
 
