@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -142,6 +143,61 @@ describe('a RAGAS-like gold set and traces, kept as the team keeps them', () => 
     );
     expect(canonicalOffenders!.length).toBeGreaterThan(10);
     expect(JSON.stringify(teamOffenders)).toBe(shown);
+  });
+
+  it('a Parquet gold set (as a dataset hub keeps it) scores as its JSON Lines, offenders shown by their texts', async () => {
+    const parquet = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'user_input', data: teamGold.map((g) => g.user_input), type: 'STRING' },
+          {
+            name: 'reference',
+            data: teamGold.map((g) => [g.reference ?? []].flat().join(' | ')),
+            type: 'STRING',
+          },
+          { name: 'reference_contexts', data: teamGold.map((g) => g.reference_contexts) },
+          { name: 'ref_doc_ids', data: teamGold.map((g) => g.ref_doc_ids) },
+        ],
+        rowGroupSize: 16,
+      }),
+    );
+    const asOneString = teamGold.map(({ constraints: _, ...g }) => ({
+      ...g,
+      reference: [g.reference ?? []].flat().join(' | '),
+    }));
+    const suite = { ...QA, traces: 'traces.jsonl', fields: { gold: TEAM_GOLD, traces: TEAM_TRACES } };
+    const suites = await scored(
+      { 'gold.parquet': parquet, 'gold.jsonl': jsonl(asOneString), 'traces.jsonl': jsonl(teamTraces) },
+      { parquet: { ...suite, gold: 'gold.parquet' }, lines: { ...suite, gold: 'gold.jsonl' } },
+    );
+    expect(suites.parquet!.offenders.length).toBeGreaterThan(10);
+    expect(JSON.stringify(suites.parquet!.offenders)).not.toMatch(/"[0-9a-f]{64}"(?!,"labels")/);
+    expect(scoredPart(suites.parquet)).toEqual(scoredPart(suites.lines));
+    // A gold context no trace retrieved: its text is read again from its row.
+    const alone = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'user_input', data: ['How long are segments kept?'], type: 'STRING' },
+          { name: 'reference', data: ['legal hold'], type: 'STRING' },
+          { name: 'reference_contexts', data: [['Segments are kept\n for  7 days.']] },
+          { name: 'ref_doc_ids', data: [['r']] },
+        ],
+      }),
+    );
+    const trace = {
+      user_input: 'How long are segments kept?',
+      retrieved_contexts: ['Other.'],
+      response: 'No.',
+      cited: [],
+    };
+    const one = await scored(
+      { 'gold.parquet': alone, 'traces.jsonl': jsonl([trace]) },
+      { s: { ...suite, gold: 'gold.parquet' } },
+    );
+    expect(one.s!.offenders[0]).toMatchObject({
+      retrieved_ids: ['Other.'],
+      gold_citations: ['Segments are kept for 7 days.'],
+    });
   });
 
   it('an offender shows an id made from a text as its first 80 normalized characters, … when cut', async () => {

@@ -299,6 +299,11 @@ export class CompiledFieldMap {
     return this.mapped(record);
   }
 
+  /** Some member is read through content_id: offenders show previews of its ids. */
+  get makesIds(): boolean {
+    return this.entries.some((e) => typeof e.source !== 'string' && e.source.content_id === true);
+  }
+
   /**
    * The preview of each id a content_id member of `record` makes (see textPreview), added to `into`: what an
    * offender shows for such an id. Texts a transform cannot take are left out, as apply keeps them.

@@ -82,7 +82,7 @@ export function describer(
     const questions = await questionsOf(
       rows.map((row) => gold[row]!),
       goldMap,
-      goldMap && ((record) => goldMap.previews(record, previews)),
+      goldMap?.makesIds ? (record) => goldMap.previews(record, previews) : undefined,
     );
     // Records are keyed by the reference objects asked for.
     const records = await recordsAt(again);
@@ -90,7 +90,7 @@ export function describer(
       options.traces.fields,
       options.traces.markers ? markedTraceShape : traceShape,
     );
-    if (traceMap) for (const record of records.values()) traceMap.previews(record, previews);
+    if (traceMap?.makesIds) for (const record of records.values()) traceMap.previews(record, previews);
     const asRun = options.traces.markers ? asMarkedTraceLine : asTraceLine;
     const markers = options.markers && compileMarkers(options.markers);
     const out = new Map<string, NonNullable<Offender['fields']>>();
