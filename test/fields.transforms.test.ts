@@ -200,6 +200,45 @@ describe('a RAGAS-like gold set and traces, kept as the team keeps them', () => 
     });
   });
 
+  it('Parquet traces score as their JSON Lines, offenders shown by their texts', async () => {
+    const rows = teamTraces.map((t) => ({ ...t, cited: t.cited.map((c) => c.text) }));
+    const parquet = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'ts', data: rows.map((t) => BigInt(t.ts as number)), type: 'INT64' },
+          { name: 'user_input', data: rows.map((t) => t.user_input), type: 'STRING' },
+          { name: 'retrieved_contexts', data: rows.map((t) => t.retrieved_contexts) },
+          { name: 'response', data: rows.map((t) => t.response), type: 'STRING' },
+          { name: 'cited', data: rows.map((t) => t.cited) },
+          { name: 'answered', data: rows.map((t) => t.answered), type: 'BOOLEAN' },
+        ],
+        rowGroupSize: 16,
+      }),
+    );
+    const lines = rows.map(({ ts, user_input, retrieved_contexts, response, cited, answered }) => ({
+      ts,
+      user_input,
+      retrieved_contexts,
+      response,
+      cited,
+      answered,
+    }));
+    const traces = Object.fromEntries(
+      Object.entries({
+        ...TEAM_TRACES,
+        '/answer_json/citations': { from: '/cited', content_id: true },
+      }).filter(([canonical]) => canonical !== '/answer_json/constraints_echo'),
+    );
+    const suite = { ...QA, gold: 'gold.jsonl', fields: { gold: TEAM_GOLD, traces } };
+    const suites = await scored(
+      { 'gold.jsonl': jsonl(teamGold), 'traces.parquet': parquet, 'traces.jsonl': jsonl(lines) },
+      { parquet: { ...suite, traces: 'traces.parquet' }, lines: { ...suite, traces: 'traces.jsonl' } },
+    );
+    expect(suites.parquet!.offenders.length).toBeGreaterThan(10);
+    expect(JSON.stringify(suites.parquet!.offenders)).not.toMatch(/"[0-9a-f]{64}"(?!,"labels")/);
+    expect(scoredPart(suites.parquet)).toEqual(scoredPart(suites.lines));
+  });
+
   it('an offender shows an id made from a text as its first 80 normalized characters, … when cut', async () => {
     const long =
       'Retention\n\n  deletes   segments older than retention.ms, except streams under a legal hold, which keep every segment.';

@@ -75,7 +75,12 @@ export function describer(
     const rows = ids.flatMap((id) => find!(id) ?? []);
     const refs = rows.map((row) => loaded.ref(row));
     const held = loaded.records ? await loaded.records(rows) : undefined;
-    const again = held ? [] : refs.filter((r): r is LineRef => r !== undefined);
+    const traceMap = compileFieldMap(
+      options.traces.fields,
+      options.traces.markers ? markedTraceShape : traceShape,
+    );
+    // Runs held as judged (Parquet rows) are read again only for the texts of their content ids.
+    const again = held && !traceMap?.makesIds ? [] : refs.filter((r): r is LineRef => r !== undefined);
     const goldMap = compileFieldMap(goldFields, goldShape);
     // Ids made from texts (content_id), as the records read again here show them.
     const previews = new Map<string, string>();
@@ -86,10 +91,6 @@ export function describer(
     );
     // Records are keyed by the reference objects asked for.
     const records = await recordsAt(again);
-    const traceMap = compileFieldMap(
-      options.traces.fields,
-      options.traces.markers ? markedTraceShape : traceShape,
-    );
     if (traceMap?.makesIds) for (const record of records.values()) traceMap.previews(record, previews);
     const asRun = options.traces.markers ? asMarkedTraceLine : asTraceLine;
     const markers = options.markers && compileMarkers(options.markers);
