@@ -535,3 +535,76 @@ describe('freeze and verify', () => {
     });
   });
 });
+
+describe('a stability suite over a gold set and runs kept as texts', () => {
+  const gold = readJsonlFile<GoldLine>('examples/stability/gold.jsonl');
+  // Every third run refuses: its question's runs disagree, and it is an offender.
+  const runs = readJsonlFile<{ qid: string; answer_json: TraceLine['answer_json']; retrieved_ids: string[] }>(
+    'examples/stability/runs.jsonl',
+  ).map((r, i) => (i % 3 ? r : { ...r, answer_json: { claim: 'not in context', citations: [] } }));
+  const questions = new Map(gold.map((g) => [g.qid, g.question]));
+  const hashed = (id: string) => sha(chunkText(id));
+
+  it('scores as the canonical files; offenders show the gold texts for their ids', async () => {
+    const canonicalGold = gold.map((g) => ({
+      ...g,
+      qid: sha(g.question),
+      gold_citations: g.gold_citations.map(hashed),
+    }));
+    const canonicalRuns = runs.map((r) => ({
+      ...r,
+      qid: sha(questions.get(r.qid)!),
+      answer_json: { ...r.answer_json, citations: r.answer_json.citations.map(hashed) },
+      retrieved_ids: r.retrieved_ids.map(hashed),
+    }));
+    const mineGold = gold.map((g, i) => ({
+      user_input: g.question,
+      reference: g.gold_claim_substr,
+      reference_contexts: g.gold_citations.map((c) => messy(chunkText(c), i)),
+      ref_doc_ids: g.gold_citations,
+      constraints: g.constraints ?? [],
+    }));
+    const mineRuns = runs.map((r, i) => ({
+      ...r,
+      qid: undefined,
+      user_input: questions.get(r.qid),
+      answer_json: {
+        ...r.answer_json,
+        citations: r.answer_json.citations.map((c) => messy(chunkText(c), i)),
+      },
+      retrieved_ids: r.retrieved_ids.map((id) => messy(chunkText(id), i + 1)),
+    }));
+    const suites = await scored(
+      {
+        'gold.jsonl': jsonl(canonicalGold),
+        'runs.jsonl': jsonl(canonicalRuns),
+        'mine-gold.jsonl': jsonl(mineGold),
+        'mine-runs.jsonl': jsonl(mineRuns),
+      },
+      {
+        canonical: { kind: 'stability', gold: 'gold.jsonl', runs: 'runs.jsonl' },
+        mine: {
+          kind: 'stability',
+          gold: 'mine-gold.jsonl',
+          runs: 'mine-runs.jsonl',
+          fields: {
+            gold: TEAM_GOLD,
+            runs: {
+              '/qid': { from: '/user_input', content_id: true },
+              '/retrieved_ids': { from: '/retrieved_ids', content_id: true },
+              '/answer_json/citations': { from: '/answer_json/citations', content_id: true },
+            },
+          },
+        },
+      },
+    );
+    const { offenders: mine, ...mineRest } = scoredPart(suites.mine);
+    const { offenders: canonical, ...rest } = scoredPart(suites.canonical);
+    expect(mineRest).toEqual(rest);
+    expect(canonical!.length).toBeGreaterThan(0);
+    const texts = new Map(gold.flatMap((g) => g.gold_citations).map((id) => [hashed(id), chunkText(id)]));
+    const shown = JSON.stringify(canonical).replace(/[0-9a-f]{64}/g, (hash) => texts.get(hash) ?? hash);
+    expect(JSON.stringify(mine)).toBe(shown);
+    expect(shown).toContain(chunkText('p1#2'));
+  });
+});
