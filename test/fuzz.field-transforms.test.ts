@@ -70,6 +70,22 @@ const TRACE_MAP: FieldMap = {
   '/answer_json/constraints_echo': '/echo',
 };
 
+describe('a transformed member', () => {
+  it('leaves every line to JSON.parse and the map: nonempty, not and content_id never touch the scanner', () => {
+    const line = Buffer.from('{"id":"Q1","user_input":"q","has_answer":true,"reference":"a","docs":["d"]}');
+    const found = goldFields();
+    expect(scanGoldLine(line, 0, line.length, found, mappedGoldScanner(GOLD_MAP))).toBe(true);
+    for (const transformed of [
+      { '/answerable': { from: '/docs', nonempty: true } },
+      { '/answerable': { from: '/has_answer', not: true } },
+      { '/gold_citations': { from: '/docs', content_id: true } },
+    ] as FieldMap[])
+      expect(
+        scanGoldLine(line, 0, line.length, found, mappedGoldScanner({ ...GOLD_MAP, ...transformed })),
+      ).toBe(false);
+  });
+});
+
 describe(`one string as a list, on bytes and parsed (${RUNS} records per contract; FUZZ_RUNS sets it)`, () => {
   it('gold: the scanner accepts a line exactly when the mapped record is a gold item, with the same values', () => {
     const scanner = mappedGoldScanner(GOLD_MAP);
