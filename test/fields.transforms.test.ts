@@ -467,6 +467,15 @@ describe('errors', () => {
     ).toBe(`gold.jsonl:1: /user_input (qid): missing; expected string ${GOLD_WHAT}`);
   });
 
+  it('gates.yaml takes not beside equals or nonempty, and content_id on /qid', async () => {
+    for (const line of [
+      '        /ok: { from: /kind, equals: done, not: true }',
+      '        /refused: { from: /sources, nonempty: true, not: true }',
+      '        /qid: { from: /question, content_id: true }',
+    ])
+      expect(await fieldsError([line])).not.toMatch(/^gates\.yaml/);
+  });
+
   it('gates.yaml refuses a transform where it is written', async () => {
     expect(await fieldsError(['        /qid: { from: /id, nonempty: true }'])).toMatch(
       /^gates\.yaml:9:38: suite "s": fields\.traces\.\/qid\.nonempty: nonempty makes a boolean; expected it only for \/ok, \/refused$/,
