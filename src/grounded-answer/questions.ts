@@ -9,13 +9,16 @@ import type { GoldItem } from './contract.js';
 export async function questionsOf(
   items: readonly GoldItem[],
   goldMap: CompiledFieldMap | undefined,
+  /** Told of each gold record, every one then read again (a Parquet item's too). */
+  reread?: (record: unknown) => void,
 ): Promise<unknown[]> {
   // A gold item's source is built when asked for: the records are keyed by these objects.
-  const sources = items.map((g) => (g.question === undefined ? g.source : undefined));
+  const sources = items.map((g) => (g.question === undefined || reread ? g.source : undefined));
   const records = await recordsAt(sources.filter((s) => s !== undefined));
   return items.map((g, i) => {
+    const record = sources[i] && records.get(sources[i]);
+    if (sources[i]) reread?.(record);
     if (g.question !== undefined) return g.question;
-    const record = records.get(sources[i]!);
     return ((goldMap ? goldMap.apply(record) : record) as { question?: unknown }).question;
   });
 }

@@ -8,7 +8,13 @@ import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
 import { loadGold, startJudging } from '../../grounded-answer/load.js';
 import { traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
-import { asMarkedTraceLine, asTraceLine } from '../../grounded-answer/contract.js';
+import {
+  asMarkedTraceLine,
+  asTraceLine,
+  goldShape,
+  markedTraceShape,
+  traceShape,
+} from '../../grounded-answer/contract.js';
 import { compileMarkers, markedCitations, type Markers } from '../../grounded-answer/citation-markers.js';
 import { compileFieldMap } from '../../io/field-map.js';
 import { questionsOf } from '../../grounded-answer/questions.js';
@@ -69,15 +75,23 @@ export function describer(
     const rows = ids.flatMap((id) => find!(id) ?? []);
     const refs = rows.map((row) => loaded.ref(row));
     const held = loaded.records ? await loaded.records(rows) : undefined;
-    const again = held ? [] : refs.filter((r): r is LineRef => r !== undefined);
-    const goldMap = compileFieldMap(goldFields);
+    const traceMap = compileFieldMap(
+      options.traces.fields,
+      options.traces.markers ? markedTraceShape : traceShape,
+    );
+    // Runs held as judged (Parquet rows) are read again only for the texts of their content ids.
+    const again = held && !traceMap?.makesIds ? [] : refs.filter((r): r is LineRef => r !== undefined);
+    const goldMap = compileFieldMap(goldFields, goldShape);
+    // Ids made from texts (content_id), as the records read again here show them.
+    const previews = new Map<string, string>();
     const questions = await questionsOf(
       rows.map((row) => gold[row]!),
       goldMap,
+      goldMap?.makesIds ? (record) => goldMap.previews(record, previews) : undefined,
     );
     // Records are keyed by the reference objects asked for.
     const records = await recordsAt(again);
-    const traceMap = compileFieldMap(options.traces.fields);
+    if (traceMap?.makesIds) for (const record of records.values()) traceMap.previews(record, previews);
     const asRun = options.traces.markers ? asMarkedTraceLine : asTraceLine;
     const markers = options.markers && compileMarkers(options.markers);
     const out = new Map<string, NonNullable<Offender['fields']>>();
@@ -91,12 +105,15 @@ export function describer(
       const rule = loaded.table.rule[row]!;
       out.set(
         gold[row]!.qid,
-        describeItem(gold[row]!, questions[i], t, {
-          labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
-          trace: ref && where(ref, ctx.relative),
-          contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,
-          ...(markers && { markers }),
-        }),
+        previewed(
+          describeItem(gold[row]!, questions[i], t, {
+            labels: loaded.labels(row) ?? (['missing_trace'] as Label[]),
+            trace: ref && where(ref, ctx.relative),
+            contradiction: ref && rule >= 0 ? loaded.rules[rule]!.contradiction : undefined,
+            ...(markers && { markers }),
+          }),
+          previews,
+        ),
       );
     });
     return out;
@@ -336,6 +353,23 @@ export function where(ref: LineRef, relative: (file: string) => string): string 
   return recordWord(ref.file) === 'row'
     ? `${relative(ref.file)} row ${ref.line}`
     : `${relative(ref.file)}:${ref.line}`;
+}
+
+/**
+ * Offender fields with each id that content_id made from a text shown as that text's preview (textPreview),
+ * where the records read again for them hold the text. The item's own id stays its qid: it keys baselines and
+ * items, and the question beside it is the text a qid from content_id was made of.
+ */
+export function previewed(
+  fields: NonNullable<Offender['fields']>,
+  previews: ReadonlyMap<string, string>,
+): NonNullable<Offender['fields']> {
+  if (previews.size === 0) return fields;
+  for (const key of ['citations', 'retrieved_ids', 'gold_citations']) {
+    const ids = fields[key];
+    if (Array.isArray(ids)) fields[key] = ids.map((id) => previews.get(id) ?? id);
+  }
+  return fields;
 }
 
 /** An offender's fields, from its gold item, its question and its winning run (with where it is). */

@@ -9,7 +9,7 @@ import { compileFieldMap, recordChecker } from '../../io/field-map.js';
 import type { LineRef } from '../../io/jsonl.js';
 import { recordsAt } from '../../io/records.js';
 import { safeParse } from '../../io/validate.js';
-import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
+import { GOLD_WHAT, goldLineSchema, goldShape, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/verdict-flags.js';
 import { judged } from '../../grounded-answer/judged-runs.js';
@@ -23,6 +23,7 @@ import type { GroundedQaConfig } from './config.js';
 import { refuseShards } from '../../claims/semantic.js';
 import {
   describeItem,
+  previewed,
   describer,
   judgeSuite,
   resultOf,
@@ -410,8 +411,8 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
         return { file: files[file]!, line, offset, length };
       });
       const records = await recordsAt(refs);
-      const goldMap = compileFieldMap(config.fields?.gold);
-      const checker = recordChecker(goldLineSchema, goldTest, config.fields?.gold, GOLD_WHAT);
+      const goldMap = compileFieldMap(config.fields?.gold, goldShape);
+      const checker = recordChecker(goldLineSchema, goldTest, config.fields?.gold, GOLD_WHAT, goldShape);
       const store = new GoldStore();
       const out = new Map<number, NonNullable<Offender['fields']>>();
       rows.forEach((r, i) => {
@@ -431,13 +432,18 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
           ref,
         );
         const question = ((goldMap ? goldMap.apply(value) : value) as { question?: unknown }).question;
+        const previews = new Map<string, string>();
+        goldMap?.previews(value, previews);
         out.set(
           r,
-          describeItem(item, question, undefined, {
-            labels: ['missing_trace'],
-            trace: undefined,
-            contradiction: undefined,
-          }),
+          previewed(
+            describeItem(item, question, undefined, {
+              labels: ['missing_trace'],
+              trace: undefined,
+              contradiction: undefined,
+            }),
+            previews,
+          ),
         );
       });
       store.seal();

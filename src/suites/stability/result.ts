@@ -3,6 +3,7 @@ import { compileFieldMap, type CompiledFieldMap } from '../../io/field-map.js';
 import { questionsOf } from '../../grounded-answer/questions.js';
 import { itemVerdicts, type Offender, type ScoreContext, type SuiteResult } from '../types.js';
 import type { GoldItem } from '../../grounded-answer/contract.js';
+import { goldShape } from '../../grounded-answer/contract.js';
 import { CHECKS } from './contract.js';
 import type { StabilityRunsLoad } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
@@ -17,7 +18,7 @@ export async function stabilityResult(
   gold: readonly GoldItem[],
   loaded: StabilityRunsLoad,
 ): Promise<SuiteResult> {
-  const goldMap = compileFieldMap(config.fields?.gold);
+  const goldMap = compileFieldMap(config.fields?.gold, goldShape);
   const scored = scoreStability(gold, loaded.runs, {
     refusalToken: config.refusal_token,
     ...(config.refusal && { refusal: config.refusal }),
@@ -72,14 +73,23 @@ async function offendersOf(
   relative: (file: string) => string,
   goldMap: CompiledFieldMap | undefined,
 ): Promise<Offender[]> {
+  // Ids made from texts (content_id) are shown by the gold records' texts: a merge reads the same gold.
+  const previews = new Map<string, string>();
   const texts = await questionsOf(
     questions.map((q) => q.gold),
     goldMap,
+    goldMap?.makesIds ? (record) => goldMap.previews(record, previews) : undefined,
   );
-  return questions.map((q, i) => toOffender(q, relative, texts[i]));
+  const shown = (ids: readonly string[]) => ids.map((id) => previews.get(id) ?? id);
+  return questions.map((q, i) => toOffender(q, relative, texts[i], shown));
 }
 
-function toOffender(q: QuestionScore, relative: (file: string) => string, question: unknown): Offender {
+function toOffender(
+  q: QuestionScore,
+  relative: (file: string) => string,
+  question: unknown,
+  shown: (ids: readonly string[]) => string[],
+): Offender {
   const fields: NonNullable<Offender['fields']> = {
     question: typeof question === 'string' ? question : null,
     runs: q.runs.length,
@@ -87,11 +97,11 @@ function toOffender(q: QuestionScore, relative: (file: string) => string, questi
   for (const check of CHECKS) fields[check] = q.values[check];
   if (q.runs.length > 0) {
     fields.claims = tally(q.runs.map((r) => r.claim));
-    fields.citation_sets = tally(q.runs.map((r) => `[${r.citations.join(', ')}]`));
+    fields.citation_sets = tally(q.runs.map((r) => `[${shown(r.citations).join(', ')}]`));
   }
   if (q.labels.includes('containment_rate')) fields.gold_claim_substr = q.gold.claimSubstrings;
   if (q.labels.includes('citation_hit_rate') || q.labels.includes('citation_stability')) {
-    fields.gold_citations = q.gold.citations;
+    fields.gold_citations = shown(q.gold.citations);
   }
   if (q.labels.includes('constraint_echo_consistency')) fields.constraints = q.gold.constraints;
   return {
