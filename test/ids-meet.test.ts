@@ -1,12 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { renderText } from '../src/report/text.js';
 import { run } from '../src/run.js';
-import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
+import YAML from 'yaml';
+import { otlpLines } from './helpers/formats.js';
+import { checkOnThreads, runCli } from './helpers/process.js';
+import { seeded } from './helpers/random.js';
+import { FIXTURES, jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 // #55 point 3: ids that meet nothing are never scored quietly. Below 5% of the gold set's ids met by the
 // winners' retrieved and cited ids, another key that meets them is a mis-read (exit 2), else the finding is
@@ -92,4 +97,139 @@ describe('ids that meet no gold id, no key meeting them: scored, the finding fir
     expect(lines[3]).toBe('### ✅ groundgate: PASS — 1 of 1 gates passed');
     expect(markdown.split('only 0 of the gold set').length).toBe(2);
   });
+});
+
+/** The node UUID scripts/openinference-fixtures.mjs gives a chunk (as a LlamaIndex index does: one per node). */
+function nodeId(chunk: string): string {
+  const h = createHash('sha256').update(`node:${chunk}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+describe("LlamaIndex's OpenInference export: the node UUID in document.id, the doc id in its metadata", () => {
+  const LLAMA = 'llama-index.otlp.jsonl';
+  const workspace = (documentId?: string) => {
+    const dir = tmpTree({
+      'gold.jsonl': exampleGold(),
+      'gates.yaml': `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: ${LLAMA}\n    format: openinference\n    openinference:\n      qid: metadata.qid\n${documentId ? `      document_id: ${documentId}\n` : ''}    gates:\n      recall@5: '>= 0'\n`,
+    });
+    copyFileSync(path.join(FIXTURES, 'openinference', LLAMA), path.join(dir, LLAMA));
+    return dir;
+  };
+  // FM001's winner retrieved faq#2 and keys#5 first; the 50 runs' nodes' doc_id hold all 35 gold ids.
+  const MESSAGE = `${LLAMA}: retrieved ids (openinference.document_id: document.id) look like ${nodeId('faq#2').slice(0, 9)}…, ${nodeId('keys#5').slice(0, 9)}…, …; gold ids like keys#1, install#5, …; document.metadata.doc_id meets 35 of 35 gold ids: set openinference.document_id: metadata.doc_id`;
+
+  it('read as is: exit 2 naming metadata.doc_id, not recall@5 0/35 under a passing gate', async () => {
+    const dir = workspace();
+    let stderr = '';
+    const io = {
+      stdout: () => undefined,
+      stderr: (t: string) => void (stderr += t),
+      isTty: false,
+      env: { NO_COLOR: '1' },
+    };
+    const code = await main(['check', '--config', path.join(dir, 'gates.yaml')], io);
+    expect(stderr.replaceAll(dir + path.sep, '')).toBe(`groundgate: ${MESSAGE}\n`);
+    expect(code).toBe(2);
+  });
+
+  it('the bundled CLI says the same in a process', () => {
+    const dir = workspace();
+    const r = runCli(['check'], dir);
+    expect(r.stderr).toBe(`groundgate: ${MESSAGE}\n`);
+    expect(r.status).toBe(2);
+  });
+
+  it("read by metadata.doc_id as the message says: the example's recall@5, 32 of 35, and no warning", async () => {
+    const { report } = await run({ config: path.join(workspace('metadata.doc_id'), 'gates.yaml') });
+    const qa = report.suites.qa!;
+    expect([qa.metrics['recall@5']!.numerator, qa.metrics['recall@5']!.denominator]).toEqual([32, 35]);
+    expect(qa.headline).toBeUndefined();
+  });
+});
+
+describe('the count on threads (dist): the same report at every GROUNDGATE_THREADS', () => {
+  // 300 gold items with ids d0…d299; 3,000 runs, JSON Lines and OTLP, whose ids are the x-namespace's but for
+  // `met` gold ids: 14 of 300 (4.7%) are under the rule's 5%, 15 (5%) are not. The gold ids met are the last
+  // items', whose winners are at the end of the input: on 4 threads, helpers read and judge them.
+  const rnd = seeded(55);
+  const gold = Array.from({ length: 300 }, (_, i) => ({
+    qid: `Q${i}`,
+    question: `question ${i}?`,
+    answerable: true,
+    gold_claim_substr: [`fact number ${i}`],
+    gold_citations: [`d${i}`],
+  }));
+  const traces = (met: number) =>
+    Array.from({ length: 3000 }, (_, n) => {
+      const i = n % 300;
+      const id = i >= 300 - met ? `d${i}` : `x${Math.floor(rnd() * 1000)}`;
+      return {
+        ts: 1 + Math.floor(n / 300),
+        qid: `Q${i}`,
+        retrieved_ids: [id, `x${Math.floor(rnd() * 1000)}`],
+        answer_json: { claim: `It is fact number ${i}.`, citations: [id] },
+        latency_ms: 100,
+      };
+    });
+  const workspace = (met: number) => {
+    const t = traces(met);
+    const qa = { kind: 'grounded-qa', gold: 'gold.jsonl', gates: { precision: '>= 0' } };
+    const dir = tmpTree({
+      'gold.jsonl': jsonl(gold),
+      'traces.jsonl': jsonl(t),
+      'traces.otlp.jsonl': otlpLines(t, (x) => `question ${x.qid.slice(1)}?`),
+      'gates.yaml': YAML.stringify({
+        version: 1,
+        suites: {
+          lines: { ...qa, traces: 'traces.jsonl' },
+          otlp: { ...qa, traces: 'traces.otlp.jsonl', format: 'openinference' },
+        },
+      }),
+    });
+    return dir;
+  };
+
+  it('14 of 300 gold ids met: the headline on both suites, byte-identical on 1 and 4 threads', () => {
+    const dir = workspace(14);
+    const one = checkOnThreads(dir, '1');
+    const four = checkOnThreads(dir, '4');
+    expect(one.status).toBe(0);
+    expect(four.report).toBe(one.report);
+    expect(four.stderr).toBe(one.stderr);
+    const report = JSON.parse(one.report) as { suites: Record<string, { headline?: string }> };
+    for (const name of ['lines', 'otlp'])
+      expect(report.suites[name]!.headline).toMatch(/^only 14 of the gold set's 300 ids are among/);
+  }, 60_000);
+
+  it('15 of 300 (5%): no headline', () => {
+    const dir = workspace(15);
+    const one = checkOnThreads(dir, '1');
+    const four = checkOnThreads(dir, '4');
+    expect(four.report).toBe(one.report);
+    const report = JSON.parse(one.report) as { suites: Record<string, { headline?: string }> };
+    expect([report.suites.lines!.headline, report.suites.otlp!.headline]).toEqual([undefined, undefined]);
+  }, 60_000);
+});
+
+describe('quiet on every example in the repository', () => {
+  it.each(['gates.yaml', 'examples/semantic/gates.yaml'])('%s: no headline, no mis-read', async (config) => {
+    const { report } = await run({ config: path.join(REPO, config) });
+    for (const suite of Object.values(report.suites)) {
+      expect(suite.headline).toBeUndefined();
+      expect(suite.warnings.filter((w) => w.includes('gold set'))).toEqual([]);
+    }
+  });
+
+  it.each(['langchain.otlp.jsonl', 'core.otlp.jsonl'])(
+    'the OpenInference fixture %s, read as documented',
+    async (file) => {
+      const dir = tmpTree({
+        'gold.jsonl': exampleGold(),
+        'gates.yaml': `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: ${file}\n    format: openinference\n    openinference:\n      qid: metadata.qid\n${file.startsWith('langchain') ? '      document_id: metadata.id\n' : ''}    gates:\n      recall@5: '>= 0'\n`,
+      });
+      copyFileSync(path.join(FIXTURES, 'openinference', file), path.join(dir, file));
+      const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+      expect(report.suites.qa!.headline).toBeUndefined();
+    },
+  );
 });

@@ -45,13 +45,17 @@ export function scoreOptions(
   };
 }
 
-/** A suite's gold set, traces judged against it, and the options they were judged with. */
-export async function judgeSuite(config: GroundedQaConfig, ctx: ScoreContext) {
+/**
+ * A suite's gold set, traces judged against it, and the options they were judged with. Ids that meet no gold
+ * id but another key's do stop it (id-misread.ts); not in a `shard`, whose traces are some of the run's and
+ * meet only their items' gold ids.
+ */
+export async function judgeSuite(config: GroundedQaConfig, ctx: ScoreContext, shard = false) {
   const options = scoreOptions(config, ctx);
   const goldFields = config.fields?.gold;
   const judged = await judgeTraces(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields);
   const { meeting, table } = judged.loaded;
-  if (meeting) {
+  if (meeting && !shard) {
     const refs = [];
     for (let row = 0; row < table.present.length; row++)
       if (table.present[row]) refs.push(judged.loaded.ref(row)!);
