@@ -326,16 +326,13 @@ async function llamaIndexExport() {
       processOutput: (text) => getOutputAttributes(text),
     },
   );
-  const query = withSpan(
-    async (run) => synthesize(run, await retrieve(run)),
-    {
-      name: 'RetrieverQueryEngine.query',
-      kind: 'CHAIN',
-      tracer,
-      processInput: (run) => getInputAttributes(run.q),
-      processOutput: (text) => getOutputAttributes(text),
-    },
-  );
+  const query = withSpan(async (run) => synthesize(run, await retrieve(run)), {
+    name: 'RetrieverQueryEngine.query',
+    kind: 'CHAIN',
+    tracer,
+    processInput: (run) => getInputAttributes(run.q),
+    processOutput: (text) => getOutputAttributes(text),
+  });
   const lines = [];
   for (const run of RUNS) {
     clock.ms = timesOf(run).start;
