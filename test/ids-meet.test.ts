@@ -147,6 +147,47 @@ describe("LlamaIndex's OpenInference export: the node UUID in document.id, the d
   });
 });
 
+describe('--quiet', () => {
+  const quiet = async (traces: unknown[]) => {
+    const dir = tmpTree({
+      'gold.jsonl': exampleGold(),
+      'traces.jsonl': jsonl(traces),
+      'gates.yaml': gates(),
+    });
+    const out = { stdout: '', stderr: '' };
+    const io = {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      isTty: false,
+      env: { NO_COLOR: '1' },
+    };
+    return { code: await main(['check', '-q', '--config', path.join(dir, 'gates.yaml')], io), ...out };
+  };
+  const renamed = (t: Trace, what: 'retrieved' | 'both') => ({
+    ...t,
+    retrieved_ids: t.retrieved_ids.map((id) => `other/${id}`),
+    answer_json: {
+      ...t.answer_json,
+      citations:
+        what === 'both' ? t.answer_json.citations.map((id) => `other/${id}`) : t.answer_json.citations,
+    },
+  });
+
+  it('a pass prints nothing but the finding: a pass over ids that meet no gold id is no pass', async () => {
+    const r = await quiet(exampleTraces().map((t) => renamed(t, 'both')));
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr).toMatch(
+      /^groundgate: warning: qa: only 0 of the gold set's 35 ids are among the scored traces' retrieved or cited ids \(retrieved ids look like other\/faq#2, other\/keys#5, …; gold ids like keys#1, install#5, …\)/,
+    );
+    expect(r.stderr.split('\n').length).toBe(2);
+  });
+
+  it('cited ids count: answers citing gold ids meet them, though nothing retrieved is one', async () => {
+    const r = await quiet(exampleTraces().map((t) => renamed(t, 'retrieved')));
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+  });
+});
+
 describe('the count on threads (dist): the same report at every GROUNDGATE_THREADS', () => {
   // 300 gold items with ids d0…d299; 3,000 runs, JSON Lines and OTLP, whose ids are the x-namespace's but for
   // `met` gold ids: 14 of 300 (4.7%) are under the rule's 5%, 15 (5%) are not. The gold ids met are the last
