@@ -274,3 +274,32 @@ describe('quiet on every example in the repository', () => {
     },
   );
 });
+
+describe("the stability suite: its runs' ids against its gold set", () => {
+  const example = (file: string) => readFileSync(path.join(REPO, 'examples/stability', file), 'utf8');
+  it('runs of another gold set: the headline first, scored by the gates', async () => {
+    // Every id renamed: the example's gold set has 2 distinct ids (p1#2, pB#1), none met.
+    const runs = example('runs.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Trace)
+      .map((r) => ({
+        ...r,
+        retrieved_ids: r.retrieved_ids.map((id) => `other/${id}`),
+        answer_json: { ...r.answer_json, citations: r.answer_json.citations.map((id) => `other/${id}`) },
+      }));
+    const dir = tmpTree({
+      'gold.jsonl': example('gold.jsonl'),
+      'runs.jsonl': jsonl(runs),
+      'gates.yaml': `version: 1\nsuites:\n  st:\n    kind: stability\n    gold: gold.jsonl\n    runs: runs.jsonl\n    gates:\n      coverage: '== 1'\n`,
+    });
+    const { report, misreads } = await run({ config: path.join(dir, 'gates.yaml') });
+    const st = report.suites.st!;
+    expect(st.headline).toBe(
+      `only 0 of the gold set's 2 ids are among the scored runs' retrieved or cited ids (retrieved ids look like other/p1#1, other/p1#2, …; gold ids like p1#2, pB#1): runs of another gold set, a retriever broken, or ids read from the wrong place ("retrieved_ids", or a mapping fields.runs./retrieved_ids)?`,
+    );
+    expect(st.warnings[0]).toBe(st.headline);
+    expect(misreads.st![0]!.metrics).toEqual(['stable_rate', 'unstable_questions', 'citation_hit_rate']);
+    expect(report.verdict).toBe('pass');
+  });
+});

@@ -59,12 +59,21 @@ export async function idMisread(
   return new InputError({ file: traceFiles[0]! }, `${looks}; ${fix}`);
 }
 
-/** The warning of a run whose ids meet too few gold ids and no other key meets them either. */
-export function meetingWarning(meeting: Meeting, input: TraceInput): string {
-  return `only ${meeting.met} of the gold set's ${meeting.gold} ids are among the scored traces' retrieved or cited ids (retrieved ids look like ${idSample(meeting.traced)}; gold ids like ${idSample(meeting.goldIds)}), and no other key of the traces meets them: traces of another gold set, a retriever broken, or ids read from the wrong place (${readerOf(input)})?`;
+/**
+ * The warning of a suite whose ids meet too few gold ids, no other key meeting them either (`searched`), or
+ * not looked for; `reader` says where the retrieved ids are read, `noun` what a scored record is.
+ */
+export function meetingWarning(
+  meeting: Meeting,
+  reader: string,
+  terms: { noun: string; searched: boolean },
+): string {
+  const none = terms.searched ? `, and no other key of the ${terms.noun}s meets them` : '';
+  return `only ${meeting.met} of the gold set's ${meeting.gold} ids are among the scored ${terms.noun}s' retrieved or cited ids (retrieved ids look like ${idSample(meeting.traced)}; gold ids like ${idSample(meeting.goldIds)})${none}: ${terms.noun}s of another gold set, a retriever broken, or ids read from the wrong place (${reader})?`;
 }
 
-const readerOf = (input: TraceInput): string =>
+/** Where the retrieved ids of traces read as `input` come from, as the messages name it. */
+export const readerOf = (input: TraceInput): string =>
   input.format === 'openinference'
     ? `openinference.document_id: ${input.documentId ?? 'document.id'}`
     : mappedReader(input.fields, 'traces', '/retrieved_ids', 'retrieved_ids');

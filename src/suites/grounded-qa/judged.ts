@@ -20,7 +20,7 @@ import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-ans
 import type { RunTable } from '../../grounded-answer/runs.js';
 import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
-import { idMisread, meetingWarning } from '../../grounded-answer/id-misread.js';
+import { idMisread, meetingWarning, readerOf } from '../../grounded-answer/id-misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
@@ -195,7 +195,12 @@ export function resultOf(
     readersOf(options.traces),
   );
   // Ids that meet no gold id make every retrieval and citation metric 0: said before anything else.
-  const headline = loaded.meeting && meetingWarning(loaded.meeting, options.traces ?? CANONICAL_TRACES);
+  const headline =
+    loaded.meeting &&
+    meetingWarning(loaded.meeting, readerOf(options.traces ?? CANONICAL_TRACES), {
+      noun: 'trace',
+      searched: true,
+    });
   if (headline) misread.unshift({ warning: headline, metrics: MEETING_METRICS });
   warnings.unshift(...misread.slice(0, headline ? 1 : 0).map((m) => m.warning));
   warnings.push(...misread.slice(headline ? 1 : 0).map((m) => m.warning));
