@@ -73,7 +73,7 @@ describe('ids that meet no gold id, no key meeting them: scored, the finding fir
     answer_json: { ...t.answer_json, citations: t.answer_json.citations.map((id) => `other/${id}`) },
   }));
   const WARNING =
-    'only 0 of the gold set\'s 35 ids are among the scored traces\' retrieved or cited ids (retrieved ids look like other/faq#2, other/keys#5, …; gold ids like keys#1, install#5, …), and no other key of the traces meets them: traces of another gold set, a retriever broken, or ids read from the wrong place ("retrieved_ids", or a mapping fields.traces./retrieved_ids)?';
+    'only 0 of the gold set\'s 35 ids are among the scored traces\' retrieved ids (retrieved ids look like other/faq#2, other/keys#5, …; gold ids like keys#1, install#5, …), and no other key of the traces meets them: traces of another gold set, a retriever broken, or ids read from the wrong place ("retrieved_ids", or a mapping fields.traces./retrieved_ids)?';
 
   it('scores them, by the gates, with the warning first in report.json, the text view and the comment', async () => {
     const dir = tmpTree({ 'gold.jsonl': exampleGold(), 'traces.jsonl': jsonl(other), 'gates.yaml': gates() });
@@ -147,6 +147,22 @@ describe("LlamaIndex's OpenInference export: the node UUID in document.id, the d
   });
 });
 
+describe('as a new user reads the LangChain.js export: document_id naming the wrong metadata key', () => {
+  it('exit 2 naming metadata.id, though the answers cite gold ids (their citations are not what was retrieved)', async () => {
+    const file = 'langchain.otlp.jsonl';
+    const dir = tmpTree({
+      'gold.jsonl': exampleGold(),
+      'gates.yaml': `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold.jsonl\n    traces: ${file}\n    format: openinference\n    openinference:\n      qid: metadata.qid\n      document_id: metadata.source\n    gates:\n      recall@5: '>= 0'\n`,
+    });
+    copyFileSync(path.join(FIXTURES, 'openinference', file), path.join(dir, file));
+    const err = await run({ config: path.join(dir, 'gates.yaml') }).catch((e: unknown) => e);
+    // metadata.source holds each chunk's file name; metadata.id its chunk id, the gold set's.
+    expect((err as InputError).detail).toBe(
+      'retrieved ids (openinference.document_id: metadata.source) look like faq.md, keys.md, …; gold ids like keys#1, install#5, …; document.metadata.id meets 35 of 35 gold ids: set openinference.document_id: metadata.id',
+    );
+  });
+});
+
 describe('--quiet', () => {
   const quiet = async (traces: unknown[]) => {
     const dir = tmpTree({
@@ -177,14 +193,17 @@ describe('--quiet', () => {
     const r = await quiet(exampleTraces().map((t) => renamed(t, 'both')));
     expect([r.code, r.stdout]).toEqual([0, '']);
     expect(r.stderr).toMatch(
-      /^groundgate: warning: qa: only 0 of the gold set's 35 ids are among the scored traces' retrieved or cited ids \(retrieved ids look like other\/faq#2, other\/keys#5, …; gold ids like keys#1, install#5, …\)/,
+      /^groundgate: warning: qa: only 0 of the gold set's 35 ids are among the scored traces' retrieved ids \(retrieved ids look like other\/faq#2, other\/keys#5, …; gold ids like keys#1, install#5, …\)/,
     );
     expect(r.stderr.split('\n').length).toBe(2);
   });
 
-  it('cited ids count: answers citing gold ids meet them, though nothing retrieved is one', async () => {
+  it('answers citing gold ids do not hide retrieved ids that meet none (recall@5 0/35 all the same)', async () => {
     const r = await quiet(exampleTraces().map((t) => renamed(t, 'retrieved')));
-    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr).toMatch(
+      /^groundgate: warning: qa: only 0 of the gold set's 35 ids are among the scored traces' retrieved ids/,
+    );
   });
 });
 
@@ -296,7 +315,7 @@ describe("the stability suite: its runs' ids against its gold set", () => {
     const { report, misreads } = await run({ config: path.join(dir, 'gates.yaml') });
     const st = report.suites.st!;
     expect(st.headline).toBe(
-      `only 0 of the gold set's 2 ids are among the scored runs' retrieved or cited ids (retrieved ids look like other/p1#1, other/p1#2, …; gold ids like p1#2, pB#1): runs of another gold set, a retriever broken, or ids read from the wrong place ("retrieved_ids", or a mapping fields.runs./retrieved_ids)?`,
+      `only 0 of the gold set's 2 ids are among the scored runs' retrieved ids (retrieved ids look like other/p1#1, other/p1#2, …; gold ids like p1#2, pB#1): runs of another gold set, a retriever broken, or ids read from the wrong place ("retrieved_ids", or a mapping fields.runs./retrieved_ids)?`,
     );
     expect(st.warnings[0]).toBe(st.headline);
     expect(misreads.st![0]!.metrics).toEqual(['stable_rate', 'unstable_questions', 'citation_hit_rate']);

@@ -69,7 +69,7 @@ export function meetingWarning(
   terms: { noun: string; searched: boolean },
 ): string {
   const none = terms.searched ? `, and no other key of the ${terms.noun}s meets them` : '';
-  return `only ${meeting.met} of the gold set's ${meeting.gold} ids are among the scored ${terms.noun}s' retrieved or cited ids (retrieved ids look like ${idSample(meeting.traced)}; gold ids like ${idSample(meeting.goldIds)})${none}: ${terms.noun}s of another gold set, a retriever broken, or ids read from the wrong place (${reader})?`;
+  return `only ${meeting.met} of the gold set's ${meeting.gold} ids are among the scored ${terms.noun}s' retrieved ids (retrieved ids look like ${idSample(meeting.traced)}; gold ids like ${idSample(meeting.goldIds)})${none}: ${terms.noun}s of another gold set, a retriever broken, or ids read from the wrong place (${reader})?`;
 }
 
 /** Where the retrieved ids of traces read as `input` come from, as the messages name it. */

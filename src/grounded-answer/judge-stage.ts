@@ -21,7 +21,7 @@ export interface Judge {
 export function judgeStage(gold: readonly GoldItem[], table: RunTable, options: ScoreOptions): Judge {
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   const item = (row: number): JudgeItem => judgeItem(gold[row]!, options.scuRules, judge.normalized);
-  const meter = idMeter(gold, judge.markers);
+  const meter = idMeter(gold);
   return {
     options: judge,
     meter,

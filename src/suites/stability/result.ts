@@ -52,8 +52,7 @@ export async function stabilityResult(
   // merge of partials, which rebuilds the same runs, samples the same ids.
   const meter = idMeter(gold);
   gold.forEach((g, row) => {
-    for (const r of loaded.runs.get(g.qid) ?? [])
-      meter.see(row, { retrieved_ids: r.retrieved, answer_json: { claim: r.claim, citations: r.citations } });
+    for (const r of loaded.runs.get(g.qid) ?? []) meter.see(row, { retrieved_ids: r.retrieved });
   });
   const meeting = meter.meeting();
   const headline =
