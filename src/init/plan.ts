@@ -197,6 +197,8 @@ export function nearMisses(
   const fields: Record<string, FieldProposal> = {};
   if (gold.fields) fields.gold = gold.fields;
   if (answers.fields) fields[key] = answers.fields;
+  // A tool's ids may sit in more than one place (a node's own id, its metadata): the one the gold ids meet.
+  if (answers.meet) fields[key] = answers.meet(goldIdsOf(gold));
   type Trace = Parameters<typeof proposeRefusal>[0][number];
   const unanswerable = new Set(
     (gold.records ?? []).flatMap((g) => {
@@ -213,6 +215,16 @@ export function nearMisses(
       )
     : undefined;
   return { ...(Object.keys(fields).length ? { fields } : {}), ...(refusal ? { refusal } : {}) };
+}
+
+/** The ids the sampled gold items cite. */
+export function goldIdsOf(gold: Candidate): Set<string> {
+  return new Set(
+    (gold.records ?? []).flatMap((g) => {
+      const cited = (g as { gold_citations?: unknown }).gold_citations;
+      return Array.isArray(cited) ? cited.filter((c): c is string => typeof c === 'string') : [];
+    }),
+  );
 }
 
 /** The init flag that sets an input: --gold and --traces have their own, the rest go through --input. */
