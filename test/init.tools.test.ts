@@ -38,7 +38,7 @@ describe('LlamaIndex Response lines', () => {
       ]);
       // 8 distinct documents are cited by the 8 answerable items; the node UUIDs and file names meet none.
       expect(init.stdout).toContain(
-        `${sources}[*].node.metadata.doc_id → retrieved_ids (meets 8 of 8 sampled gold ids; node.id_ meets 0, node.metadata.file_name meets 0)`,
+        `${sources}[*].node.metadata.doc_id → retrieved_ids (meets 8 of 8 sampled gold ids; node.id_ meets 0)`,
       );
       expect(init.stdout).toContain(
         `eval/responses.jsonl: LlamaIndex Response: read as traces through fields:\n`,
@@ -63,7 +63,7 @@ describe('LlamaIndex Response lines', () => {
     expect(byNodeId.lines.find((l) => l.canonical === '/retrieved_ids')).toEqual({
       canonical: '/retrieved_ids',
       source: '/source_nodes/*/node/id_',
-      note: 'source_nodes[*].node.id_ → retrieved_ids (meets 1 of 2 sampled gold ids; node.metadata.doc_id meets 0, node.metadata.file_name meets 0)',
+      note: 'source_nodes[*].node.id_ → retrieved_ids (meets 1 of 2 sampled gold ids)',
     });
   });
 

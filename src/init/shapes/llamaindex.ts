@@ -1,4 +1,5 @@
-import { formatPointer } from '../../io/json-pointer.js';
+import { formatPointer, parsePointer } from '../../io/json-pointer.js';
+import { keysMeeting } from '../../grounded-answer/id-keys.js';
 import { ID, QUESTION } from '../field-proposal.js';
 import { isObject, line, stringKey, type Record_, type ToolShape } from './tool-shape.js';
 
@@ -8,7 +9,7 @@ import { isObject, line, stringKey, type Record_, type ToolShape } from './tool-
 // `EngineResponse` (@llamaindex/core/schema) stringifies as {message: {content}, sourceNodes, metadata}.
 // Neither cites: the source nodes are what the answer was synthesized from (Response.get_formatted_sources),
 // so they are read as its citations too. A node's `id_` is a UUID the index made unless the team set it; the
-// team's document id is then a key of `node.metadata`, chosen by which of them meets the gold ids.
+// team's document id is then a key of `node.metadata`: the member whose values meet most gold ids is read.
 
 interface Spelling {
   what: string;
@@ -32,26 +33,6 @@ const spellingOf = (records: readonly Record_[]) =>
       );
     }),
   );
-
-/** The members of a node that may hold its document id: its own `id_`, then each string of its metadata. */
-function idKeys(records: readonly Record_[], sources: string): string[][] {
-  const keys = new Set<string>();
-  for (const r of records)
-    for (const n of r[sources] as Record_[]) {
-      const meta = (n.node as Record_).metadata;
-      if (isObject(meta)) for (const [k, v] of Object.entries(meta)) if (typeof v === 'string') keys.add(k);
-    }
-  return [['id_'], ...[...keys].sort().map((k) => ['metadata', k])];
-}
-
-function valuesAt(records: readonly Record_[], sources: string, key: readonly string[]): string[] {
-  return records.flatMap((r) =>
-    (r[sources] as Record_[]).flatMap((n) => {
-      const v = key.reduce<unknown>((x, k) => (isObject(x) ? x[k] : undefined), n.node);
-      return typeof v === 'string' ? [v] : [];
-    }),
-  );
-}
 
 export const llamaindexResponse: ToolShape = {
   what: 'LlamaIndex Response',
@@ -92,22 +73,22 @@ export const llamaindexResponse: ToolShape = {
           `no query id beside the ${s.what}: log yours on each line (${ID.slice(0, 3).join(', ')}) to pair it with the gold set`,
         ],
       };
-    const keys = idKeys(records, s.sources);
     return {
       traces: [...head, ...ids(['id_'], "the node's id")],
       meet(goldIds) {
-        const met = keys.map((key) => ({
-          key,
-          count: new Set(valuesAt(records, s.sources, key).filter((v) => goldIds.has(v))).size,
-        }));
-        // The most gold ids met; on a tie the node's own id, then the metadata keys in name order.
-        const best = met.reduce((a, b) => (b.count > a.count ? b : a));
-        const others = met
-          .filter((m) => m !== best)
-          .map((m) => `node.${m.key.join('.')} meets ${m.count}`)
-          .join(', ');
-        const note = `meets ${best.count} of ${goldIds.size} sampled gold ids${others ? `; ${others}` : ''}`;
-        return [...head, ...ids(best.key, note)];
+        // Only the nodes' members: Response.metadata repeats each node's metadata under its node id.
+        const nodes = records.map((r) => ({ [s.sources]: r[s.sources] }));
+        const prefix = formatPointer([s.sources, '*', 'node', '']);
+        // A mapping reads one list (one `*`): a list inside a node's metadata holds no id of the node.
+        const met = keysMeeting(nodes, goldIds).filter(
+          (k) => k.key.startsWith(prefix) && !k.key.slice(prefix.length).split('/').includes('*'),
+        );
+        const own = met.find((k) => k.key === `${prefix}id_`)?.meets ?? 0;
+        // The most gold ids met (ties in key order); the node's own id when no member meets any.
+        const best = met[0] ?? { key: `${prefix}id_`, meets: 0 };
+        const key = (parsePointer(best.key) as string[]).slice(3);
+        const note = `meets ${best.meets} of ${goldIds.size} sampled gold ids${key[0] === 'id_' ? '' : `; node.id_ meets ${own}`}`;
+        return [...head, ...ids(key, note)];
       },
     };
   },
