@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import type { GoldLine, TraceLine } from '../src/grounded-answer/contract.js';
+import { traceShape, type GoldLine, type TraceLine } from '../src/grounded-answer/contract.js';
 import { CompiledFieldMap, type FieldMap } from '../src/io/field-map.js';
 import { readJsonlFile } from './helpers/formats.js';
 import { jsonl } from './helpers/tmp.js';
@@ -106,7 +106,7 @@ describe.each(Object.entries(TRACES))(
 );
 
 describe('what each transform makes of a value', () => {
-  const map = new CompiledFieldMap(TRANSFORMED);
+  const map = new CompiledFieldMap(TRANSFORMED, traceShape);
   const one = (record: Record<string, unknown>) => map.apply(record) as Record<string, unknown>;
 
   it('scale rounds its product to 15 significant digits: 1.005 s is 1005 ms', () => {
@@ -119,10 +119,12 @@ describe('what each transform makes of a value', () => {
   it('unit: ms divides an epoch number by 1000; an ISO string is read as it is', () => {
     expect(one({ created_ms: 1767225603500 }).ts).toBe(1767225603.5);
     expect(one({ created_ms: '2026-01-01T00:00:03Z' }).ts).toBe('2026-01-01T00:00:03Z');
-    expect(new CompiledFieldMap({ '/ts': { from: '/at', unit: 's' } }).apply({ at: 17 })).toEqual({
-      at: 17,
-      ts: 17,
-    });
+    expect(new CompiledFieldMap({ '/ts': { from: '/at', unit: 's' } }, traceShape).apply({ at: 17 })).toEqual(
+      {
+        at: 17,
+        ts: 17,
+      },
+    );
   });
 
   it('equals: true exactly when the value there is that scalar; absent stays absent', () => {
@@ -130,13 +132,16 @@ describe('what each transform makes of a value', () => {
     expect(one({ finish_reason: 'Refused' }).refused).toBe(false);
     expect(one({ finish_reason: null }).refused).toBe(false);
     expect('refused' in one({})).toBe(false);
-    const byNull = new CompiledFieldMap({ '/ok': { from: '/error', equals: null } });
+    const byNull = new CompiledFieldMap({ '/ok': { from: '/error', equals: null } }, traceShape);
     expect(byNull.apply({ error: null })).toEqual({ error: null, ok: true });
     expect(byNull.apply({ error: 'timeout' })).toEqual({ error: 'timeout', ok: false });
   });
 
   it('default: the value where the record has none; a value there is kept; each record gets its own copy', () => {
-    const cited = new CompiledFieldMap({ '/answer_json/citations': { from: '/sources', default: [] } });
+    const cited = new CompiledFieldMap(
+      { '/answer_json/citations': { from: '/sources', default: [] } },
+      traceShape,
+    );
     const a = cited.apply({ sources: ['d1'] }) as { answer_json: { citations: string[] } };
     expect(a.answer_json.citations).toEqual(['d1']);
     const b = cited.apply({}) as { answer_json: { citations: string[] } };
@@ -209,23 +214,23 @@ describe('errors', () => {
       'gates.yaml:9:31: suite "s": fields.traces./ok.equals: expected a JSON scalar to compare with: a string, a finite number, true, false or null',
     );
     expect(await configError(['        /ts: { from: /t, unit: ms, scale: 2 }'])).toBe(
-      'gates.yaml:9:32: suite "s": fields.traces./ts.unit: scale and unit together; expected one transform of scale, unit, equals, default',
+      'gates.yaml:9:32: suite "s": fields.traces./ts.unit: scale and unit together; expected one transform of scale, unit, equals, nonempty, content_id, default',
     );
     // default fills in a missing value; scaled or not, it would be written twice: one transform a member.
     expect(await configError(['        /latency_ms: { from: /t, scale: 1000, default: 0 }'])).toBe(
-      'gates.yaml:9:56: suite "s": fields.traces./latency_ms.default: scale and default together; expected one transform of scale, unit, equals, default',
+      'gates.yaml:9:56: suite "s": fields.traces./latency_ms.default: scale and default together; expected one transform of scale, unit, equals, nonempty, content_id, default',
     );
     expect(await configError(['        /ok: { from: /status, default: true, equals: done }'])).toBe(
-      'gates.yaml:9:40: suite "s": fields.traces./ok.default: equals and default together; expected one transform of scale, unit, equals, default',
+      'gates.yaml:9:40: suite "s": fields.traces./ok.default: equals and default together; expected one transform of scale, unit, equals, nonempty, content_id, default',
     );
     expect(await configError(['        /ts: { from: /t, units: ms }'])).toBe(
-      'gates.yaml:9:26: suite "s": fields.traces./ts: unknown key "units"; did you mean "unit"?; expected one of from, scale, unit, equals, default',
+      'gates.yaml:9:26: suite "s": fields.traces./ts: unknown key "units"; did you mean "unit"?; expected one of from, scale, unit, equals, nonempty, not, content_id, default',
     );
     expect(await configError(['        /ts: { unit: ms }'])).toBe(
       'gates.yaml:9:9: suite "s": fields.traces./ts.from: missing required key; expected string',
     );
     expect(await configError(['        /ts: 5'])).toBe(
-      'gates.yaml:9:14: suite "s": fields.traces./ts: expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit, equals or default }',
+      'gates.yaml:9:14: suite "s": fields.traces./ts: expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit, equals, nonempty, not, content_id or default }',
     );
     expect(await configError(['        /ts: { from: created, unit: ms }'])).toBe(
       'gates.yaml:9:22: suite "s": fields.traces./ts.from: "created" expected a JSON Pointer starting with "/" (RFC 6901)',
@@ -236,10 +241,9 @@ describe('errors', () => {
 describe('the mapped copy', () => {
   it('keeps a key "__proto__" a member, as JSON.parse made it, never the prototype', () => {
     const record = JSON.parse('{"__proto__": {"qid": "inherited"}, "id": "Q1"}') as object;
-    const mapped = new CompiledFieldMap({ '/ts': { from: '/at', unit: 'ms' } }).apply(record) as Record<
-      string,
-      unknown
-    >;
+    const mapped = new CompiledFieldMap({ '/ts': { from: '/at', unit: 'ms' } }, traceShape).apply(
+      record,
+    ) as Record<string, unknown>;
     expect(Object.getPrototypeOf(mapped)).toBe(Object.prototype);
     expect(Object.hasOwn(mapped, '__proto__')).toBe(true);
     expect(mapped.qid).toBeUndefined();

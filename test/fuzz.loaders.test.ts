@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { asTraceLine, type TraceLine } from '../src/grounded-answer/contract.js';
+import { asTraceLine, traceShape, type TraceLine } from '../src/grounded-answer/contract.js';
 import {
   mappedTraceScanner,
   scannedQid,
@@ -811,7 +811,7 @@ describe(`traces read through "*" (${RUNS * 10} lines; FUZZ_RUNS sets it)`, () =
       '/answer_json/citations': '/answer_json/sources/*/id',
     };
     const scanner = mappedTraceScanner(fields, { every: true });
-    const map = compileFieldMap(fields)!;
+    const map = compileFieldMap(fields, traceShape)!;
     const found = traceFields();
     const lines = listedTraces(qaFiles['traces.jsonl']).split('\n');
     let onBytes = 0;

@@ -37,7 +37,7 @@ import { leanReader } from '../src/grounded-answer/otlp-lean.js';
 import { notePlaces, placedReader } from '../src/grounded-answer/otlp-places.js';
 import { runReader } from '../src/grounded-answer/held-lines.js';
 import { recordChecker } from '../src/io/field-map.js';
-import { TRACE_WHAT, traceTest } from '../src/grounded-answer/contract.js';
+import { TRACE_WHAT, traceShape, traceTest } from '../src/grounded-answer/contract.js';
 import { unescapeInto } from '../src/io/json-scan.js';
 import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
 import type { SpanFacts } from '../src/grounded-answer/span-values.js';
@@ -226,7 +226,7 @@ describe('loader fuzzing (seeded)', () => {
     (_, shape, fields) => {
       const lines = TRACES.map((l) => JSON.stringify(shape(JSON.parse(l) as TraceLine)));
       const scanner = mappedTraceScanner(fields);
-      const map = compileFieldMap(fields)!;
+      const map = compileFieldMap(fields, traceShape)!;
       const found = traceFields();
       const fromBytes = (line: string) => {
         const b = Buffer.from(line);
@@ -369,7 +369,7 @@ describe('loader fuzzing (seeded)', () => {
         ? text.replace(/[<>&]|[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
         : text;
     };
-    const checker = recordChecker(traceLineSchema, traceTest, undefined, TRACE_WHAT);
+    const checker = recordChecker(traceLineSchema, traceTest, undefined, TRACE_WHAT, traceShape);
     let good = 0;
     let bad = 0;
     let placedRuns = 0;

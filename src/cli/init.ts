@@ -15,7 +15,7 @@ import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
 import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
-import { goldTest, traceTest } from '../grounded-answer/contract.js';
+import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
 import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
 import {
@@ -454,7 +454,7 @@ function given(
     if (!file || !/\.(jsonl|ndjson|json)$/i.test(file)) return undefined;
     const sample = sampleOf(path.resolve(args.dir, file));
     if (!sample?.records) return undefined;
-    const map = compileFieldMap(fields[key]);
+    const map = compileFieldMap(fields[key], key === 'gold' ? goldShape : traceShape);
     const records = map ? sample.records.map((r) => map.apply(r)) : sample.records;
     const base = { file: sample.file, what: key, why: '', ids: [], constraints: false };
     if (records.every(key === 'gold' ? goldTest : traceTest))

@@ -3,7 +3,7 @@ import { GoldDigester, type GoldDigest } from '../gold/digest.js';
 import { isBlank, parseJsonLine, readLineBatches, type LineRef } from '../io/jsonl.js';
 import { recordChecker, type FieldMap } from '../io/field-map.js';
 import { isParquet, readRecordsOf, refOf } from '../io/records.js';
-import { GOLD_WHAT, goldLineSchema, goldTest, type GoldItem } from './contract.js';
+import { GOLD_WHAT, goldLineSchema, goldShape, goldTest, type GoldItem } from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
 import type { RunsLoad } from './judged-runs.js';
@@ -45,7 +45,7 @@ export async function loadGold(
   // Gold that is not JSON Lines in the contract's shape is read record by record.
   const byRecord = questions !== undefined || files.some(isParquet);
   const scanner = options.fields ? mappedGoldScanner(options.fields) : undefined;
-  const checker = recordChecker(goldLineSchema, goldTest, options.fields, GOLD_WHAT);
+  const checker = recordChecker(goldLineSchema, goldTest, options.fields, GOLD_WHAT, goldShape);
   for (const file of files) {
     if (byRecord) {
       for await (const r of readRecordsOf(file, { digests: digester !== undefined })) {

@@ -8,6 +8,7 @@ import {
   markedTraceTest,
   TRACE_WHAT,
   traceLineSchema,
+  traceShape,
   traceTest,
   type TraceLine,
 } from './contract.js';
@@ -31,8 +32,9 @@ export const traceChecker = (input: Reading, what = TRACE_WHAT) =>
         markedTraceTest,
         input.fields,
         MARKED_TRACE_WHAT,
+        markedTraceShape,
       )
-    : recordChecker(traceLineSchema, traceTest, input.fields, what);
+    : recordChecker(traceLineSchema, traceTest, input.fields, what, traceShape);
 
 /**
  * The byte scanner of trace lines as the input reads them; undefined for the canonical one (scanTraceLine's

@@ -268,8 +268,9 @@ function isRequired(s: Shape, pointer: string): boolean {
 /** The sampled records after the sure lines of the proposal, when every one of them is then a contract record. */
 export function mapped(records: readonly unknown[], p: FieldProposal): unknown[] | undefined {
   const map = appliedMap(p);
-  const compiled = Object.keys(map).length ? new CompiledFieldMap(map) : undefined;
-  const test = shapeTest(p.input === 'traces' ? traceShape : goldShape);
+  const contract = p.input === 'traces' ? traceShape : goldShape;
+  const compiled = Object.keys(map).length ? new CompiledFieldMap(map, contract) : undefined;
+  const test = shapeTest(contract);
   const out = records.map((r) => (compiled ? compiled.apply(r) : r));
   return out.length && out.every(test) ? out : undefined;
 }

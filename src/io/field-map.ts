@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputError, preview } from '../errors.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
@@ -8,8 +9,10 @@ import { describeIssue, formatPath, safeParse, validateLine } from './validate.j
 /**
  * Where one canonical member is read from: the user's JSON Pointer, or that pointer (`from`) with its value
  * transformed: multiplied (`scale`), epoch milliseconds made seconds (`unit: ms`), compared with a JSON
- * scalar (`equals`, a boolean), or given a value where the record has none (`default`: a refusal logged
- * without its empty sources list). A `*` token in the pointer reads every element of the array there.
+ * scalar (`equals`, a boolean), tested for content (`nonempty`, a boolean), negated (`not`, alone or beside
+ * `equals` or `nonempty`), made an id from its text (`content_id`), or given a value where the record has
+ * none (`default`: a refusal logged without its empty sources list). A `*` token in the pointer reads every
+ * element of the array there. A list of strings mapped without `*` reads one string as a list of it.
  */
 export type FieldSource =
   | string
@@ -18,6 +21,9 @@ export type FieldSource =
       scale?: number;
       unit?: 'ms' | 's';
       equals?: string | number | boolean | null;
+      nonempty?: true;
+      not?: true;
+      content_id?: true;
       default?: unknown;
     };
 
@@ -45,13 +51,21 @@ const transformSchema = z.strictObject({
       error: 'expected a JSON scalar to compare with: a string, a finite number, true, false or null',
     })
     .optional(),
+  nonempty: z.literal(true, 'expected true (a member left out is no transform)').optional(),
+  not: z.literal(true, 'expected true (a member left out is no transform)').optional(),
+  content_id: z.literal(true, 'expected true (a member left out is no transform)').optional(),
   // Any JSON value: the record it completes is checked against the contract as every record is.
   default: z.json().optional(),
 });
 
 const sourceSchema = z.union([z.string(), transformSchema], {
-  error: 'expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit, equals or default }',
+  error:
+    'expected a JSON Pointer, or { from: <JSON Pointer>, and scale, unit, equals, nonempty, not, content_id or default }',
 });
+
+/** The transforms of which a member takes one; `not` may stand beside the two that make a boolean. */
+const TRANSFORMS = ['scale', 'unit', 'equals', 'nonempty', 'content_id', 'default'] as const;
+const NEGATED = ['equals', 'nonempty'];
 
 /** The mapping of an input whose contract is `s`: the keys must name its members, the values be pointers. */
 export function fieldMapSchema(s: Shape) {
@@ -95,14 +109,20 @@ export function fieldMapSchema(s: Shape) {
           });
       }
       if (typeof source === 'string' || kind === undefined) continue;
-      const given = (['scale', 'unit', 'equals', 'default'] as const).filter((k) => k in source);
+      const given = TRANSFORMS.filter((k) => k in source);
       if (given.length > 1)
         ctx.addIssue({
           code: 'custom',
           path: [canonical, given[1]!],
-          message: `${given.join(' and ')} together; expected one transform of scale, unit, equals, default`,
+          message: `${given.join(' and ')} together; expected one transform of ${TRANSFORMS.join(', ')}`,
         });
-      const only = (key: 'scale' | 'unit' | 'equals', what: string, allowed: string) => {
+      else if ('not' in source && given.length === 1 && !NEGATED.includes(given[0]!))
+        ctx.addIssue({
+          code: 'custom',
+          path: [canonical, 'not'],
+          message: `${given[0]} and not together; expected not alone, or beside ${NEGATED.join(' or ')}`,
+        });
+      const only = (key: (typeof TRANSFORMS)[number] | 'not', what: string, allowed: string) => {
         if (key in source && !allowed.split(', ').includes(canonical))
           ctx.addIssue({
             code: 'custom',
@@ -113,12 +133,27 @@ export function fieldMapSchema(s: Shape) {
       only('scale', 'multiplies a number', ofKind('duration', 'timestamp'));
       only('unit', 'says what epoch numbers count', ofKind('timestamp'));
       only('equals', 'makes a boolean', ofKind('boolean'));
+      only('nonempty', 'makes a boolean', ofKind('boolean'));
+      only('not', 'negates a boolean', ofKind('boolean'));
+      // A qid from the question's text: what a dataset that has no ids is matched by.
+      only(
+        'content_id',
+        'makes ids from texts',
+        [ofKind('strings'), ...known.filter((p) => p === '/qid')].join(', '),
+      );
     }
   });
 }
 
-/** A value a transform cannot take: `scale` met something that is not a number. */
-const UNFIT = Symbol('unfit');
+/** A value a transform cannot take (`scale` met something that is not a number): what it expected, what it met. */
+class Unfit {
+  constructor(
+    readonly expected: string,
+    readonly found: string,
+    /** The element of a list that is unfit, when it is one element. */
+    readonly index?: number,
+  ) {}
+}
 
 interface Entry {
   canonical: string[];
@@ -128,13 +163,57 @@ interface Entry {
   every: number;
   head: string[];
   tail: string[];
+  /** The canonical member is a list of strings read without `*`: one string there is a list of it. */
+  list: boolean;
   /** The value to put in the canonical member, from the value at `user`. */
   transform?: (v: unknown) => unknown;
   source: FieldSource;
 }
 
+/** What JSON type a value is, as zod names it in its messages. */
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
 /** Epoch seconds from epoch milliseconds. */
 const fromMs = (v: unknown) => (typeof v === 'number' ? v / 1000 : v);
+
+/**
+ * A text as content_id reads it: Unicode NFC, every run of white space (JavaScript's `\s`) one space,
+ * trimmed. The same chunk text, however it is wrapped or composed, is one id on both sides.
+ */
+export const normalizedText = (text: string): string => text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+
+/** The id content_id gives a text: the lowercase hex SHA-256 of its normalized form's UTF-8 bytes. */
+export const contentId = (text: string): string =>
+  createHash('sha256').update(normalizedText(text), 'utf8').digest('hex');
+
+const HASHED = 'a string to make an id of (content_id)';
+
+/** The id of one text, or why it has none: a text blank once normalized would be one id for every gap. */
+function idOfText(v: unknown, index?: number): unknown {
+  if (typeof v !== 'string') return v === undefined ? v : new Unfit(HASHED, typeName(v), index);
+  const id = contentId(v);
+  return id === BLANK_ID ? new Unfit(HASHED, 'a blank string', index) : id;
+}
+const BLANK_ID = createHash('sha256').update('').digest('hex');
+
+/** Each text's id: one text, or every text of a list (a hole stays a hole, which the contract names). */
+function contentIds(v: unknown): unknown {
+  if (!Array.isArray(v)) return v === null ? v : idOfText(v);
+  const out: unknown[] = [];
+  for (let i = 0; i < v.length; i++) {
+    const id = idOfText(v[i], i);
+    if (id instanceof Unfit) return id;
+    out.push(id);
+  }
+  return out;
+}
+
+/** True for a non-empty list or string, false for an empty one, null or nothing (a missing list is empty). */
+function nonEmpty(v: unknown): unknown {
+  if (v === undefined || v === null) return false;
+  if (typeof v === 'string' || Array.isArray(v)) return v.length > 0;
+  return new Unfit('an array or a string to test (nonempty)', typeName(v));
+}
 
 function transformOf(source: FieldSource): Entry['transform'] {
   if (typeof source === 'string') return undefined;
@@ -143,13 +222,29 @@ function transformOf(source: FieldSource): Entry['transform'] {
   // 1004.9999999999999 the product is in binary.
   if (scale !== undefined)
     return (v) =>
-      typeof v === 'number' ? Number((v * scale).toPrecision(15)) : v === undefined || v === null ? v : UNFIT;
+      typeof v === 'number'
+        ? Number((v * scale).toPrecision(15))
+        : v === undefined || v === null
+          ? v
+          : new Unfit(`number to scale by ${scale}`, typeName(v));
   if (unit === 'ms') return fromMs;
   if ('default' in source) {
     const fallback = source.default;
     // A copy each time: the records a default completes must not share one array.
     return (v) => (v === undefined ? structuredClone(fallback) : v);
   }
+  if (source.content_id) return contentIds;
+  const test = testOf(source);
+  if (!source.not) return test;
+  // Absent stays absent (as equals leaves it); what nonempty makes of nothing is negated as any value.
+  if (test) return (v) => negated(test(v));
+  return (v) =>
+    v === undefined ? v : typeof v === 'boolean' ? !v : new Unfit('a boolean to negate (not)', typeName(v));
+}
+
+/** The boolean `equals` or `nonempty` makes, before any `not`. */
+function testOf(source: Exclude<FieldSource, string>): Entry['transform'] {
+  if (source.nonempty) return nonEmpty;
   if ('equals' in source) {
     const equals = source.equals;
     return (v) => (v === undefined ? undefined : v === equals);
@@ -157,18 +252,20 @@ function transformOf(source: FieldSource): Entry['transform'] {
   return undefined;
 }
 
-/** What JSON type a value is, as zod names it in its messages. */
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+const negated = (v: unknown) => (typeof v === 'boolean' ? !v : v);
 
 /** A FieldMap ready to apply: parents before their members, so a member's own mapping wins. */
 export class CompiledFieldMap {
   private readonly entries: Entry[];
 
-  constructor(map: FieldMap) {
+  /** `s` is the contract the map reads into: its lists of strings read one string as a list of it. */
+  constructor(map: FieldMap, s: Shape) {
+    const lists = new Set(shapeKinds(s).flatMap(([p, kind]) => (kind === 'strings' ? [p] : [])));
     this.entries = Object.entries(map)
       .map(([canonical, source]): Entry => {
         const user = parsePointer(sourcePointer(source)) as string[];
         return {
+          list: lists.has(canonical) && !user.includes(EVERY),
           canonical: parsePointer(canonical) as string[],
           user,
           userPointer: sourcePointer(source),
@@ -196,15 +293,17 @@ export class CompiledFieldMap {
   }
 
   /** As apply; `unfit` is told of the first value a transform cannot take (apply keeps it as it is). */
-  private mapped(record: unknown, unfit?: (e: Entry, found: unknown) => never): unknown {
+  private mapped(record: unknown, unfit?: (e: Entry, why: Unfit) => never): unknown {
     if (typeof record !== 'object' || record === null || Array.isArray(record)) return record;
     const out = copyOf(record);
     /** The objects made here: a parent is copied once, however many of its members are mapped. */
     const made: object[] = [out];
     for (const e of this.entries) {
-      const found = e.every < 0 ? pointerGet(record, e.user) : everyElement(record, e.head, e.tail);
+      let found = e.every < 0 ? pointerGet(record, e.user) : everyElement(record, e.head, e.tail);
+      // A list kept as one string where it holds one (a single reference answer); "" holds none.
+      if (e.list && typeof found === 'string') found = found === '' ? [] : [found];
       let value = e.transform ? e.transform(found) : found;
-      if (value === UNFIT) value = unfit ? unfit(e, found) : found;
+      if (value instanceof Unfit) value = unfit ? unfit(e, value) : found;
       let target = out;
       const last = e.canonical.length - 1;
       for (let i = 0; i < last; i++) {
@@ -254,11 +353,11 @@ export class CompiledFieldMap {
     where: { file: string; line: number },
     what: string,
   ): T {
-    const mapped = this.mapped(record, (e, found) => {
-      const scale = typeof e.source === 'string' ? undefined : e.source.scale;
+    const mapped = this.mapped(record, (e, why) => {
+      const at = why.index === undefined ? e.canonical : [...e.canonical, why.index];
       throw new InputError(
         where,
-        `${this.place(e.canonical)}: expected number to scale by ${scale}, found ${typeName(found)} (${what})`,
+        `${this.place(at)}: expected ${why.expected}, found ${why.found} (${what})`,
       );
     });
     if (test(mapped)) return mapped;
@@ -305,9 +404,9 @@ function everyElement(record: unknown, head: readonly string[], tail: readonly s
   return out;
 }
 
-/** The compiled map, or undefined when there is none to apply. */
-export const compileFieldMap = (map: FieldMap | undefined): CompiledFieldMap | undefined =>
-  map && Object.keys(map).length > 0 ? new CompiledFieldMap(map) : undefined;
+/** The compiled map into the contract `s`, or undefined when there is none to apply. */
+export const compileFieldMap = (map: FieldMap | undefined, s: Shape): CompiledFieldMap | undefined =>
+  map && Object.keys(map).length > 0 ? new CompiledFieldMap(map, s) : undefined;
 
 /**
  * A record checked against a contract after its `fields:` mapping, if any: by hand, and by the schema to
@@ -318,8 +417,9 @@ export function recordChecker<T>(
   test: (v: unknown) => v is T,
   fields: FieldMap | undefined,
   what: string,
+  s: Shape,
 ): { check(value: unknown, file: string, line: number): T; map: CompiledFieldMap | undefined } {
-  const map = compileFieldMap(fields);
+  const map = compileFieldMap(fields, s);
   return {
     map,
     check: map

@@ -208,8 +208,15 @@ export function stringValue(b: Buffer, i: number, e: number): string {
   return b.toString('latin1', i + 1, e - 1);
 }
 
-/** The strings of the array at b[i] that skipStringArray accepted. */
+/**
+ * The strings of the array at b[i] that skipStringArray accepted; or the one string there, which a list that a
+ * `fields:` mapping names may be (a list of it; "" is the empty list, as field-map.ts reads it).
+ */
 export function stringArrayValue(b: Buffer, i: number, e: number): string[] {
+  if (b[i] === 0x22) {
+    const one = stringValue(b, i, skipString(b, i, e));
+    return one === '' ? [] : [one];
+  }
   const out: string[] = [];
   skipArray(b, i, e, 0, (b, k, e) => {
     const end = skipString(b, k, e);

@@ -192,8 +192,13 @@ export interface LineScanner {
 
 type Skip = (b: Buffer, v: number, e: number, found: Found) => number;
 
-function skipKind(kind: ValueKind): Skip {
+/** A kind as the scanner checks it: a list of strings a mapping names may be one string (a list of it). */
+type ScanKind = ValueKind | 'string-or-strings';
+
+function skipKind(kind: ScanKind): Skip {
   switch (kind) {
+    case 'string-or-strings':
+      return (b, v, e) => (b[v] === 0x22 ? skipString(b, v, e) : skipStringArray(b, v, e));
     case 'string':
       return (b, v, e) => skipString(b, v, e);
     case 'id':
@@ -227,7 +232,7 @@ function finiteNumber(b: Buffer, v: number, e: number, min: number): number {
 /** One place in the user's records: the canonical members its value feeds, and the places inside it. */
 interface Place {
   slots: number[];
-  kinds: ValueKind[];
+  kinds: ScanKind[];
   /** Members by key, as bytes, with the places they lead to. */
   keys: Uint8Array[];
   members: Place[];
@@ -316,8 +321,10 @@ export function lineScanner(
       const slot = pointers.indexOf(pointer);
       const p = place(tokens);
       p.slots.push(slot);
-      // Through `*`, each element holds one string of the list.
-      p.kinds.push(listed ? 'string' : m.kind);
+      // Through `*`, each element holds one string of the list; a list mapped to a place may be one string.
+      p.kinds.push(
+        listed ? 'string' : mapped !== undefined && m.kind === 'strings' ? 'string-or-strings' : m.kind,
+      );
       if (isRequired) required.push(slot);
     }
   };

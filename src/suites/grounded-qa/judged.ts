@@ -8,7 +8,13 @@ import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
 import { loadGold, startJudging } from '../../grounded-answer/load.js';
 import { traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
-import { asMarkedTraceLine, asTraceLine } from '../../grounded-answer/contract.js';
+import {
+  asMarkedTraceLine,
+  asTraceLine,
+  goldShape,
+  markedTraceShape,
+  traceShape,
+} from '../../grounded-answer/contract.js';
 import { compileMarkers, markedCitations, type Markers } from '../../grounded-answer/citation-markers.js';
 import { compileFieldMap } from '../../io/field-map.js';
 import { questionsOf } from '../../grounded-answer/questions.js';
@@ -70,14 +76,17 @@ export function describer(
     const refs = rows.map((row) => loaded.ref(row));
     const held = loaded.records ? await loaded.records(rows) : undefined;
     const again = held ? [] : refs.filter((r): r is LineRef => r !== undefined);
-    const goldMap = compileFieldMap(goldFields);
+    const goldMap = compileFieldMap(goldFields, goldShape);
     const questions = await questionsOf(
       rows.map((row) => gold[row]!),
       goldMap,
     );
     // Records are keyed by the reference objects asked for.
     const records = await recordsAt(again);
-    const traceMap = compileFieldMap(options.traces.fields);
+    const traceMap = compileFieldMap(
+      options.traces.fields,
+      options.traces.markers ? markedTraceShape : traceShape,
+    );
     const asRun = options.traces.markers ? asMarkedTraceLine : asTraceLine;
     const markers = options.markers && compileMarkers(options.markers);
     const out = new Map<string, NonNullable<Offender['fields']>>();

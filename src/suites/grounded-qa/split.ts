@@ -9,7 +9,7 @@ import { compileFieldMap, recordChecker } from '../../io/field-map.js';
 import type { LineRef } from '../../io/jsonl.js';
 import { recordsAt } from '../../io/records.js';
 import { safeParse } from '../../io/validate.js';
-import { GOLD_WHAT, goldLineSchema, goldTest } from '../../grounded-answer/contract.js';
+import { GOLD_WHAT, goldLineSchema, goldShape, goldTest } from '../../grounded-answer/contract.js';
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/verdict-flags.js';
 import { judged } from '../../grounded-answer/judged-runs.js';
@@ -410,8 +410,8 @@ function readGold(partial: PartialFile, suite: string, n: number, files: readonl
         return { file: files[file]!, line, offset, length };
       });
       const records = await recordsAt(refs);
-      const goldMap = compileFieldMap(config.fields?.gold);
-      const checker = recordChecker(goldLineSchema, goldTest, config.fields?.gold, GOLD_WHAT);
+      const goldMap = compileFieldMap(config.fields?.gold, goldShape);
+      const checker = recordChecker(goldLineSchema, goldTest, config.fields?.gold, GOLD_WHAT, goldShape);
       const store = new GoldStore();
       const out = new Map<number, NonNullable<Offender['fields']>>();
       rows.forEach((r, i) => {

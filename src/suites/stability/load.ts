@@ -57,8 +57,9 @@ export async function loadStabilityRuns(
         markedRunTest,
         fields,
         MARKED_RUN_WHAT,
+        markedRunShape,
       )
-    : recordChecker(runLineSchema, runTest, fields, RUN_WHAT);
+    : recordChecker(runLineSchema, runTest, fields, RUN_WHAT, runShape);
   const markers = markerSettings && compileMarkers(markerSettings);
   const runs = new Map<string, StabilityRun[]>();
   const byRunId = new Map<string, Map<string, number>>();

@@ -3,6 +3,7 @@ import { compileFieldMap, type CompiledFieldMap } from '../../io/field-map.js';
 import { questionsOf } from '../../grounded-answer/questions.js';
 import { itemVerdicts, type Offender, type ScoreContext, type SuiteResult } from '../types.js';
 import type { GoldItem } from '../../grounded-answer/contract.js';
+import { goldShape } from '../../grounded-answer/contract.js';
 import { CHECKS } from './contract.js';
 import type { StabilityRunsLoad } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
@@ -17,7 +18,7 @@ export async function stabilityResult(
   gold: readonly GoldItem[],
   loaded: StabilityRunsLoad,
 ): Promise<SuiteResult> {
-  const goldMap = compileFieldMap(config.fields?.gold);
+  const goldMap = compileFieldMap(config.fields?.gold, goldShape);
   const scored = scoreStability(gold, loaded.runs, {
     refusalToken: config.refusal_token,
     ...(config.refusal && { refusal: config.refusal }),
