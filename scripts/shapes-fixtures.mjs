@@ -11,6 +11,11 @@
 //   llamaindex-py  Python llama-index-core's Response {response, source_nodes: NodeWithScore.dict(), metadata}
 //                  as a team logs it, by the schema in llama_index/core/base/response/schema.py and schema.py
 //
+//   ragas          RAGAS EvaluationDataset.to_jsonl: one SingleTurnSample a line, None fields dropped, by the
+//                  schema in explodinggradients/ragas src/ragas/dataset_schema.py (RAGAS is Python only)
+//   deepeval       DeepEval LLMTestCase.model_dump(by_alias=True, exclude_none=True), one a line (camelCase),
+//                  by confident-ai/deepeval deepeval/test_case/llm_test_case.py (DeepEval is Python only)
+//
 // The node ids are UUID-shaped but seeded (sha256 of the chunk), so the files are the same bytes on every run.
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -242,7 +247,94 @@ function llamaindexPy() {
   });
 }
 
-for (const shape of ['llamaindex-ts', 'llamaindex-py'])
+// --- RAGAS and DeepEval: plain texts, ids by content ------------------------------------------------------
+
+/** The id content_id gives a text (docs/formats.md): sha256 of NFC, white space runs as one space, trimmed. */
+const textId = (text) =>
+  createHash('sha256').update(text.normalize('NFC').replace(/\s+/gu, ' ').trim(), 'utf8').digest('hex');
+const textOf = (doc) => DOCS[doc][1];
+/** The reference answer a dataset keeps: the gold document's sentence, or the words for no answer. */
+const referenceOf = (i) => (i.fact === null ? 'The documents do not answer this.' : textOf(i.gold[0]));
+
+/** The canonical form of a dataset with no ids: each question and text made its content id by hand. */
+function canonicalByContent() {
+  const gold = ITEMS.map((i) => ({
+    qid: textId(i.question),
+    question: i.question,
+    answerable: i.fact !== null,
+    gold_claim_substr: [referenceOf(i)],
+    gold_citations: i.gold.map((d) => textId(textOf(d))),
+  }));
+  const traces = (latency) =>
+    ITEMS.map((i, n) => ({
+      qid: textId(i.question),
+      q: i.question,
+      retrieved_ids: i.retrieved.map((d) => textId(textOf(d))),
+      answer_json: {
+        claim: i.answer,
+        citations: i.retrieved.map((d) => textId(textOf(d))),
+      },
+      ...(latency ? { latency_ms: latency(n) } : {}),
+    }));
+  return { gold: jsonl(gold), traces };
+}
+
+/** The claim rule init proposes for whole reference answers, stated in canonical/ as a user would write it. */
+const claimsGates = `version: 1
+suites:
+  qa:
+    kind: grounded-qa
+    gold: gold.jsonl
+    traces: traces.jsonl
+    claims:
+      match: normalized
+      min_token_recall: 0.5
+    gates:
+      coverage: ">= 0"
+`;
+
+function ragas() {
+  const samples = ITEMS.map((i) => ({
+    user_input: i.question,
+    retrieved_contexts: i.retrieved.map(textOf),
+    reference_contexts: i.gold.map(textOf),
+    response: i.answer,
+    reference: referenceOf(i),
+  }));
+  const c = canonicalByContent();
+  write('ragas', {
+    'project/eval/ragas_dataset.jsonl': jsonl(samples),
+    'canonical/gold.jsonl': c.gold,
+    'canonical/traces.jsonl': jsonl(c.traces()),
+    'canonical/gates.yaml': claimsGates,
+  });
+}
+
+/** Seconds each answer took, as DeepEval's completion_time holds them. */
+const seconds = (n) => Number((0.8 + n * 0.15).toFixed(2));
+
+function deepeval() {
+  const cases = ITEMS.map((i, n) => ({
+    input: i.question,
+    actualOutput: i.answer,
+    expectedOutput: referenceOf(i),
+    context: i.gold.map(textOf),
+    retrievalContext: i.retrieved.map(textOf),
+    completionTime: seconds(n),
+  }));
+  const c = canonicalByContent();
+  write('deepeval', {
+    'project/tests/deepeval_cases.jsonl': jsonl(cases),
+    'canonical/gold.jsonl': c.gold,
+    // By hand: 0.8 s is 800 ms, 0.95 s 950 ms, …
+    'canonical/traces.jsonl': jsonl(c.traces((n) => Math.round(seconds(n) * 1000))),
+    'canonical/gates.yaml': claimsGates,
+  });
+}
+
+for (const shape of ['llamaindex-ts', 'llamaindex-py', 'ragas', 'deepeval'])
   rmSync(path.join(OUT, shape), { recursive: true, force: true });
 llamaindexTs();
 llamaindexPy();
+ragas();
+deepeval();

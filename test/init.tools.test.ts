@@ -81,3 +81,119 @@ describe('LlamaIndex Response lines', () => {
     );
   });
 });
+
+/** The claim rule's line init prints: 6 of 10 answers hold half their reference's tokens, none verbatim. */
+const CONTRAST =
+  '  qa: claims: normalized, min_token_recall 0.5: precision measured 0.6000 (6/10) under this rule, 0.0000 (0/10) under substring matching\n';
+
+describe('RAGAS and DeepEval: one file both gold and traces, ids from content', () => {
+  it('ragas: init --yes reads to_jsonl samples by content ids with the normalized claim rule, and scores as canonical', () => {
+    const { dir, init } = expectSameAsCanonical('ragas');
+    expect(writtenFields(dir, 'gold')).toEqual([
+      '/qid: { from: /user_input, content_id: true }',
+      '/question: /user_input',
+      '/answerable: { from: /reference_contexts, nonempty: true }',
+      '/gold_claim_substr: /reference',
+      '/gold_citations: { from: /reference_contexts, content_id: true }',
+    ]);
+    expect(writtenFields(dir, 'traces')).toEqual([
+      '/qid: { from: /user_input, content_id: true }',
+      '/q: /user_input',
+      '/retrieved_ids: { from: /retrieved_contexts, content_id: true }',
+      '/answer_json/claim: /response',
+      '/answer_json/citations: { from: /retrieved_contexts, content_id: true }',
+    ]);
+    expect(init.stdout).toContain(CONTRAST);
+    const gates = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(gates).toContain(
+      "    claims: # proposed by groundgate init: the gold facts are whole reference answers (reference), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least 0.5 of a fact's tokens in order, none negated (docs/metrics.md, Claims); match: semantic with a judge also weighs paraphrase; precision measured 0.6000 (6/10) under this rule, 0.0000 (0/10) under substring matching\n      match: normalized\n      min_token_recall: 0.5\n",
+    );
+    expect(gates).toContain('    gold: eval/ragas_dataset.jsonl\n    traces: eval/ragas_dataset.jsonl\n');
+  });
+
+  it('deepeval: init --yes reads camelCase test cases, completionTime as latency, and scores as canonical', () => {
+    const { dir, init } = expectSameAsCanonical('deepeval');
+    expect(writtenFields(dir, 'gold')).toEqual([
+      '/qid: { from: /input, content_id: true }',
+      '/question: /input',
+      '/answerable: { from: /context, nonempty: true }',
+      '/gold_claim_substr: /expectedOutput',
+      '/gold_citations: { from: /context, content_id: true }',
+    ]);
+    expect(writtenFields(dir, 'traces')).toEqual([
+      '/qid: { from: /input, content_id: true }',
+      '/q: /input',
+      '/retrieved_ids: { from: /retrievalContext, content_id: true }',
+      '/answer_json/claim: /actualOutput',
+      '/answer_json/citations: { from: /retrievalContext, content_id: true }',
+      '/latency_ms: { from: /completionTime, scale: 1000 }',
+    ]);
+    expect(init.stdout).toContain(CONTRAST);
+    expect(init.stdout).toContain(
+      'tests/deepeval_cases.jsonl: DeepEval test case: read as gold and traces through fields:\n',
+    );
+  });
+
+  const ragasRecords = () => sample('ragas', 'eval/ragas_dataset.jsonl').records as Record<string, unknown>[];
+  const sources = (inputs: { fields: { lines: { canonical: string; source: unknown }[] } }[]) =>
+    inputs.map((i) => Object.fromEntries(i.fields.lines.map((l) => [l.canonical, l.source])));
+
+  it('RAGAS ids beside the texts are read as they are; a qid of its own is kept', () => {
+    const records = ragasRecords().map((r, i) => ({
+      ...r,
+      id: `s${i}`,
+      retrieved_context_ids: (r.retrieved_contexts as string[]).map((_, k) => `r${i}-${k}`),
+      reference_context_ids: (r.reference_contexts as string[]).map((_, k) => `g${i}-${k}`),
+    }));
+    const [gold, traces] = sources(readAsTool(records)!.inputs);
+    expect(gold).toMatchObject({
+      '/qid': '/id',
+      '/answerable': { from: '/reference_context_ids', nonempty: true },
+      '/gold_citations': '/reference_context_ids',
+    });
+    expect(traces).toMatchObject({
+      '/qid': '/id',
+      '/retrieved_ids': '/retrieved_context_ids',
+      '/answer_json/citations': '/retrieved_context_ids',
+    });
+  });
+
+  it('RAGAS samples without reference_contexts on some items: says to write [] and reads the traces only', () => {
+    const records = ragasRecords().map((r, i) => {
+      const copy = { ...r };
+      if (i >= 8) delete copy.reference_contexts;
+      return copy;
+    });
+    const read = readAsTool(records)!;
+    expect(read.inputs.map((i) => i.input)).toEqual(['traces']);
+    expect(read.line).toBe(
+      'RAGAS SingleTurnSample: read as traces through fields:; you choose: 2 of 10 sampled samples have no reference_contexts: write [] for a question the documents cannot answer',
+    );
+  });
+
+  it('DeepEval in snake_case reads the same members; save_as jsonl contexts joined by "|" are said to be one text', () => {
+    const snake = (sample('deepeval', 'tests/deepeval_cases.jsonl').records as Record<string, unknown>[]).map(
+      (r) => ({
+        input: r.input,
+        actual_output: r.actualOutput,
+        expected_output: r.expectedOutput,
+        context: r.context,
+        retrieval_context: r.retrievalContext,
+      }),
+    );
+    const [gold, traces] = sources(readAsTool(snake)!.inputs);
+    expect(gold).toMatchObject({ '/gold_claim_substr': '/expected_output' });
+    expect(traces).toMatchObject({
+      '/answer_json/claim': '/actual_output',
+      '/retrieved_ids': { from: '/retrieval_context', content_id: true },
+    });
+    expect(traces).not.toHaveProperty('/latency_ms');
+    const joined = snake.map((r) => ({
+      ...r,
+      retrieval_context: (r.retrieval_context as string[]).join('|'),
+    }));
+    expect(readAsTool(joined)!.line).toBe(
+      'DeepEval test case: read as gold through fields:; you choose: retrieval_context is one text joined by "|" (EvaluationDataset.save_as jsonl or csv), which no mapping splits into its texts: not read; log each test case\'s model_dump() (lists) instead',
+    );
+  });
+});

@@ -27,7 +27,7 @@ import {
   renderWorkflow,
   type SuiteGates,
 } from '../init/render.js';
-import { run } from '../run.js';
+import { run, type RunOutcome } from '../run.js';
 import { ACTION_REPOSITORY } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
@@ -302,6 +302,10 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
     throw err;
   }
   const outcome = await run({ config: configFile, loaded, scope, resample: true });
+  for (const s of planned.filter((x) => x.proposal.claims)) {
+    const measured = await contrastClaims(s, outcome.report, { configFile, scope, day, args });
+    say(`  ${s.proposal.name}: claims: ${measured}`);
+  }
 
   for (const s of planned) {
     const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
@@ -483,7 +487,7 @@ function given(
  * left out, each said so.
  */
 async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?: string) => void) {
-  const proposing = found.filter((p) => p.fields || p.refusal);
+  const proposing = found.filter((p) => p.fields || p.refusal || p.claims);
   if (proposing.length === 0) return;
   for (const p of proposing) {
     say(`proposed for the suite ${p.name} of ${args.config}:`);
@@ -509,6 +513,7 @@ async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?
   for (const p of proposing) {
     delete p.fields;
     delete p.refusal;
+    delete p.claims;
   }
   say('  not written: the proposal above; --yes writes it');
 }
@@ -575,6 +580,36 @@ function discovered(
   for (const e of existing.filter((x) => !keep.includes(x)))
     say(`  not kept: the suite ${e.name} of the gates file (an input of it is not there)`);
   return proposals;
+}
+
+/**
+ * The precision of a suite whose proposed claim rule replaces substring matching, under that rule and under
+ * substring matching (the suite run once more without `claims:`): written beside the rule, and returned.
+ */
+async function contrastClaims(
+  s: SuiteGates,
+  report: RunOutcome['report'],
+  at: { configFile: string; scope: PathScope; day: string; args: InitArgs },
+): Promise<string> {
+  const { proposal } = s;
+  const claims = proposal.claims!;
+  const without = { ...proposal, claims: undefined };
+  const extra = [...(proposal.kept ?? []), ...proposalLines(without)];
+  const draft = renderGates([{ ...s, proposal: without, ...(extra.length ? { extra } : {}) }], {
+    confidence: at.args.confidence,
+    day: at.day,
+  });
+  const loaded = parseConfig(draft, at.configFile, at.scope);
+  const substring = await run({ config: at.configFile, loaded, scope: at.scope });
+  const shown = (r: RunOutcome['report']) => {
+    const m = r.suites[proposal.name]?.metrics.precision;
+    return m
+      ? `${m.value === null ? 'none' : Number(m.value).toFixed(4)} (${m.numerator}/${m.denominator})`
+      : 'none';
+  };
+  claims.measured = `precision measured ${shown(report)} under this rule, ${shown(substring.report)} under substring matching`;
+  s.extra = [...(proposal.kept ?? []), ...proposalLines(proposal)];
+  return `${claims.match}, min_token_recall ${claims.min_token_recall}: ${claims.measured}`;
 }
 
 /** The most lines of files not taken init prints, and of files the exit-2 message holds. */

@@ -3,6 +3,7 @@ import type { Candidate, Role } from './detect.js';
 import type { FieldProposal } from './field-proposal.js';
 import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
+import type { ClaimsProposal } from './shapes/tool-shape.js';
 
 /** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
 export interface Proposal {
@@ -16,6 +17,8 @@ export interface Proposal {
   fields?: Record<string, FieldProposal>;
   /** `refusal:` phrases proposed from the traces' wording. */
   refusal?: RefusalProposal;
+  /** `claims:` proposed for a gold set whose facts are whole reference answers. */
+  claims?: ClaimsProposal;
   /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
   kept?: string[];
 }
@@ -72,7 +75,7 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     inputs: Record<string, string>,
     why: string[],
     settings?: Proposal['settings'],
-    extra?: Pick<Proposal, 'fields' | 'refusal'>,
+    extra?: Pick<Proposal, 'fields' | 'refusal' | 'claims'>,
   ) => {
     let name = NAMES[kind]!;
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
@@ -193,7 +196,7 @@ export function nearMisses(
   key: string,
   qa: boolean,
   rule: { token?: string; refusal?: RefusalSettings },
-): Pick<Proposal, 'fields' | 'refusal'> {
+): Pick<Proposal, 'fields' | 'refusal' | 'claims'> {
   const fields: Record<string, FieldProposal> = {};
   if (gold.fields) fields.gold = gold.fields;
   if (answers.fields) fields[key] = answers.fields;
@@ -214,7 +217,11 @@ export function nearMisses(
         rule.refusal,
       )
     : undefined;
-  return { ...(Object.keys(fields).length ? { fields } : {}), ...(refusal ? { refusal } : {}) };
+  return {
+    ...(Object.keys(fields).length ? { fields } : {}),
+    ...(refusal ? { refusal } : {}),
+    ...(qa && gold.claims ? { claims: { ...gold.claims } } : {}),
+  };
 }
 
 /** The ids the sampled gold items cite. */

@@ -13,6 +13,8 @@ export interface ClaimsProposal {
   min_token_recall: number;
   /** Where the facts are read from, as the user named it: `reference`. */
   facts: string;
+  /** What each rule's precision measured on today's data, once init has run the suite. */
+  measured?: string;
 }
 
 export interface ToolShape {
@@ -49,10 +51,3 @@ export const isObject = (v: unknown): v is Record_ =>
 export function stringKey(records: readonly Record_[], names: readonly string[]): string | undefined {
   return names.find((n) => records.every((r) => typeof r[n] === 'string' && r[n] !== ''));
 }
-
-/** Every record holds an array of strings (or nothing: dropped when None) under `name`. */
-export const stringsOrAbsent = (records: readonly Record_[], name: string): boolean =>
-  records.some((r) => r[name] !== undefined) &&
-  records.every(
-    (r) => r[name] === undefined || (Array.isArray(r[name]) && r[name].every((x) => typeof x === 'string')),
-  );
