@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleOf } from '../src/init/detect.js';
 import { readAsTool } from '../src/init/shapes/index.js';
-import { expectSameAsCanonical, SHAPES } from './helpers/shapes.js';
+import { main } from '../src/cli/main.js';
+import { copyOf, expectSameAsCanonical, SHAPES } from './helpers/shapes.js';
 
 // `init` on data as the tools write it (#55, docs/init.md): each shape's project/ read by `init --yes` scores
 // as its hand-converted canonical/ (test/fixtures/shapes/*/README.md says how each was made).
@@ -194,6 +195,78 @@ describe('RAGAS and DeepEval: one file both gold and traces, ids from content', 
     }));
     expect(readAsTool(joined)!.line).toBe(
       'DeepEval test case: read as gold through fields:; you choose: retrieval_context is one text joined by "|" (EvaluationDataset.save_as jsonl or csv), which no mapping splits into its texts: not read; log each test case\'s model_dump() (lists) instead',
+    );
+  });
+});
+
+/** init in-process, with no terminal. */
+async function init(dir: string, ...args: string[]) {
+  let out = '';
+  let err = '';
+  const status = await main(['init', '-C', dir, '--no-workflow', ...args], {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTty: false,
+    env: {},
+  });
+  return { out, err, status };
+}
+
+describe("init without --yes, and --dry-run, on a tool's file", () => {
+  it('plain: prints the whole proposal, claims rule included, and exits 2 writing nothing', async () => {
+    const dir = copyOf('ragas', 'project');
+    const r = await init(dir);
+    expect(r.status).toBe(2);
+    expect(r.out).toContain('proposed for the suite qa of gates.yaml:\n');
+    expect(r.out).toContain('        /answerable: { from: /reference_contexts, nonempty: true }');
+    expect(r.out).toContain(
+      '    claims: # proposed by groundgate init: the gold facts are whole reference answers (reference)',
+    );
+    expect(r.out).toContain('      min_token_recall: 0.5\n');
+    expect(r.err).toContain(
+      'the suite qa can read its data only through the fields: mapping above; --yes writes it',
+    );
+    expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
+  });
+
+  it('--dry-run: prints the gates it would write, the measured contrast beside the rule, and writes nothing', async () => {
+    const dir = copyOf('deepeval', 'project');
+    const r = await init(dir, '--dry-run');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.out).toContain('--- gates.yaml (dry run: not written)\n');
+    expect(r.out).toContain(
+      '; precision measured 0.6000 (6/10) under this rule, 0.0000 (0/10) under substring matching\n      match: normalized\n',
+    );
+    expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
+  });
+
+  it('JSON documents a tool wrote that groundgate does not read are named, with what to do', async () => {
+    const dir = copyOf('llamaindex-py', 'project');
+    writeFileSync(
+      path.join(dir, 'eval', 'qa_dataset.json'),
+      JSON.stringify(
+        {
+          queries: { q01: 'How long?' },
+          corpus: { n1: 'Logs…' },
+          relevant_docs: { q01: ['n1'] },
+          mode: 'text',
+        },
+        null,
+        4,
+      ),
+    );
+    writeFileSync(
+      path.join(dir, 'eval', 'goldens.json'),
+      JSON.stringify([{ input: 'How long?', expected_output: '30 days', context: ['Logs…'] }], null, 4),
+    );
+    const r = await init(dir, '--yes');
+    expect(r.status).toBe(0);
+    expect(r.out).toContain(
+      '  eval/qa_dataset.json: LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs), not taken: a retrieval gold set; groundgate reads one item a line: write {"qid", "docid", "rel": 1} for each relevant doc (qrels) or a gold set line per query (docs/init.md)\n',
+    );
+    expect(r.out).toContain(
+      '  eval/goldens.json: DeepEval EvaluationDataset.save_as("json") (a list of goldens), not taken: groundgate reads one record a line: save_as("jsonl") joins contexts with "|", so write each golden\'s model_dump() a line (docs/init.md)\n',
     );
   });
 });

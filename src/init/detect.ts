@@ -9,6 +9,7 @@ import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
+import { documentLine } from './shapes/documents.js';
 import { readAsTool } from './shapes/index.js';
 import type { ClaimsProposal } from './shapes/tool-shape.js';
 
@@ -331,7 +332,8 @@ export function nearMiss(
         line: `latency CSV? ${lacking.length ? `no column ${lacking.join(', ')}` : 'no rows'}: its header has ${columns.slice(0, 8).join(', ') || 'nothing'}`,
       };
     }
-    if (sample.json !== undefined) return { line: 'JSON, but not a retrieval-event document (schema 1.x)' };
+    if (sample.json !== undefined)
+      return { line: documentLine(sample.json) ?? 'JSON, but not a retrieval-event document (schema 1.x)' };
     return {
       line: sample.lines.some((l) => l.trim()) ? 'not JSON Lines, nor TREC qrels or run lines' : 'empty',
     };
