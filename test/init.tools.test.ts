@@ -269,4 +269,19 @@ describe("init without --yes, and --dry-run, on a tool's file", () => {
       '  eval/goldens.json: DeepEval EvaluationDataset.save_as("json") (a list of goldens), not taken: groundgate reads one record a line: save_as("jsonl") joins contexts with "|", so write each golden\'s model_dump() a line (docs/init.md)\n',
     );
   });
+
+  it("--suite grounded-qa naming a tool's file for both inputs: the same mappings and claim rule", async () => {
+    const dir = copyOf('ragas', 'project');
+    const file = path.join(dir, 'eval', 'ragas_dataset.jsonl');
+    const r = await init(dir, '--suite', 'grounded-qa', '--gold', file, '--traces', file, '--yes');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(writtenFields(dir, 'gold')).toContain(
+      '/gold_citations: { from: /reference_contexts, content_id: true }',
+    );
+    expect(writtenFields(dir, 'traces')).toContain(
+      '/retrieved_ids: { from: /retrieved_contexts, content_id: true }',
+    );
+    expect(r.out).toContain(CONTRAST);
+  });
 });

@@ -14,6 +14,7 @@ import { calibrate } from '../init/calibrate.js';
 import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
 import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
+import { readAsTool } from '../init/shapes/index.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
 import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
@@ -464,6 +465,19 @@ function given(
     if (records.every(key === 'gold' ? goldTest : traceTest))
       return { ...base, role: key === 'gold' ? 'qa-gold' : 'qa-traces', records };
     if (map) return undefined;
+    const tool = readAsTool(sample.records);
+    const mine = tool?.inputs.find((i) => i.input === key);
+    if (tool && mine) {
+      const { input, qids, ...rest } = mine;
+      return {
+        ...base,
+        role: input === 'gold' ? 'qa-gold' : 'qa-traces',
+        ids: qids,
+        tool: tool.what,
+        ...rest,
+      };
+    }
+    if (tool) say(`  ${flag(key, file)}: ${tool.line}`);
     const near = nearMiss(sample, [key]);
     if ('candidate' in near) return near.candidate;
     // The loader's error names the line; this says what no mapping tried could find.
