@@ -303,8 +303,9 @@ describe('input that is not UTF-8', () => {
       'gold.jsonl:2: not valid UTF-8; read with U+FFFD (�) in place of the bad bytes (first such line; expected UTF-8 text)';
     expect(ok.stdout).toContain(`  warning: ${warning}\n`);
     // precision 2/2 has the Wilson interval [0.3424, 1]: the gate's 0.8 lies inside it.
+    // The CLI runs from a copy outside the project: the doc is named by the package, not by a machine path.
     expect(JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')).suites.qa.warnings).toEqual([
-      "gate precision >= 0.8 lies inside today's 95% interval [0.3424, 1.0000] of 2/2: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (docs/statistics.md)",
+      "gate precision >= 0.8 lies inside today's 95% interval [0.3424, 1.0000] of 2/2: it can pass or fail on noise alone; add a paired gate (max_new_failures) or more gold items (groundgate's docs/statistics.md)",
       warning,
     ]);
   });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -177,5 +177,17 @@ describe('the packed tarball, installed in a fresh project', () => {
       'chr max_new_failures',
       'under_refusal max_new_failures',
     ]);
+
+    // A doc the outputs name is there, at the path named, from the project's folder (#55).
+    const outputs = [
+      init.stdout,
+      readFileSync(path.join(dir, 'gates.yaml'), 'utf8'),
+      base.stdout,
+      regressed.stdout,
+      readFileSync(path.join(dir, 'regressed.json'), 'utf8'),
+    ].join('\n');
+    const docs = [...new Set(outputs.match(/[\w./-]*\bdocs\/[\w.-]+\.md/g))];
+    expect(docs).toContain('node_modules/groundgate/docs/formats.md');
+    for (const doc of docs) expect(existsSync(path.join(dir, doc)), doc).toBe(true);
   }, 120_000);
 });

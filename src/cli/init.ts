@@ -36,6 +36,7 @@ import { commandOf, writeOutput, type CliIo, type Command } from './command.js';
 import { declareCommand, parseOptions } from './options.js';
 import { compileFieldMap, type FieldMap } from '../io/field-map.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
+import { docRef } from '../docs.js';
 
 const INIT = declareCommand({
   name: 'init',
@@ -481,7 +482,9 @@ function given(
     const near = nearMiss(sample, [key]);
     if ('candidate' in near) return near.candidate;
     // The loader's error names the line; this says what no mapping tried could find.
-    say(`  ${flag(key, file)}: ${near.line} (map yours with fields: in the gates file, docs/formats.md)`);
+    say(
+      `  ${flag(key, file)}: ${near.line} (map yours with fields: in the gates file, ${docRef('docs/formats.md')})`,
+    );
     return undefined;
   };
   const gold = read('gold');

@@ -18,6 +18,7 @@ import type { LoadedSuite } from '../suites/types.js';
 import { didYouMean } from './suggest.js';
 import { safeParse } from '../io/validate.js';
 import { readText } from '../io/utf8.js';
+import { docRef } from '../docs.js';
 
 export const DEFAULT_OFFENDERS = 10;
 export const DEFAULT_REPORT_OFFENDERS = 1000;
@@ -160,7 +161,7 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
       ) {
         throw new InputError(
           where,
-          `suite "${name}": gates.${metric}: max_new_failures, but an item's verdict does not tell ${metric}'s failures; expected it on another metric (see docs/statistics.md)`,
+          `suite "${name}": gates.${metric}: max_new_failures, but an item's verdict does not tell ${metric}'s failures; expected it on another metric (see ${docRef('docs/statistics.md')})`,
         );
       }
       gateWhere[metric] = where;

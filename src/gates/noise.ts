@@ -1,3 +1,4 @@
+import { docRef } from '../docs.js';
 import type { MetricValue } from '../metrics/spec.js';
 import type { GateOutcome } from './evaluate.js';
 
@@ -27,7 +28,7 @@ export function noiseWarnings(
         ? 'add a paired gate (max_new_failures) or more gold items'
         : 'more gold items would make it meaningful';
     out.push(
-      `gate ${g.metric} ${g.op} ${g.threshold} lies inside today's 95% interval [${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}] of ${n}: it can pass or fail on noise alone; ${advice} (docs/statistics.md)`,
+      `gate ${g.metric} ${g.op} ${g.threshold} lies inside today's 95% interval [${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}] of ${n}: it can pass or fail on noise alone; ${advice} (${docRef('docs/statistics.md')})`,
     );
   }
   return out;

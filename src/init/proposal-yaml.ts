@@ -1,5 +1,6 @@
 import type { FieldSource } from '../io/field-map.js';
 import type { Proposal } from './plan.js';
+import { docRef } from '../docs.js';
 
 // The `fields:` and `refusal:` init proposes, as lines of a suite's block in gates.yaml: a comment beside each
 // saying what matched, and a line it is unsure of commented out with the alternatives.
@@ -32,7 +33,9 @@ export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal' | 'claims'>
   const out: string[] = [];
   const inputs = Object.entries(p.fields ?? {}).filter(([, f]) => f.lines.length > 0);
   if (inputs.length) {
-    out.push('fields: # proposed by groundgate init: your records mapped to the contract (docs/formats.md)');
+    out.push(
+      `fields: # proposed by groundgate init: your records mapped to the contract (${docRef('docs/formats.md')})`,
+    );
     for (const [key, f] of inputs) {
       out.push(`  ${key}:`);
       for (const l of f.lines) {
