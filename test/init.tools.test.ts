@@ -107,7 +107,7 @@ describe('RAGAS and DeepEval: one file both gold and traces, ids from content', 
     expect(init.stdout).toContain(CONTRAST);
     const gates = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
     expect(gates).toContain(
-      "    claims: # proposed by groundgate init: the gold facts are whole reference answers (reference), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least 0.5 of a fact's tokens in order, none negated (docs/metrics.md, Claims); match: semantic with a judge also weighs paraphrase; precision measured 0.6000 (6/10) under this rule, 0.0000 (0/10) under substring matching\n      match: normalized\n      min_token_recall: 0.5\n",
+      "    claims: # proposed by groundgate init: the gold facts are whole reference answers (reference), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least 0.5 of a fact's tokens in order, none negated (groundgate's docs/metrics.md, Claims); match: semantic with a judge also weighs paraphrase; precision measured 0.6000 (6/10) under this rule, 0.0000 (0/10) under substring matching\n      match: normalized\n      min_token_recall: 0.5\n",
     );
     expect(gates).toContain('    gold: eval/ragas_dataset.jsonl\n    traces: eval/ragas_dataset.jsonl\n');
   });
@@ -262,6 +262,7 @@ describe("init without --yes, and --dry-run, on a tool's file", () => {
     );
     const r = await init(dir, '--yes');
     expect(r.status).toBe(0);
+    // In-process, the working folder is the repository: the doc is named as it is there (src/docs.ts docRef).
     expect(r.out).toContain(
       '  eval/qa_dataset.json: LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs), not taken: a retrieval gold set; groundgate reads one item a line: write {"qid", "docid", "rel": 1} for each relevant doc (qrels) or a gold set line per query (docs/init.md)\n',
     );

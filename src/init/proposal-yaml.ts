@@ -25,7 +25,7 @@ const flat = (text: string) => text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2
 
 /** Why a claim rule other than substring is proposed, and what each measured when init has run it. */
 export function claimsNote(c: NonNullable<Proposal['claims']>): string {
-  return `the gold facts are whole reference answers (${c.facts}), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least ${c.min_token_recall} of a fact's tokens in order, none negated (docs/metrics.md, Claims); match: semantic with a judge also weighs paraphrase${c.measured ? `; ${c.measured}` : ''}`;
+  return `the gold facts are whole reference answers (${c.facts}), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least ${c.min_token_recall} of a fact's tokens in order, none negated (${docRef('docs/metrics.md')}, Claims); match: semantic with a judge also weighs paraphrase${c.measured ? `; ${c.measured}` : ''}`;
 }
 
 /** The suite block's `fields:`, `refusal:` and `claims:` lines (indented from the block's own level), or none. */

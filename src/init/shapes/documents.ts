@@ -1,3 +1,4 @@
+import { docRef } from '../../docs.js';
 import { isObject } from './tool-shape.js';
 
 // JSON documents tools write that groundgate does not read (it reads gold sets and traces as JSON Lines or
@@ -26,5 +27,5 @@ const DOCUMENTS: readonly { what: string; test: (json: unknown) => boolean; todo
 /** The line for a JSON document a tool wrote that is not read as it is, or undefined. */
 export function documentLine(json: unknown): string | undefined {
   const d = DOCUMENTS.find((x) => x.test(json));
-  return d && `${d.what}, not taken: ${d.todo} (docs/init.md)`;
+  return d && `${d.what}, not taken: ${d.todo} (${docRef('docs/init.md')})`;
 }
