@@ -285,4 +285,24 @@ describe("init without --yes, and --dry-run, on a tool's file", () => {
     );
     expect(r.out).toContain(CONTRAST);
   });
+
+  it("--release locks the team's own file through the proposed mapping, and verify accepts it", async () => {
+    const dir = copyOf('ragas', 'project');
+    const r = await init(dir, '--yes', '--release');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    const lock = JSON.parse(readFileSync(path.join(dir, 'eval', 'ragas_dataset.lock.json'), 'utf8')) as {
+      items: number;
+    };
+    expect(lock.items).toBe(10);
+    let err = '';
+    const verified = await main(['verify', '-c', path.join(dir, 'gates.yaml')], {
+      stdout: () => {},
+      stderr: (t) => (err += t),
+      isTty: false,
+      env: {},
+    });
+    expect(err).toBe('');
+    expect(verified).toBe(0);
+  });
 });

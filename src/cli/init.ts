@@ -15,6 +15,8 @@ import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
 import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
 import { readAsTool } from '../init/shapes/index.js';
+import { appliedMap } from '../init/field-proposal.js';
+import { loadGold } from '../grounded-answer/load.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
 import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
@@ -640,7 +642,12 @@ async function freezeGold(suites: readonly SuiteGates[], dir: string) {
     const gold = goldKey && s.proposal.inputs[goldKey];
     if (!gold) continue;
     const goldFile = path.resolve(dir, gold);
-    const digest = await digestGold([goldFile]);
+    // Through the proposed mapping, as freeze and check name the items (a RAGAS file has no id of its own).
+    const fields = s.proposal.fields?.gold && appliedMap(s.proposal.fields.gold);
+    const digest =
+      fields && Object.keys(fields).length
+        ? (await loadGold([goldFile], { fields })).digest!
+        : await digestGold([goldFile]);
     const file = defaultLockPath(goldFile);
     const lock = buildLock(digest, [goldFile], file, today());
     out.push({ file, items: lock.items, write: () => void writeLock(file, lock) });
