@@ -332,8 +332,10 @@ function deepeval() {
   });
 }
 
+// What the script writes, anew; each folder's README.md is written by hand and kept.
 for (const shape of ['llamaindex-ts', 'llamaindex-py', 'ragas', 'deepeval'])
-  rmSync(path.join(OUT, shape), { recursive: true, force: true });
+  for (const part of ['project', 'canonical'])
+    rmSync(path.join(OUT, shape, part), { recursive: true, force: true });
 llamaindexTs();
 llamaindexPy();
 ragas();
