@@ -14,6 +14,9 @@ import { calibrate } from '../init/calibrate.js';
 import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
 import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
+import { readAsTool } from '../init/shapes/index.js';
+import { appliedMap } from '../init/field-proposal.js';
+import { loadGold } from '../grounded-answer/load.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
 import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
@@ -27,7 +30,7 @@ import {
   renderWorkflow,
   type SuiteGates,
 } from '../init/render.js';
-import { run } from '../run.js';
+import { run, type RunOutcome } from '../run.js';
 import { ACTION_REPOSITORY } from '../version.js';
 import { SUITE_KINDS, suiteKind } from '../suites/registry.js';
 import { escapeTerminal } from '../report/escape.js';
@@ -303,6 +306,10 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
     throw err;
   }
   const outcome = await run({ config: configFile, loaded, scope, resample: true });
+  for (const s of planned.filter((x) => x.proposal.claims)) {
+    const measured = await contrastClaims(s, outcome.report, { configFile, scope, day, args });
+    say(`  ${s.proposal.name}: claims: ${measured}`);
+  }
 
   for (const s of planned) {
     const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
@@ -461,6 +468,19 @@ function given(
     if (records.every(key === 'gold' ? goldTest : traceTest))
       return { ...base, role: key === 'gold' ? 'qa-gold' : 'qa-traces', records };
     if (map) return undefined;
+    const tool = readAsTool(sample.records);
+    const mine = tool?.inputs.find((i) => i.input === key);
+    if (tool && mine) {
+      const { input, qids, ...rest } = mine;
+      return {
+        ...base,
+        role: input === 'gold' ? 'qa-gold' : 'qa-traces',
+        ids: qids,
+        tool: tool.what,
+        ...rest,
+      };
+    }
+    if (tool) say(`  ${flag(key, file)}: ${tool.line}`);
     const near = nearMiss(sample, [key]);
     if ('candidate' in near) return near.candidate;
     // The loader's error names the line; this says what no mapping tried could find.
@@ -486,7 +506,7 @@ function given(
  * left out, each said so.
  */
 async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?: string) => void) {
-  const proposing = found.filter((p) => p.fields || p.refusal);
+  const proposing = found.filter((p) => p.fields || p.refusal || p.claims);
   if (proposing.length === 0) return;
   for (const p of proposing) {
     say(`proposed for the suite ${p.name} of ${args.config}:`);
@@ -512,6 +532,7 @@ async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?
   for (const p of proposing) {
     delete p.fields;
     delete p.refusal;
+    delete p.claims;
   }
   say('  not written: the proposal above; --yes writes it');
 }
@@ -580,6 +601,36 @@ function discovered(
   return proposals;
 }
 
+/**
+ * The precision of a suite whose proposed claim rule replaces substring matching, under that rule and under
+ * substring matching (the suite run once more without `claims:`): written beside the rule, and returned.
+ */
+async function contrastClaims(
+  s: SuiteGates,
+  report: RunOutcome['report'],
+  at: { configFile: string; scope: PathScope; day: string; args: InitArgs },
+): Promise<string> {
+  const { proposal } = s;
+  const claims = proposal.claims!;
+  const without = { ...proposal, claims: undefined };
+  const extra = [...(proposal.kept ?? []), ...proposalLines(without)];
+  const draft = renderGates([{ ...s, proposal: without, ...(extra.length ? { extra } : {}) }], {
+    confidence: at.args.confidence,
+    day: at.day,
+  });
+  const loaded = parseConfig(draft, at.configFile, at.scope);
+  const substring = await run({ config: at.configFile, loaded, scope: at.scope });
+  const shown = (r: RunOutcome['report']) => {
+    const m = r.suites[proposal.name]?.metrics.precision;
+    return m
+      ? `${m.value === null ? 'none' : Number(m.value).toFixed(4)} (${m.numerator}/${m.denominator})`
+      : 'none';
+  };
+  claims.measured = `precision measured ${shown(report)} under this rule, ${shown(substring.report)} under substring matching`;
+  s.extra = [...(proposal.kept ?? []), ...proposalLines(proposal)];
+  return `${claims.match}, min_token_recall ${claims.min_token_recall}: ${claims.measured}`;
+}
+
 /** The most lines of files not taken init prints, and of files the exit-2 message holds. */
 const SHOWN = 20;
 
@@ -591,7 +642,12 @@ async function freezeGold(suites: readonly SuiteGates[], dir: string) {
     const gold = goldKey && s.proposal.inputs[goldKey];
     if (!gold) continue;
     const goldFile = path.resolve(dir, gold);
-    const digest = await digestGold([goldFile]);
+    // Through the proposed mapping, as freeze and check name the items (a RAGAS file has no id of its own).
+    const fields = s.proposal.fields?.gold && appliedMap(s.proposal.fields.gold);
+    const digest =
+      fields && Object.keys(fields).length
+        ? (await loadGold([goldFile], { fields })).digest!
+        : await digestGold([goldFile]);
     const file = defaultLockPath(goldFile);
     const lock = buildLock(digest, [goldFile], file, today());
     out.push({ file, items: lock.items, write: () => void writeLock(file, lock) });

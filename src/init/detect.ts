@@ -9,6 +9,9 @@ import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
+import { documentLine } from './shapes/documents.js';
+import { readAsTool } from './shapes/index.js';
+import type { ClaimsProposal } from './shapes/tool-shape.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -58,6 +61,14 @@ export interface Candidate {
   fields?: FieldProposal;
   /** The sampled records in the contract's shape (mapped when `fields` is set). */
   records?: unknown[];
+  /** The tool that wrote it, when its names were recognised (shapes/). */
+  tool?: string;
+  /** Traces whose ids may sit elsewhere: the mapping whose ids meet the paired gold set's. */
+  meet?: (goldIds: ReadonlySet<string>) => FieldProposal;
+  /** Gold facts that are whole answers: the claim rule that can hold them. */
+  claims?: ClaimsProposal;
+  /** What init cannot know and the user must choose. */
+  choose?: string[];
 }
 
 /** Why a file looked at was taken or not: one line each, for the listing. */
@@ -273,7 +284,20 @@ export function detect(
             break;
           }
         }
-        if (candidates.length === before) {
+        const tool = candidates.length === before ? readAsTool(sample.records) : undefined;
+        if (tool) {
+          for (const { input, qids, ...read } of tool.inputs)
+            candidates.push({
+              file: full,
+              ...ROLE_OF[input],
+              why: `${tool.what}, read through fields:`,
+              ids: qids,
+              constraints: false,
+              tool: tool.what,
+              ...read,
+            });
+          looks.push({ file: full, taken: tool.inputs.length > 0, line: tool.line });
+        } else if (candidates.length === before) {
           const near = nearMiss(sample);
           if ('candidate' in near) candidates.push(near.candidate);
           looks.push({ file: full, taken: 'candidate' in near, line: near.line });
@@ -308,7 +332,8 @@ export function nearMiss(
         line: `latency CSV? ${lacking.length ? `no column ${lacking.join(', ')}` : 'no rows'}: its header has ${columns.slice(0, 8).join(', ') || 'nothing'}`,
       };
     }
-    if (sample.json !== undefined) return { line: 'JSON, but not a retrieval-event document (schema 1.x)' };
+    if (sample.json !== undefined)
+      return { line: documentLine(sample.json) ?? 'JSON, but not a retrieval-event document (schema 1.x)' };
     return {
       line: sample.lines.some((l) => l.trim()) ? 'not JSON Lines, nor TREC qrels or run lines' : 'empty',
     };

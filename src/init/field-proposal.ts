@@ -36,8 +36,8 @@ interface Candidate {
   unit?: 'ms';
 }
 
-const ID = ['id', 'question_id', 'query_id', 'questionId', 'queryId', 'item_id', 'example_id', 'uid'];
-const QUESTION = ['question', 'query', 'q', 'prompt', 'input'];
+export const ID = ['id', 'question_id', 'query_id', 'questionId', 'queryId', 'item_id', 'example_id', 'uid'];
+export const QUESTION = ['question', 'query', 'q', 'prompt', 'input'];
 /** Lists of what was retrieved, as strings or as objects with an id member. */
 const RETRIEVED = [
   'contexts',

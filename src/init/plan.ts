@@ -3,6 +3,7 @@ import type { Candidate, Role } from './detect.js';
 import type { FieldProposal } from './field-proposal.js';
 import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
+import type { ClaimsProposal } from './shapes/tool-shape.js';
 
 /** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
 export interface Proposal {
@@ -16,6 +17,8 @@ export interface Proposal {
   fields?: Record<string, FieldProposal>;
   /** `refusal:` phrases proposed from the traces' wording. */
   refusal?: RefusalProposal;
+  /** `claims:` proposed for a gold set whose facts are whole reference answers. */
+  claims?: ClaimsProposal;
   /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
   kept?: string[];
 }
@@ -72,7 +75,7 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     inputs: Record<string, string>,
     why: string[],
     settings?: Proposal['settings'],
-    extra?: Pick<Proposal, 'fields' | 'refusal'>,
+    extra?: Pick<Proposal, 'fields' | 'refusal' | 'claims'>,
   ) => {
     let name = NAMES[kind]!;
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
@@ -193,10 +196,12 @@ export function nearMisses(
   key: string,
   qa: boolean,
   rule: { token?: string; refusal?: RefusalSettings },
-): Pick<Proposal, 'fields' | 'refusal'> {
+): Pick<Proposal, 'fields' | 'refusal' | 'claims'> {
   const fields: Record<string, FieldProposal> = {};
   if (gold.fields) fields.gold = gold.fields;
   if (answers.fields) fields[key] = answers.fields;
+  // A tool's ids may sit in more than one place (a node's own id, its metadata): the one the gold ids meet.
+  if (answers.meet) fields[key] = answers.meet(goldIdsOf(gold));
   type Trace = Parameters<typeof proposeRefusal>[0][number];
   const unanswerable = new Set(
     (gold.records ?? []).flatMap((g) => {
@@ -212,7 +217,21 @@ export function nearMisses(
         rule.refusal,
       )
     : undefined;
-  return { ...(Object.keys(fields).length ? { fields } : {}), ...(refusal ? { refusal } : {}) };
+  return {
+    ...(Object.keys(fields).length ? { fields } : {}),
+    ...(refusal ? { refusal } : {}),
+    ...(qa && gold.claims ? { claims: { ...gold.claims } } : {}),
+  };
+}
+
+/** The ids the sampled gold items cite. */
+export function goldIdsOf(gold: Candidate): Set<string> {
+  return new Set(
+    (gold.records ?? []).flatMap((g) => {
+      const cited = (g as { gold_citations?: unknown }).gold_citations;
+      return Array.isArray(cited) ? cited.filter((c): c is string => typeof c === 'string') : [];
+    }),
+  );
 }
 
 /** The init flag that sets an input: --gold and --traces have their own, the rest go through --input. */

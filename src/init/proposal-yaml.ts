@@ -23,8 +23,13 @@ function source(s: FieldSource): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const flat = (text: string) => text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, ' ');
 
-/** The suite block's `fields:` and `refusal:` lines (indented from the block's own level), or none. */
-export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal'>): string[] {
+/** Why a claim rule other than substring is proposed, and what each measured when init has run it. */
+export function claimsNote(c: NonNullable<Proposal['claims']>): string {
+  return `the gold facts are whole reference answers (${c.facts}), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least ${c.min_token_recall} of a fact's tokens in order, none negated (${docRef('docs/metrics.md')}, Claims); match: semantic with a judge also weighs paraphrase${c.measured ? `; ${c.measured}` : ''}`;
+}
+
+/** The suite block's `fields:`, `refusal:` and `claims:` lines (indented from the block's own level), or none. */
+export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal' | 'claims'>): string[] {
   const out: string[] = [];
   const inputs = Object.entries(p.fields ?? {}).filter(([, f]) => f.lines.length > 0);
   if (inputs.length) {
@@ -49,6 +54,12 @@ export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal'>): string[]
     out.push(
       `refusal: # proposed by groundgate init: ${flat(p.refusal.note)}`,
       `  phrases: [${p.refusal.phrases.map((x) => JSON.stringify(x)).join(', ')}]`,
+    );
+  if (p.claims)
+    out.push(
+      `claims: # proposed by groundgate init: ${flat(claimsNote(p.claims))}`,
+      `  match: ${p.claims.match}`,
+      `  min_token_recall: ${p.claims.min_token_recall}`,
     );
   return out;
 }
