@@ -9,6 +9,7 @@ import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
+import { firstColumn, idsInFile, recordId } from './ids.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -50,7 +51,10 @@ export interface Candidate {
   role: Role;
   what: string;
   why: string;
-  /** The qids (or instance ids) of the first records: pairs a gold set with its traces. */
+  /**
+   * The qids (or instance ids) of the whole file, for the roles that pair (see wholeFile): pairs a gold set
+   * with its traces, qrels with their run.
+   */
   ids: string[];
   /** Some sampled record has locked constraints (grounded-answer gold): SCU is worth turning on. */
   constraints: boolean;
@@ -112,7 +116,8 @@ function columnsOf(columns: number, ok: (cells: string[]) => boolean, fields: st
       const cells = line.trim().split(/\s+/);
       if (cells.length !== columns || !ok(cells)) return undefined;
     }
-    return `${lines.length} line${lines.length === 1 ? '' : 's'} of ${fields}`;
+    // How many lines the whole file has is said once it is read (wholeFile).
+    return fields;
   };
 }
 
@@ -254,15 +259,18 @@ export function detect(
         }
         const before = candidates.length;
         for (const spec of ROLES) {
-          const why = spec.test(sample);
-          if (why) {
+          const fits = spec.test(sample);
+          if (fits) {
+            const whole = wholeFile(full, spec.role, sample);
+            // Text lines (TREC) are recognised by the first of them, and counted whole.
+            const why = whole && !sample.records ? `${whole.lines} lines of ${fits}` : fits;
             looks.push({ file: full, taken: true, line: `${spec.what}: ${why}` });
             candidates.push({
               file: full,
               role: spec.role,
               what: spec.what,
               why,
-              ids: idsOf(sample),
+              ids: whole?.ids ?? idsOf(sample),
               constraints: (sample.records ?? []).some(
                 (v) =>
                   Array.isArray((v as { constraints?: unknown }).constraints) &&
@@ -275,7 +283,10 @@ export function detect(
         }
         if (candidates.length === before) {
           const near = nearMiss(sample);
-          if ('candidate' in near) candidates.push(near.candidate);
+          if ('candidate' in near) {
+            const whole = wholeFile(full, near.candidate.role, sample, near.candidate.fields);
+            candidates.push(whole ? { ...near.candidate, ids: whole.ids } : near.candidate);
+          }
           looks.push({ file: full, taken: 'candidate' in near, line: near.line });
         }
       }
@@ -379,7 +390,31 @@ export function sampleOf(file: string): Sample | undefined {
   }
 }
 
-/** Item ids of the first records (qid, or a ContextBench instance id), to pair gold sets with their traces. */
+/** The roles whose files pair with another's by their item ids. */
+const PAIRED: ReadonlySet<Role> = new Set([
+  'qa-gold',
+  'qa-traces',
+  'stability-runs',
+  'qrels',
+  'run',
+  'context-gold',
+  'context-predictions',
+]);
+
+/**
+ * The item ids and line count of a whole file of lines that fits a role that pairs; undefined for a JSON
+ * document (read whole already) and for files that are not read again (it vanished since its sample).
+ */
+function wholeFile(file: string, role: Role, sample: Sample, fields?: FieldProposal) {
+  if (!PAIRED.has(role) || sample.json !== undefined) return undefined;
+  try {
+    return idsInFile(file, sample.records ? recordId(fields) : firstColumn);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Item ids of the first records (qid, or a ContextBench instance id): what a JSON document's pairing reads. */
 function idsOf(sample: Sample): string[] {
   const values = sample.records;
   if (values) {

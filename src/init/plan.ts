@@ -78,8 +78,11 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
     out.proposals.push({ name, kind, inputs, why, ...(settings ? { settings } : {}), ...extra });
   };
+  // Ids of whole files (tens of thousands of qids): each file's set made once.
+  const sets = new Map<Candidate, Set<string>>();
   const shares = (a: Candidate, b: Candidate) => {
-    const ids = new Set(a.ids);
+    let ids = sets.get(a);
+    if (!ids) sets.set(a, (ids = new Set(a.ids)));
     return b.ids.some((id) => ids.has(id));
   };
   const describe = (c: Candidate) => `${rel(c.file)} (${c.what}: ${c.why})`;

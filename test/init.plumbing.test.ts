@@ -1,0 +1,116 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
+import { gatesOf } from './helpers/init.js';
+import { jsonl, tmpTree } from './helpers/tmp.js';
+
+// `groundgate init`'s plumbing (issue #55, point 5): files paired by the ids of the whole files, latency
+// without the grounded-answer shape, dry-run errors that point at the text, Langfuse and LangSmith exports.
+
+async function init(dir: string, ...args: string[]) {
+  let out = '';
+  let err = '';
+  const status = await main(['init', '-C', dir, '--no-workflow', ...args], {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTty: false,
+    env: {},
+  });
+  return { out, err, status };
+}
+
+/**
+ * 30 queries: the run ranks 10 docs each, sorted by qid; the qrels judge 5 docs each, sorted the other way
+ * round, so the first 20 lines of each share no qid.
+ */
+function trecRepo() {
+  const run: string[] = [];
+  const qrels: string[] = [];
+  for (let q = 1; q <= 30; q++)
+    for (let r = 1; r <= 10; r++) run.push(`${q} Q0 d${q}-${r} ${r} ${(11 - r) / 10} bm25`);
+  for (let q = 30; q >= 1; q--)
+    for (let r = 1; r <= 5; r++)
+      qrels.push(`${q} 0 d${q}-${((q + 2 * r) % 10) + 1} ${(q + r) % 3 === 0 ? 1 : 0}`);
+  return tmpTree({ 'eval/bm25.run': `${run.join('\n')}\n`, 'eval/judged.qrels': `${qrels.join('\n')}\n` });
+}
+
+describe('init pairs files by the ids of the whole files', () => {
+  it('pairs qrels with the run over their queries however either is sorted, and counts every line', async () => {
+    const dir = trecRepo();
+    const r = await init(dir, '--dry-run');
+    expect(r.err, r.out).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.out).toContain(
+      '  eval/bm25.run: ranked run: 300 lines of a TREC run (qid Q0 docid rank score tag)\n',
+    );
+    expect(r.out).toContain(
+      '  eval/judged.qrels: relevance judgments (qrels): 150 lines of TREC qrels (qid iter docid rel)\n',
+    );
+    expect(r.out).toContain('  retrieval (ranking): eval/judged.qrels + eval/bm25.run\n');
+  });
+
+  it('pairs a gold set with traces whose first records answer other questions', async () => {
+    const gold = [];
+    const traces = [];
+    for (let i = 1; i <= 50; i++) {
+      gold.push({
+        qid: `q${i}`,
+        question: `What is fact ${i}?`,
+        answerable: true,
+        gold_claim_substr: [`fact ${i}`],
+        gold_citations: [`doc${i}`],
+      });
+      traces.push({
+        qid: `q${51 - i}`,
+        retrieved_ids: [`doc${51 - i}`],
+        answer_json: { claim: `fact ${51 - i}`, citations: [`doc${51 - i}`] },
+      });
+    }
+    const dir = tmpTree({ 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) });
+    const r = await init(dir);
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.out).toContain('  qa (grounded-qa): gold.jsonl + traces.jsonl\n');
+    expect(gatesOf(dir).suites.qa!.traces).toBe('traces.jsonl');
+  });
+});
+
+describe('ids of a whole file', () => {
+  it('reads lines across chunk boundaries: a character cut by one, CRLF, a BOM, no final newline', () => {
+    // The first megabyte ends inside the 3-byte character that ends the second line.
+    const first = 'x'.repeat(100);
+    const second = `${'é'.repeat((1 << 20) / 2 - 53)}€`;
+    const dir = tmpTree({});
+    const file = path.join(dir, 'lines.txt');
+    writeFileSync(file, `\uFEFF${first}\r\n${second}\n\n  \nlast`);
+    const lines: string[] = [];
+    forEachLine(file, (l) => lines.push(l));
+    expect(lines).toEqual([first, second, 'last']);
+  });
+
+  it('skips a line longer than the loaders take, and reads on', () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'long.jsonl');
+    writeFileSync(file, `{"qid":"a"}\n${'y'.repeat(17 * (1 << 20))}\n{"qid":"b"}\n`);
+    const lines: number[] = [];
+    forEachLine(file, (l) => lines.push(l.length));
+    expect(lines).toEqual([11, 11]);
+  });
+
+  it(`keeps the first ${MAX_IDS} distinct ids and counts every line`, () => {
+    const dir = tmpTree({});
+    const file = path.join(dir, 'many.qrels');
+    const rows: string[] = [];
+    for (let i = 0; i < MAX_IDS + 5; i++) rows.push(`q${i} 0 d 1`);
+    // A repeated qid counts as a line, not as an id.
+    rows.push('q0 0 e 1');
+    writeFileSync(file, `${rows.join('\n')}\n`);
+    const got = idsInFile(file, (l) => l.split(' ')[0]);
+    expect(got.lines).toBe(MAX_IDS + 6);
+    expect(got.ids.length).toBe(MAX_IDS);
+    expect(got.ids[0]).toBe('q0');
+    expect(got.ids.at(-1)).toBe(`q${MAX_IDS - 1}`);
+  });
+});
