@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
-import { gatesOf } from './helpers/init.js';
+import { gatesOf, qaRepo } from './helpers/init.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 // `groundgate init`'s plumbing (issue #55, point 5): files paired by the ids of the whole files, latency
@@ -112,5 +112,79 @@ describe('ids of a whole file', () => {
     expect(got.ids.length).toBe(MAX_IDS);
     expect(got.ids[0]).toBe('q0');
     expect(got.ids.at(-1)).toBe(`q${MAX_IDS - 1}`);
+  });
+});
+
+describe('errors in the gates init would write', () => {
+  it('name the proposed text, shown with its line numbers, not a file that is not there', async () => {
+    const dir = qaRepo();
+    const r = await init(
+      dir,
+      '--dry-run',
+      '--suite',
+      'grounded-qa',
+      '--gold',
+      path.join(dir, 'gold/qa.gold.jsonl'),
+      '--traces',
+      path.join(dir, 'runs/qa.trace.jsonl'),
+      '-i',
+      'k=abc',
+    );
+    expect(r.err).toBe(
+      `groundgate: ${dir}/gates.yaml (proposed, not written):13:8: suite "qa": k: expected number, received string\n`,
+    );
+    expect(r.status).toBe(2);
+    const shown = r.out.split('\n');
+    expect(shown[0]).toBe('--- gates.yaml (proposed, not written), at the error:');
+    expect(shown.slice(11, 16)).toEqual([
+      ' 11 |     gold: gold/qa.gold.jsonl',
+      ' 12 |     traces: runs/qa.trace.jsonl',
+      '>13 |     k: abc',
+      ' 14 |     gates: {}',
+      '',
+    ]);
+    expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
+  });
+
+  it('with --force, name the proposal rather than the gates file it replaces', async () => {
+    const dir = qaRepo();
+    writeFileSync(path.join(dir, 'gates.yaml'), 'version: 1\nsuites: {}\n');
+    const r = await init(
+      dir,
+      '--force',
+      '--suite',
+      'grounded-qa',
+      '--gold',
+      path.join(dir, 'gold/qa.gold.jsonl'),
+      '--traces',
+      path.join(dir, 'runs/qa.trace.jsonl'),
+      '-i',
+      'k=[1, 2000000]',
+    );
+    expect(r.err).toBe(
+      `groundgate: ${dir}/gates.yaml (proposed, not written):14:7: suite "qa": k: expected number, received array\n`,
+    );
+    expect(r.out).toContain('\n 13 |     k:\n>14 |       - 1\n 15 |       - 2000000\n');
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toBe('version: 1\nsuites: {}\n');
+  });
+
+  it('a refusal rule typed with -i that is not one is an error at its line, not a crash', async () => {
+    const dir = qaRepo();
+    const r = await init(
+      dir,
+      '--dry-run',
+      '--suite',
+      'grounded-qa',
+      '--gold',
+      path.join(dir, 'gold/qa.gold.jsonl'),
+      '--traces',
+      path.join(dir, 'runs/qa.trace.jsonl'),
+      '-i',
+      'refusal={phrases: 3}',
+    );
+    expect(r.err).toBe(
+      `groundgate: ${dir}/gates.yaml (proposed, not written):14:16: suite "qa": refusal.phrases: expected array, received number\n`,
+    );
+    expect(r.status).toBe(2);
   });
 });

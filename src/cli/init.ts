@@ -15,6 +15,7 @@ import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
 import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
+import { answerSettings } from '../grounded-answer/config.js';
 import { goldTest, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
 import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
@@ -34,7 +35,6 @@ import { escapeTerminal } from '../report/escape.js';
 import { commandOf, writeOutput, type CliIo, type Command } from './command.js';
 import { declareCommand, parseOptions } from './options.js';
 import { compileFieldMap, type FieldMap } from '../io/field-map.js';
-import type { RefusalSettings } from '../grounded-answer/refusal.js';
 
 const INIT = declareCommand({
   name: 'init',
@@ -291,6 +291,8 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   });
   const day = today(io.env);
   const draft = renderGates(planned, { confidence: args.confidence, day });
+  const notWritten = (text: string) => (err: unknown) =>
+    proposalError(err, text, configFile, args.config, say);
   let loaded;
   try {
     loaded = parseConfig(draft, configFile, scope);
@@ -299,9 +301,11 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
     const missing = err instanceof InputError && /: (\w+): missing required key/.exec(err.detail);
     if (missing && args.suite)
       throw new UsageError(`--suite ${args.suite} needs ${flag(missing[1]!, 'FILE')} as well`);
-    throw err;
+    throw notWritten(draft)(err);
   }
-  const outcome = await run({ config: configFile, loaded, scope, resample: true });
+  const outcome = await run({ config: configFile, loaded, scope, resample: true }).catch((err: unknown) => {
+    throw notWritten(draft)(err);
+  });
 
   for (const s of planned) {
     const suite = loaded.suites.find((x) => x.name === s.proposal.name)!;
@@ -381,8 +385,16 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   }
 
   // The result must be what check accepts and passes on the same data: run it as check would.
-  const final = parseConfig(writes[0]!.text, configFile, scope);
-  const checked = await run({ config: configFile, loaded: final, scope });
+  const text = writes[0]!.text;
+  let final;
+  try {
+    final = parseConfig(text, configFile, scope);
+  } catch (err) {
+    throw notWritten(text)(err);
+  }
+  const checked = await run({ config: configFile, loaded: final, scope }).catch((err: unknown) => {
+    throw notWritten(text)(err);
+  });
   const gates = checked.report.gates.length;
   if (checked.report.verdict !== 'pass')
     throw new Error(
@@ -418,6 +430,29 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   );
   return 0;
 });
+
+/**
+ * An error at a line of the gates file init is writing names that line of the text it would write, printed
+ * with its line numbers: no file holds that text (nothing is written on an error, and with --force the file
+ * there is the one being replaced). Any other error is returned as it is.
+ */
+function proposalError(
+  err: unknown,
+  text: string,
+  configFile: string,
+  config: string,
+  say: (line?: string) => void,
+): unknown {
+  if (!(err instanceof InputError) || err.where === undefined || path.resolve(err.where.file) !== configFile)
+    return err;
+  const lines = text.replace(/\n$/, '').split('\n');
+  const width = String(lines.length).length;
+  say(`--- ${config} (proposed, not written), at the error:`);
+  lines.forEach((line, i) =>
+    say(`${i + 1 === err.where!.line ? '>' : ' '}${String(i + 1).padStart(width)} | ${line}`),
+  );
+  return new InputError({ ...err.where, file: `${configFile} (proposed, not written)` }, err.detail);
+}
 
 /** The suite given with --suite: inputs as typed (relative to the working directory), checked to exist inside DIR. */
 function given(
@@ -469,9 +504,11 @@ function given(
   const gold = read('gold');
   const traces = read('traces');
   if (!gold || !traces) return [proposal];
+  // A refusal typed with -i is checked where the proposed gates file is: here it only words the proposal.
+  const given = answerSettings.refusal.safeParse(settings.refusal);
   const extras = nearMisses(gold, traces, 'traces', true, {
     token: typeof settings.refusal_token === 'string' ? settings.refusal_token : undefined,
-    refusal: settings.refusal as RefusalSettings | undefined,
+    refusal: given.success ? given.data : undefined,
   });
   if (extras.refusal && settings.refusal !== undefined) delete extras.refusal;
   return [{ ...proposal, ...extras }];
