@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { run } from '../src/run.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
 import { gatesOf, qaRepo } from './helpers/init.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
@@ -186,5 +187,50 @@ describe('errors in the gates init would write', () => {
       `groundgate: ${dir}/gates.yaml (proposed, not written):14:16: suite "qa": refusal.phrases: expected array, received number\n`,
     );
     expect(r.status).toBe(2);
+  });
+});
+
+describe('a latency suite over JSON Lines reads only qid and latency_ms', () => {
+  const gates = (suite: string) => `version: 1\nsuites:\n  lat:\n    kind: latency\n${suite}`;
+
+  it('scores lines that hold a qid and a time and nothing of an answer', async () => {
+    // 100 200 300 400 → P50 h = 1.5 → 250; P90 h = 2.7 → 370. The untimed line is counted, not scored.
+    const dir = tmpTree({
+      'gates.yaml': gates('    traces: requests.jsonl\n    percentiles: [50, 90]\n'),
+      'requests.jsonl': jsonl([
+        { qid: 'a', latency_ms: 300 },
+        { qid: 'b', latency_ms: 100, route: 'cache' },
+        { qid: 'c' },
+        { qid: 'd', latency_ms: 400 },
+        { qid: 'a', latency_ms: 200 },
+      ]),
+    });
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    const lat = report.suites.lat!;
+    expect(lat.metrics.p50_ms).toEqual({ value: 250 });
+    expect(lat.metrics.p90_ms).toEqual({ value: 370 });
+    expect(lat.counts).toEqual({ samples: 4, requests: 4, configurations: 1, untimed_lines: 1 });
+  });
+
+  it('reads them through fields:, and names a line without a qid as a timed request', async () => {
+    const dir = tmpTree({
+      'gates.yaml': gates(
+        '    traces: requests.jsonl\n    percentiles: [50]\n    fields:\n      traces:\n        /qid: /request_id\n        /latency_ms: {from: /duration_s, scale: 1000}\n',
+      ),
+      'requests.jsonl': jsonl([
+        { request_id: 'r1', duration_s: 0.25 },
+        { request_id: 'r2', duration_s: 1.5 },
+      ]),
+    });
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    // 250 and 1500 ms → P50 = 875.
+    expect(report.suites.lat!.metrics.p50_ms).toEqual({ value: 875 });
+    writeFileSync(
+      path.join(dir, 'requests.jsonl'),
+      jsonl([{ request_id: 'r1', duration_s: 0.25 }, { duration_s: 2 }]),
+    );
+    await expect(run({ config: path.join(dir, 'gates.yaml') })).rejects.toThrow(
+      `${path.join(dir, 'requests.jsonl')}:2: /request_id (qid): missing; expected string (a timed request {qid, latency_ms})`,
+    );
   });
 });
