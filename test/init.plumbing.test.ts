@@ -234,3 +234,68 @@ describe('a latency suite over JSON Lines reads only qid and latency_ms', () => 
     );
   });
 });
+
+describe('init on a log of timed requests', () => {
+  /**
+   * 120 requests (enough for a P95 gate): r1 … r120 taking 0.25 … 30 s, with a route that is neither an
+   * answer nor a retrieval.
+   */
+  const log = () =>
+    Array.from({ length: 120 }, (_, i) => ({
+      request_id: `r${i + 1}`,
+      duration_s: (i + 1) / 4,
+      route: i % 2 ? 'cache' : 'model',
+    }));
+
+  it('proposes a latency suite reading the id and the seconds through fields:', async () => {
+    const dir = tmpTree({ 'logs/requests.jsonl': jsonl(log()) });
+    const r = await init(dir, '--yes');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.out).toContain(
+      '  logs/requests.jsonl: timed requests (JSON Lines): read through fields: request_id → qid, duration_s → latency_ms\n',
+    );
+    expect(r.out).toContain('  latency (latency): logs/requests.jsonl\n');
+    const written = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(written).toContain(
+      [
+        '    traces: logs/requests.jsonl',
+        '    fields: # proposed by groundgate init: your records mapped to the contract (docs/formats.md)',
+        '      traces:',
+        '        /qid: /request_id # request_id → qid (matched name "request_id")',
+        '        /latency_ms: { from: /duration_s, scale: 1000 } # duration_s → latency_ms (matched name "duration_s", seconds × 1000)',
+      ].join('\n'),
+    );
+    const gates = gatesOf(dir).suites.latency!;
+    expect(gates.kind).toBe('latency');
+    // p99_ms needs n ≥ 500 for a stable bound (init says so).
+    expect(Object.keys(gates.gates)).toEqual(['p95_ms']);
+    // What the suite reads: 250 … 30000 ms, P50 h = 59.5 → (15000 + 15250) / 2.
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    expect(report.suites.latency!.metrics.p50_ms).toEqual({ value: 15125 });
+    expect(report.suites.latency!.counts).toMatchObject({ samples: 120, requests: 120 });
+  });
+
+  it('takes lines already named qid and latency_ms as they are', async () => {
+    const dir = tmpTree({
+      'requests.jsonl': jsonl(log().map((l) => ({ qid: l.request_id, latency_ms: l.duration_s * 1000 }))),
+    });
+    const r = await init(dir);
+    expect(r.err, r.out).toBe('');
+    expect(r.out).toContain(
+      '  requests.jsonl: timed requests (JSON Lines): 20 sampled records have qid, latency_ms and nothing of an answer\n',
+    );
+    expect(gatesOf(dir).suites.latency!.traces).toBe('requests.jsonl');
+    expect(gatesOf(dir).suites.latency!.fields).toBeUndefined();
+  });
+
+  it('leaves a file with an answer in it to the grounded-answer contract', async () => {
+    const dir = tmpTree({
+      'requests.jsonl': jsonl(log().map((l) => ({ ...l, answer: { text: 'yes' } }))),
+    });
+    const r = await init(dir);
+    expect(r.status).toBe(2);
+    expect(r.err).toContain('requests.jsonl: traces? no "qid", "retrieved_ids", "answer_json.citations"');
+    expect(r.err).not.toContain('timed requests');
+  });
+});

@@ -10,6 +10,7 @@ import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/r
 import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
 import { firstColumn, idsInFile, recordId } from './ids.js';
+import { timedRequests } from './timed-requests.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -24,6 +25,7 @@ export type Role =
   | 'qrels'
   | 'run'
   | 'latency-csv'
+  | 'latency-traces'
   | 'context-gold'
   | 'context-predictions'
   | 'events';
@@ -283,11 +285,13 @@ export function detect(
         }
         if (candidates.length === before) {
           const near = nearMiss(sample);
-          if ('candidate' in near) {
-            const whole = wholeFile(full, near.candidate.role, sample, near.candidate.fields);
-            candidates.push(whole ? { ...near.candidate, ids: whole.ids } : near.candidate);
+          const fit: { candidate?: Candidate; line: string } =
+            'candidate' in near ? near : (timedCandidate(sample) ?? near);
+          if (fit.candidate) {
+            const whole = wholeFile(full, fit.candidate.role, sample, fit.candidate.fields);
+            candidates.push(whole ? { ...fit.candidate, ids: whole.ids } : fit.candidate);
           }
-          looks.push({ file: full, taken: 'candidate' in near, line: near.line });
+          looks.push({ file: full, taken: fit.candidate !== undefined, line: fit.line });
         }
       }
     }
@@ -360,6 +364,28 @@ export function nearMiss(
   });
   return {
     line: `${near.input}? no ${lacking.join(', ') || 'record in the contract after mapping'}: its records have ${keysOf(records)}`,
+  };
+}
+
+const TIMED = 'timed requests (JSON Lines)';
+
+/** A log of timed requests (timed-requests.ts): a latency suite's traces, alone. */
+function timedCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
+  const timed = sample.records && timedRequests(sample.records);
+  if (!timed) return undefined;
+  const { fields, records, why } = timed;
+  return {
+    line: `${TIMED}: ${why}`,
+    candidate: {
+      file: sample.file,
+      role: 'latency-traces',
+      what: TIMED,
+      why,
+      ids: [],
+      constraints: false,
+      records,
+      ...(fields ? { fields } : {}),
+    },
   };
 }
 

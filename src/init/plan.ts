@@ -140,10 +140,15 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
 
   for (const [role, kind, key] of [
     ['latency-csv', 'latency', 'csv'],
+    ['latency-traces', 'latency', 'traces'],
     ['pairs', 'consistency', 'pairs'],
   ] as const) {
     const found = of(role);
-    if (found.length === 1) propose(kind, { [key]: rel(found[0]!.file) }, [describe(found[0]!)]);
+    const fields = found[0]?.fields;
+    if (found.length === 1)
+      propose(kind, { [key]: rel(found[0]!.file) }, [describe(found[0]!)], undefined, {
+        ...(fields ? { fields: { [key]: fields } } : {}),
+      });
     else if (found.length > 1)
       out.ambiguous.push(
         `${found.length} files fit ${kind} (${found.map((f) => rel(f.file)).join(', ')}): pick one with --suite ${kind} ${flag(key, rel(found[0]!.file))}`,
