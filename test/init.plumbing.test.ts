@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
+import { toolExport } from '../src/init/tool-exports.js';
 import { gatesOf, qaRepo } from './helpers/init.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
@@ -297,5 +298,146 @@ describe('init on a log of timed requests', () => {
     expect(r.status).toBe(2);
     expect(r.err).toContain('requests.jsonl: traces? no "qid", "retrieved_ids", "answer_json.citations"');
     expect(r.err).not.toContain('timed requests');
+  });
+});
+
+describe("init on tracing tools' exports: one record per step, not per question", () => {
+  /**
+   * Langfuse's blob storage export, observations_v2/ as JSON Lines, by its documented field reference
+   * (snake_case; input and output strings of text or JSON): 3 traces of a root SPAN, a RETRIEVER whose
+   * output lists LangChain documents, and a GENERATION.
+   */
+  const observations = [1, 2, 3].flatMap((t) => {
+    const at = (s: number) => `2026-12-01 10:0${t}:0${s}.000000`;
+    const base = { trace_id: `trace-${t}`, project_id: 'p1', environment: 'default', level: 'DEFAULT' };
+    return [
+      {
+        ...base,
+        id: `obs-${t}-root`,
+        type: 'SPAN',
+        name: 'rag',
+        start_time: at(0),
+        end_time: at(4),
+        parent_observation_id: null,
+        input: `question ${t}`,
+        output: `answer ${t}`,
+        metadata: '{}',
+      },
+      {
+        ...base,
+        id: `obs-${t}-ret`,
+        type: 'RETRIEVER',
+        name: 'retrieve',
+        start_time: at(0),
+        end_time: at(1),
+        parent_observation_id: `obs-${t}-root`,
+        input: `question ${t}`,
+        output: JSON.stringify([
+          { page_content: `text ${t}`, metadata: { doc_id: `doc-${t}`, source: `doc-${t}.md` } },
+        ]),
+        metadata: '{}',
+      },
+      {
+        ...base,
+        id: `obs-${t}-gen`,
+        type: 'GENERATION',
+        name: 'llm',
+        start_time: at(1),
+        end_time: at(4),
+        parent_observation_id: `obs-${t}-root`,
+        input: '[]',
+        output: `answer ${t}`,
+        metadata: '{}',
+        latency: 3,
+      },
+    ];
+  });
+
+  it('names Langfuse observations, what it could read of them and what the user must choose', async () => {
+    const dir = tmpTree({ 'exports/observations.jsonl': jsonl(observations) });
+    const r = await init(dir);
+    expect(r.status).toBe(2);
+    expect(r.err).toContain(
+      [
+        '; exports/observations.jsonl: Langfuse observations: 9 sampled observations of 3 traces (GENERATION 3, RETRIEVER 3, SPAN 3)',
+        'not read: groundgate reads one record per question, these are one per observation, and no fields: mapping joins the observations of a trace',
+        "to read them, choose the qid (trace_id, or the metadata key that names the question), the retrieved ids (the RETRIEVER output's documents hold metadata.doc_id, metadata.source) and the answer (which observation's output holds it, e.g. the trace's last GENERATION), then write one record per trace (docs/formats.md), or export the traces over OpenTelemetry with OpenInference attributes (format: openinference);",
+      ].join(' — '),
+    );
+    // Their steps carry times, but they are not a log of timed requests.
+    expect(r.err).not.toContain('timed requests (JSON Lines):');
+  });
+
+  /**
+   * LangSmith runs as the langsmith package (0.12.0, lib/schemas.d.ts) types them: 2 traces of a root chain
+   * run naming its dataset example, a retriever run (RetrieverOutput documents) and an llm run.
+   */
+  const runs = [1, 2].flatMap((t) => {
+    const trace = `0190-trace-${t}`;
+    return [
+      {
+        id: trace,
+        trace_id: trace,
+        name: 'RAG',
+        run_type: 'chain',
+        start_time: '2026-12-01T10:00:00.000Z',
+        end_time: '2026-12-01T10:00:03.000Z',
+        inputs: { question: `question ${t}` },
+        outputs: { answer: `answer ${t}` },
+        reference_example_id: `example-${t}`,
+        dotted_order: `20261201T100000000000Z${trace}`,
+      },
+      {
+        id: `${trace}-ret`,
+        trace_id: trace,
+        parent_run_id: trace,
+        name: 'VectorStoreRetriever',
+        run_type: 'retriever',
+        inputs: { query: `question ${t}` },
+        outputs: {
+          documents: [{ page_content: `text ${t}`, type: 'Document', metadata: { source: `doc-${t}.md` } }],
+        },
+      },
+      {
+        id: `${trace}-llm`,
+        trace_id: trace,
+        parent_run_id: trace,
+        name: 'ChatOpenAI',
+        run_type: 'llm',
+        inputs: { messages: [] },
+        outputs: { generations: [] },
+      },
+    ];
+  });
+
+  it('names LangSmith runs, what it could read of them and what the user must choose', async () => {
+    const dir = tmpTree({ 'exports/runs.jsonl': jsonl(runs) });
+    const r = await init(dir);
+    expect(r.status).toBe(2);
+    expect(r.err).toContain(
+      [
+        '; exports/runs.jsonl: LangSmith runs: 6 sampled runs of 2 traces (chain 2, llm 2, retriever 2)',
+        'not read: groundgate reads one record per question, these are one per run, and no fields: mapping joins the runs of a trace (trace_id, parent_run_id)',
+        "to read them, choose the qid (reference_example_id, on 2 sampled runs: the dataset example each root run answers), the retrieved ids (the retriever runs' outputs.documents hold metadata.source) and the answer (the root run's outputs), then write one record per trace (docs/formats.md);",
+      ].join(' — '),
+    );
+  });
+
+  it("reads the public API's camelCase observations too, and a retriever's documents as an object", () => {
+    const api = [
+      {
+        id: 'o1',
+        traceId: 't1',
+        type: 'RETRIEVER',
+        startTime: '2026-12-01T10:00:00.000Z',
+        output: { documents: [{ id: 'n1', metadata: { doc_id: 'd1' } }] },
+      },
+      { id: 'o2', traceId: 't1', type: 'GENERATION', startTime: '2026-12-01T10:00:01.000Z', output: 'yes' },
+    ];
+    expect(toolExport(api)).toMatch(
+      /^Langfuse observations: 2 sampled observations of 1 trace \(GENERATION 1, RETRIEVER 1\) — .*the RETRIEVER output's documents hold id, metadata\.doc_id\)/,
+    );
+    // One record of another shape and the file is not an export.
+    expect(toolExport([...api, { id: 'o3', traceId: 't1', startTime: 'x' }])).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
 import { firstColumn, idsInFile, recordId } from './ids.js';
 import { timedRequests } from './timed-requests.js';
+import { toolExport } from './tool-exports.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -285,8 +286,10 @@ export function detect(
         }
         if (candidates.length === before) {
           const near = nearMiss(sample);
+          // A tracing tool's export is named before a log of timed requests: its steps carry times too.
+          const tool = 'candidate' in near ? undefined : toolExport(sample.records ?? []);
           const fit: { candidate?: Candidate; line: string } =
-            'candidate' in near ? near : (timedCandidate(sample) ?? near);
+            'candidate' in near ? near : tool ? { line: tool } : (timedCandidate(sample) ?? near);
           if (fit.candidate) {
             const whole = wholeFile(full, fit.candidate.role, sample, fit.candidate.fields);
             candidates.push(whole ? { ...fit.candidate, ids: whole.ids } : fit.candidate);
