@@ -6,6 +6,7 @@ import { run } from '../src/run.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
 import { toolExport } from '../src/init/tool-exports.js';
 import { gatesOf, qaRepo } from './helpers/init.js';
+import { expectSameAsCanonical } from './helpers/shapes.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 // `groundgate init`'s plumbing (issue #55, point 5): files paired by the ids of the whole files, latency
@@ -275,6 +276,13 @@ describe('init on a log of timed requests', () => {
     const { report } = await run({ config: path.join(dir, 'gates.yaml') });
     expect(report.suites.latency!.metrics.p50_ms).toEqual({ value: 15125 });
     expect(report.suites.latency!.counts).toMatchObject({ samples: 120, requests: 120 });
+  });
+
+  it('scores a request log as its canonical traces (shape timed-requests, bundled CLI)', () => {
+    const { init } = expectSameAsCanonical('timed-requests');
+    expect(init.stdout).toContain(
+      '  logs/requests.jsonl: timed requests (JSON Lines): read through fields: request_id → qid, duration_s → latency_ms\n',
+    );
   });
 
   it('takes lines already named qid and latency_ms as they are', async () => {

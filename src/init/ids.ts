@@ -22,8 +22,8 @@ export interface FileIds {
 const CHUNK = 1 << 20;
 
 /**
- * Calls `each` with every line of `file` that is not blank, read a megabyte at a time with the file's
- * encoding left to the caller (UTF-8 expected; a BOM is dropped). A line longer than the loaders accept is
+ * Calls `each` with every line of `file` that is not blank, without its leading blanks, its `\r` or the
+ * file's BOM, read a megabyte at a time and decoded as UTF-8. A line longer than the loaders accept is
  * skipped, never buffered whole: the suite's loader names it when the suite runs.
  */
 export function forEachLine(file: string, each: (line: string) => void): void {
@@ -33,14 +33,16 @@ export function forEachLine(file: string, each: (line: string) => void): void {
     let carry: Buffer[] = [];
     let carried = 0;
     let tooLong = false;
-    let first = true;
+    let atStart = true;
     const end = (bytes: Buffer) => {
-      if (!tooLong) {
-        let text = (carried ? Buffer.concat([...carry, bytes]) : bytes).toString('utf8');
-        if (first) text = text.replace(/^\uFEFF/, '');
-        if (text.trim()) each(text.replace(/\r$/, ''));
-      }
-      first = false;
+      const line = carried ? Buffer.concat([...carry, bytes]) : bytes;
+      let from = atStart && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf ? 3 : 0;
+      let to = line.length;
+      if (to > from && line[to - 1] === 0x0d) to--;
+      // Blank lines are told from the bytes: only a line with something in it is decoded.
+      while (from < to && (line[from] === 0x20 || line[from] === 0x09 || line[from] === 0x0d)) from++;
+      if (!tooLong && from < to) each(line.toString('utf8', from, to));
+      atStart = false;
       carry = [];
       carried = 0;
       tooLong = false;
@@ -76,8 +78,8 @@ export function idsInFile(file: string, idOf: (line: string) => string | undefin
   return { ids: [...ids], lines };
 }
 
-/** A TREC line's qid: its first column. */
-export const firstColumn = (line: string): string | undefined => line.trim().split(/\s+/)[0];
+/** A TREC line's qid: its first column (forEachLine drops the leading blanks). */
+export const firstColumn = (line: string): string | undefined => /^\S+/.exec(line)?.[0];
 
 /**
  * A JSON line's item id: its qid (or ContextBench instance id), read through the proposed `fields:` mapping
