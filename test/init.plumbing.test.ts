@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -7,7 +7,7 @@ import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
 import { toolExport } from '../src/init/tool-exports.js';
 import { gatesOf, qaRepo } from './helpers/init.js';
 import { expectSameAsCanonical } from './helpers/shapes.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { FIXTURES, jsonl, tmpTree } from './helpers/tmp.js';
 
 // `groundgate init`'s plumbing (issue #55, point 5): files paired by the ids of the whole files, latency
 // without the grounded-answer shape, dry-run errors that point at the text, Langfuse and LangSmith exports.
@@ -447,5 +447,19 @@ describe("init on tracing tools' exports: one record per step, not per question"
     );
     // One record of another shape and the file is not an export.
     expect(toolExport([...api, { id: 'o3', traceId: 't1', startTime: 'x' }])).toBeUndefined();
+  });
+
+  it('names the runs the langsmith package writes (fixture langsmith/runs.jsonl)', async () => {
+    const dir = tmpTree({});
+    cpSync(path.join(FIXTURES, 'langsmith', 'runs.jsonl'), path.join(dir, 'runs.jsonl'));
+    const r = await init(dir);
+    expect(r.status).toBe(2);
+    expect(r.err).toContain(
+      [
+        '; runs.jsonl: LangSmith runs: 6 sampled runs of 2 traces (chain 2, llm 2, retriever 2)',
+        'not read: groundgate reads one record per question, these are one per run, and no fields: mapping joins the runs of a trace (trace_id, parent_run_id)',
+        "to read them, choose the qid (reference_example_id, on 2 sampled runs: the dataset example each root run answers), the retrieved ids (the retriever runs' outputs.documents hold metadata.doc_id, metadata.source) and the answer (the root run's outputs), then write one record per trace (docs/formats.md);",
+      ].join(' — '),
+    );
   });
 });
