@@ -442,7 +442,7 @@ describe('latency suite', () => {
         (e: Error) => e.message.replace(/^.*?gates\.yaml/, 'gates.yaml').replace(/^.*?l\.csv/, 'l.csv'),
       );
     expect(await error('    kind: latency\n')).toBe(
-      'gates.yaml:3:3: suite "lat": expected exactly one of csv (a latency CSV) or traces (grounded-qa traces with latency_ms)',
+      'gates.yaml:3:3: suite "lat": expected exactly one of csv (a latency CSV) or traces (lines with qid and latency_ms)',
     );
     expect(await error('    kind: latency\n    csv: l.csv\n    traces: t.jsonl\n')).toMatch(
       /expected exactly one of csv/,

@@ -18,6 +18,7 @@ import { readAsTool } from '../init/shapes/index.js';
 import { appliedMap } from '../init/field-proposal.js';
 import { loadGold } from '../grounded-answer/load.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
+import { answerSettings } from '../grounded-answer/config.js';
 import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
 import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
@@ -37,7 +38,6 @@ import { escapeTerminal } from '../report/escape.js';
 import { commandOf, writeOutput, type CliIo, type Command } from './command.js';
 import { declareCommand, parseOptions } from './options.js';
 import { compileFieldMap, type FieldMap } from '../io/field-map.js';
-import type { RefusalSettings } from '../grounded-answer/refusal.js';
 import { docRef } from '../docs.js';
 
 const INIT = declareCommand({
@@ -45,7 +45,7 @@ const INIT = declareCommand({
   summary: 'write a gates.yaml calibrated from the data in the repository, and the workflows',
   usage: 'groundgate init [options]',
   description: [
-    "Finds the gold sets, traces, qrels, runs, latency CSVs, verdict pairs, retrieval-event documents and ContextBench gold rows and predictions in a repository, says which suite kind each fits and why, runs the suites once, and writes a commented gates.yaml whose gates are calibrated from the data: each at its interval bound at the stated confidence (Wilson for proportions, a bootstrap for means and percentiles), so today's pipeline passes and the gate allows for the noise of a sample that size. Also writes .github/workflows/groundgate.yml (pull-request check with baseline: auto and history: auto, and the report artifact upload). Never overwrites without --force.",
+    "Finds the gold sets, traces, qrels, runs, latency CSVs and logs of timed requests, verdict pairs, retrieval-event documents and ContextBench gold rows and predictions in a repository, says which suite kind each fits and why, runs the suites once, and writes a commented gates.yaml whose gates are calibrated from the data: each at its interval bound at the stated confidence (Wilson for proportions, a bootstrap for means and percentiles), so today's pipeline passes and the gate allows for the noise of a sample that size. Also writes .github/workflows/groundgate.yml (pull-request check with baseline: auto and history: auto, and the report artifact upload). Never overwrites without --force.",
     'It prints one line per file it looked at: what it was taken as, or why not. Records near the grounded-answer contract in their own shape (an "id", a "response.text", a list of "contexts" objects, a "latency_s") get a proposed fields: mapping, and answers that refuse in their own words a proposed refusal: rule; with --yes (or answering y on a terminal) they are written into the suite, a comment on each line, and the gates are calibrated from the data read through them. Lines it is unsure of are written commented out. Without --yes and no terminal, a needed mapping is printed and init exits 2.',
     'With --force or --dry-run, the suites of the gates file it replaces are kept: their inputs and how they read them (fields:, format, refusal, k, ...); only the gates are new.',
   ].join('\n\n'),
@@ -295,6 +295,8 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   });
   const day = today(io.env);
   const draft = renderGates(planned, { confidence: args.confidence, day });
+  const notWritten = (text: string) => (err: unknown) =>
+    proposalError(err, text, configFile, args.config, say);
   let loaded;
   try {
     loaded = parseConfig(draft, configFile, scope);
@@ -303,9 +305,11 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
     const missing = err instanceof InputError && /: (\w+): missing required key/.exec(err.detail);
     if (missing && args.suite)
       throw new UsageError(`--suite ${args.suite} needs ${flag(missing[1]!, 'FILE')} as well`);
-    throw err;
+    throw notWritten(draft)(err);
   }
-  const outcome = await run({ config: configFile, loaded, scope, resample: true });
+  const outcome = await run({ config: configFile, loaded, scope, resample: true }).catch((err: unknown) => {
+    throw notWritten(draft)(err);
+  });
   for (const s of planned.filter((x) => x.proposal.claims)) {
     const measured = await contrastClaims(s, outcome.report, { configFile, scope, day, args });
     say(`  ${s.proposal.name}: claims: ${measured}`);
@@ -389,8 +393,16 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   }
 
   // The result must be what check accepts and passes on the same data: run it as check would.
-  const final = parseConfig(writes[0]!.text, configFile, scope);
-  const checked = await run({ config: configFile, loaded: final, scope });
+  const text = writes[0]!.text;
+  let final;
+  try {
+    final = parseConfig(text, configFile, scope);
+  } catch (err) {
+    throw notWritten(text)(err);
+  }
+  const checked = await run({ config: configFile, loaded: final, scope }).catch((err: unknown) => {
+    throw notWritten(text)(err);
+  });
   const gates = checked.report.gates.length;
   if (checked.report.verdict !== 'pass')
     throw new Error(
@@ -426,6 +438,29 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   );
   return 0;
 });
+
+/**
+ * An error at a line of the gates file init is writing names that line of the text it would write, printed
+ * with its line numbers: no file holds that text (nothing is written on an error, and with --force the file
+ * there is the one being replaced). Any other error is returned as it is.
+ */
+function proposalError(
+  err: unknown,
+  text: string,
+  configFile: string,
+  config: string,
+  say: (line?: string) => void,
+): unknown {
+  if (!(err instanceof InputError) || err.where === undefined || path.resolve(err.where.file) !== configFile)
+    return err;
+  const lines = text.replace(/\n$/, '').split('\n');
+  const width = String(lines.length).length;
+  say(`--- ${config} (proposed, not written), at the error:`);
+  lines.forEach((line, i) =>
+    say(`${i + 1 === err.where!.line ? '>' : ' '}${String(i + 1).padStart(width)} | ${line}`),
+  );
+  return new InputError({ ...err.where, file: `${configFile} (proposed, not written)` }, err.detail);
+}
 
 /** The suite given with --suite: inputs as typed (relative to the working directory), checked to exist inside DIR. */
 function given(
@@ -492,9 +527,11 @@ function given(
   const gold = read('gold');
   const traces = read('traces');
   if (!gold || !traces) return [proposal];
+  // A refusal typed with -i is checked where the proposed gates file is: here it only words the proposal.
+  const given = answerSettings.refusal.safeParse(settings.refusal);
   const extras = nearMisses(gold, traces, 'traces', true, {
     token: typeof settings.refusal_token === 'string' ? settings.refusal_token : undefined,
-    refusal: settings.refusal as RefusalSettings | undefined,
+    refusal: given.success ? given.data : undefined,
   });
   if (extras.refusal && settings.refusal !== undefined) delete extras.refusal;
   return [{ ...proposal, ...extras }];

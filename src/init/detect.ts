@@ -12,6 +12,9 @@ import { keysOf, mapped, proposeFields, type FieldProposal } from './field-propo
 import { documentLine } from './shapes/documents.js';
 import { readAsTool } from './shapes/index.js';
 import type { ClaimsProposal } from './shapes/tool-shape.js';
+import { firstColumn, idsInFile, recordId } from './ids.js';
+import { timedRequests } from './timed-requests.js';
+import { toolExport } from './tool-exports.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -26,6 +29,7 @@ export type Role =
   | 'qrels'
   | 'run'
   | 'latency-csv'
+  | 'latency-traces'
   | 'context-gold'
   | 'context-predictions'
   | 'events';
@@ -53,7 +57,10 @@ export interface Candidate {
   role: Role;
   what: string;
   why: string;
-  /** The qids (or instance ids) of the first records: pairs a gold set with its traces. */
+  /**
+   * The qids (or instance ids) of the whole file, for the roles that pair (see wholeFile): pairs a gold set
+   * with its traces, qrels with their run.
+   */
   ids: string[];
   /** Some sampled record has locked constraints (grounded-answer gold): SCU is worth turning on. */
   constraints: boolean;
@@ -123,7 +130,8 @@ function columnsOf(columns: number, ok: (cells: string[]) => boolean, fields: st
       const cells = line.trim().split(/\s+/);
       if (cells.length !== columns || !ok(cells)) return undefined;
     }
-    return `${lines.length} line${lines.length === 1 ? '' : 's'} of ${fields}`;
+    // How many lines the whole file has is said once it is read (wholeFile).
+    return fields;
   };
 }
 
@@ -265,15 +273,18 @@ export function detect(
         }
         const before = candidates.length;
         for (const spec of ROLES) {
-          const why = spec.test(sample);
-          if (why) {
+          const fits = spec.test(sample);
+          if (fits) {
+            const whole = wholeFile(full, spec.role, sample);
+            // Text lines (TREC) are recognised by the first of them, and counted whole.
+            const why = whole && !sample.records ? `${whole.lines} lines of ${fits}` : fits;
             looks.push({ file: full, taken: true, line: `${spec.what}: ${why}` });
             candidates.push({
               file: full,
               role: spec.role,
               what: spec.what,
               why,
-              ids: idsOf(sample),
+              ids: whole?.ids ?? idsOf(sample),
               constraints: (sample.records ?? []).some(
                 (v) =>
                   Array.isArray((v as { constraints?: unknown }).constraints) &&
@@ -299,8 +310,15 @@ export function detect(
           looks.push({ file: full, taken: tool.inputs.length > 0, line: tool.line });
         } else if (candidates.length === before) {
           const near = nearMiss(sample);
-          if ('candidate' in near) candidates.push(near.candidate);
-          looks.push({ file: full, taken: 'candidate' in near, line: near.line });
+          // A tracing tool's export is named before a log of timed requests: its steps carry times too.
+          const exported = 'candidate' in near ? undefined : toolExport(sample.records ?? []);
+          const fit: { candidate?: Candidate; line: string } =
+            'candidate' in near ? near : exported ? { line: exported } : (timedCandidate(sample) ?? near);
+          if (fit.candidate) {
+            const whole = wholeFile(full, fit.candidate.role, sample, fit.candidate.fields);
+            candidates.push(whole ? { ...fit.candidate, ids: whole.ids } : fit.candidate);
+          }
+          looks.push({ file: full, taken: fit.candidate !== undefined, line: fit.line });
         }
       }
     }
@@ -377,6 +395,28 @@ export function nearMiss(
   };
 }
 
+const TIMED = 'timed requests (JSON Lines)';
+
+/** A log of timed requests (timed-requests.ts): a latency suite's traces, alone. */
+function timedCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
+  const timed = sample.records && timedRequests(sample.records);
+  if (!timed) return undefined;
+  const { fields, records, why } = timed;
+  return {
+    line: `${TIMED}: ${why}`,
+    candidate: {
+      file: sample.file,
+      role: 'latency-traces',
+      what: TIMED,
+      why,
+      ids: [],
+      constraints: false,
+      records,
+      ...(fields ? { fields } : {}),
+    },
+  };
+}
+
 export function sampleOf(file: string): Sample | undefined {
   let fd: number | undefined;
   try {
@@ -404,7 +444,31 @@ export function sampleOf(file: string): Sample | undefined {
   }
 }
 
-/** Item ids of the first records (qid, or a ContextBench instance id), to pair gold sets with their traces. */
+/** The roles whose files pair with another's by their item ids. */
+const PAIRED: ReadonlySet<Role> = new Set([
+  'qa-gold',
+  'qa-traces',
+  'stability-runs',
+  'qrels',
+  'run',
+  'context-gold',
+  'context-predictions',
+]);
+
+/**
+ * The item ids and line count of a whole file of lines that fits a role that pairs; undefined for a JSON
+ * document (read whole already) and for files that are not read again (it vanished since its sample).
+ */
+function wholeFile(file: string, role: Role, sample: Sample, fields?: FieldProposal) {
+  if (!PAIRED.has(role) || sample.json !== undefined) return undefined;
+  try {
+    return idsInFile(file, sample.records ? recordId(fields) : firstColumn);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Item ids of the first records (qid, or a ContextBench instance id): what a JSON document's pairing reads. */
 function idsOf(sample: Sample): string[] {
   const values = sample.records;
   if (values) {

@@ -81,8 +81,11 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
     out.proposals.push({ name, kind, inputs, why, ...(settings ? { settings } : {}), ...extra });
   };
+  // Ids of whole files (tens of thousands of qids): each file's set made once.
+  const sets = new Map<Candidate, Set<string>>();
   const shares = (a: Candidate, b: Candidate) => {
-    const ids = new Set(a.ids);
+    let ids = sets.get(a);
+    if (!ids) sets.set(a, (ids = new Set(a.ids)));
     return b.ids.some((id) => ids.has(id));
   };
   const describe = (c: Candidate) => `${rel(c.file)} (${c.what}: ${c.why})`;
@@ -140,10 +143,15 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
 
   for (const [role, kind, key] of [
     ['latency-csv', 'latency', 'csv'],
+    ['latency-traces', 'latency', 'traces'],
     ['pairs', 'consistency', 'pairs'],
   ] as const) {
     const found = of(role);
-    if (found.length === 1) propose(kind, { [key]: rel(found[0]!.file) }, [describe(found[0]!)]);
+    const fields = found[0]?.fields;
+    if (found.length === 1)
+      propose(kind, { [key]: rel(found[0]!.file) }, [describe(found[0]!)], undefined, {
+        ...(fields ? { fields: { [key]: fields } } : {}),
+      });
     else if (found.length > 1)
       out.ambiguous.push(
         `${found.length} files fit ${kind} (${found.map((f) => rel(f.file)).join(', ')}): pick one with --suite ${kind} ${flag(key, rel(found[0]!.file))}`,

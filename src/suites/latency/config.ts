@@ -44,7 +44,7 @@ export const configSchema = z
     if ((config.csv === undefined) === (config.traces === undefined)) {
       ctx.addIssue({
         code: 'custom',
-        message: 'expected exactly one of csv (a latency CSV) or traces (grounded-qa traces with latency_ms)',
+        message: 'expected exactly one of csv (a latency CSV) or traces (lines with qid and latency_ms)',
       });
     }
     if (config.gold !== undefined && config.traces === undefined) {

@@ -1,3 +1,5 @@
+import { optional, required, shape, shapeSchema, shapeTest } from '../../io/record-shape.js';
+
 /** Pipeline stages a latency CSV may time, in the order of the seed's header. */
 export const STAGES = ['retrieval', 'rerank', 'llm', 'guard'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -16,3 +18,12 @@ export interface LatencySample {
   stageMs: Partial<Record<Stage, number>>;
   source: { file: string; line: number };
 }
+
+/**
+ * What a latency suite reads of a trace: the request's qid and its time, whatever else the line holds. The
+ * grounded-answer contract applies where answers are scored (gold with several configurations).
+ */
+export const timedShape = shape({ qid: required('id'), latency_ms: optional('duration') });
+export const timedLineSchema = shapeSchema(timedShape);
+export const timedTest = shapeTest(timedShape);
+export const TIMED_WHAT = 'a timed request {qid, latency_ms}';

@@ -2,11 +2,19 @@ import { InputError, preview } from '../../errors.js';
 import { readLines } from '../../io/jsonl.js';
 import { traceRecords } from '../../grounded-answer/trace-records.js';
 import { CANONICAL_TRACES, type TraceInput } from '../../grounded-answer/trace-input.js';
-import { traceChecker } from '../../grounded-answer/trace-checks.js';
-
-const TRACE_WHAT_TIMED = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}';
+import { recordChecker } from '../../io/field-map.js';
 import { splitCsvLine } from './csv.js';
-import { CSV_HEADER, REQUIRED_COLUMNS, STAGES, type LatencySample, type Stage } from './contract.js';
+import {
+  CSV_HEADER,
+  REQUIRED_COLUMNS,
+  STAGES,
+  TIMED_WHAT,
+  timedLineSchema,
+  timedShape,
+  timedTest,
+  type LatencySample,
+  type Stage,
+} from './contract.js';
 
 const NUMBER = /^\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -129,15 +137,16 @@ export interface TraceLatencies {
 }
 
 /**
- * Reads `latency_ms` from grounded-qa trace lines, every line a request (retries included). Each file is
- * one configuration, named as reports name the file.
+ * Reads `latency_ms` from trace lines, every line a request (retries included): only `qid` and `latency_ms`
+ * are checked, so a log of timed requests is read as well as grounded-qa traces. Each file is one
+ * configuration, named as reports name the file.
  */
 export async function loadTraceLatencies(
   files: readonly string[],
   name: (file: string) => string,
   input: TraceInput = CANONICAL_TRACES,
 ): Promise<TraceLatencies> {
-  const checker = traceChecker(input, TRACE_WHAT_TIMED);
+  const checker = recordChecker(timedLineSchema, timedTest, input.fields, TIMED_WHAT, timedShape);
   const samples: LatencySample[] = [];
   let lines = 0;
   let untimed = 0;
