@@ -483,7 +483,7 @@ function given(
  * left out, each said so.
  */
 async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?: string) => void) {
-  const proposing = found.filter((p) => p.fields || p.refusal);
+  const proposing = found.filter((p) => p.fields || p.refusal || p.openinference);
   if (proposing.length === 0) return;
   for (const p of proposing) {
     say(`proposed for the suite ${p.name} of ${args.config}:`);
@@ -499,12 +499,12 @@ async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?
     }
   }
   if (yes) return;
-  const needed = proposing.filter((p) =>
-    Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => !l.unsure)),
+  const needed = proposing.filter(
+    (p) => p.openinference || Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => !l.unsure)),
   );
   if (needed.length)
     throw new UsageError(
-      `${needed.map((p) => `the suite ${p.name}`).join(', ')} can read its data only through the fields: mapping above; --yes writes it into ${args.config} (or copy it there yourself)`,
+      `${needed.map((p) => `the suite ${p.name}`).join(', ')} can read its data only through the ${needed.some((p) => p.openinference) ? 'format: openinference or ' : ''}fields: mapping above; --yes writes it into ${args.config} (or copy it there yourself)`,
     );
   for (const p of proposing) {
     delete p.fields;

@@ -9,6 +9,7 @@ import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
+import { spanCandidate, type SampledTrace } from './span-proposal.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -58,6 +59,8 @@ export interface Candidate {
   fields?: FieldProposal;
   /** The sampled records in the contract's shape (mapped when `fields` is set). */
   records?: unknown[];
+  /** Traces as OpenInference spans: paired with a gold set, and read, by the keys that meet its ids. */
+  spans?: SampledTrace[];
 }
 
 /** Why a file looked at was taken or not: one line each, for the listing. */
@@ -274,9 +277,9 @@ export function detect(
           }
         }
         if (candidates.length === before) {
-          const near = nearMiss(sample);
-          if ('candidate' in near) candidates.push(near.candidate);
-          looks.push({ file: full, taken: 'candidate' in near, line: near.line });
+          const near: { candidate?: Candidate; line: string } = spanCandidate(sample) ?? nearMiss(sample);
+          if (near.candidate) candidates.push(near.candidate);
+          looks.push({ file: full, taken: near.candidate !== undefined, line: near.line });
         }
       }
     }

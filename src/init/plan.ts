@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Candidate, Role } from './detect.js';
 import type { FieldProposal } from './field-proposal.js';
 import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
+import { proposeSpans, tracesMeeting, type SpanProposal } from './span-proposal.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 
 /** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
@@ -16,6 +17,8 @@ export interface Proposal {
   fields?: Record<string, FieldProposal>;
   /** `refusal:` phrases proposed from the traces' wording. */
   refusal?: RefusalProposal;
+  /** `format: openinference` and how its spans are read, for traces that are spans. */
+  openinference?: SpanProposal;
   /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
   kept?: string[];
 }
@@ -72,13 +75,15 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     inputs: Record<string, string>,
     why: string[],
     settings?: Proposal['settings'],
-    extra?: Pick<Proposal, 'fields' | 'refusal'>,
+    extra?: Pick<Proposal, 'fields' | 'refusal' | 'openinference'>,
   ) => {
     let name = NAMES[kind]!;
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
     out.proposals.push({ name, kind, inputs, why, ...(settings ? { settings } : {}), ...extra });
   };
   const shares = (a: Candidate, b: Candidate) => {
+    // Spans name their questions where the gold set's ids meet them (see span-proposal.ts).
+    if (b.spans) return tracesMeeting(a.records ?? [], b.spans) > 0;
     const ids = new Set(a.ids);
     return b.ids.some((id) => ids.has(id));
   };
@@ -90,7 +95,8 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     ['qa-traces', 'grounded-qa', 'traces'],
     ['stability-runs', 'stability', 'runs'],
   ] as const) {
-    const answers = of(role);
+    // Spans are grounded-answer traces: no stability runs.
+    const answers = of(role).filter((a) => kind === 'grounded-qa' || !a.spans);
     for (const gold of golds) {
       // Shared item ids only: traces of other questions would give vacuous gates (coverage >= 0).
       const mine = answers.filter((a) => shares(gold, a));
@@ -193,10 +199,12 @@ export function nearMisses(
   key: string,
   qa: boolean,
   rule: { token?: string; refusal?: RefusalSettings },
-): Pick<Proposal, 'fields' | 'refusal'> {
+): Pick<Proposal, 'fields' | 'refusal' | 'openinference'> {
   const fields: Record<string, FieldProposal> = {};
   if (gold.fields) fields.gold = gold.fields;
   if (answers.fields) fields[key] = answers.fields;
+  const spans = answers.spans && proposeSpans(gold.records ?? [], answers.spans);
+  const traces = spans ? spans.records : answers.records;
   type Trace = Parameters<typeof proposeRefusal>[0][number];
   const unanswerable = new Set(
     (gold.records ?? []).flatMap((g) => {
@@ -205,14 +213,13 @@ export function nearMisses(
     }),
   );
   const refusal = qa
-    ? proposeRefusal(
-        (answers.records ?? []) as Trace[],
-        unanswerable,
-        rule.token ?? 'not in context',
-        rule.refusal,
-      )
+    ? proposeRefusal((traces ?? []) as Trace[], unanswerable, rule.token ?? 'not in context', rule.refusal)
     : undefined;
-  return { ...(Object.keys(fields).length ? { fields } : {}), ...(refusal ? { refusal } : {}) };
+  return {
+    ...(Object.keys(fields).length ? { fields } : {}),
+    ...(refusal ? { refusal } : {}),
+    ...(spans ? { openinference: spans.proposal } : {}),
+  };
 }
 
 /** The init flag that sets an input: --gold and --traces have their own, the rest go through --input. */

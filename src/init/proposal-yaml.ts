@@ -1,5 +1,6 @@
 import type { FieldSource } from '../io/field-map.js';
 import type { Proposal } from './plan.js';
+import { spanProposalLines } from './span-proposal.js';
 
 // The `fields:` and `refusal:` init proposes, as lines of a suite's block in gates.yaml: a comment beside each
 // saying what matched, and a line it is unsure of commented out with the alternatives.
@@ -22,9 +23,9 @@ function source(s: FieldSource): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const flat = (text: string) => text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, ' ');
 
-/** The suite block's `fields:` and `refusal:` lines (indented from the block's own level), or none. */
-export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal'>): string[] {
-  const out: string[] = [];
+/** The suite block's `format:`, `fields:` and `refusal:` lines (indented from the block's own level), or none. */
+export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal' | 'openinference'>): string[] {
+  const out: string[] = p.openinference ? spanProposalLines(p.openinference) : [];
   const inputs = Object.entries(p.fields ?? {}).filter(([, f]) => f.lines.length > 0);
   if (inputs.length) {
     out.push('fields: # proposed by groundgate init: your records mapped to the contract (docs/formats.md)');

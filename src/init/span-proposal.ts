@@ -1,0 +1,230 @@
+import { isObject, parsedOrText, spanFacts } from '../grounded-answer/span-facts.js';
+import type { SpanFacts } from '../grounded-answer/span-values.js';
+import { assemble, traceSpans } from '../grounded-answer/trace-assembly.js';
+import type { Candidate, Sample } from './detect.js';
+
+// Traces as OpenTelemetry spans under the OpenInference conventions, recognised by `init`: an OTLP/JSON export
+// ({"resourceSpans": …} a line, or one such `.json` document) or Phoenix's spans, read from the sample with the
+// reader `check` uses (span-facts.ts, trace-assembly.ts). Which attribute holds the qid and which holds a
+// document's id cannot be known from the spans alone: each is chosen by which of its candidates meets the
+// gold set's ids, and the counts are said beside the proposal.
+
+/** One sampled trace: what its root says and its RETRIEVER spans' documents, in order. */
+export interface SampledTrace {
+  spans: SpanFacts[];
+  /** The root span's input.value. */
+  input: unknown;
+  /** The root span's metadata, parsed when it is JSON. */
+  metadata: unknown;
+  /** Each retrieved document's document.id and document.metadata (parsed), spans by start time. */
+  documents: { id: unknown; metadata: unknown }[];
+}
+
+/** `format: openinference` and the `openinference:` keys proposed, each with what it met. */
+export interface SpanProposal {
+  qid: string;
+  qidNote: string;
+  documentId: string;
+  documentNote: string;
+}
+
+const OPENINFERENCE_KIND = 'openinference.span.kind';
+
+/** A value holds spans: an OTLP request, or a Phoenix span with an OpenInference kind (nested or flat). */
+function holdsSpans(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  if (Array.isArray(v.resourceSpans)) return true;
+  const attrs = v.attributes;
+  return (
+    isObject(v.context) &&
+    isObject(attrs) &&
+    (OPENINFERENCE_KIND in attrs || isObject(attrs.openinference) || typeof v.span_kind === 'string')
+  );
+}
+
+/** The sampled traces of a sample that holds spans, or undefined when it does not (or they do not read). */
+export function sampledTraces(sample: Sample): SampledTrace[] | undefined {
+  const values =
+    sample.json !== undefined ? (Array.isArray(sample.json) ? sample.json : [sample.json]) : sample.records;
+  if (!values?.length || !values.some(holdsSpans)) return undefined;
+  const byTrace = new Map<string, { spans: SpanFacts[]; metadata: SpanFacts[] }>();
+  try {
+    values.forEach((v, i) => {
+      // Read twice: document.id, then document.metadata (what a metadata.<key> would read).
+      const spans = spanFacts(v, sample.file, i + 1, undefined);
+      const withMetadata = spanFacts(v, sample.file, i + 1, undefined, undefined, 'metadata.id');
+      spans.forEach((s, k) => {
+        const t = byTrace.get(s.traceId) ?? { spans: [], metadata: [] };
+        t.spans.push(s);
+        t.metadata.push(withMetadata[k]!);
+        byTrace.set(s.traceId, t);
+      });
+    });
+  } catch {
+    return undefined;
+  }
+  const out: SampledTrace[] = [];
+  for (const { spans, metadata } of byTrace.values()) {
+    let picked;
+    try {
+      picked = traceSpans(spans);
+    } catch {
+      continue;
+    }
+    if (!picked) continue;
+    const documents = picked.retrievers.flatMap((r) => {
+      const m = metadata[spans.indexOf(r)]!;
+      const n = Math.max(r.documents.length, m.documents.length);
+      return Array.from({ length: n }, (_, i) => ({
+        id: r.documents[i],
+        metadata: parsedOrText(m.documents[i]),
+      }));
+    });
+    out.push({
+      spans,
+      input: picked.root.input,
+      metadata: parsedOrText(picked.root.metadata),
+      documents,
+    });
+  }
+  return out.length ? out : undefined;
+}
+
+/** A file of spans as a grounded-answer traces candidate (paired with a gold set by proposeSpans). */
+export function spanCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
+  const traces = sampledTraces(sample);
+  if (!traces) return undefined;
+  const what = 'grounded-answer traces (OpenInference spans)';
+  const documents = traces.reduce((n, t) => n + t.documents.length, 0);
+  const why = `${traces.length} sampled trace${traces.length === 1 ? '' : 's'} of OTLP spans, ${documents} retrieved document${documents === 1 ? '' : 's'}: read with format: openinference`;
+  return {
+    line: `${what}: ${why}`,
+    candidate: {
+      file: sample.file,
+      role: 'qa-traces',
+      what,
+      why,
+      ids: [],
+      constraints: false,
+      spans: traces,
+    },
+  };
+}
+
+/** An id as `check` reads one: a string, or an integer as its decimal digits. */
+const idText = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : Number.isSafeInteger(v) ? String(v) : undefined;
+
+/** The keys of an object whose values are ids, nested keys dotted (at most two levels: metadata.source.id). */
+function idKeys(v: unknown, prefix = '', depth = 0): string[] {
+  if (!isObject(v) || depth > 1) return [];
+  return Object.entries(v).flatMap(([k, x]) =>
+    k.includes('.')
+      ? []
+      : idText(x) !== undefined
+        ? [`${prefix}${k}`]
+        : idKeys(x, `${prefix}${k}.`, depth + 1),
+  );
+}
+
+const valueAt = (v: unknown, dotted: string): unknown =>
+  dotted.split('.').reduce<unknown>((x, k) => (isObject(x) && Object.hasOwn(x, k) ? x[k] : undefined), v);
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** The qid source whose values meet the most gold qids (or, for input.value, gold questions); ties to metadata. */
+function chooseQid(gold: readonly unknown[], traces: readonly SampledTrace[]) {
+  const qids = new Set(gold.flatMap((g) => idText((g as { qid?: unknown }).qid) ?? []));
+  const questions = new Set(gold.map((g) => (g as { question?: unknown }).question));
+  const keys = [...new Set(traces.flatMap((t) => idKeys(t.metadata)))].sort();
+  const tried = [
+    ...keys.map((k) => ({
+      qid: `metadata.${k}`,
+      met: traces.filter((t) => qids.has(idText(valueAt(t.metadata, k)) ?? '')).length,
+    })),
+    { qid: 'input.value', met: traces.filter((t) => questions.has(t.input)).length },
+  ];
+  const best = tried.reduce((a, b) => (b.met > a.met ? b : a));
+  const others = tried.filter((t) => t !== best).map((t) => `${t.qid} ${t.met}`);
+  const what = best.qid === 'input.value' ? 'a gold question' : 'a gold qid';
+  const note = `the root span's ${best.qid} is ${what} in ${best.met} of ${plural(traces.length, 'sampled trace')}${others.length ? ` (${others.join(', ')})` : ''}`;
+  return { ...best, note };
+}
+
+/** The document id source whose values are most often gold citations; document.id when none is. */
+function chooseDocumentId(gold: readonly unknown[], traces: readonly SampledTrace[]) {
+  const ids = new Set(
+    gold.flatMap((g) => {
+      const cited = (g as { gold_citations?: unknown }).gold_citations;
+      return Array.isArray(cited) ? cited.flatMap((c) => idText(c) ?? []) : [];
+    }),
+  );
+  const documents = traces.flatMap((t) => t.documents);
+  const keys = [...new Set(documents.flatMap((d) => idKeys(d.metadata)))].sort();
+  const count = (read: (d: { id: unknown; metadata: unknown }) => unknown) =>
+    documents.filter((d) => ids.has(idText(read(d)) ?? '')).length;
+  const tried = [
+    {
+      documentId: 'document.id',
+      met: count((d) => d.id),
+      present: documents.some((d) => d.id !== undefined),
+    },
+    ...keys.map((k) => ({
+      documentId: `metadata.${k}`,
+      met: count((d) => valueAt(d.metadata, k)),
+      present: true,
+    })),
+  ];
+  // Nothing meets: document.id where the spans carry it (the reader's default), else the first id-like key.
+  const best =
+    tried.reduce((a, b) => (b.met > a.met ? b : a)).met > 0
+      ? tried.reduce((a, b) => (b.met > a.met ? b : a))
+      : (tried.find((t) => t.present) ?? tried[0]!);
+  const others = tried.filter((t) => t !== best).map((t) => `${t.documentId} ${t.met}`);
+  const note =
+    best.met > 0
+      ? `${best.documentId} is a gold citation in ${best.met} of ${plural(documents.length, 'sampled document')}${others.length ? ` (${others.join(', ')})` : ''}`
+      : `no sampled document's id is a gold citation under any key (${tried.map((t) => t.documentId).join(', ')}): check which key holds your ids`;
+  return { ...best, note };
+}
+
+/** How many sampled traces name a gold item, under the qid source that names the most. */
+export const tracesMeeting = (gold: readonly unknown[], traces: readonly SampledTrace[]): number =>
+  chooseQid(gold, traces).met;
+
+/** The `openinference:` keys for a gold set's spans, and the sampled traces as records read through them. */
+export function proposeSpans(
+  gold: readonly unknown[],
+  traces: readonly SampledTrace[],
+): { proposal: SpanProposal; records: unknown[] } {
+  const qid = chooseQid(gold, traces);
+  const doc = chooseDocumentId(gold, traces);
+  const byQuestion = new Map(
+    gold.map((g) => [(g as { question?: unknown }).question, (g as { qid?: unknown }).qid]),
+  );
+  const records = traces.flatMap((t) => {
+    try {
+      const value = assemble(t.spans, { qid: qid.qid, documentId: doc.documentId }).value as {
+        qid: string;
+      };
+      if (qid.qid === 'input.value') value.qid = String(byQuestion.get(value.qid) ?? value.qid);
+      return [value];
+    } catch {
+      return [];
+    }
+  });
+  return {
+    proposal: { qid: qid.qid, qidNote: qid.note, documentId: doc.documentId, documentNote: doc.note },
+    records,
+  };
+}
+
+/** The suite block's `format:` and `openinference:` lines, a comment beside each. */
+export function spanProposalLines(p: SpanProposal): string[] {
+  return [
+    'format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
+    'openinference:',
+    `  qid: ${JSON.stringify(p.qid)} # ${p.qidNote.replace(/[\r\n]/g, ' ')}`,
+    `  document_id: ${JSON.stringify(p.documentId)} # ${p.documentNote.replace(/[\r\n]/g, ' ')}`,
+  ];
+}
