@@ -179,7 +179,8 @@ describe('init on OpenInference spans', () => {
 describe('proposeSpans', () => {
   it('falls back to document.id, and says so, when no key meets a gold citation', () => {
     const dir = llamaRepo();
-    const traces = sampledTraces(sampleOf(path.join(dir, 'traces/spans.otlp.jsonl'))!)!;
+    const file = path.join(dir, 'traces/spans.otlp.jsonl');
+    const traces = sampledTraces(file, sampleOf(file)!.records)!;
     const gold = [{ qid: 'q1', question: 'What is fact 1?', gold_citations: ['elsewhere'] }];
     const { proposal, records } = proposeSpans(gold, traces);
     expect(proposal.documentId).toBe('document.id');

@@ -33,6 +33,8 @@ export interface TraceSpans {
   retrievers: SpanFacts[];
   /** The root, when it has an output, else the last LLM span that has one. */
   answering: SpanFacts | undefined;
+  /** Every span of the trace, as read (for the latency suite's stage times). */
+  all: readonly SpanFacts[];
 }
 
 /**
@@ -75,7 +77,7 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
           .filter((x) => x.kind === 'LLM' && x.output !== undefined)
           .sort((a, b) => a.end - b.end || a.line - b.line)
           .at(-1);
-  return { root, retrievers, answering };
+  return { root, retrievers, answering, all: spans };
 }
 
 /** Throws when following the parents from a span comes back to one already on the way (a cycle). */

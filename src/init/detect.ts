@@ -9,7 +9,7 @@ import { REQUIRED_COLUMNS } from '../suites/latency/contract.js';
 import { qrelsLineSchema, rankedLineSchema, scoredLineSchema } from '../suites/ranking/contract.js';
 import { runLineSchema } from '../suites/stability/contract.js';
 import { keysOf, mapped, proposeFields, type FieldProposal } from './field-proposal.js';
-import { spanCandidate, type SampledTrace } from './span-proposal.js';
+import { describeSpans, sampledTraces, type SampledTrace } from './span-proposal.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -292,6 +292,20 @@ const ROLE_OF = {
   traces: { role: 'qa-traces', what: 'grounded-answer traces' },
   gold: { role: 'qa-gold', what: 'grounded-answer gold set' },
 } as const;
+
+/** A file of OpenTelemetry spans, as grounded-answer traces paired with a gold set by what meets its ids (see plan.ts). */
+function spanCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
+  const values =
+    sample.json !== undefined ? (Array.isArray(sample.json) ? sample.json : [sample.json]) : sample.records;
+  const spans = sampledTraces(sample.file, values);
+  if (!spans) return undefined;
+  const what = 'grounded-answer traces (OpenInference spans)';
+  const why = describeSpans(spans);
+  return {
+    line: `${what}: ${why}`,
+    candidate: { file: sample.file, role: 'qa-traces', what, why, ids: [], constraints: false, spans },
+  };
+}
 
 /**
  * A file no role takes as it is: taken as grounded-answer traces or gold when a `fields:` mapping makes its

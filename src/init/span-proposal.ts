@@ -1,7 +1,6 @@
 import { isObject, parsedOrText, spanFacts } from '../grounded-answer/span-facts.js';
 import type { SpanFacts } from '../grounded-answer/span-values.js';
 import { assemble, traceSpans } from '../grounded-answer/trace-assembly.js';
-import type { Candidate, Sample } from './detect.js';
 
 // Traces as OpenTelemetry spans under the OpenInference conventions, recognised by `init`: an OTLP/JSON export
 // ({"resourceSpans": …} a line, or one such `.json` document) or Phoenix's spans, read from the sample with the
@@ -30,6 +29,8 @@ export interface SpanProposal {
 
 const OPENINFERENCE_KIND = 'openinference.span.kind';
 
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** A value holds spans: an OTLP request, or a Phoenix span with an OpenInference kind (nested or flat). */
 function holdsSpans(v: unknown): boolean {
   if (!isObject(v)) return false;
@@ -42,17 +43,21 @@ function holdsSpans(v: unknown): boolean {
   );
 }
 
-/** The sampled traces of a sample that holds spans, or undefined when it does not (or they do not read). */
-export function sampledTraces(sample: Sample): SampledTrace[] | undefined {
-  const values =
-    sample.json !== undefined ? (Array.isArray(sample.json) ? sample.json : [sample.json]) : sample.records;
+/**
+ * The sampled traces of a file's sampled values (its lines, or the elements of its one JSON document), or
+ * undefined when they hold no spans (or the spans do not read).
+ */
+export function sampledTraces(
+  file: string,
+  values: readonly unknown[] | undefined,
+): SampledTrace[] | undefined {
   if (!values?.length || !values.some(holdsSpans)) return undefined;
   const byTrace = new Map<string, { spans: SpanFacts[]; metadata: SpanFacts[] }>();
   try {
     values.forEach((v, i) => {
       // Read twice: document.id, then document.metadata (what a metadata.<key> would read).
-      const spans = spanFacts(v, sample.file, i + 1, undefined);
-      const withMetadata = spanFacts(v, sample.file, i + 1, undefined, undefined, 'metadata.id');
+      const spans = spanFacts(v, file, i + 1, undefined);
+      const withMetadata = spanFacts(v, file, i + 1, undefined, undefined, 'metadata.id');
       spans.forEach((s, k) => {
         const t = byTrace.get(s.traceId) ?? { spans: [], metadata: [] };
         t.spans.push(s);
@@ -90,25 +95,10 @@ export function sampledTraces(sample: Sample): SampledTrace[] | undefined {
   return out.length ? out : undefined;
 }
 
-/** A file of spans as a grounded-answer traces candidate (paired with a gold set by proposeSpans). */
-export function spanCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
-  const traces = sampledTraces(sample);
-  if (!traces) return undefined;
-  const what = 'grounded-answer traces (OpenInference spans)';
+/** What a file's sampled spans hold, for init's listing. */
+export function describeSpans(traces: readonly SampledTrace[]): string {
   const documents = traces.reduce((n, t) => n + t.documents.length, 0);
-  const why = `${traces.length} sampled trace${traces.length === 1 ? '' : 's'} of OTLP spans, ${documents} retrieved document${documents === 1 ? '' : 's'}: read with format: openinference`;
-  return {
-    line: `${what}: ${why}`,
-    candidate: {
-      file: sample.file,
-      role: 'qa-traces',
-      what,
-      why,
-      ids: [],
-      constraints: false,
-      spans: traces,
-    },
-  };
+  return `${plural(traces.length, 'sampled trace')} of OTLP spans, ${plural(documents, 'retrieved document')}: read with format: openinference`;
 }
 
 /** An id as `check` reads one: a string, or an integer as its decimal digits. */
@@ -129,8 +119,6 @@ function idKeys(v: unknown, prefix = '', depth = 0): string[] {
 
 const valueAt = (v: unknown, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((x, k) => (isObject(x) && Object.hasOwn(x, k) ? x[k] : undefined), v);
-
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** The qid source whose values meet the most gold qids (or, for input.value, gold questions); ties to metadata. */
 function chooseQid(gold: readonly unknown[], traces: readonly SampledTrace[]) {

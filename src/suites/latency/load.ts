@@ -6,6 +6,7 @@ import { traceChecker } from '../../grounded-answer/trace-checks.js';
 
 const TRACE_WHAT_TIMED = 'a trace {qid, retrieved_ids, answer_json: {claim, citations}, latency_ms}';
 import { splitCsvLine } from './csv.js';
+import { spanStages } from './span-stages.js';
 import { CSV_HEADER, REQUIRED_COLUMNS, STAGES, type LatencySample, type Stage } from './contract.js';
 
 const NUMBER = /^\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -129,8 +130,9 @@ export interface TraceLatencies {
 }
 
 /**
- * Reads `latency_ms` from grounded-qa trace lines, every line a request (retries included). Each file is
- * one configuration, named as reports name the file.
+ * Reads `latency_ms` from grounded-qa trace lines, every line a request (retries included), and, from traces
+ * assembled from spans, each stage's time (see spanStages). Each file is one configuration, named as reports
+ * name the file.
  */
 export async function loadTraceLatencies(
   files: readonly string[],
@@ -143,14 +145,15 @@ export async function loadTraceLatencies(
   let untimed = 0;
   for (const file of files) {
     const configuration = name(file);
-    for await (const { line, value } of traceRecords([file], input)) {
+    for await (const { line, value, spans } of traceRecords([file], input)) {
       lines++;
       const t = checker.check(value, file, line);
       if (t.latency_ms === undefined) {
         untimed++;
         continue;
       }
-      samples.push({ configuration, qid: t.qid, e2eMs: t.latency_ms, stageMs: {}, source: { file, line } });
+      const stageMs = spans ? spanStages(spans.all) : {};
+      samples.push({ configuration, qid: t.qid, e2eMs: t.latency_ms, stageMs, source: { file, line } });
     }
   }
   return { samples, lines, untimed };
