@@ -134,7 +134,7 @@ describe('init on OpenInference spans', () => {
   it('proposes format: openinference, the qid source and the document id key that meet the gold ids', () => {
     const { init, dir } = expectSameAsCanonical('openinference-otlp');
     expect(init.stdout).toContain(
-      'traces/qa.otlp.jsonl: grounded-answer traces (OpenInference spans): 2 sampled traces of OTLP spans, 10 retrieved documents: read with format: openinference',
+      'traces/qa.otlp.jsonl: grounded-answer traces (OpenTelemetry spans): 2 sampled traces of OTLP spans, 10 retrieved documents: read with format: openinference',
     );
     const gates = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
     // LangChain's instrumentor writes no document.id: the ids are in document.metadata.id.
@@ -144,6 +144,19 @@ describe('init on OpenInference spans', () => {
         '    openinference:',
         `      qid: "metadata.qid" # the root span's metadata.qid is a gold qid in 2 of 2 sampled traces (input.value 2)`,
         '      document_id: "metadata.id" # metadata.id is a gold citation in 4 of 10 sampled documents (document.id 0, metadata.source 0)',
+      ].join('\n'),
+    );
+  });
+
+  it('proposes format: otel for spans of the GenAI conventions, their qids matched by question', () => {
+    const { dir } = expectSameAsCanonical('genai-otlp');
+    const gates = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(gates).toContain(
+      [
+        '    format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (docs/formats.md)',
+        '    openinference:',
+        `      qid: "input.value" # the root span's input.value is a gold question in 12 of 12 sampled traces`,
+        '      document_id: "document.id" # document.id is a gold citation in 21 of 60 sampled documents (metadata.id 21, metadata.score 0)',
       ].join('\n'),
     );
   });

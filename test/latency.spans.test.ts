@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
@@ -7,6 +7,7 @@ import { run } from '../src/run.js';
 import type { SpanFacts } from '../src/grounded-answer/span-values.js';
 import { spanStages } from '../src/suites/latency/span-stages.js';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
+import { copyOf } from './helpers/shapes.js';
 import { tmpTree } from './helpers/tmp.js';
 
 // The latency suite's stage times from spans (#55, point 5): no CSV needed.
@@ -106,5 +107,43 @@ describe('a latency suite over OpenInference spans', () => {
     expect(m['llm.p50_ms']!.value).toBe(500);
     // No GUARDRAIL span: the stage did not run, as an empty CSV cell says.
     expect(m['guard.p50_ms']!.value).toBeNull();
+  });
+});
+
+describe('a latency suite over GenAI spans (format: otel)', () => {
+  it('times retrieval and llm from the retrieval and chat spans of the genai-otlp shape', async () => {
+    const dir = copyOf('genai-otlp', 'project');
+    writeFileSync(
+      path.join(dir, 'gates.yaml'),
+      [
+        'version: 1',
+        'suites:',
+        '  lat:',
+        '    kind: latency',
+        '    traces: traces/qa.otlp.jsonl',
+        '    format: otel',
+        '    percentiles: [100]',
+        '    gates:',
+        "      p1_ms: '<= 100000'",
+        "      p100_ms: '<= 100000'",
+        "      retrieval.p100_ms: '<= 100000'",
+        "      llm.p100_ms: '<= 100000'",
+        '',
+      ].join('\n'),
+    );
+    const file = path.join(dir, 'gates.yaml');
+    const scope = scopeAt(dir, 'the repository');
+    const outcome = await run({
+      config: file,
+      loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
+      scope,
+    });
+    const m = outcome.report.suites.lat!.metrics;
+    // The 12 runs last 496 to 2283 ms; the script times the retrieval ⌊latency_ms / 4⌋ (124 to 570) and
+    // the chat the rest (at most 2283 − 570 = 1713).
+    // e2e is the root's: p1 by type 7 is 496 + 0.11 × (568 − 496) = 503.92.
+    expect([m['p1_ms']!.value, m['p100_ms']!.value]).toEqual([503.92, 2283]);
+    expect(m['retrieval.p100_ms']!.value).toBe(570);
+    expect(m['llm.p100_ms']!.value).toBe(1713);
   });
 });

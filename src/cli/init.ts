@@ -446,7 +446,8 @@ function given(
   ];
   const kept = settingsLines(settings);
   const proposal: Proposal = { name, kind: kind.kind, inputs, why, ...(kept.length ? { kept } : {}) };
-  if (kind.kind !== 'grounded-qa' || settings.format === 'openinference') return [proposal];
+  if (kind.kind !== 'grounded-qa' || settings.format === 'openinference' || settings.format === 'otel')
+    return [proposal];
   // Own-shape gold or traces: a mapping proposed for what the given fields: does not map already.
   const fields = (settings.fields ?? {}) as Record<string, FieldMap | undefined>;
   const read = (key: 'gold' | 'traces'): Candidate | undefined => {

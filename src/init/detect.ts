@@ -299,7 +299,7 @@ function spanCandidate(sample: Sample): { candidate: Candidate; line: string } |
     sample.json !== undefined ? (Array.isArray(sample.json) ? sample.json : [sample.json]) : sample.records;
   const spans = sampledTraces(sample.file, values);
   if (!spans) return undefined;
-  const what = 'grounded-answer traces (OpenInference spans)';
+  const what = 'grounded-answer traces (OpenTelemetry spans)';
   const why = describeSpans(spans);
   return {
     line: `${what}: ${why}`,

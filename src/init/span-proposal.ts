@@ -19,8 +19,10 @@ export interface SampledTrace {
   documents: { id: unknown; metadata: unknown }[];
 }
 
-/** `format: openinference` and the `openinference:` keys proposed, each with what it met. */
+/** `format:` and the `openinference:` keys proposed, each with what it met. */
 export interface SpanProposal {
+  /** `otel` when a span is read by the GenAI conventions (see genai.ts), else `openinference`. */
+  format: 'openinference' | 'otel';
   qid: string;
   qidNote: string;
   documentId: string;
@@ -98,7 +100,8 @@ export function sampledTraces(
 /** What a file's sampled spans hold, for init's listing. */
 export function describeSpans(traces: readonly SampledTrace[]): string {
   const documents = traces.reduce((n, t) => n + t.documents.length, 0);
-  return `${plural(traces.length, 'sampled trace')} of OTLP spans, ${plural(documents, 'retrieved document')}: read with format: openinference`;
+  const genai = traces.some((t) => t.spans.some((s) => s.genai));
+  return `${plural(traces.length, 'sampled trace')} of OTLP spans, ${plural(documents, 'retrieved document')}: read with format: ${genai ? 'otel (GenAI conventions)' : 'openinference'}`;
 }
 
 /** An id as `check` reads one: a string, or an integer as its decimal digits. */
@@ -202,7 +205,13 @@ export function proposeSpans(
     }
   });
   return {
-    proposal: { qid: qid.qid, qidNote: qid.note, documentId: doc.documentId, documentNote: doc.note },
+    proposal: {
+      format: traces.some((t) => t.spans.some((s) => s.genai)) ? 'otel' : 'openinference',
+      qid: qid.qid,
+      qidNote: qid.note,
+      documentId: doc.documentId,
+      documentNote: doc.note,
+    },
     records,
   };
 }
@@ -210,7 +219,9 @@ export function proposeSpans(
 /** The suite block's `format:` and `openinference:` lines, a comment beside each. */
 export function spanProposalLines(p: SpanProposal): string[] {
   return [
-    'format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
+    p.format === 'otel'
+      ? 'format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (docs/formats.md)'
+      : 'format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
     'openinference:',
     `  qid: ${JSON.stringify(p.qid)} # ${p.qidNote.replace(/[\r\n]/g, ' ')}`,
     `  document_id: ${JSON.stringify(p.documentId)} # ${p.documentNote.replace(/[\r\n]/g, ' ')}`,

@@ -1,7 +1,9 @@
 // OTLP/JSON export lines made by hand for unit tests: spans given as plain attributes and millisecond times.
 // (Fixtures of what real libraries write are under test/fixtures/openinference/ and test/fixtures/shapes/.)
 
-export type AttributeValue = string | number | boolean | readonly string[];
+/** A list of objects is written as an arrayValue of kvlistValues (the structured form OTLP JSON allows). */
+export type AttributeValue =
+  string | number | boolean | readonly string[] | readonly Readonly<Record<string, string | number>>[];
 
 export interface SpanSpec {
   id: number;
@@ -17,7 +19,19 @@ function anyValue(v: AttributeValue): unknown {
   if (typeof v === 'string') return { stringValue: v };
   if (typeof v === 'boolean') return { boolValue: v };
   if (typeof v === 'number') return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
-  return { arrayValue: { values: v.map((x) => ({ stringValue: x })) } };
+  return {
+    arrayValue: {
+      values: v.map((x: string | Readonly<Record<string, string | number>>) =>
+        typeof x === 'string'
+          ? { stringValue: x }
+          : {
+              kvlistValue: {
+                values: Object.entries(x).map(([key, value]) => ({ key, value: anyValue(value) })),
+              },
+            },
+      ),
+    },
+  };
 }
 
 /** One OTLP/HTTP JSON request body holding trace `n`'s spans (trace and span ids made from n and each id). */
