@@ -7,12 +7,17 @@
 //                         @arizeai/openinference-instrumentation-langchain: chunk ids only in document.metadata
 //   core.otlp.jsonl       the same pipeline traced by hand with @arizeai/openinference-core's wrappers, as its
 //                         users do: chunk ids in retrieval.documents.N.document.id
+//   llama-index.otlp.jsonl  the same pipeline as the Python LlamaIndex instrumentation writes it (a query
+//                         engine: its retriever's nodes, its synthesizer's chat): retrieval.documents.N.document.id
+//                         is the node's UUID, the chunk id is in the node's metadata (`doc_id`), written by the
+//                         same wrappers with that instrumentation's span names and attributes
 //
 // Nothing is called but fakes: the retriever returns each run's retrieved_ids (their text from corpus/), the
 // chat model answers with the run's answer_json. Each run is one OTLP/HTTP JSON export (the SDK's own
 // JsonTraceSerializer) a line. The output is the same bytes on every run: ids come from a seeded generator and
 // the clock is stubbed, so that each root span starts at the run's ts and lasts its latency_ms (the latest run
 // of a question must stay the latest).
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -248,10 +253,103 @@ async function coreExport() {
   return lines;
 }
 
+/** A LlamaIndex node id: a UUID (version 4 in form), the same for a chunk in every run, as a stored index gives. */
+function nodeId(chunk) {
+  const h = createHash('sha256').update(`node:${chunk}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Metadata as the Python instrumentation writes it: json.dumps, with its ", " and ": " separators. */
+const pythonJson = (o) =>
+  `{${Object.entries(o)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+    .join(', ')}}`;
+
+/**
+ * As openinference-instrumentation-llama-index writes a query engine's spans (Arize-ai/openinference,
+ * python/instrumentation/openinference-instrumentation-llama-index, _handler.py): span names are the method
+ * (`RetrieverQueryEngine.query`); RetrievalEndEvent sets retrieval.documents.N.document.id to `node.node_id`,
+ * .content, .score and .metadata to `json.dumps(node.metadata)`; a Response sets output.value to `str(response)`,
+ * its text (here the run's claim: no citations); `using_metadata` puts the qid in `metadata`.
+ */
+async function llamaIndexExport() {
+  const { provider, drain } = memoryProvider(0x4c49, 'groundgate-fixtures-llama-index');
+  const tracer = provider.getTracer('openinference.instrumentation.llama_index');
+  const retrieve = withSpan(
+    async (run) => {
+      clock.ms = timesOf(run).retrieved;
+      return documentsOf(run);
+    },
+    {
+      name: 'VectorIndexRetriever.retrieve',
+      kind: 'RETRIEVER',
+      tracer,
+      processInput: (run) => getInputAttributes(run.q),
+      processOutput: (docs) =>
+        getRetrieverAttributes({
+          documents: docs.map((d, i) => ({
+            id: nodeId(d.id),
+            content: d.text,
+            score: Number((0.9 - i * 0.05).toFixed(2)),
+            metadata: pythonJson({ doc_id: d.id, file_name: d.source }),
+          })),
+        }),
+    },
+  );
+  const chat = withSpan(
+    async (run) => {
+      clock.ms = timesOf(run).end;
+      return run.answer_json.claim;
+    },
+    {
+      name: 'OpenAI.chat',
+      kind: 'LLM',
+      tracer,
+      processInput: (_run, messages) => getLLMAttributes({ modelName: 'fake', inputMessages: messages }),
+      processOutput: (text) =>
+        getLLMAttributes({ modelName: 'fake', outputMessages: [{ role: 'assistant', content: text }] }),
+    },
+  );
+  const synthesize = withSpan(
+    async (run, docs) => {
+      const contextText = docs.map((d) => d.text).join('\n\n');
+      return chat(run, [
+        { role: 'system', content: SYSTEM.replace('{context}', contextText) },
+        { role: 'user', content: run.q },
+      ]);
+    },
+    {
+      name: 'CompactAndRefine.synthesize',
+      kind: 'CHAIN',
+      tracer,
+      processInput: (run) => getInputAttributes(run.q),
+      processOutput: (text) => getOutputAttributes(text),
+    },
+  );
+  const query = withSpan(async (run) => synthesize(run, await retrieve(run)), {
+    name: 'RetrieverQueryEngine.query',
+    kind: 'CHAIN',
+    tracer,
+    processInput: (run) => getInputAttributes(run.q),
+    processOutput: (text) => getOutputAttributes(text),
+  });
+  const lines = [];
+  for (const run of RUNS) {
+    clock.ms = timesOf(run).start;
+    await context.with(setMetadata(context.active(), { qid: run.qid }), () => query(run));
+    lines.push(await drain());
+  }
+  return lines;
+}
+
 // openinference-core nests its spans through the active context, as a Node app's SDK would set it up.
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 clock.install();
-const files = { 'langchain.otlp.jsonl': await langchainExport(), 'core.otlp.jsonl': await coreExport() };
+const files = {
+  'langchain.otlp.jsonl': await langchainExport(),
+  'core.otlp.jsonl': await coreExport(),
+  'llama-index.otlp.jsonl': await llamaIndexExport(),
+};
 mkdirSync(OUT, { recursive: true });
 for (const [name, lines] of Object.entries(files))
   writeFileSync(path.join(OUT, name), lines.join('\n') + '\n');

@@ -273,6 +273,7 @@ export async function judgeRun(
       offenders_total: result.offenders.length,
       offenders,
       warnings: result.warnings,
+      ...(result.headline ? { headline: result.headline } : {}),
       ...(items ? { items } : {}),
     };
     warnings.push(...result.warnings.map((w) => `${suite.name}: ${w}`));

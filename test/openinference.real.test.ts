@@ -13,7 +13,7 @@ import { scoredPart } from './helpers/scored.js';
 // the libraries themselves. LangChain.js writes no document.id: each chunk's id is in document.metadata.
 
 const SPANS = path.join(FIXTURES, 'openinference');
-const FILES = ['langchain.otlp.jsonl', 'core.otlp.jsonl'];
+const FILES = ['langchain.otlp.jsonl', 'core.otlp.jsonl', 'llama-index.otlp.jsonl'];
 
 /** The committed qa suite, as gates.yaml has it, and its inputs, in a fresh folder beside the exports. */
 function workspace(suites: Record<string, Record<string, unknown>>): string {

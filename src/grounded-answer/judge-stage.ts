@@ -1,4 +1,5 @@
 import type { GoldItem } from './contract.js';
+import { idMeter, type IdMeter } from './id-meter.js';
 import { judgeInto, judgeItem, judgeOptions, type JudgeItem, type JudgeOptions } from './judge.js';
 import type { RunTable } from './runs.js';
 import type { ScoreOptions } from './score-options.js';
@@ -13,10 +14,20 @@ export interface Judge {
   readonly options: JudgeOptions;
   /** Judges gold item `row`'s winning run into the table. */
   run(row: number, t: JudgedTrace): void;
+  /** How many gold ids the winners' ids meet: run() shows it each run; a source that copies a helper's verdicts shows it the runs while it is not `enough`. */
+  readonly meter: IdMeter;
 }
 
 export function judgeStage(gold: readonly GoldItem[], table: RunTable, options: ScoreOptions): Judge {
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
   const item = (row: number): JudgeItem => judgeItem(gold[row]!, options.scuRules, judge.normalized);
-  return { options: judge, run: (row, t) => judgeInto(item(row), t, judge, table, row) };
+  const meter = idMeter(gold);
+  return {
+    options: judge,
+    meter,
+    run(row, t) {
+      judgeInto(item(row), t, judge, table, row);
+      meter.see(row, t);
+    },
+  };
 }

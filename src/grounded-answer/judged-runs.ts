@@ -3,6 +3,7 @@ import type { LineRef } from '../io/jsonl.js';
 import { labelsOf, passed } from './verdict-flags.js';
 import type { Judge } from './judge-stage.js';
 import type { Label } from './labels.js';
+import type { Meeting } from './id-meter.js';
 import type { Picked } from './pick.js';
 import type { RunTable } from './runs.js';
 import type { ScoreOptions } from './score-options.js';
@@ -39,6 +40,8 @@ export interface RunsLoad {
    * in two shards: one run assembles its spans into one trace, the shards into two.
    */
   traceIds?: () => readonly string[];
+  /** Set when the winners' retrieved and cited ids meet too few of the gold set's (see id-meter.ts). */
+  meeting?: Meeting;
 }
 
 /** What judging found, however the runs were read: lines, superseded ones, unknown qids, verdicts. */

@@ -100,8 +100,10 @@ export async function readBack(
     held.push(theirs.runs);
     theirs.slots.forEach((slot, j) => {
       const row = rowsOf[p + 1]![slot]!;
-      if (theirs.verdicts) copyVerdicts(theirs.verdicts, j, table, row, options.cutoffs.length);
-      else judge.run(row, read(theirs.runs, j));
+      if (theirs.verdicts) {
+        copyVerdicts(theirs.verdicts, j, table, row, options.cutoffs.length);
+        if (!judge.meter.enough) judge.meter.see(row, read(theirs.runs, j));
+      } else judge.run(row, read(theirs.runs, j));
       heldIn[row] = held.length - 1;
       slotOf[row] = j;
     });

@@ -97,7 +97,9 @@ export function startReading<S extends ThreadScan, Told, W>(
       const read = async () => {
         const picked = source.pick(scans, picking);
         const judge = judgeStage(gold, picked.table, options);
-        return runsLoad(picked, await source.readBack(picked, picking, judge), options);
+        const loaded = runsLoad(picked, await source.readBack(picked, picking, judge), options);
+        const meeting = judge.meter.meeting();
+        return meeting ? { ...loaded, meeting } : loaded;
       };
       if (!keep) return read();
       try {

@@ -1,5 +1,5 @@
 import { printf4 } from '../metrics/ir/printf.js';
-import type { GateResult } from './schema.js';
+import type { GateResult, Report } from './schema.js';
 
 /** Renderers round; report.json never does. Ratios get 4 decimals, as trec_eval prints them. */
 export function formatNumber(value: number | null, unit?: string): string {
@@ -64,3 +64,7 @@ export function cellText(v: string | number | boolean | null): string {
     return Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(1) : fixed4(v);
   return String(v);
 }
+
+/** The warnings every output shows first (SuiteResult.headline), each after its suite's name. */
+export const headlines = (report: Report): string[] =>
+  Object.entries(report.suites).flatMap(([name, s]) => (s.headline ? [`${name}: ${s.headline}`] : []));

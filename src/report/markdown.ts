@@ -10,6 +10,7 @@ import {
   formatThreshold,
   fraction,
   gateStatus,
+  headlines,
   verdictLine,
 } from './format.js';
 import { belowItemBar } from './item-bar.js';
@@ -54,6 +55,9 @@ export function renderMarkdown(report: Report, options: MarkdownOptions): string
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT;
   const head: string[] = [];
   if (options.marker) head.push(options.marker);
+  // Before the verdict: a pass over ids that meet no gold id is no pass (SuiteResult.headline).
+  const first = headlines(report).map((h) => `> ⚠️ **${escapeMarkdown(h, { maxLength: 600 })}**`);
+  if (first.length) head.push(...first, '');
   const icon = report.verdict === 'pass' ? '✅' : '❌';
   head.push(`### ${icon} groundgate: ${verdictLine(report.gates)}`, '');
   const notices = [...(options.notices ?? []), ...baselineNotice(report, options), ...goldNotices(report)];
@@ -180,7 +184,9 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
     `|${'---|'.repeat(columns.length + 3)}`,
   ].join('\n');
   const offenders = suite.offenders.map((o) => offenderRow(o, columns));
-  const bottom = suite.warnings.map((w) => `> ⚠️ ${escapeMarkdown(w, { maxLength: 500 })}`);
+  const bottom = (suite.headline ? suite.warnings.slice(1) : suite.warnings).map(
+    (w) => `> ⚠️ ${escapeMarkdown(w, { maxLength: 500 })}`,
+  );
   if (bottom.length) bottom.unshift('');
   return { suite, top, tableHead, offenders, bottom };
 }

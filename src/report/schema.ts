@@ -75,6 +75,8 @@ export const suiteReportSchema = z.strictObject({
   offenders_total: z.int(),
   offenders: z.array(offenderSchema),
   warnings: z.array(z.string()),
+  /** warnings[0], when every output shows it first: the traces' ids meet almost none of the gold set's. */
+  headline: z.string().optional(),
   /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
   items: ownRecord(z.strictObject({ pass: z.boolean(), gold: z.string().optional() }))
     .transform((record) => ItemRecord.fromRecord(record))

@@ -9,6 +9,7 @@ import {
   formatThreshold,
   fraction,
   gateStatus,
+  headlines,
   verdictLine,
 } from './format.js';
 import { belowItemBar, itemBarLabels, offenderCount } from './item-bar.js';
@@ -30,6 +31,8 @@ export function renderText(report: Report, options: TextOptions): string {
   const paint = (code: string, s: string) => (options.color ? `\u001b[${code}m${s}\u001b[0m` : s);
   const out: string[] = [];
   const failed = report.verdict === 'fail';
+  out.push(...headlines(report).map((h) => paint('33;1', `warning: ${escapeTerminal(h, 500)}`)));
+  if (out.length > 0) out.push('');
   for (const [name, suite] of Object.entries(report.suites)) {
     const c = suite.counts;
     const countText = Object.entries(c)
@@ -95,7 +98,8 @@ export function renderText(report: Report, options: TextOptions): string {
         ]).map((l) => `    ${l}`),
       );
     }
-    for (const w of suite.warnings) out.push(`  warning: ${escapeTerminal(w, 300)}`);
+    for (const w of suite.headline ? suite.warnings.slice(1) : suite.warnings)
+      out.push(`  warning: ${escapeTerminal(w, 300)}`);
 
     if (suite.offenders_total > 0) {
       const n = Math.min(options.offenders, suite.offenders.length);

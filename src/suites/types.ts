@@ -94,6 +94,11 @@ export interface SuiteResult {
   warnings: string[];
   /** Warnings (among `warnings`) that the data looks read wrongly, with the metrics they put in doubt. */
   misread?: Misread[];
+  /**
+   * A warning (warnings[0]) every output shows before anything else: the traces' ids meet almost none of the
+   * gold set's, so its metrics are no verdict on the pipeline (docs/metrics.md, "When the data looks read wrongly").
+   */
+  headline?: string;
   /** Every item's verdict, for comparisons with a baseline (suites with per-item pass/fail only). */
   items?: ItemVerdicts;
   /** Fields of the offenders that come without them, for the few a report shows. */

@@ -7,7 +7,7 @@ import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
 import { loadGold, startJudging } from '../../grounded-answer/load.js';
-import { traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
+import { CANONICAL_TRACES, traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
 import { asMarkedTraceLine, asTraceLine } from '../../grounded-answer/contract.js';
 import { compileMarkers, markedCitations, type Markers } from '../../grounded-answer/citation-markers.js';
 import { compileFieldMap } from '../../io/field-map.js';
@@ -20,6 +20,7 @@ import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-ans
 import type { RunTable } from '../../grounded-answer/runs.js';
 import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
+import { idMisread, meetingWarning, readerOf } from '../../grounded-answer/id-misread.js';
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
@@ -44,11 +45,30 @@ export function scoreOptions(
   };
 }
 
-/** A suite's gold set, traces judged against it, and the options they were judged with. */
-export async function judgeSuite(config: GroundedQaConfig, ctx: ScoreContext) {
+/**
+ * A suite's gold set, traces judged against it, and the options they were judged with. Ids that meet no gold
+ * id but another key's do stop it (id-misread.ts); not in a `shard`, whose traces are some of the run's and
+ * meet only their items' gold ids.
+ */
+export async function judgeSuite(config: GroundedQaConfig, ctx: ScoreContext, shard = false) {
   const options = scoreOptions(config, ctx);
   const goldFields = config.fields?.gold;
   const judged = await judgeTraces(ctx.inputs.gold!, ctx.inputs.traces!, options, goldFields);
+  const { meeting, table } = judged.loaded;
+  if (meeting && !shard) {
+    const refs = [];
+    for (let row = 0; row < table.present.length; row++)
+      if (table.present[row]) refs.push(judged.loaded.ref(row)!);
+    const misread = await idMisread(
+      meeting,
+      judged.gold,
+      ctx.inputs.traces!,
+      options.traces,
+      refs,
+      refs.length,
+    );
+    if (misread) throw misread;
+  }
   return { ...judged, options, goldFields };
 }
 export type JudgedSuite = Awaited<ReturnType<typeof judgeSuite>>;
@@ -144,7 +164,10 @@ export function rowFinder(ids: readonly string[]): (id: string) => number | unde
 }
 
 /** What judging found, as much as the suite's result needs: a run's RunsLoad, or one merged from partials. */
-export type JudgedRuns = Pick<RunsLoad, 'table' | 'lines' | 'superseded' | 'unknown' | 'labels' | 'passed'>;
+export type JudgedRuns = Pick<
+  RunsLoad,
+  'table' | 'lines' | 'superseded' | 'unknown' | 'labels' | 'passed' | 'meeting'
+>;
 
 /** The suite's result from its judged runs: one function for a run and a merge, so they agree to the byte. */
 export function resultOf(
@@ -171,7 +194,16 @@ export function resultOf(
     { total: loaded.lines, unknown: unknownLines },
     readersOf(options.traces),
   );
-  warnings.push(...misread.map((m) => m.warning));
+  // Ids that meet no gold id make every retrieval and citation metric 0: said before anything else.
+  const headline =
+    loaded.meeting &&
+    meetingWarning(loaded.meeting, readerOf(options.traces ?? CANONICAL_TRACES), {
+      noun: 'trace',
+      searched: true,
+    });
+  if (headline) misread.unshift({ warning: headline, metrics: MEETING_METRICS });
+  warnings.unshift(...misread.slice(0, headline ? 1 : 0).map((m) => m.warning));
+  warnings.push(...misread.slice(headline ? 1 : 0).map((m) => m.warning));
 
   const { table } = loaded;
   // Failing is what `passed` says, as for `items`; the worst label only picks the bucket.
@@ -212,6 +244,7 @@ export function resultOf(
     describe,
     warnings,
     misread,
+    ...(headline && { headline }),
     items: {
       ids: gold.qids,
       pass: passColumn(gold.qids.length, loaded),
@@ -228,6 +261,9 @@ export function resultOf(
     ...(options.claims && normalizedTable(gold.qids, table)),
   };
 }
+
+/** The metrics ids that meet no gold id put in doubt: every one that compares ids with gold's. */
+const MEETING_METRICS = ['precision', 'chr', 'chr@*', 'recall@*'];
 
 const NORMALIZED_SHOWN = 20;
 

@@ -63,7 +63,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
 
   async partial(config, ctx) {
     refuseShards(config.claims);
-    const suite = await judgeSuite(config, ctx);
+    const suite = await judgeSuite(config, ctx, true);
     const { gold, loaded, digest, options } = suite;
     const n = gold.length;
     const c = options.cutoffs.length;

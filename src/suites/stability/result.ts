@@ -7,6 +7,8 @@ import { CHECKS } from './contract.js';
 import type { StabilityRunsLoad } from './load.js';
 import { scoreStability, tally, unstableQuestions, type QuestionScore } from './score.js';
 import { stabilityMisreads, stabilityReaders } from './misread.js';
+import { idMeter } from '../../grounded-answer/id-meter.js';
+import { meetingWarning } from '../../grounded-answer/id-misread.js';
 import { isRefusal, refusalRule } from '../../grounded-answer/refusal.js';
 import type { StabilityConfig } from './config.js';
 
@@ -46,6 +48,26 @@ export async function stabilityResult(
     stabilityReaders(config.fields?.runs, config.citation_markers),
   );
   warnings.push(...misread.map((m) => m.warning));
+  // Ids that meet no gold id (docs/metrics.md): said first, as grounded-qa says it. Gold order, so that a
+  // merge of partials, which rebuilds the same runs, samples the same ids.
+  const meter = idMeter(gold);
+  gold.forEach((g, row) => {
+    for (const r of loaded.runs.get(g.qid) ?? []) meter.see(row, { retrieved_ids: r.retrieved });
+  });
+  const meeting = meter.meeting();
+  const headline =
+    meeting &&
+    meetingWarning(meeting, stabilityReaders(config.fields?.runs, config.citation_markers).retrieved, {
+      noun: 'run',
+      searched: false,
+    });
+  if (headline) {
+    warnings.unshift(headline);
+    misread.unshift({
+      warning: headline,
+      metrics: ['stable_rate', 'unstable_questions', 'citation_hit_rate'],
+    });
+  }
 
   return {
     metrics: scored.metrics,
@@ -58,6 +80,7 @@ export async function stabilityResult(
     offenders: await offendersOf(unstableQuestions(scored.questions), ctx.relative, goldMap),
     warnings,
     ...(misread.length > 0 && { misread }),
+    ...(headline && { headline }),
     items: itemVerdicts(
       scored.questions,
       (q) => q.gold.qid,
