@@ -8,7 +8,7 @@ import { sampleOf } from '../src/init/detect.js';
 import { proposeSpans, sampledTraces } from '../src/init/span-proposal.js';
 import { run } from '../src/run.js';
 import { copyOf, expectSameAsCanonical } from './helpers/shapes.js';
-import { jsonl, tmpTree } from './helpers/tmp.js';
+import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 // `groundgate init` on traces exported as OpenTelemetry spans (#55, point 1): the format, the qid source and
 // the document id key proposed, each chosen by which candidate meets the gold set's ids.
@@ -143,7 +143,7 @@ describe('init on OpenInference spans', () => {
         '    format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
         '    openinference:',
         `      qid: "metadata.qid" # the root span's metadata.qid is a gold qid in 2 of 2 sampled traces (input.value 2)`,
-        '      document_id: "metadata.id" # metadata.id is a gold citation in 4 of 10 sampled documents (document.id 0, metadata.source 0)',
+        '      document_id: "metadata.id" # metadata.id meets 3 of the gold set\'s 8 cited ids in 10 sampled documents (no document.id)',
       ].join('\n'),
     );
   });
@@ -156,7 +156,7 @@ describe('init on OpenInference spans', () => {
         '    format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (docs/formats.md)',
         '    openinference:',
         `      qid: "input.value" # the root span's input.value is a gold question in 12 of 12 sampled traces`,
-        '      document_id: "document.id" # document.id is a gold citation in 21 of 60 sampled documents (metadata.id 21, metadata.score 0)',
+        '      document_id: "document.id" # document.id meets 8 of the gold set\'s 8 cited ids in 60 sampled documents (metadata.id 8)',
       ].join('\n'),
     );
   });
@@ -181,11 +181,32 @@ describe('init on OpenInference spans', () => {
       `      qid: "input.value" # the root span's input.value is a gold question in 3 of 3 sampled traces\n`,
     );
     expect(gates).toContain(
-      '      document_id: "metadata.doc_id" # metadata.doc_id is a gold citation in 2 of 6 sampled documents (document.id 0, metadata.file_name 0)',
+      '      document_id: "metadata.doc_id" # metadata.doc_id meets 2 of the gold set\'s 3 cited ids in 6 sampled documents (document.id 0)',
     );
     // q1 retrieves doc-1, q2 doc-2, q3 neither of its own: recall@5 2 of 3, as the ids say, not 0 of 3.
     const metrics = await metricsOf(dir);
     expect(metrics['recall@5']).toMatchObject({ numerator: 2, denominator: 3 });
+  });
+});
+
+describe('init on the LlamaIndex node-UUID export (data written for the ids-meet check, not for init)', () => {
+  it('proposes the metadata key that holds the gold ids, not the node UUIDs in document.id', async () => {
+    const dir = tmpTree({
+      'gold/qa.gold.jsonl': readFileSync(path.join(REPO, 'gold/qa.gold.jsonl'), 'utf8'),
+      'traces/llama-index.otlp.jsonl': readFileSync(
+        path.join(REPO, 'test/fixtures/openinference/llama-index.otlp.jsonl'),
+        'utf8',
+      ),
+    });
+    const r = await init(dir, '--yes');
+    expect([r.status, r.err]).toEqual([0, '']);
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
+      [
+        '    openinference:',
+        `      qid: "metadata.qid" # the root span's metadata.qid is a gold qid in 7 of 7 sampled traces (input.value 7)`,
+        '      document_id: "metadata.doc_id" # metadata.doc_id meets 10 of the gold set\'s 14 cited ids in 35 sampled documents (document.id 0)',
+      ].join('\n'),
+    );
   });
 });
 
@@ -198,7 +219,7 @@ describe('proposeSpans', () => {
     const { proposal, records } = proposeSpans(gold, traces);
     expect(proposal.documentId).toBe('document.id');
     expect(proposal.documentNote).toBe(
-      "no sampled document's id is a gold citation under any key (document.id, metadata.doc_id, metadata.file_name): check which key holds your ids",
+      'no key of the 6 sampled documents meets a gold citation (document.id, metadata.doc_id, metadata.file_name): check which key holds your ids',
     );
     expect(proposal.qid).toBe('input.value');
     // The sampled traces read through the proposal, the question matched back to its qid.

@@ -1,5 +1,6 @@
 import { isObject, parsedOrText, spanFacts } from '../grounded-answer/span-facts.js';
 import type { SpanFacts } from '../grounded-answer/span-values.js';
+import { documentKeysMeeting } from '../grounded-answer/id-keys.js';
 import { assemble, traceSpans } from '../grounded-answer/trace-assembly.js';
 
 // Traces as OpenTelemetry spans under the OpenInference conventions, recognised by `init`: an OTLP/JSON export
@@ -142,7 +143,10 @@ function chooseQid(gold: readonly unknown[], traces: readonly SampledTrace[]) {
   return { ...best, note };
 }
 
-/** The document id source whose values are most often gold citations; document.id when none is. */
+/**
+ * The document id key whose values meet the most gold citations (the search check's mis-read finding makes,
+ * id-keys.ts); document.id when none meets one and the spans carry it, else the first key a document has.
+ */
 function chooseDocumentId(gold: readonly unknown[], traces: readonly SampledTrace[]) {
   const ids = new Set(
     gold.flatMap((g) => {
@@ -151,32 +155,25 @@ function chooseDocumentId(gold: readonly unknown[], traces: readonly SampledTrac
     }),
   );
   const documents = traces.flatMap((t) => t.documents);
+  const ranked = documentKeysMeeting(documents, ids);
+  const sampled = plural(documents.length, 'sampled document');
+  const best = ranked[0];
+  if (best) {
+    const others = ranked.slice(1).map((k) => `${k.key} ${k.meets}`);
+    if (best.key !== 'document.id' && !ranked.some((k) => k.key === 'document.id'))
+      others.unshift(documents.some((d) => d.id !== undefined) ? 'document.id 0' : 'no document.id');
+    return {
+      documentId: best.key,
+      note: `${best.key} meets ${best.meets} of the gold set's ${plural(ids.size, 'cited id')} in ${sampled}${others.length ? ` (${others.join(', ')})` : ''}`,
+    };
+  }
   const keys = [...new Set(documents.flatMap((d) => idKeys(d.metadata)))].sort();
-  const count = (read: (d: { id: unknown; metadata: unknown }) => unknown) =>
-    documents.filter((d) => ids.has(idText(read(d)) ?? '')).length;
-  const tried = [
-    {
-      documentId: 'document.id',
-      met: count((d) => d.id),
-      present: documents.some((d) => d.id !== undefined),
-    },
-    ...keys.map((k) => ({
-      documentId: `metadata.${k}`,
-      met: count((d) => valueAt(d.metadata, k)),
-      present: true,
-    })),
-  ];
-  // Nothing meets: document.id where the spans carry it (the reader's default), else the first id-like key.
-  const best =
-    tried.reduce((a, b) => (b.met > a.met ? b : a)).met > 0
-      ? tried.reduce((a, b) => (b.met > a.met ? b : a))
-      : (tried.find((t) => t.present) ?? tried[0]!);
-  const others = tried.filter((t) => t !== best).map((t) => `${t.documentId} ${t.met}`);
-  const note =
-    best.met > 0
-      ? `${best.documentId} is a gold citation in ${best.met} of ${plural(documents.length, 'sampled document')}${others.length ? ` (${others.join(', ')})` : ''}`
-      : `no sampled document's id is a gold citation under any key (${tried.map((t) => t.documentId).join(', ')}): check which key holds your ids`;
-  return { ...best, note };
+  const documentId =
+    documents.some((d) => d.id !== undefined) || keys.length === 0 ? 'document.id' : `metadata.${keys[0]}`;
+  return {
+    documentId,
+    note: `no key of the ${sampled} meets a gold citation (${['document.id', ...keys.map((k) => `metadata.${k}`)].join(', ')}): check which key holds your ids`,
+  };
 }
 
 /** How many sampled traces name a gold item, under the qid source that names the most. */
