@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -186,6 +186,39 @@ describe('init on OpenInference spans', () => {
     // q1 retrieves doc-1, q2 doc-2, q3 neither of its own: recall@5 2 of 3, as the ids say, not 0 of 3.
     const metrics = await metricsOf(dir);
     expect(metrics['recall@5']).toMatchObject({ numerator: 2, denominator: 3 });
+  });
+});
+
+describe('init --dry-run on spans', () => {
+  it('prints the gates with the proposal and writes nothing', async () => {
+    const dir = llamaRepo();
+    const r = await init(dir, '--dry-run');
+    expect([r.status, r.err]).toEqual([0, '']);
+    expect(r.out).toContain('--- gates.yaml (dry run: not written)');
+    expect(r.out).toContain('    format: openinference # proposed by groundgate init');
+    expect(r.out).toContain('      document_id: "metadata.doc_id" #');
+    expect(existsSync(path.join(dir, 'gates.yaml'))).toBe(false);
+  });
+});
+
+describe('init --suite with spans given as traces', () => {
+  it('proposes the format and keys as detection does', async () => {
+    const dir = llamaRepo();
+    const r = await init(
+      dir,
+      '--suite',
+      'grounded-qa',
+      '--gold',
+      path.join(dir, 'gold/gold.jsonl'),
+      '--traces',
+      path.join(dir, 'traces/spans.otlp.jsonl'),
+      '--yes',
+    );
+    expect([r.status, r.err]).toEqual([0, '']);
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
+      '    format: openinference # proposed by groundgate init',
+    );
+    expect((await metricsOf(dir))['recall@5']).toMatchObject({ numerator: 2, denominator: 3 });
   });
 });
 

@@ -13,7 +13,7 @@ import { resolveMetric } from '../metrics/spec.js';
 import { calibrate } from '../init/calibrate.js';
 import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
-import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
+import { detect, ROLES, sampleOf, nearMiss, spanCandidate, type Candidate } from '../init/detect.js';
 import { existingSuites, settingsLines, type ExistingSuite } from '../init/existing.js';
 import { goldTest, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
@@ -468,7 +468,12 @@ function given(
     return undefined;
   };
   const gold = read('gold');
-  const traces = read('traces');
+  // Spans given without a format: read as detection reads them, the format and keys proposed.
+  const spanFile =
+    settings.format === undefined && inputs.traces ? path.resolve(args.dir, inputs.traces) : undefined;
+  const spanRead = spanFile && /\.(jsonl|ndjson|json)$/i.test(spanFile) ? sampleOf(spanFile) : undefined;
+  const spans = spanRead && spanCandidate(spanRead)?.candidate;
+  const traces = spans ?? read('traces');
   if (!gold || !traces) return [proposal];
   const extras = nearMisses(gold, traces, 'traces', true, {
     token: typeof settings.refusal_token === 'string' ? settings.refusal_token : undefined,

@@ -294,7 +294,7 @@ const ROLE_OF = {
 } as const;
 
 /** A file of OpenTelemetry spans, as grounded-answer traces paired with a gold set by what meets its ids (see plan.ts). */
-function spanCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
+export function spanCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
   const values =
     sample.json !== undefined ? (Array.isArray(sample.json) ? sample.json : [sample.json]) : sample.records;
   const spans = sampledTraces(sample.file, values);
