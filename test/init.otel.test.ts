@@ -189,6 +189,63 @@ describe('init on OpenInference spans', () => {
   });
 });
 
+describe('init on a Phoenix span export (a .json array, attributes nested)', () => {
+  it('proposes format: openinference and the metadata key that meets the gold citations', async () => {
+    const spans = [1, 2, 3].flatMap((i) => {
+      const at = (ms: number) => new Date(1_767_000_000_000 + i * 10_000 + ms).toISOString();
+      const context = (span: number) => ({ trace_id: `t${i}`, span_id: `s${i}-${span}` });
+      return [
+        {
+          name: 'query',
+          context: context(1),
+          parent_id: null,
+          span_kind: 'CHAIN',
+          start_time: at(0),
+          end_time: at(900),
+          attributes: {
+            openinference: { span: { kind: 'CHAIN' } },
+            input: { value: `What is fact ${i}?` },
+            output: { value: `Fact ${i} is ${i * 7}.` },
+          },
+        },
+        {
+          name: 'retrieve',
+          context: context(2),
+          parent_id: `s${i}-1`,
+          span_kind: 'RETRIEVER',
+          start_time: at(10),
+          end_time: at(200),
+          attributes: {
+            openinference: { span: { kind: 'RETRIEVER' } },
+            retrieval: {
+              documents: [{ document: { id: `node-${i}`, metadata: { doc_id: `doc-${i}` } } }],
+            },
+          },
+        },
+      ];
+    });
+    const gold = [1, 2, 3].map((i) => ({
+      qid: `q${i}`,
+      question: `What is fact ${i}?`,
+      answerable: true,
+      gold_claim_substr: [`fact ${i} is ${i * 7}`],
+      gold_citations: [`doc-${i}`],
+    }));
+    const dir = tmpTree({ 'gold.jsonl': jsonl(gold), 'phoenix/spans.json': JSON.stringify(spans, null, 2) });
+    const r = await init(dir, '--yes');
+    expect([r.status, r.err]).toEqual([0, '']);
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
+      [
+        '    format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
+        '    openinference:',
+        `      qid: "input.value" # the root span's input.value is a gold question in 3 of 3 sampled traces`,
+        `      document_id: "metadata.doc_id" # metadata.doc_id meets 3 of the gold set's 3 cited ids in 3 sampled documents (document.id 0)`,
+      ].join('\n'),
+    );
+    expect((await metricsOf(dir))['recall@5']).toMatchObject({ numerator: 3, denominator: 3 });
+  });
+});
+
 describe('init --dry-run on spans', () => {
   it('prints the gates with the proposal and writes nothing', async () => {
     const dir = llamaRepo();
