@@ -211,7 +211,8 @@ describe('latencyMetrics', () => {
       tail_amplification: { value: null, reason: 'no latency samples' },
       'llm.p95_ms': {
         value: null,
-        reason: 'traces carry only latency_ms; per-stage times come from a csv: input',
+        reason:
+          'JSON Lines traces carry only latency_ms; per-stage times come from a csv: input, or from spans (format: openinference)',
       },
     });
   });

@@ -13,7 +13,7 @@ import { resolveMetric } from '../metrics/spec.js';
 import { calibrate } from '../init/calibrate.js';
 import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
-import { detect, ROLES, sampleOf, nearMiss, type Candidate } from '../init/detect.js';
+import { detect, ROLES, sampleOf, nearMiss, spanCandidate, type Candidate } from '../init/detect.js';
 import { readAsTool } from '../init/shapes/index.js';
 import { appliedMap } from '../init/field-proposal.js';
 import { loadGold } from '../grounded-answer/load.js';
@@ -489,7 +489,8 @@ function given(
   ];
   const kept = settingsLines(settings);
   const proposal: Proposal = { name, kind: kind.kind, inputs, why, ...(kept.length ? { kept } : {}) };
-  if (kind.kind !== 'grounded-qa' || settings.format === 'openinference') return [proposal];
+  if (kind.kind !== 'grounded-qa' || settings.format === 'openinference' || settings.format === 'otel')
+    return [proposal];
   // Own-shape gold or traces: a mapping proposed for what the given fields: does not map already.
   const fields = (settings.fields ?? {}) as Record<string, FieldMap | undefined>;
   const read = (key: 'gold' | 'traces'): Candidate | undefined => {
@@ -525,7 +526,12 @@ function given(
     return undefined;
   };
   const gold = read('gold');
-  const traces = read('traces');
+  // Spans given without a format: read as detection reads them, the format and keys proposed.
+  const spanFile =
+    settings.format === undefined && inputs.traces ? path.resolve(args.dir, inputs.traces) : undefined;
+  const spanRead = spanFile && /\.(jsonl|ndjson|json)$/i.test(spanFile) ? sampleOf(spanFile) : undefined;
+  const spans = spanRead && spanCandidate(spanRead)?.candidate;
+  const traces = spans ?? read('traces');
   if (!gold || !traces) return [proposal];
   // A refusal typed with -i is checked where the proposed gates file is: here it only words the proposal.
   const given = answerSettings.refusal.safeParse(settings.refusal);
@@ -543,7 +549,7 @@ function given(
  * left out, each said so.
  */
 async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?: string) => void) {
-  const proposing = found.filter((p) => p.fields || p.refusal || p.claims);
+  const proposing = found.filter((p) => p.fields || p.refusal || p.claims || p.openinference);
   if (proposing.length === 0) return;
   for (const p of proposing) {
     say(`proposed for the suite ${p.name} of ${args.config}:`);
@@ -559,12 +565,12 @@ async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?
     }
   }
   if (yes) return;
-  const needed = proposing.filter((p) =>
-    Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => !l.unsure)),
+  const needed = proposing.filter(
+    (p) => p.openinference || Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => !l.unsure)),
   );
   if (needed.length)
     throw new UsageError(
-      `${needed.map((p) => `the suite ${p.name}`).join(', ')} can read its data only through the fields: mapping above; --yes writes it into ${args.config} (or copy it there yourself)`,
+      `${needed.map((p) => `the suite ${p.name}`).join(', ')} can read its data only through the ${needed.some((p) => p.openinference) ? 'format: openinference or ' : ''}fields: mapping above; --yes writes it into ${args.config} (or copy it there yourself)`,
     );
   for (const p of proposing) {
     delete p.fields;

@@ -160,7 +160,11 @@ export function scuRules(scu: z.infer<typeof answerSettings.scu>): ScuRule[] | n
  * with `fields:`), or OpenInference spans; a `.parquet` gold or traces file is read as rows either way.
  */
 export const inputSettings = {
-  format: z.enum(['jsonl', 'openinference']).default('jsonl'),
+  /**
+   * `otel`: OTLP spans, each read by its vocabulary, OpenInference's or the GenAI conventions' (see
+   * openinference.ts, genai.ts); `openinference` is the same reader under its first name.
+   */
+  format: z.enum(['jsonl', 'openinference', 'otel']).default('jsonl'),
   openinference: z
     .strictObject({
       /**
@@ -189,12 +193,11 @@ export function checkInputSettings(
   config: { format: string; openinference?: unknown },
   ctx: z.RefinementCtx,
 ): void {
-  if (config.openinference !== undefined && config.format !== 'openinference')
+  if (config.openinference !== undefined && config.format === 'jsonl')
     ctx.addIssue({
       code: 'custom',
       path: ['openinference'],
-      message:
-        'applies to OpenInference spans only; expected format: openinference with it, or no openinference',
+      message: 'applies to spans only; expected format: otel (or openinference) with it, or no openinference',
     });
 }
 

@@ -12,6 +12,7 @@ import {
   UNKNOWN,
   type AttributeAt,
 } from './otlp-values.js';
+import { GENAI } from './genai.js';
 import { DOCUMENT_DIGITS, largerIndex, type SpanFacts } from './span-values.js';
 
 // What the scanner of spans (otlp-scan.ts) reads of each attribute `{"key":…,"value":…}`: the few that
@@ -36,6 +37,8 @@ const KIND_NAMES = [
   'EVALUATOR',
 ];
 const KINDS = KIND_NAMES.map((k) => ascii(`"${k}"`));
+/** A span of the GenAI conventions is read by the parsing reader (see genai.ts): this one reads OpenInference's. */
+const GENAI_OPERATION = ascii(GENAI.operation);
 
 /** The wanted attribute keys, as bytes, and which fact each fills. */
 function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
@@ -127,6 +130,7 @@ export function attributeReader(
     const k0 = s.keyAt + 1;
     const k1 = s.keyEnd - 1;
     const len = k1 - k0;
+    if (len === GENAI_OPERATION.length && bytesAre(b, k0, k1, GENAI_OPERATION)) return -1;
     let facts: (keyof SpanFacts)[] | undefined;
     if (len < wantedLength.length && wantedLength[len])
       for (const [name, f] of attrs)

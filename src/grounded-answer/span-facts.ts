@@ -1,6 +1,7 @@
 import { InputError, preview } from '../errors.js';
 import { MAX_DEPTH } from '../io/json-scan.js';
 import { isoToMs } from '../io/iso-time.js';
+import { GENAI, GENAI_VALUES, genaiDocuments, messagesText } from './genai.js';
 import {
   DOCUMENT_DIGITS,
   doubleValueOf,
@@ -136,6 +137,27 @@ function toFacts(
         })
       : attrs.get(key);
   const kind = valueOf('openinference.span.kind') ?? raw.span_kind;
+  // Without an OpenInference kind, a span of the GenAI conventions is read by them (see genai.ts).
+  if (kind === undefined && attrs.has(GENAI.operation))
+    return genaiFacts(
+      {
+        traceId,
+        spanId,
+        parentId: typeof parent === 'string' && parent !== '' ? parent : undefined,
+        name: typeof raw.name === 'string' ? raw.name : undefined,
+        kind: '',
+        start: time(raw, 'start', file, line),
+        end: time(raw, 'end', file, line),
+        documents: [],
+        genai: true,
+        line,
+        file,
+      },
+      attrs,
+      valueOf,
+      qidAttribute,
+      idKey === DOCUMENT_KEY,
+    );
   const documents: unknown[] = [];
   let documentPast: string | undefined;
   let named = 0;
@@ -185,6 +207,36 @@ function toFacts(
 }
 
 /**
+ * The facts of a span of the OpenTelemetry GenAI conventions: its operation read as a kind, a retrieval's
+ * documents (each one's `id`, or with ids from metadata the document object, whose keys `metadata.<key>`
+ * names), the text of its input and output messages, and its retrieval query.
+ */
+function genaiFacts(
+  facts: SpanFacts,
+  attrs: ReadonlyMap<string, unknown>,
+  valueOf: (key: string, intsAsText?: boolean) => unknown,
+  qidAttribute: string | undefined,
+  idsAreIds: boolean,
+): SpanFacts {
+  const operation = valueOf(GENAI.operation);
+  const kind = (typeof operation === 'string' && GENAI.kinds[operation]) || '';
+  facts.kind = kind;
+  const where = { file: facts.file, line: facts.line };
+  if (kind === 'RETRIEVER' && attrs.has(GENAI.documents))
+    facts.documents = genaiDocuments(valueOf(GENAI.documents), where, preview(facts.name)).map((d) =>
+      idsAreIds ? d.id : d,
+    );
+  const query = valueOf(GENAI.query);
+  if (typeof query === 'string') facts.query = query;
+  const input = attrs.has(GENAI.input) ? messagesText(valueOf(GENAI.input), 'input') : undefined;
+  if (input !== undefined) facts.input = input;
+  const output = attrs.has(GENAI.output) ? messagesText(valueOf(GENAI.output), 'output') : undefined;
+  if (output !== undefined) facts.output = output;
+  if (qidAttribute !== undefined && attrs.has(qidAttribute)) facts.qid = valueOf(qidAttribute, true);
+  return facts;
+}
+
+/**
  * An OTLP AnyValue as a plain value; an intValue as its digits `intsAsText` (a qid), else as a number. `bad`
  * throws for an intValue or a doubleValue that is no number.
  */
@@ -225,9 +277,12 @@ function anyValue(
 function flatten(v: unknown, prefix: string, out: Map<string, unknown>, depth = 0): void {
   if (depth > MAX_DEPTH) return; // no attribute OpenInference defines is this deep
   // Metadata is one value (JSON text in OTLP), the span's or a document's: its keys are no attributes.
-  if (isObject(v) && !(prefix === 'metadata' || prefix.endsWith('.document.metadata'))) {
+  if (
+    isObject(v) &&
+    !(prefix === 'metadata' || prefix.endsWith('.document.metadata') || GENAI_VALUES.has(prefix))
+  ) {
     for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out, depth + 1);
-  } else if (Array.isArray(v) && v.some((x) => isObject(x))) {
+  } else if (Array.isArray(v) && v.some((x) => isObject(x)) && !GENAI_VALUES.has(prefix)) {
     v.forEach((x, i) => flatten(x, `${prefix}.${i}`, out, depth + 1));
   } else {
     out.set(prefix, v);

@@ -18,6 +18,10 @@ export interface SpanFacts {
   metadata?: unknown;
   /** The attribute holding the qid, when it is neither input.value nor metadata.<key>. */
   qid?: unknown;
+  /** Read by the GenAI conventions (see genai.ts), not OpenInference's. */
+  genai?: true;
+  /** A GenAI retrieval's gen_ai.retrieval.query.text: the question, when the root has no input. */
+  query?: string;
   /**
    * By N, for N of at most DOCUMENT_DIGITS digits, the attribute documents' ids are read from (see
    * OpenInferenceOptions.documentId): retrieval.documents.N.document.id, or its document.metadata.

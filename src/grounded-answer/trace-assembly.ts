@@ -1,6 +1,7 @@
 import { InputError, formatWhere, preview } from '../errors.js';
 import { type SpanFacts } from './span-values.js';
 
+import { GENAI } from './genai.js';
 import { isObject, parsedOrText } from './span-facts.js';
 
 // One grounded-answer trace record assembled from an OpenInference trace's spans (see openinference.ts for
@@ -33,6 +34,8 @@ export interface TraceSpans {
   retrievers: SpanFacts[];
   /** The root, when it has an output, else the last LLM span that has one. */
   answering: SpanFacts | undefined;
+  /** Every span of the trace, as read (for the latency suite's stage times). */
+  all: readonly SpanFacts[];
 }
 
 /**
@@ -75,7 +78,7 @@ export function traceSpans(spans: SpanFacts[]): TraceSpans | undefined {
           .filter((x) => x.kind === 'LLM' && x.output !== undefined)
           .sort((a, b) => a.end - b.end || a.line - b.line)
           .at(-1);
-  return { root, retrievers, answering };
+  return { root, retrievers, answering, all: spans };
 }
 
 /** Throws when following the parents from a span comes back to one already on the way (a cycle). */
@@ -169,7 +172,7 @@ function documentIds(s: SpanFacts, documentId: string): readonly unknown[] {
     if (!fromMetadata)
       throw new InputError(
         where,
-        `retriever span ${preview(s.name ?? s.spanId)} has retrieval.documents.${n}.document.id ${preview(id)}; expected a string`,
+        `retriever span ${preview(s.name ?? s.spanId)} has ${s.genai ? `${GENAI.documents}[${n}].id` : `retrieval.documents.${n}.document.id`} ${preview(id)}; expected a string`,
       );
     if (id === undefined) {
       const keys = describeKeys(parsedOrText(docs[n]));
@@ -263,7 +266,9 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
       ? output
       : { claim: output, ...(!options.markers && { citations: [] }) };
   }
-  if (root.input !== undefined) record.q = root.input;
+  // A GenAI trace's question: its root's last user message, else what its first retrieval searched for.
+  const question = root.input ?? retrievers.find((r) => r.query !== undefined)?.query;
+  if (question !== undefined) record.q = question;
   const metadata = parsedOrText(root.metadata);
   if (metadata !== undefined) record.metadata = metadata;
   record.ts = root.start / 1000;
@@ -276,7 +281,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
 
   const qid = options.qid;
   let id: unknown;
-  if (qid === 'input.value') id = root.input;
+  if (qid === 'input.value') id = question;
   else if (qid.startsWith('metadata.')) {
     const key = qid.slice('metadata.'.length);
     id = isObject(metadata) && Object.hasOwn(metadata, key) ? metadata[key] : undefined;

@@ -4,7 +4,8 @@ import type { inputSettings } from './config.js';
 
 /** How a suite's traces are read: their format and `fields:` mapping (plain data: it crosses to workers). */
 export interface TraceInput {
-  format: z.infer<typeof inputSettings.format>;
+  /** `otel` is read as `openinference`: one reader of spans, whatever their vocabulary. */
+  format: Exclude<z.infer<typeof inputSettings.format>, 'otel'>;
   fields?: FieldMap;
   /** `openinference.qid` (see openinference.ts). */
   qid: string;
@@ -17,14 +18,14 @@ export interface TraceInput {
 export const CANONICAL_TRACES: TraceInput = { format: 'jsonl', qid: 'input.value' };
 
 export function traceInput(config: {
-  format?: TraceInput['format'];
+  format?: z.infer<typeof inputSettings.format>;
   openinference?: { qid: string; document_id?: string };
   fields?: FieldMap;
   citation_markers?: unknown;
 }): TraceInput {
   const documentId = config.openinference?.document_id;
   return {
-    format: config.format ?? 'jsonl',
+    format: config.format === 'otel' ? 'openinference' : (config.format ?? 'jsonl'),
     qid: config.openinference?.qid ?? 'input.value',
     ...(documentId !== undefined && documentId !== 'document.id' ? { documentId } : {}),
     ...(config.fields && Object.keys(config.fields).length > 0 ? { fields: config.fields } : {}),

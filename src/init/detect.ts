@@ -15,6 +15,7 @@ import type { ClaimsProposal } from './shapes/tool-shape.js';
 import { firstColumn, idsInFile, recordId } from './ids.js';
 import { timedRequests } from './timed-requests.js';
 import { toolExport } from './tool-exports.js';
+import { describeSpans, sampledTraces, type SampledTrace } from './span-proposal.js';
 
 /**
  * What `groundgate init` recognises, each by the contract its suite kind reads it with: a file is a
@@ -76,6 +77,8 @@ export interface Candidate {
   claims?: ClaimsProposal;
   /** What init cannot know and the user must choose. */
   choose?: string[];
+  /** Traces as OpenInference spans: paired with a gold set, and read, by the keys that meet its ids. */
+  spans?: SampledTrace[];
 }
 
 /** Why a file looked at was taken or not: one line each, for the listing. */
@@ -296,6 +299,7 @@ export function detect(
           }
         }
         const tool = candidates.length === before ? readAsTool(sample.records) : undefined;
+        const spans = candidates.length === before && !tool ? spanCandidate(sample) : undefined;
         if (tool) {
           for (const { input, qids, ...read } of tool.inputs)
             candidates.push({
@@ -308,6 +312,9 @@ export function detect(
               ...read,
             });
           looks.push({ file: full, taken: tool.inputs.length > 0, line: tool.line });
+        } else if (spans) {
+          if (spans.candidate) candidates.push(spans.candidate);
+          looks.push({ file: full, taken: spans.candidate !== undefined, line: spans.line });
         } else if (candidates.length === before) {
           const near = nearMiss(sample);
           // A tracing tool's export is named before a log of timed requests: its steps carry times too.
@@ -331,6 +338,20 @@ const ROLE_OF = {
   traces: { role: 'qa-traces', what: 'grounded-answer traces' },
   gold: { role: 'qa-gold', what: 'grounded-answer gold set' },
 } as const;
+
+/** A file of OpenTelemetry spans, as grounded-answer traces paired with a gold set by what meets its ids (see plan.ts). */
+export function spanCandidate(sample: Sample): { candidate: Candidate; line: string } | undefined {
+  const values =
+    sample.json !== undefined ? (Array.isArray(sample.json) ? sample.json : [sample.json]) : sample.records;
+  const spans = sampledTraces(sample.file, values);
+  if (!spans) return undefined;
+  const what = 'grounded-answer traces (OpenTelemetry spans)';
+  const why = describeSpans(spans);
+  return {
+    line: `${what}: ${why}`,
+    candidate: { file: sample.file, role: 'qa-traces', what, why, ids: [], constraints: false, spans },
+  };
+}
 
 /**
  * A file no role takes as it is: taken as grounded-answer traces or gold when a `fields:` mapping makes its

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Candidate, Role } from './detect.js';
 import type { FieldProposal } from './field-proposal.js';
 import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
+import { proposeSpans, tracesMeeting, type SpanProposal } from './span-proposal.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 import type { ClaimsProposal } from './shapes/tool-shape.js';
 
@@ -19,6 +20,8 @@ export interface Proposal {
   refusal?: RefusalProposal;
   /** `claims:` proposed for a gold set whose facts are whole reference answers. */
   claims?: ClaimsProposal;
+  /** `format: openinference` and how its spans are read, for traces that are spans. */
+  openinference?: SpanProposal;
   /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
   kept?: string[];
 }
@@ -75,7 +78,7 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     inputs: Record<string, string>,
     why: string[],
     settings?: Proposal['settings'],
-    extra?: Pick<Proposal, 'fields' | 'refusal' | 'claims'>,
+    extra?: Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference'>,
   ) => {
     let name = NAMES[kind]!;
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
@@ -84,6 +87,8 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
   // Ids of whole files (tens of thousands of qids): each file's set made once.
   const sets = new Map<Candidate, Set<string>>();
   const shares = (a: Candidate, b: Candidate) => {
+    // Spans name their questions where the gold set's ids meet them (see span-proposal.ts).
+    if (b.spans) return tracesMeeting(a.records ?? [], b.spans) > 0;
     let ids = sets.get(a);
     if (!ids) sets.set(a, (ids = new Set(a.ids)));
     return b.ids.some((id) => ids.has(id));
@@ -96,7 +101,8 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     ['qa-traces', 'grounded-qa', 'traces'],
     ['stability-runs', 'stability', 'runs'],
   ] as const) {
-    const answers = of(role);
+    // Spans are grounded-answer traces: no stability runs.
+    const answers = of(role).filter((a) => kind === 'grounded-qa' || !a.spans);
     for (const gold of golds) {
       // Shared item ids only: traces of other questions would give vacuous gates (coverage >= 0).
       const mine = answers.filter((a) => shares(gold, a));
@@ -204,12 +210,14 @@ export function nearMisses(
   key: string,
   qa: boolean,
   rule: { token?: string; refusal?: RefusalSettings },
-): Pick<Proposal, 'fields' | 'refusal' | 'claims'> {
+): Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference'> {
   const fields: Record<string, FieldProposal> = {};
   if (gold.fields) fields.gold = gold.fields;
   if (answers.fields) fields[key] = answers.fields;
   // A tool's ids may sit in more than one place (a node's own id, its metadata): the one the gold ids meet.
   if (answers.meet) fields[key] = answers.meet(goldIdsOf(gold));
+  const spans = answers.spans && proposeSpans(gold.records ?? [], answers.spans);
+  const traces = spans ? spans.records : answers.records;
   type Trace = Parameters<typeof proposeRefusal>[0][number];
   const unanswerable = new Set(
     (gold.records ?? []).flatMap((g) => {
@@ -218,17 +226,13 @@ export function nearMisses(
     }),
   );
   const refusal = qa
-    ? proposeRefusal(
-        (answers.records ?? []) as Trace[],
-        unanswerable,
-        rule.token ?? 'not in context',
-        rule.refusal,
-      )
+    ? proposeRefusal((traces ?? []) as Trace[], unanswerable, rule.token ?? 'not in context', rule.refusal)
     : undefined;
   return {
     ...(Object.keys(fields).length ? { fields } : {}),
     ...(refusal ? { refusal } : {}),
     ...(qa && gold.claims ? { claims: { ...gold.claims } } : {}),
+    ...(spans ? { openinference: spans.proposal } : {}),
   };
 }
 

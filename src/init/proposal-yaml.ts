@@ -1,6 +1,7 @@
 import type { FieldSource } from '../io/field-map.js';
 import type { Proposal } from './plan.js';
 import { docRef } from '../docs.js';
+import { spanProposalLines } from './span-proposal.js';
 
 // The `fields:` and `refusal:` init proposes, as lines of a suite's block in gates.yaml: a comment beside each
 // saying what matched, and a line it is unsure of commented out with the alternatives.
@@ -28,9 +29,11 @@ export function claimsNote(c: NonNullable<Proposal['claims']>): string {
   return `the gold facts are whole reference answers (${c.facts}), which an answer rarely holds word for word, so substring matching cannot hold; the normalized rule finds at least ${c.min_token_recall} of a fact's tokens in order, none negated (${docRef('docs/metrics.md')}, Claims); match: semantic with a judge also weighs paraphrase${c.measured ? `; ${c.measured}` : ''}`;
 }
 
-/** The suite block's `fields:`, `refusal:` and `claims:` lines (indented from the block's own level), or none. */
-export function proposalLines(p: Pick<Proposal, 'fields' | 'refusal' | 'claims'>): string[] {
-  const out: string[] = [];
+/** The suite block's `format:`, `fields:`, `refusal:` and `claims:` lines (indented from the block's own level), or none. */
+export function proposalLines(
+  p: Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference'>,
+): string[] {
+  const out: string[] = p.openinference ? spanProposalLines(p.openinference) : [];
   const inputs = Object.entries(p.fields ?? {}).filter(([, f]) => f.lines.length > 0);
   if (inputs.length) {
     out.push(

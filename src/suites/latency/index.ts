@@ -24,7 +24,9 @@ export const latency: SuiteKind<LatencyConfig> = {
       traces && gold && read.configurations.length > 1
         ? await scoreConfigurations(traces, gold, config, ctx.relative)
         : undefined;
-    return latencyResult(config, ctx, { ...read, accuracy, hasStages: csv !== undefined });
+    // Spans time the stages as a CSV's columns do (see span-stages.ts); JSON Lines traces carry latency_ms only.
+    const hasStages = csv !== undefined || config.format !== 'jsonl';
+    return latencyResult(config, ctx, { ...read, accuracy, hasStages });
   },
   split: latencySplit,
 };

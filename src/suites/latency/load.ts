@@ -4,6 +4,7 @@ import { traceRecords } from '../../grounded-answer/trace-records.js';
 import { CANONICAL_TRACES, type TraceInput } from '../../grounded-answer/trace-input.js';
 import { recordChecker } from '../../io/field-map.js';
 import { splitCsvLine } from './csv.js';
+import { spanStages } from './span-stages.js';
 import {
   CSV_HEADER,
   REQUIRED_COLUMNS,
@@ -138,8 +139,9 @@ export interface TraceLatencies {
 
 /**
  * Reads `latency_ms` from trace lines, every line a request (retries included): only `qid` and `latency_ms`
- * are checked, so a log of timed requests is read as well as grounded-qa traces. Each file is one
- * configuration, named as reports name the file.
+ * are checked, so a log of timed requests is read as well as grounded-qa traces; from traces assembled from
+ * spans, each stage's time as well (see spanStages). Each file is one configuration, named as reports name
+ * the file.
  */
 export async function loadTraceLatencies(
   files: readonly string[],
@@ -152,14 +154,15 @@ export async function loadTraceLatencies(
   let untimed = 0;
   for (const file of files) {
     const configuration = name(file);
-    for await (const { line, value } of traceRecords([file], input)) {
+    for await (const { line, value, spans } of traceRecords([file], input)) {
       lines++;
       const t = checker.check(value, file, line);
       if (t.latency_ms === undefined) {
         untimed++;
         continue;
       }
-      samples.push({ configuration, qid: t.qid, e2eMs: t.latency_ms, stageMs: {}, source: { file, line } });
+      const stageMs = spans ? spanStages(spans.all) : {};
+      samples.push({ configuration, qid: t.qid, e2eMs: t.latency_ms, stageMs, source: { file, line } });
     }
   }
   return { samples, lines, untimed };

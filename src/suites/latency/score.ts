@@ -14,7 +14,8 @@ export function tailAmplification(sorted: ArrayLike<number>): MetricValue {
 
 /**
  * The requested latency metrics over `samples`: `p{k}_ms` (end to end), `tail_amplification`, and
- * `<stage>.p{k}_ms`. `hasStages` says whether the input can time stages at all (a CSV can, traces cannot).
+ * `<stage>.p{k}_ms`. `hasStages` says whether the input can time stages at all (a CSV and spans can, JSON Lines
+ * traces cannot).
  */
 export function latencyMetrics(
   samples: readonly LatencySample[],
@@ -46,7 +47,9 @@ export function latencyMetrics(
     if (stage === undefined) {
       out[m.name] = valueOf(percentile(e2e, m.k!), 'no latency samples');
     } else if (!hasStages) {
-      out[m.name] = notComputable('traces carry only latency_ms; per-stage times come from a csv: input');
+      out[m.name] = notComputable(
+        'JSON Lines traces carry only latency_ms; per-stage times come from a csv: input, or from spans (format: openinference)',
+      );
     } else {
       out[m.name] = valueOf(percentile(stageTimes(stage), m.k!), `no sample has ${stage}_ms`);
     }
