@@ -13,8 +13,7 @@ import {
 } from './id-keys.js';
 import type { Meeting } from './id-meter.js';
 import { mappedReader } from './misread.js';
-import { isSpanDocument } from './openinference.js';
-import { parsedOrText, spanFacts } from './span-facts.js';
+import { isSpanDocument, parsedOrText, spanFacts } from './span-facts.js';
 import type { TraceInput } from './trace-input.js';
 
 // When the winners' ids meet too few gold ids (id-meter.ts), whether another key of the same records meets
@@ -40,7 +39,7 @@ export async function idMisread(
   const openinference = input.format === 'openinference';
   const sample = openinference
     ? await spanDocumentsOf(traceFiles)
-    : { values: await recordValues(refs.slice(0, SAMPLE_RUNS)), runs: Math.min(refs.length, SAMPLE_RUNS) };
+    : await recordValues(refs.slice(0, SAMPLE_RUNS));
   if (sample.runs === 0) return undefined;
   const reads = openinference ? (input.documentId ?? 'document.id') : retrievedPointer(input);
   const skip = openinference ? new Set([reads]) : new Set([reads, citationsPointer(input)].map(listPointer));
@@ -89,12 +88,12 @@ const citationsPointer = (input: TraceInput) =>
 /** A key of a list of strings (`/ids/*`) as a mapping names the list (`/ids`). */
 const listPointer = (p: string): string => (p.endsWith('/*') ? p.slice(0, -2) : p);
 
-/** The records of the winners, as written (before `fields:` maps them). */
-async function recordValues(refs: readonly LineRef[]): Promise<unknown[]> {
+/** The records of the winners, as written (before `fields:` maps them), and how many there are. */
+async function recordValues(refs: readonly LineRef[]): Promise<{ values: unknown[]; runs: number }> {
   // A record read from memory (no offset, not a Parquet row) cannot be found again by its place.
   const again = refs.filter((r) => r.offset >= 0 || isParquet(r.file));
   const records = await recordsAt(again);
-  return again.map((r) => records.get(r));
+  return { values: again.map((r) => records.get(r)), runs: again.length };
 }
 
 /**

@@ -15,7 +15,7 @@ import type { LeanReader } from './otlp-lean.js';
 import { otlpScanner } from './otlp-scan.js';
 import type { SpanFacts } from './span-values.js';
 
-import { spanFacts } from './span-facts.js';
+import { isSpanDocument, spanFacts } from './span-facts.js';
 import { assemble, type OpenInferenceOptions, type TraceRecord } from './trace-assembly.js';
 
 // Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
@@ -81,9 +81,6 @@ export function afterBom(batch: LineBatch, i: number): number {
   const at = batch.start(i);
   return batch.offset(i) === 0 && b[at] === 0xef && b[at + 1] === 0xbb && b[at + 2] === 0xbf ? at + 3 : at;
 }
-
-/** A `.json` file holds one document of spans (OTLP or a Phoenix array), read whole; others hold a line each. */
-export const isSpanDocument = (file: string): boolean => /\.json$/i.test(file);
 
 /** The attribute `openinference.qid` names, when it is neither input.value nor metadata.<key>. */
 export const qidAttributeOf = (options: OpenInferenceOptions): string | undefined =>

@@ -1,4 +1,4 @@
-import { isSpanDocument } from './openinference.js';
+import { isSpanDocument } from './span-facts.js';
 import { pick, type OtlpWinners } from './otlp-pick.js';
 import { readBack } from './otlp-read-back.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';

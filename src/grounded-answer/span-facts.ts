@@ -15,6 +15,9 @@ import {
 // The facts of OpenInference spans read from a parsed JSON value (OTLP or Phoenix, see openinference.ts):
 // the slow path beside the byte scanner (otlp-scan.ts), and the reference it is tested against.
 
+/** A `.json` file holds one document of spans (OTLP or a Phoenix array), read whole; others hold a line each. */
+export const isSpanDocument = (file: string): boolean => /\.json$/i.test(file);
+
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
