@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { init } from './helpers/init.js';
 import { parseConfig } from '../src/config/load.js';
 import { scopeAt } from '../src/io/confine.js';
 import { sampleOf } from '../src/init/detect.js';
@@ -12,18 +12,6 @@ import { jsonl, REPO, tmpTree } from './helpers/tmp.js';
 
 // `groundgate init` on traces exported as OpenTelemetry spans (#55, point 1): the format, the qid source and
 // the document id key proposed, each chosen by which candidate meets the gold set's ids.
-
-async function init(dir: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const status = await main(['init', '-C', dir, '--no-workflow', ...args], {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTty: false,
-    env: {},
-  });
-  return { out, err, status };
-}
 
 async function metricsOf(dir: string) {
   const file = path.join(dir, 'gates.yaml');

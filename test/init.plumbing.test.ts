@@ -1,28 +1,15 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
 import { toolExport } from '../src/init/tool-exports.js';
-import { gatesOf, qaRepo } from './helpers/init.js';
+import { gatesOf, qaRepo, init } from './helpers/init.js';
 import { expectSameAsCanonical } from './helpers/shapes.js';
 import { FIXTURES, jsonl, tmpTree } from './helpers/tmp.js';
 
 // `groundgate init`'s plumbing (issue #55, point 5): files paired by the ids of the whole files, latency
 // without the grounded-answer shape, dry-run errors that point at the text, Langfuse and LangSmith exports.
-
-async function init(dir: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const status = await main(['init', '-C', dir, '--no-workflow', ...args], {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTty: false,
-    env: {},
-  });
-  return { out, err, status };
-}
 
 /**
  * 30 queries: the run ranks 10 docs each, sorted by qid; the qrels judge 5 docs each, sorted the other way

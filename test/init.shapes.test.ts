@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { init } from './helpers/init.js';
 import { parseConfig } from '../src/config/load.js';
 import { scopeAt } from '../src/io/confine.js';
 import { proposeRefusal } from '../src/init/refusal-proposal.js';
@@ -50,18 +50,6 @@ function ownShapeRepo(trace: (i: number, t: Record<string, unknown>) => unknown 
     'eval/runs.jsonl': jsonl(traces),
     'eval/notes.txt': 'not data\n',
   });
-}
-
-async function init(dir: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const status = await main(['init', '-C', dir, '--no-workflow', ...args], {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTty: false,
-    env: {},
-  });
-  return { out, err, status };
 }
 
 /** The written gates.yaml loaded as check loads it, and its suite's metrics on the data. */

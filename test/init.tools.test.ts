@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sampleOf } from '../src/init/detect.js';
 import { readAsTool } from '../src/init/shapes/index.js';
 import { main } from '../src/cli/main.js';
+import { init } from './helpers/init.js';
 import { copyOf, expectSameAsCanonical, SHAPES } from './helpers/shapes.js';
 
 // `init` on data as the tools write it (#55, docs/init.md): each shape's project/ read by `init --yes` scores
@@ -198,19 +199,6 @@ describe('RAGAS and DeepEval: one file both gold and traces, ids from content', 
     );
   });
 });
-
-/** init in-process, with no terminal. */
-async function init(dir: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const status = await main(['init', '-C', dir, '--no-workflow', ...args], {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTty: false,
-    env: {},
-  });
-  return { out, err, status };
-}
 
 describe("init without --yes, and --dry-run, on a tool's file", () => {
   it('plain: prints the whole proposal, claims rule included, and exits 2 writing nothing', async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -49,8 +49,14 @@ beforeAll(() => {
     path.join(packDir, packed!.filename),
   ]);
   expect(install.status, install.stderr).toBe(0);
-  const bin = path.join(project, 'node_modules', '.bin', 'groundgate');
-  installed = (cwd, args) => sh(cwd, bin, args);
+  // Each shape's folder gets its own copy of the installed package, as a project installs it, so that the
+  // docs the outputs name are where they say, beside the project's files.
+  const pkg = path.join(project, 'node_modules', 'groundgate');
+  installed = (cwd, args) => {
+    const own = path.join(cwd, 'node_modules', 'groundgate');
+    if (!existsSync(own)) cpSync(pkg, own, { recursive: true });
+    return sh(cwd, process.execPath, [path.join(own, 'dist', 'cli', 'index.js'), ...args]);
+  };
 }, 120_000);
 
 describe('data as real tools write it, read by the packed tarball', () => {
@@ -68,7 +74,12 @@ describe('data as real tools write it, read by the packed tarball', () => {
   it.each(shapes)(
     '%s: init --yes, then check scores it as its canonical form',
     (shape) => {
-      expectSameAsCanonical(shape, installed);
+      const { dir, init, check } = expectSameAsCanonical(shape, installed);
+      // Every doc the outputs name is there, from the project's folder (#55 point 4).
+      const outputs = [init.stdout, readFileSync(path.join(dir, 'gates.yaml'), 'utf8'), check.stdout];
+      const docs = [...new Set(outputs.join('\n').match(/[\w./-]*\bdocs\/[\w.-]+\.md/g))];
+      for (const doc of docs) expect(existsSync(path.join(dir, doc)), doc).toBe(true);
+      expect(outputs.join('\n')).not.toContain("groundgate's docs/");
     },
     60_000,
   );

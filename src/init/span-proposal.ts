@@ -2,6 +2,7 @@ import { isObject, parsedOrText, spanFacts } from '../grounded-answer/span-facts
 import type { SpanFacts } from '../grounded-answer/span-values.js';
 import { documentKeysMeeting } from '../grounded-answer/id-keys.js';
 import { assemble, traceSpans } from '../grounded-answer/trace-assembly.js';
+import { docRef } from '../docs.js';
 
 // Traces as OpenTelemetry spans under the OpenInference conventions, recognised by `init`: an OTLP/JSON export
 // ({"resourceSpans": …} a line, or one such `.json` document) or Phoenix's spans, read from the sample with the
@@ -217,8 +218,8 @@ export function proposeSpans(
 export function spanProposalLines(p: SpanProposal): string[] {
   return [
     p.format === 'otel'
-      ? 'format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (docs/formats.md)'
-      : 'format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
+      ? `format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (${docRef('docs/formats.md')})`
+      : `format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (${docRef('docs/formats.md')})`,
     'openinference:',
     `  qid: ${JSON.stringify(p.qid)} # ${p.qidNote.replace(/[\r\n]/g, ' ')}`,
     `  document_id: ${JSON.stringify(p.documentId)} # ${p.documentNote.replace(/[\r\n]/g, ' ')}`,

@@ -10,6 +10,7 @@
 // LangSmith: runs as the langsmith npm package types them (lib/schemas.d.ts, BaseRun and Run: run_type,
 // inputs, outputs, trace_id, parent_run_id, reference_example_id; a retriever's outputs.documents are
 // RetrieverOutput, [{page_content, type: "Document", metadata}]).
+import { docRef } from '../docs.js';
 
 type Json = Record<string, unknown>;
 
@@ -85,7 +86,7 @@ function langfuse(records: readonly Json[]): string {
           ? `the RETRIEVER output's documents hold ${keys.join(', ')}`
           : 'the RETRIEVER output holds no list of documents with members'
         : 'no RETRIEVER observation sampled: which observation lists them'
-    }) and the answer (which observation's output holds it, e.g. the trace's last GENERATION), then write one record per trace (docs/formats.md), or export the traces over OpenTelemetry with OpenInference attributes (format: openinference)`,
+    }) and the answer (which observation's output holds it, e.g. the trace's last GENERATION), then write one record per trace (${docRef('docs/formats.md')}), or export the traces over OpenTelemetry with OpenInference attributes (format: openinference)`,
   ].join(' — ');
 }
 
@@ -107,7 +108,7 @@ function langsmith(records: readonly Json[]): string {
           ? `the retriever runs' outputs.documents hold ${keys.join(', ')}`
           : "the retriever runs' outputs hold no documents with metadata"
         : 'no retriever run sampled: which run lists them'
-    }) and the answer (the root run's outputs), then write one record per trace (docs/formats.md)`,
+    }) and the answer (the root run's outputs), then write one record per trace (${docRef('docs/formats.md')})`,
   ].join(' — ');
 }
 
