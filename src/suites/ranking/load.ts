@@ -7,14 +7,19 @@ import {
   rankedLineSchema,
   scoredLineSchema,
   type Format,
+  type QrelsFormat,
   type QrelsQuery,
   type RunRecord,
   type Source,
 } from './contract.js';
+import { forEachDatasetJudgment } from './llamaindex.js';
 import { forEachTrecJudgment, forEachTrecRun } from './scan.js';
 
-/** The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. */
-export function formatOf(file: string, declared: Format | undefined): Format {
+/**
+ * The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. A LlamaIndex
+ * dataset is never guessed: a `.json` file is JSON Lines unless `qrels_format: llamaindex` says otherwise.
+ */
+export function formatOf<F extends QrelsFormat>(file: string, declared: F | undefined): F | Format {
   if (declared) return declared;
   const ext = path.extname(file).toLowerCase();
   return ext === '.jsonl' || ext === '.json' ? 'jsonl' : 'trec';
@@ -33,9 +38,13 @@ interface Judgment {
  */
 async function forEachJudgment(
   file: string,
-  format: Format,
+  format: QrelsFormat,
   visit: (judgment: Judgment) => void,
 ): Promise<void> {
+  if (format === 'llamaindex') {
+    forEachDatasetJudgment(file, visit);
+    return;
+  }
   if (format === 'jsonl') {
     for await (const { line, value } of readJsonl(file)) {
       const j = validateLine(qrelsLineSchema, value, file, line, 'a qrels judgment {qid, docid, rel}');
@@ -49,7 +58,7 @@ async function forEachJudgment(
 /** Reads every judgment into memory (qrels are small next to runs): qid → docid → grade. */
 export async function loadQrels(
   files: readonly string[],
-  format: Format | undefined,
+  format: QrelsFormat | undefined,
 ): Promise<Map<string, QrelsQuery>> {
   const queries = new Map<string, QrelsQuery>();
   for (const file of files) {
@@ -83,7 +92,7 @@ export async function loadQrels(
 /** Only a duplicate needs to know where the first judgment was, so it is looked up again rather than kept. */
 async function firstJudgment(
   files: readonly string[],
-  format: Format | undefined,
+  format: QrelsFormat | undefined,
   qid: string,
   docid: string,
 ): Promise<Source> {
