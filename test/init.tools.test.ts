@@ -28,8 +28,18 @@ describe("LlamaIndex's retrieval dataset (EmbeddingQAFinetuneDataset.save_json)"
   it('init --yes reads it as qrels with qrels_format: llamaindex, paired with the run over its qids, and scores as canonical', () => {
     const { dir, init } = expectSameAsCanonical('llamaindex-dataset');
     expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
-      '    qrels: eval/qa_dataset.json\n    run: runs/bm25.run\n    qrels_format: llamaindex\n',
+      "    qrels: eval/qa_dataset.json\n    run: runs/bm25.run\n    qrels_format: llamaindex # LlamaIndex's EmbeddingQAFinetuneDataset: each docid of relevant_docs a judgment of grade 1\n",
     );
+    // By hand from the fixture's table: 8 queries, each one relevant doc; at rank 1 for 5, rank 2 for 2
+    // (q04, q08), not retrieved for q05. recall@10 7/8; mrr (5 + 2/2) / 8; ndcg@10 (5 + 2/log2 3) / 8.
+    const metrics = (
+      JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+        suites: Record<string, { metrics: Record<string, { value: number }> }>;
+      }
+    ).suites.retrieval!.metrics;
+    expect(metrics['recall@10']!.value).toBe(7 / 8);
+    expect(metrics.mrr!.value).toBe(6 / 8);
+    expect(metrics['ndcg@10']!.value).toBeCloseTo((5 + 2 / Math.log2(3)) / 8, 12);
     expect(init.stdout).toContain(
       '  eval/qa_dataset.json: relevance judgments (qrels): a LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs)\n',
     );
@@ -43,7 +53,7 @@ describe("LlamaIndex's retrieval dataset (EmbeddingQAFinetuneDataset.save_json)"
     const r = await init(dir, '--yes');
     expect(r.err).toBe('');
     expect(r.status).toBe(0);
-    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain('    qrels_format: llamaindex\n');
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain('    qrels_format: llamaindex # ');
 
     const other = copyOf('llamaindex-dataset', 'project');
     writeFileSync(
