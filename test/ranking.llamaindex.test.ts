@@ -121,6 +121,10 @@ describe('ranking suite: qrels_format llamaindex', () => {
     expect(await loadError(dataset({ q1: ['d1'], q2: ['d5', 'd1', 'd5'] }))).toBe(
       'qrels.json:19: duplicate judgment of docid "d5" for qid "q2" (first at line 17); expected one judgment per qid and docid',
     );
+    const twice = dataset({ q1: ['d1'], qX: ['d5'] }).replace('"qX"', '"q1"');
+    expect(await loadError(twice)).toBe(
+      'qrels.json:16: qid "q1" is a key of relevant_docs twice (first at line 13); expected each qid once',
+    );
     expect(await loadError(dataset({}))).toBe('qrels.json: qrels are empty; expected at least one judgment');
     expect(await loadError(dataset({ q1: [] }))).toBe(
       'qrels.json: qrels are empty; expected at least one judgment',

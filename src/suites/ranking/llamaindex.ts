@@ -31,8 +31,18 @@ export function forEachDatasetJudgment(
   const queries = relevant.value as YamlNode | null;
   if (!isMap(queries))
     throw fail(queries, `"relevant_docs" is ${kindOf(queries)}; expected an object of qid: [docid, ...]`);
+  // JSON allows a key twice and LlamaIndex's json.load keeps the last: an error here, never a silent choice.
+  const seen = new Map<string, number>();
   for (const pair of queries.items) {
-    const qid = String((pair.key as YamlNode & { value?: unknown }).value);
+    const key = pair.key as YamlNode;
+    const qid = String((key as { value?: unknown }).value);
+    const first = seen.get(qid);
+    if (first !== undefined)
+      throw fail(
+        key,
+        `qid ${JSON.stringify(qid)} is a key of relevant_docs twice (first at line ${first}); expected each qid once`,
+      );
+    seen.set(qid, lineOf(key));
     const docs = pair.value as YamlNode | null;
     if (!isSeq(docs))
       throw fail(
