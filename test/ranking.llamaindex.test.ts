@@ -90,13 +90,15 @@ describe('ranking suite: qrels_format llamaindex', () => {
     }
   });
 
-  it('reads a .json qrels file as JSON Lines unless the format says llamaindex', async () => {
+  it('reads a .json qrels file as JSON Lines unless the format says llamaindex, and says so when it is the dataset', async () => {
     const dir = tmpTree({
       'gates.yaml': gates('qrels.json'),
       'qrels.json': dataset({ q1: ['d1'] }),
       'run.txt': RUN,
     });
-    await expect(run({ config: path.join(dir, 'gates.yaml') })).rejects.toThrow(/qrels\.json:1\b/);
+    await expect(run({ config: path.join(dir, 'gates.yaml') })).rejects.toThrow(
+      `${path.join(dir, 'qrels.json')}: found a LlamaIndex EmbeddingQAFinetuneDataset (relevant_docs), read as JSON Lines by its .json extension; expected qrels_format: llamaindex in the suite`,
+    );
   });
 
   it('names the file, the line and what was found for a document that is not the dataset', async () => {

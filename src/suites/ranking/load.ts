@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { displayPath, InputError } from '../../errors.js';
 import { readJsonl } from '../../io/jsonl.js';
@@ -73,6 +74,8 @@ export async function loadQrels(
       if (query.grades.has(j.docid))
         duplicate = { ...j }; // a copy: `j` is reused for the next line
       else query.grades.set(j.docid, j.rel);
+    }).catch((err: unknown) => {
+      throw format === undefined && isDataset(file) ? datasetByExtension(file) : err;
     });
     if (duplicate) {
       const { qid, docid, line } = duplicate;
@@ -87,6 +90,24 @@ export async function loadQrels(
     throw new InputError({ file: files[0] ?? 'qrels' }, 'qrels are empty; expected at least one judgment');
   }
   return queries;
+}
+
+/** A `.json` file that is one JSON document with relevant_docs: LlamaIndex's dataset (read only on an error). */
+function isDataset(file: string): boolean {
+  if (path.extname(file).toLowerCase() !== '.json') return false;
+  try {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { relevant_docs?: unknown } | null;
+    return typeof json?.relevant_docs === 'object' && json.relevant_docs !== null;
+  } catch {
+    return false;
+  }
+}
+
+function datasetByExtension(file: string): InputError {
+  return new InputError(
+    { file },
+    'found a LlamaIndex EmbeddingQAFinetuneDataset (relevant_docs), read as JSON Lines by its .json extension; expected qrels_format: llamaindex in the suite',
+  );
 }
 
 /** Only a duplicate needs to know where the first judgment was, so it is looked up again rather than kept. */
