@@ -15,6 +15,8 @@
 //                  schema in explodinggradients/ragas src/ragas/dataset_schema.py (RAGAS is Python only)
 //   deepeval       DeepEval LLMTestCase.model_dump(by_alias=True, exclude_none=True), one a line (camelCase),
 //                  by confident-ai/deepeval deepeval/test_case/llm_test_case.py (DeepEval is Python only)
+//   llamaindex-dataset  Python llama-index-core's EmbeddingQAFinetuneDataset.save_json (RetrieverEvaluator's
+//                  gold set), by llama_index/core/llama_dataset/legacy/embedding.py, beside a TREC run
 //
 // The node ids are UUID-shaped but seeded (sha256 of the chunk), so the files are the same bytes on every run.
 import { createHash } from 'node:crypto';
@@ -332,11 +334,55 @@ function deepeval() {
   });
 }
 
+// --- LlamaIndex's retrieval dataset -------------------------------------------------------------------------
+
+/**
+ * EmbeddingQAFinetuneDataset.save_json: json.dump(model_dump(), indent=4) of {queries, corpus, relevant_docs,
+ * mode} (llama-index-core/llama_index/core/llama_dataset/legacy/embedding.py), qids and doc ids UUIDs as
+ * generate_question_context_pairs makes them (uuid4 and node ids), with the answerable questions; beside it
+ * a TREC run of a BM25 retriever over the same nodes. Canonical: the same judgments as TREC qrels.
+ */
+function llamaindexDataset() {
+  const node = (doc) => uuidOf(`dataset-node:${doc}`);
+  const items = ITEMS.filter((i) => i.gold.length).map((i) => ({
+    ...i,
+    id: uuidOf(`dataset-query:${i.qid}`),
+  }));
+  const dataset = {
+    queries: Object.fromEntries(items.map((i) => [i.id, i.question])),
+    corpus: Object.fromEntries(Object.entries(DOCS).map(([doc, [, text]]) => [node(doc), text])),
+    relevant_docs: Object.fromEntries(items.map((i) => [i.id, i.gold.map(node)])),
+    mode: 'text',
+  };
+  const run = items
+    .flatMap((i) => i.retrieved.map((doc, r) => `${i.id} Q0 ${node(doc)} ${r + 1} ${score(r)} bm25`))
+    .join('\n');
+  const qrels = items.flatMap((i) => i.gold.map((doc) => `${i.id} 0 ${node(doc)} 1`)).join('\n');
+  write('llamaindex-dataset', {
+    'project/eval/qa_dataset.json': JSON.stringify(dataset, null, 4),
+    'project/runs/bm25.run': `${run}\n`,
+    'canonical/qrels.txt': `${qrels}\n`,
+    'canonical/runs/bm25.run': `${run}\n`,
+    'canonical/gates.yaml': `version: 1
+suites:
+  retrieval:
+    kind: ranking
+    qrels: qrels.txt
+    run: runs/bm25.run
+    gates:
+      ndcg@10: ">= 0"
+      recall@10: ">= 0"
+      mrr: ">= 0"
+`,
+  });
+}
+
 // What the script writes, anew; each folder's README.md is written by hand and kept.
-for (const shape of ['llamaindex-ts', 'llamaindex-py', 'ragas', 'deepeval'])
+for (const shape of ['llamaindex-ts', 'llamaindex-py', 'ragas', 'deepeval', 'llamaindex-dataset'])
   for (const part of ['project', 'canonical'])
     rmSync(path.join(OUT, shape, part), { recursive: true, force: true });
 llamaindexTs();
 llamaindexPy();
 ragas();
 deepeval();
+llamaindexDataset();

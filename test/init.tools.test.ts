@@ -24,6 +24,74 @@ function writtenFields(dir: string, input: string): string[] {
   return out;
 }
 
+describe("LlamaIndex's retrieval dataset (EmbeddingQAFinetuneDataset.save_json)", () => {
+  it('init --yes reads it as qrels with qrels_format: llamaindex, paired with the run over its qids, and scores as canonical', () => {
+    const { dir, init } = expectSameAsCanonical('llamaindex-dataset');
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain(
+      "    qrels: eval/qa_dataset.json\n    run: runs/bm25.run\n    qrels_format: llamaindex # LlamaIndex's EmbeddingQAFinetuneDataset: each docid of relevant_docs a judgment of grade 1\n",
+    );
+    // By hand from the fixture's table: 8 queries, each one relevant doc; at rank 1 for 5, rank 2 for 2
+    // (q04, q08), not retrieved for q05. recall@10 7/8; mrr (5 + 2/2) / 8; ndcg@10 (5 + 2/log2 3) / 8.
+    const metrics = (
+      JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as {
+        suites: Record<string, { metrics: Record<string, { value: number }> }>;
+      }
+    ).suites.retrieval!.metrics;
+    expect(metrics['recall@10']!.value).toBe(7 / 8);
+    expect(metrics.mrr!.value).toBe(6 / 8);
+    expect(metrics['ndcg@10']!.value).toBeCloseTo((5 + 2 / Math.log2(3)) / 8, 12);
+    expect(init.stdout).toContain(
+      '  eval/qa_dataset.json: relevance judgments (qrels): a LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs)\n',
+    );
+  });
+
+  it('pairs by the qids of relevant_docs when the document is one line, and names the dataset when no run shares them', async () => {
+    const dir = copyOf('llamaindex-dataset', 'project');
+    const file = path.join(dir, 'eval', 'qa_dataset.json');
+    // json.dump without indent: one line, which also parses as a JSON Lines record without a qid.
+    writeFileSync(file, JSON.stringify(JSON.parse(readFileSync(file, 'utf8'))));
+    const r = await init(dir, '--yes');
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain('    qrels_format: llamaindex # ');
+
+    const other = copyOf('llamaindex-dataset', 'project');
+    writeFileSync(
+      path.join(other, 'eval', 'qa_dataset.json'),
+      JSON.stringify({ queries: { x: 'Other?' }, corpus: {}, relevant_docs: { x: ['n1'] } }),
+    );
+    const alone = await init(other, '--dry-run');
+    expect(alone.err).toContain(
+      'eval/qa_dataset.json (relevance judgments (qrels): a LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs)): no run shares its qids',
+    );
+  });
+
+  it('a dataset too large to sample (over 4 MiB) is read when named with --suite ranking and its format', async () => {
+    const dir = copyOf('llamaindex-dataset', 'project');
+    const file = path.join(dir, 'eval', 'qa_dataset.json');
+    const dataset = JSON.parse(readFileSync(file, 'utf8')) as { corpus: Record<string, string> };
+    dataset.corpus.big = 'x'.repeat(4 * 1024 * 1024);
+    writeFileSync(file, JSON.stringify(dataset, null, 4));
+    const r = await init(
+      dir,
+      '--suite',
+      'ranking',
+      '--input',
+      `qrels=${file}`,
+      '--input',
+      `run=${path.join(dir, 'runs', 'bm25.run')}`,
+      '--input',
+      'qrels_format=llamaindex',
+      '--yes',
+    );
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'gates.yaml'), 'utf8')).toContain('    qrels_format: llamaindex\n');
+    // Scored: the 8 judged queries of the fixture, every one in the run.
+    expect(r.out).toMatch(/ndcg@10/);
+  });
+});
+
 describe('LlamaIndex Response lines', () => {
   it.each(['llamaindex-ts', 'llamaindex-py'])(
     '%s: init --yes reads the node metadata key that meets the gold ids, and scores as canonical',
@@ -232,28 +300,12 @@ describe("init without --yes, and --dry-run, on a tool's file", () => {
   it('JSON documents a tool wrote that groundgate does not read are named, with what to do', async () => {
     const dir = copyOf('llamaindex-py', 'project');
     writeFileSync(
-      path.join(dir, 'eval', 'qa_dataset.json'),
-      JSON.stringify(
-        {
-          queries: { q01: 'How long?' },
-          corpus: { n1: 'Logs…' },
-          relevant_docs: { q01: ['n1'] },
-          mode: 'text',
-        },
-        null,
-        4,
-      ),
-    );
-    writeFileSync(
       path.join(dir, 'eval', 'goldens.json'),
       JSON.stringify([{ input: 'How long?', expected_output: '30 days', context: ['Logs…'] }], null, 4),
     );
     const r = await init(dir, '--yes');
     expect(r.status).toBe(0);
     // In-process, the working folder is the repository: the doc is named as it is there (src/docs.ts docRef).
-    expect(r.out).toContain(
-      '  eval/qa_dataset.json: LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs), not taken: a retrieval gold set; groundgate reads one item a line: write {"qid", "docid", "rel": 1} for each relevant doc (qrels) or a gold set line per query (docs/init.md)\n',
-    );
     expect(r.out).toContain(
       '  eval/goldens.json: DeepEval EvaluationDataset.save_as("json") (a list of goldens), not taken: groundgate reads one record a line: save_as("jsonl") joins contexts with "|", so write each golden\'s model_dump() a line (docs/init.md)\n',
     );

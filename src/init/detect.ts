@@ -79,6 +79,8 @@ export interface Candidate {
   choose?: string[];
   /** Traces as OpenInference spans: paired with a gold set, and read, by the keys that meet its ids. */
   spans?: SampledTrace[];
+  /** Settings its suite needs to read it as it is (qrels_format: llamaindex). */
+  settings?: Record<string, string>;
 }
 
 /** Why a file looked at was taken or not: one line each, for the listing. */
@@ -139,6 +141,7 @@ function columnsOf(columns: number, ok: (cells: string[]) => boolean, fields: st
 }
 
 const INTEGER = /^-?\d+$/;
+const LLAMAINDEX_DATASET = 'a LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs)';
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
 export const ROLES: readonly RoleSpec[] = [
@@ -171,7 +174,8 @@ export const ROLES: readonly RoleSpec[] = [
     what: 'relevance judgments (qrels)',
     test: (s) =>
       columnsOf(4, (c) => INTEGER.test(c[3]!), 'TREC qrels (qid iter docid rel)')(s) ??
-      linesOf(qrelsLineSchema, 'qid, docid, rel', (v) => !has(v, 'score') && !has(v, 'rank'))(s),
+      linesOf(qrelsLineSchema, 'qid, docid, rel', (v) => !has(v, 'score') && !has(v, 'rank'))(s) ??
+      (datasetQids(s.json) && LLAMAINDEX_DATASET),
   },
   {
     role: 'run',
@@ -294,6 +298,7 @@ export function detect(
                   (v as { constraints: unknown[] }).constraints.length > 0,
               ),
               records: sample.records,
+              ...(datasetQids(sample.json) ? { settings: { qrels_format: 'llamaindex' } } : {}),
             });
             break;
           }
@@ -489,8 +494,22 @@ function wholeFile(file: string, role: Role, sample: Sample, fields?: FieldPropo
   }
 }
 
+/**
+ * The qids of a LlamaIndex retrieval dataset (its relevant_docs, an object of docid lists), read as qrels with
+ * `qrels_format: llamaindex` (suites/ranking/llamaindex.ts); undefined for any other value.
+ */
+function datasetQids(json: unknown): string[] | undefined {
+  const relevant = (json as { relevant_docs?: unknown } | null | undefined)?.relevant_docs;
+  if (typeof relevant !== 'object' || relevant === null || Array.isArray(relevant)) return undefined;
+  const lists = Object.values(relevant);
+  if (!lists.length || !lists.every((l) => Array.isArray(l))) return undefined;
+  return Object.keys(relevant);
+}
+
 /** Item ids of the first records (qid, or a ContextBench instance id): what a JSON document's pairing reads. */
 function idsOf(sample: Sample): string[] {
+  const qids = datasetQids(sample.json);
+  if (qids) return qids;
   const values = sample.records;
   if (values) {
     return values.flatMap((v) => {

@@ -136,10 +136,12 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
   for (const qrels of of('qrels')) {
     const mine = runs.filter((r) => shares(qrels, r));
     if (mine.length === 1) {
-      propose('ranking', { qrels: rel(qrels.file), run: rel(mine[0]!.file) }, [
-        describe(qrels),
-        describe(mine[0]!),
-      ]);
+      propose(
+        'ranking',
+        { qrels: rel(qrels.file), run: rel(mine[0]!.file) },
+        [describe(qrels), describe(mine[0]!)],
+        qrels.settings,
+      );
     } else if (mine.length > 1) {
       out.ambiguous.push(
         `${rel(qrels.file)} has ${mine.length} runs over its queries (${mine.map((m) => rel(m.file)).join(', ')}): pick one with --suite ranking ${flag('qrels', rel(qrels.file))} ${flag('run', rel(mine[0]!.file))}`,

@@ -42,6 +42,13 @@ function comment(text: string): string {
   return text.replace(CONTROL, ' ');
 }
 
+/** Why init set a suite setting, beside it in gates.yaml. */
+const SETTING_NOTES: Record<string, string> = {
+  'scu: true': 'the gold locks constraints: check their echo and contradictions',
+  'qrels_format: llamaindex':
+    "LlamaIndex's EmbeddingQAFinetuneDataset: each docid of relevant_docs a judgment of grade 1",
+};
+
 /** gates.yaml, commented: where each input came from, and beside each gate its measured value, n and rule. */
 export function renderGates(suites: readonly SuiteGates[], options: RenderOptions): string {
   const pct = `${Number((options.confidence * 100).toFixed(2))}%`;
@@ -65,10 +72,10 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
     out.push(`  ${p.name}:`, `    kind: ${p.kind}`);
     for (const why of p.why) out.push(`    # found: ${comment(why)}`);
     for (const [key, value] of Object.entries(p.inputs)) out.push(`    ${key}: ${scalar(value)}`);
-    for (const [key, value] of Object.entries(p.settings ?? {}))
-      out.push(
-        `    ${key}: ${typeof value === 'string' ? scalar(value) : value}${key === 'scu' ? ' # the gold locks constraints: check their echo and contradictions' : ''}`,
-      );
+    for (const [key, value] of Object.entries(p.settings ?? {})) {
+      const note = SETTING_NOTES[`${key}: ${String(value)}`];
+      out.push(`    ${key}: ${typeof value === 'string' ? scalar(value) : value}${note ? ` # ${note}` : ''}`);
+    }
     for (const line of s.extra ?? []) out.push(`    ${line}`);
     if (s.gates.length === 0) {
       out.push('    gates: {}');

@@ -6,11 +6,6 @@ import { isObject } from './tool-shape.js';
 
 const DOCUMENTS: readonly { what: string; test: (json: unknown) => boolean; todo: string }[] = [
   {
-    what: 'LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs)',
-    test: (j) => isObject(j) && isObject(j.queries) && isObject(j.relevant_docs),
-    todo: 'a retrieval gold set; groundgate reads one item a line: write {"qid", "docid", "rel": 1} for each relevant doc (qrels) or a gold set line per query',
-  },
-  {
     what: 'DeepEval EvaluationDataset.save_as("json") (a list of goldens)',
     test: (j) =>
       Array.isArray(j) && j.length > 0 && j.every((g) => isObject(g) && typeof g.input === 'string'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { gatesSchema } from '../../config/gate.js';
 import { didYouMean } from '../../config/suggest.js';
 import { metricNames, resolveMetric } from '../../metrics/spec.js';
-import { FORMATS } from './contract.js';
+import { FORMATS, QRELS_FORMATS } from './contract.js';
 import { metrics } from './metrics.js';
 
 const DEFAULT_K = 10;
@@ -21,7 +21,7 @@ export const configSchema = z.strictObject({
   kind: z.literal('ranking'),
   qrels: z.string().min(1),
   run: z.string().min(1),
-  qrels_format: z.enum(FORMATS).optional(),
+  qrels_format: z.enum(QRELS_FORMATS).optional(),
   run_format: z.enum(FORMATS).optional(),
   relevance_level: z.int().min(0).max(1_000_000).default(1),
   complete: z.boolean().default(false),

@@ -3,6 +3,10 @@ import { z } from 'zod';
 export const FORMATS = ['trec', 'jsonl'] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** Qrels also come as LlamaIndex's retrieval dataset (EmbeddingQAFinetuneDataset.save_json): see llamaindex.ts. */
+export const QRELS_FORMATS = [...FORMATS, 'llamaindex'] as const;
+export type QrelsFormat = (typeof QRELS_FORMATS)[number];
+
 const id = (what: string) => z.string().min(1, `expected a non-empty ${what}`);
 const grade = z.int({ error: 'expected an integer relevance grade' });
 

@@ -1,6 +1,13 @@
 import { InputError } from '../../errors.js';
 import { judge, type IrMeasure, type Judged } from '../../metrics/ir.js';
-import { isRanked, type Format, type QrelsQuery, type RunRecord, type Source } from './contract.js';
+import {
+  isRanked,
+  type Format,
+  type QrelsFormat,
+  type QrelsQuery,
+  type RunRecord,
+  type Source,
+} from './contract.js';
 import { at, forEachRunRecord, loadQrels } from './load.js';
 import { compareUtf8, rankByScore } from './order.js';
 
@@ -14,7 +21,7 @@ export interface MeasureRequest {
 export interface RankingOptions {
   qrels: readonly string[];
   run: readonly string[];
-  qrelsFormat?: Format;
+  qrelsFormat?: QrelsFormat;
   runFormat?: Format;
   relevanceLevel: number;
   /** trec_eval -c: qrels queries missing from the run score 0 instead of being skipped. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { displayPath, InputError } from '../../errors.js';
 import { readJsonl } from '../../io/jsonl.js';
@@ -7,14 +8,19 @@ import {
   rankedLineSchema,
   scoredLineSchema,
   type Format,
+  type QrelsFormat,
   type QrelsQuery,
   type RunRecord,
   type Source,
 } from './contract.js';
+import { forEachDatasetJudgment } from './llamaindex.js';
 import { forEachTrecJudgment, forEachTrecRun } from './scan.js';
 
-/** The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. */
-export function formatOf(file: string, declared: Format | undefined): Format {
+/**
+ * The declared format, else by extension: `.jsonl` and `.json` are JSON Lines, anything else TREC. A LlamaIndex
+ * dataset is never guessed: a `.json` file is JSON Lines unless `qrels_format: llamaindex` says otherwise.
+ */
+export function formatOf<F extends QrelsFormat>(file: string, declared: F | undefined): F | Format {
   if (declared) return declared;
   const ext = path.extname(file).toLowerCase();
   return ext === '.jsonl' || ext === '.json' ? 'jsonl' : 'trec';
@@ -33,9 +39,13 @@ interface Judgment {
  */
 async function forEachJudgment(
   file: string,
-  format: Format,
+  format: QrelsFormat,
   visit: (judgment: Judgment) => void,
 ): Promise<void> {
+  if (format === 'llamaindex') {
+    forEachDatasetJudgment(file, visit);
+    return;
+  }
   if (format === 'jsonl') {
     for await (const { line, value } of readJsonl(file)) {
       const j = validateLine(qrelsLineSchema, value, file, line, 'a qrels judgment {qid, docid, rel}');
@@ -49,7 +59,7 @@ async function forEachJudgment(
 /** Reads every judgment into memory (qrels are small next to runs): qid → docid → grade. */
 export async function loadQrels(
   files: readonly string[],
-  format: Format | undefined,
+  format: QrelsFormat | undefined,
 ): Promise<Map<string, QrelsQuery>> {
   const queries = new Map<string, QrelsQuery>();
   for (const file of files) {
@@ -64,6 +74,8 @@ export async function loadQrels(
       if (query.grades.has(j.docid))
         duplicate = { ...j }; // a copy: `j` is reused for the next line
       else query.grades.set(j.docid, j.rel);
+    }).catch((err: unknown) => {
+      throw format === undefined && isDataset(file) ? datasetByExtension(file) : err;
     });
     if (duplicate) {
       const { qid, docid, line } = duplicate;
@@ -80,10 +92,28 @@ export async function loadQrels(
   return queries;
 }
 
+/** A `.json` file that is one JSON document with relevant_docs: LlamaIndex's dataset (read only on an error). */
+function isDataset(file: string): boolean {
+  if (path.extname(file).toLowerCase() !== '.json') return false;
+  try {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { relevant_docs?: unknown } | null;
+    return typeof json?.relevant_docs === 'object' && json.relevant_docs !== null;
+  } catch {
+    return false;
+  }
+}
+
+function datasetByExtension(file: string): InputError {
+  return new InputError(
+    { file },
+    'found a LlamaIndex EmbeddingQAFinetuneDataset (relevant_docs), read as JSON Lines by its .json extension; expected qrels_format: llamaindex in the suite',
+  );
+}
+
 /** Only a duplicate needs to know where the first judgment was, so it is looked up again rather than kept. */
 async function firstJudgment(
   files: readonly string[],
-  format: Format | undefined,
+  format: QrelsFormat | undefined,
   qid: string,
   docid: string,
 ): Promise<Source> {
