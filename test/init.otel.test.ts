@@ -128,7 +128,7 @@ describe('init on OpenInference spans', () => {
     // LangChain's instrumentor writes no document.id: the ids are in document.metadata.id.
     expect(gates).toContain(
       [
-        '    format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (docs/formats.md)',
+        "    format: openinference # proposed by groundgate init: OTLP spans under the OpenInference conventions (groundgate's docs/formats.md)",
         '    openinference:',
         `      qid: "metadata.qid" # the root span's metadata.qid is a gold qid in 2 of 2 sampled traces (input.value 2)`,
         '      document_id: "metadata.id" # metadata.id meets 3 of the gold set\'s 8 cited ids in 10 sampled documents (no document.id)',
@@ -141,7 +141,7 @@ describe('init on OpenInference spans', () => {
     const gates = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
     expect(gates).toContain(
       [
-        '    format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (docs/formats.md)',
+        "    format: otel # proposed by groundgate init: OTLP spans under the OpenTelemetry GenAI conventions (groundgate's docs/formats.md)",
         '    openinference:',
         `      qid: "input.value" # the root span's input.value is a gold question in 12 of 12 sampled traces`,
         '      document_id: "document.id" # document.id meets 8 of the gold set\'s 8 cited ids in 60 sampled documents (metadata.id 8)',

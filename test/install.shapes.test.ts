@@ -64,6 +64,7 @@ describe('data as real tools write it, read by the packed tarball', () => {
     expect(shapes).toEqual([
       'deepeval',
       'genai-otlp',
+      'llamaindex-dataset',
       'llamaindex-py',
       'llamaindex-ts',
       'openinference-otlp',
