@@ -6,7 +6,7 @@ import {
   type EventDocument,
   type LoadedDocument,
 } from './contract.js';
-import { errorAt, readJsonFile, validateJson, type JsonText } from './json-document.js';
+import { errorAt, readJsonFile, validateJson, type JsonText } from '../../io/json-document.js';
 
 const WHAT = 'a retrieval-event document (schema 1.x)';
 

@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
-import { parseJson } from './json-document.js';
+import { parseJson } from '../../io/json-document.js';
 import { isRecord, num } from './normalize/trace.js';
 import { epochMicros, secondsBetween } from './time.js';
 import { readText } from '../../io/utf8.js';

@@ -1,6 +1,6 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { InputError } from '../../errors.js';
-import { readJsonFile } from '../agent-retrieval/json-document.js';
+import { readJsonFile } from '../../io/json-document.js';
 
 // LlamaIndex's retrieval gold set as qrels: EmbeddingQAFinetuneDataset.save_json writes one JSON document
 // {"queries": {qid: text}, "corpus": {docid: text}, "relevant_docs": {qid: [docid, ...]}, "mode": "text"}

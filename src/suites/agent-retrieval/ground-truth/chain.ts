@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../../errors.js';
 import type { GroundTruthChunk } from '../contract.js';
-import { readJsonFile, validateJson } from '../json-document.js';
+import { readJsonFile, validateJson } from '../../../io/json-document.js';
 import { groundTruthJson } from './ground-truth-json.js';
 import { filesFromPatch, pathsFromText } from './text-paths.js';
 import { unique, type GroundTruthLookup } from './types.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { CONFIDENCES, type Confidence } from '../contract.js';
-import { readJsonFile, validateJson, type JsonText } from '../json-document.js';
+import { readJsonFile, validateJson, type JsonText } from '../../../io/json-document.js';
 import { unique, type GroundTruthLookup, type TaskGroundTruth } from './types.js';
 
 const WHAT = 'a task ground truth (tests/ground_truth.json)';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONFIDENCES, type GroundTruthChunk } from '../contract.js';
-import { readJsonFile, validateJson } from '../json-document.js';
+import { readJsonFile, validateJson } from '../../../io/json-document.js';
 import { unique, type TaskGroundTruth } from './types.js';
 
 const entrySchema = z.looseObject({

@@ -1,10 +1,10 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
-import { InputError } from '../../errors.js';
-import { describeJsonError } from '../../io/jsonl.js';
-import { syntaxErrorAt } from '../../io/json-where.js';
-import { describeIssue, formatPath, safeParse } from '../../io/validate.js';
-import { readText } from '../../io/utf8.js';
+import { InputError } from '../errors.js';
+import { describeJsonError } from './jsonl.js';
+import { syntaxErrorAt } from './json-where.js';
+import { describeIssue, formatPath, safeParse } from './validate.js';
+import { readText } from './utf8.js';
 
 /**
  * Whole-file JSON documents (event documents, trajectories, task metadata) read with positions: a syntax
