@@ -218,9 +218,11 @@ export function resultOf(
       noun: 'trace',
       searched: true,
     });
-  if (headline) misread.unshift({ warning: headline, metrics: MEETING_METRICS });
-  warnings.unshift(...misread.slice(0, headline ? 1 : 0).map((m) => m.warning));
-  warnings.push(...misread.slice(headline ? 1 : 0).map((m) => m.warning));
+  warnings.push(...misread.map((m) => m.warning));
+  if (headline) {
+    warnings.unshift(headline);
+    misread.unshift({ warning: headline, metrics: MEETING_METRICS });
+  }
 
   const { table } = loaded;
   // Failing is what `passed` says, as for `items`; the worst label only picks the bucket.
