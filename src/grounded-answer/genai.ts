@@ -1,4 +1,5 @@
 import { InputError, preview } from '../errors.js';
+import { isObject } from '../io/record-shape.js';
 
 // The OpenTelemetry GenAI semantic conventions (open-telemetry/semantic-conventions v1.41.0,
 // docs/gen-ai/gen-ai-spans.md; since then in open-telemetry/semantic-conventions-genai), read as the
@@ -27,9 +28,6 @@ export const GENAI = {
 
 /** Attributes whose value is one JSON value (a list of objects), kept whole when a Phoenix span nests them. */
 export const GENAI_VALUES: ReadonlySet<string> = new Set([GENAI.documents, GENAI.input, GENAI.output]);
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A structured attribute, or the JSON string the conventions allow in its place on a span. */
 function structured(v: unknown): unknown {

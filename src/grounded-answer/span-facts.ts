@@ -11,15 +11,13 @@ import {
   nanosToMs,
   type SpanFacts,
 } from './span-values.js';
+import { isObject } from '../io/record-shape.js';
 
 // The facts of OpenInference spans read from a parsed JSON value (OTLP or Phoenix, see openinference.ts):
 // the slow path beside the byte scanner (otlp-scan.ts), and the reference it is tested against.
 
 /** A `.json` file holds one document of spans (OTLP or a Phoenix array), read whole; others hold a line each. */
 export const isSpanDocument = (file: string): boolean => /\.json$/i.test(file);
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The facts of every span in one parsed value (the slow path, and the reference the byte scanner is tested against). */
 export function spanFacts(

@@ -2,7 +2,8 @@ import { InputError, formatWhere, preview } from '../errors.js';
 import { type SpanFacts } from './span-values.js';
 
 import { GENAI } from './genai.js';
-import { isObject, parsedOrText } from './span-facts.js';
+import { parsedOrText } from './span-facts.js';
+import { isObject } from '../io/record-shape.js';
 
 // One grounded-answer trace record assembled from an OpenInference trace's spans (see openinference.ts for
 // which span gives which member).

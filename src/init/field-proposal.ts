@@ -1,7 +1,7 @@
 import { goldShape, traceShape } from '../grounded-answer/contract.js';
 import { CompiledFieldMap, type FieldMap, type FieldSource } from '../io/field-map.js';
 import { parsePointer, pointerGet } from '../io/json-pointer.js';
-import { shapeKinds, shapeTest, type Shape, type ValueKind } from '../io/record-shape.js';
+import { isObject, shapeKinds, shapeTest, type Shape, type ValueKind } from '../io/record-shape.js';
 
 // A `fields:` mapping proposed for records that are near the grounded-answer contracts: for each canonical
 // member, the common names pipelines give it, tried on every sampled record. Only mappings the field map
@@ -117,9 +117,6 @@ const GOLD_CANDIDATES: Record<string, Candidate[]> = {
   '/gold_claim_substr': lists(FACTS, ['text', 'fact']),
   '/gold_citations': lists([...EVIDENCE, 'citations', 'sources'], DOC_ID),
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value a candidate reads from a record, `*` reading every element; undefined when absent. */
 function read(record: unknown, pointer: string): unknown {

@@ -1,4 +1,5 @@
-import { isObject, parsedOrText, spanFacts } from '../grounded-answer/span-facts.js';
+import { parsedOrText, spanFacts } from '../grounded-answer/span-facts.js';
+import { isObject } from '../io/record-shape.js';
 import type { SpanFacts } from '../grounded-answer/span-values.js';
 import { documentKeysMeeting } from '../grounded-answer/id-keys.js';
 import { assemble, traceSpans } from '../grounded-answer/trace-assembly.js';

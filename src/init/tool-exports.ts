@@ -11,6 +11,7 @@
 // inputs, outputs, trace_id, parent_run_id, reference_example_id; a retriever's outputs.documents are
 // RetrieverOutput, [{page_content, type: "Document", metadata}]).
 import { docRef } from '../docs.js';
+import { isObject } from '../io/record-shape.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +29,6 @@ const LANGFUSE_TYPES = new Set([
 ]);
 const LANGSMITH_TYPES = new Set(['llm', 'chain', 'tool', 'retriever', 'embedding', 'prompt', 'parser']);
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /** A member in either spelling the tool writes (API camelCase, export snake_case). */

@@ -105,7 +105,8 @@ export function shapeSchema<S extends Shape>(s: S): z.ZodType<Infer<S>> {
   return z.looseObject(members) as unknown as z.ZodType<Infer<S>>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+/** A JSON object: not null, not an array. */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
 

@@ -1,5 +1,5 @@
 import { docRef } from '../../docs.js';
-import { isObject } from './tool-shape.js';
+import { isObject } from '../../io/record-shape.js';
 
 // JSON documents tools write that groundgate does not read (it reads gold sets and traces as JSON Lines or
 // Parquet): named, with what to do, instead of "not a retrieval-event document".

@@ -2,7 +2,8 @@ import { mapped, type FieldLine, type FieldProposal } from '../field-proposal.js
 import { deepevalCase } from './deepeval.js';
 import { llamaindexResponse } from './llamaindex.js';
 import { ragasSample } from './ragas.js';
-import { isObject, type ClaimsProposal, type Record_, type ShapeRead, type ToolShape } from './tool-shape.js';
+import { type ClaimsProposal, type Record_, type ShapeRead, type ToolShape } from './tool-shape.js';
+import { isObject } from '../../io/record-shape.js';
 
 /** The tools whose records init recognises by their own names, tried in this order before the name search. */
 export const TOOL_SHAPES: readonly ToolShape[] = [llamaindexResponse, ragasSample, deepevalCase];

@@ -1,7 +1,8 @@
 import { formatPointer, parsePointer } from '../../io/json-pointer.js';
 import { keysMeeting } from '../../grounded-answer/id-keys.js';
 import { ID, QUESTION } from '../field-proposal.js';
-import { isObject, line, stringKey, type Record_, type ToolShape } from './tool-shape.js';
+import { line, stringKey, type Record_, type ToolShape } from './tool-shape.js';
+import { isObject } from '../../io/record-shape.js';
 
 // LlamaIndex's query answer, one per line as a team logs it beside its own query id. Python's `Response`
 // (llama-index-core llama_index/core/base/response/schema.py) is a dataclass {response, source_nodes,

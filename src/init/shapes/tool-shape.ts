@@ -44,9 +44,6 @@ export function line(canonical: string, source: FieldSource, note: string): Fiel
   return { canonical, source, note };
 }
 
-export const isObject = (v: unknown): v is Record_ =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The first name of `names` every record holds a non-empty string under, or undefined. */
 export function stringKey(records: readonly Record_[], names: readonly string[]): string | undefined {
   return names.find((n) => records.every((r) => typeof r[n] === 'string' && r[n] !== ''));
