@@ -15,10 +15,9 @@ import {
   CORRECT,
   isVerdict,
   labelsOf,
-  MATCHED_JUDGED,
-  MATCHED_NORMALIZED,
+  matchedBy,
   matchRule,
-  withJudgedHit,
+  withMatchBy,
 } from '../src/grounded-answer/verdict-flags.js';
 import { newVerdicts } from '../src/grounded-answer/runs.js';
 import { configSchema } from '../src/suites/grounded-qa/config.js';
@@ -41,7 +40,7 @@ const run = (claim: string, citations = ['d1']): TraceLine => ({
 function flagsOf(claim: string, citations?: string[], gold = item()): number {
   const table = newVerdicts(1, 1);
   judgeInto(
-    judgeItem(gold, null, undefined),
+    judgeItem(gold, null),
     run(claim, citations),
     judgeOptions('not in context', null, [1]),
     table,
@@ -58,39 +57,41 @@ describe('the rule a run matched by (flags)', () => {
     expect(matchRule(flagsOf('not in context'))).toBeUndefined();
     expect(matchRule(flagsOf('Exports are at most 2 GB.', ['d1'], item(false)))).toBeUndefined();
     expect(matchRule(0)).toBeUndefined();
-    expect(matchRule(flagsOf('at most 2 GB') | MATCHED_NORMALIZED)).toBe('normalized');
-    expect(matchRule(flagsOf('at most 2 GB') | MATCHED_JUDGED)).toBe('judged');
+    expect(matchRule(flagsOf('at most 2 GB') | matchedBy('normalized'))).toBe('normalized');
+    expect(matchRule(flagsOf('at most 2 GB') | matchedBy('semantic'))).toBe('semantic');
   });
 
-  it('turns a claim miss into a judged hit with the labels a contained claim gets', () => {
+  it('turns a claim miss into a semantic hit with the labels a contained claim gets', () => {
     const miss = flagsOf('Exports are limited to two gigabytes.');
     expect(labelsOf(miss)).toEqual(['claim_miss']);
-    const judged = withJudgedHit(miss);
+    const judged = withMatchBy(miss, 'semantic');
     expect(labelsOf(judged)).toEqual(['ok']);
     expect(judged & CORRECT).toBe(CORRECT);
-    expect(matchRule(judged)).toBe('judged');
+    expect(matchRule(judged)).toBe('semantic');
     // Everything else as a contained claim with the same citations: the judged word is one judging can give.
-    expect(judged & ~MATCHED_JUDGED).toBe(flagsOf('Exports are at most 2 GB.'));
+    expect(judged & ~matchedBy('semantic')).toBe(flagsOf('Exports are at most 2 GB.'));
     expect(isVerdict(judged, true)).toBe(true);
 
     const uncited = flagsOf('Exports are limited to two gigabytes.', ['d2']);
     expect(labelsOf(uncited)).toEqual(['citation_miss', 'claim_miss']);
-    expect(labelsOf(withJudgedHit(uncited))).toEqual(['citation_miss']);
-    expect(withJudgedHit(uncited) & CORRECT).toBe(0);
-    expect(withJudgedHit(uncited) & ~MATCHED_JUDGED).toBe(flagsOf('at most 2 GB', ['d2']));
+    expect(labelsOf(withMatchBy(uncited, 'semantic'))).toEqual(['citation_miss']);
+    expect(withMatchBy(uncited, 'semantic') & CORRECT).toBe(0);
+    expect(withMatchBy(uncited, 'semantic') & ~matchedBy('semantic')).toBe(flagsOf('at most 2 GB', ['d2']));
   });
 
   it('leaves a word without a claim miss as it is', () => {
     const hit = flagsOf('at most 2 GB');
-    expect(withJudgedHit(hit)).toBe(hit);
-    expect(withJudgedHit(flagsOf('not in context'))).toBe(flagsOf('not in context'));
+    expect(withMatchBy(hit, 'semantic')).toBe(hit);
+    expect(withMatchBy(flagsOf('not in context'), 'semantic')).toBe(flagsOf('not in context'));
   });
 
   it('accepts the match bits on contained claims of answerable items only, in a merge', () => {
     const hit = flagsOf('at most 2 GB');
-    expect(isVerdict(hit | MATCHED_NORMALIZED, true)).toBe(true);
-    expect(isVerdict(flagsOf('two gigabytes') | MATCHED_NORMALIZED, true)).toBe(false);
-    expect(isVerdict(flagsOf('at most 2 GB', ['d1'], item(false)) | MATCHED_JUDGED, false)).toBe(false);
+    expect(isVerdict(hit | matchedBy('normalized'), true)).toBe(true);
+    expect(isVerdict(flagsOf('two gigabytes') | matchedBy('normalized'), true)).toBe(false);
+    expect(isVerdict(flagsOf('at most 2 GB', ['d1'], item(false)) | matchedBy('semantic'), false)).toBe(
+      false,
+    );
   });
 });
 
@@ -101,7 +102,7 @@ describe('the substring rule under match: normalized (judgeInto)', () => {
     const claims = { match, nfkc: false, min_token_recall: 1 } as const;
     const options = judgeOptions('not in context', null, [1], { claims });
     const table = newVerdicts(1, 1);
-    judgeInto(judgeItem(gold, null, options.normalized), run(claim), options, table, 0);
+    judgeInto(judgeItem(gold, null), run(claim), options, table, 0);
     return matchRule(table.flags[0]!);
   }
 
@@ -133,11 +134,8 @@ describe('claims: in a grounded-qa suite', () => {
       nfkc: false,
       min_token_recall: 1,
     });
-    expect(parse({ match: 'substring', nfkc: true, min_token_recall: 0.5 }).data?.claims).toEqual({
-      match: 'substring',
-      nfkc: true,
-      min_token_recall: 0.5,
-    });
+    // The substring rule reads no option: it takes none.
+    expect(parse({ match: 'substring' }).data?.claims).toEqual({ match: 'substring' });
   });
 
   it('refuses what it cannot apply, saying what it expected', () => {
@@ -151,8 +149,17 @@ describe('claims: in a grounded-qa suite', () => {
     expect(message({ match: 'normalized', min_token_recall: 1.5 })).toEqual([
       'expected a share of tokens of at most 1',
     ]);
-    expect(parse({ match: 'fuzzy' }).success).toBe(false);
-    expect(parse({ match: 'normalized', stem: true }).success).toBe(false);
+    expect(message({ match: 'fuzzy' })).toEqual(['expected one of "substring"|"normalized"|"semantic"']);
+    expect(message({ match: 'normalized', stem: true })).toEqual([
+      'is not a key of claims:; expected match, or an option of a rule (nfkc, min_token_recall, cache, unjudged, require_committed, judge_hits_sample, labels, min_kappa)',
+    ]);
+    // An option of another rule is refused with the rules that read it, where it is written.
+    const issues = (claims: unknown) =>
+      parse(claims).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(issues({ match: 'substring', nfkc: true, min_token_recall: 0.5 })).toEqual([
+      'claims.nfkc: applies to match: normalized or semantic only; expected one of them with it, or no nfkc',
+      'claims.min_token_recall: applies to match: normalized or semantic only; expected one of them with it, or no min_token_recall',
+    ]);
   });
 });
 
@@ -232,12 +239,20 @@ describe('claims: {match: normalized} through check', () => {
 
     // match: substring says so, with the same verdicts.
     expect(substring!.metrics.precision!.value).toBe(1 / 5);
-    expect(substring!.counts).toMatchObject({ claims_substring: 1, claims_normalized: 0, claims_judged: 0 });
+    expect(substring!.counts).toMatchObject({
+      claims_substring: 1,
+      claims_normalized: 0,
+      claims_semantic: 0,
+    });
     expect(substring!.triage?.claims).toBe('substring');
 
     // match: normalized passes B and C; D (negated) and E (25 is not 2.5) still miss.
     expect(normalized!.metrics.precision!.value).toBe(3 / 5);
-    expect(normalized!.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_judged: 0 });
+    expect(normalized!.counts).toMatchObject({
+      claims_substring: 1,
+      claims_normalized: 2,
+      claims_semantic: 0,
+    });
     expect(shown(normalized!)).toEqual([
       ['D', 'claim_miss', '-'],
       ['E', 'claim_miss', '-'],
@@ -328,6 +343,6 @@ describe('claims: {match: normalized} over shards', () => {
     const merged = serializeReport((await mergeRun(parts, { config })).report);
     expect(merged).toBe(single);
     const qa = (JSON.parse(merged) as { suites: Record<string, SuiteReport> }).suites.qa!;
-    expect(qa.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_judged: 0 });
+    expect(qa.counts).toMatchObject({ claims_substring: 1, claims_normalized: 2, claims_semantic: 0 });
   });
 });

@@ -452,7 +452,7 @@ describe('claims: semantic keys in gates.yaml', () => {
       message({ match: 'semantic', cache: 'j.jsonl', unjudged: 'fail', judge_hits_sample: 5 }),
     ).toBeUndefined();
     expect(message({ match: 'normalized', cache: 'j.jsonl' })).toEqual([
-      'claims.cache: applies to the judge only; expected match: semantic with it, or no cache',
+      'claims.cache: applies to match: semantic only; expected match: semantic with it, or no cache',
     ]);
     expect(message({ match: 'semantic', cache: 'README.md' })).toEqual([
       'claims.cache: expected a JSON Lines file (.jsonl), which a run with a key rewrites',

@@ -126,7 +126,7 @@ describe('examples/semantic', () => {
     expect(qa.counts).toMatchObject({
       claims_substring: 15,
       claims_normalized: 2,
-      claims_judged: 12,
+      claims_semantic: 12,
       judged_items: 22,
       judge_rescues: 12,
       unjudged_items: 0,

@@ -152,7 +152,7 @@ function judged(config: GroundedQaConfig, text: string): number[] {
       source: { file: 'g.jsonl', line: row + 1, offset: 0, length: 0 },
     };
     const trace = { retrieved_ids: ['d1', 'd2'], answer_json: { claim: text, citations: ['d1'] } };
-    judgeInto(judgeItem(gold, rules, undefined), trace, options, table, row);
+    judgeInto(judgeItem(gold, rules), trace, options, table, row);
   });
   return [...table.flags];
 }

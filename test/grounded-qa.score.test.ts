@@ -49,7 +49,7 @@ function scoreGroundedQa(gold: GoldItem[], runs: ReadonlyMap<string, TraceLine>,
     const r = runs.get(g.qid);
     if (!r) return;
     table.present[row] = 1;
-    judgeInto(judgeItem(g, options.scuRules, judging.normalized), r, judging, table, row);
+    judgeInto(judgeItem(g, options.scuRules), r, judging, table, row);
   });
   const items = gold.map((g, row) => ({
     gold: g,
@@ -296,7 +296,7 @@ describe('long citation lists', () => {
     const judge = (cited: string[]) => {
       const table = newRunTable(1, off.cutoffs.length);
       judgeInto(
-        judgeItem(g, null, undefined),
+        judgeItem(g, null),
         run('q', 'the fact', cited, retrieved),
         judgeOptions(off.refusalToken, null, off.cutoffs),
         table,
@@ -341,7 +341,7 @@ describe('isVerdict: the flags words judging gives', () => {
       const echo = rnd() < 0.5 ? ['Tokens must never be logged.'] : undefined;
       const table = newRunTable(1, options.cutoffs.length);
       judgeInto(
-        judgeItem(g, options.scuRules, undefined),
+        judgeItem(g, options.scuRules),
         run('q', claim, some(ids), some(ids), echo),
         judgeOptions(options.refusalToken, options.scuRules, options.cutoffs),
         table,

@@ -3,6 +3,8 @@ import { describeJsonError } from '../io/jsonl.js';
 import { reportSchema, type Report } from '../report/schema.js';
 import { safeParse } from '../io/validate.js';
 import { readText } from '../io/utf8.js';
+import { isObject } from '../io/record-shape.js';
+import { renamedRule } from '../claims/rules/index.js';
 
 const EXPECTED =
   "expected a report.json written by groundgate (check --report, or the Action's report output)";
@@ -46,7 +48,7 @@ export function parseBaseline(text: string, file: string, what = 'baseline'): Re
       `${what} is not JSON (${describeJsonError(err, text).reason}); ${EXPECTED}`,
     );
   }
-  const parsed = safeParse(reportSchema, data);
+  const parsed = safeParse(reportSchema, renameRules(data));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const at = issue.path.map(String).join('.') || 'root';
@@ -63,4 +65,30 @@ export function parseBaseline(text: string, file: string, what = 'baseline'): Re
     );
   }
   return parsed.data;
+}
+
+/**
+ * A report written before a claim rule was renamed (`judged`, now `semantic`) read with its rule's name of
+ * today: each offender's `match` and the `claims_<name>` count. Only read so: a run writes one name a rule.
+ */
+function renameRules(data: unknown): unknown {
+  if (!isObject(data) || !isObject(data.suites)) return data;
+  for (const suite of Object.values(data.suites)) {
+    if (!isObject(suite)) continue;
+    if (Array.isArray(suite.offenders))
+      for (const o of suite.offenders)
+        if (isObject(o) && typeof o.match === 'string') o.match = renamedRule(o.match) ?? o.match;
+    const counts = suite.counts;
+    if (isObject(counts) && Object.keys(counts).some((key) => formerCount(key, counts)))
+      suite.counts = Object.fromEntries(
+        Object.entries(counts).map(([key, n]) => [formerCount(key, counts) ?? key, n]),
+      );
+  }
+  return data;
+}
+
+/** The key of today for a former rule's count, when the counts lack it; undefined for any other key. */
+function formerCount(key: string, counts: Record<string, unknown>): string | undefined {
+  const now = key.startsWith('claims_') ? renamedRule(key.slice('claims_'.length)) : undefined;
+  return now === undefined || `claims_${now}` in counts ? undefined : `claims_${now}`;
 }

@@ -1,4 +1,4 @@
-import { withJudgedHit } from '../grounded-answer/verdict-flags.js';
+import { withMatchBy } from '../grounded-answer/verdict-flags.js';
 import { UsageError } from '../errors.js';
 import type { Table } from '../report/schema.js';
 import { notComputable } from '../metrics/spec.js';
@@ -8,6 +8,7 @@ import { agreement, agreementTable, matrixTable, type Agreement, type RatedPair 
 import { readLabels } from './labels-file.js';
 import { answerQuestions, whyUnjudged, type Answered } from './questions.js';
 import { itemVerdict, type Candidate, type ItemVerdict } from './rescue.js';
+import { semantic } from './rules/semantic.js';
 
 /** `claims: {match: semantic}` of a suite, its paths resolved (docs/metrics.md, "Semantic matching"). */
 export interface SemanticSettings {
@@ -54,7 +55,7 @@ export interface SemanticOutcome {
 
 /**
  * The judge's pass over a judged suite (after the deterministic rules, before scoring): each claim miss the
- * judge supports becomes a hit (withJudgedHit), unless `min_kappa` refuses the judge; agreement with the
+ * judge supports becomes a hit of the semantic rule (withMatchBy), unless `min_kappa` refuses the judge; agreement with the
  * deterministic verdict (and with humans, `labels:`) is measured on every run. Judgments come from the
  * cache file; those it lacks are asked for when the environment has an endpoint, and written to it.
  */
@@ -77,7 +78,8 @@ export async function semanticPass(
     return [{ c, fact: c.facts[p.missKeys[i]!.findIndex((k) => verdictOf(k) === 'SUPPORTED')]! }];
   });
   const { table } = judged.loaded;
-  if (!rated.refusal) for (const { c } of rescued) table.flags[c.row] = withJudgedHit(table.flags[c.row]!);
+  if (!rated.refusal)
+    for (const { c } of rescued) table.flags[c.row] = withMatchBy(table.flags[c.row]!, semantic.name);
   const unjudged = p.misses.filter((_, i) => verdicts.misses[i] === 'UNJUDGED');
   const { warnings, reasons } = notes(settings, ctx.relative(settings.cache), answered, {
     unjudged,

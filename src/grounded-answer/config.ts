@@ -3,6 +3,7 @@ import { compiled, patternProblem } from '../config/pattern.js';
 import { fieldMapSchema } from '../io/field-map.js';
 import type { Shape } from '../io/record-shape.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
+import { claimsSchema } from '../claims/rules/index.js';
 
 /**
  * A pattern of gates.yaml (SCU rules, refusal patterns, citation markers): RE2 syntax, run in linear time
@@ -57,75 +58,9 @@ export const answerSettings = {
     })
     .optional(),
   scu: scuSchema.default(false),
-  /** How a claim is matched against the gold facts (docs/metrics.md, "Claims"); absent: `substring`. */
-  claims: z
-    .strictObject({
-      match: z.enum(['substring', 'normalized', 'semantic']),
-      /** NFKC instead of NFC: folds compatibility forms (`x²` → `x2`, `ﬁ` → `fi`, full-width digits). */
-      nfkc: z.boolean().default(false),
-      /** The share of a gold fact's tokens the claim must hold, in order (1: all of them). */
-      min_token_recall: z
-        .number()
-        .gt(0, 'expected a share of tokens above 0, which every claim would meet')
-        .max(1, 'expected a share of tokens of at most 1')
-        .default(1),
-      // match: semantic (docs/metrics.md, "Semantic matching"). The judge's endpoint, key and model are
-      // never read from here: a fork's pull request writes this file.
-      /** The judgments file, committed: the judge's verdicts by key. A run with a key rewrites it. */
-      cache: z
-        .string()
-        .trim()
-        .regex(/\.jsonl$/i, 'expected a JSON Lines file (.jsonl), which a run with a key rewrites')
-        .optional(),
-      /** A claim miss the judge could not be asked about: kept as a miss (warn) or precision refused (fail). */
-      unjudged: z.enum(['warn', 'fail']).optional(),
-      /** Precision is refused when any judgment was not in the committed file (main, release sign-off). */
-      require_committed: z.boolean().optional(),
-      /** Claim hits also judged, to measure agreement on hits. */
-      judge_hits_sample: z.int().min(0).max(100_000).optional(),
-      /** Human verdicts (JSON Lines {qid, verdict, claim?}): judge vs human agreement. */
-      labels: z.string().trim().min(1).optional(),
-      /** Semantic matching refused when judge vs human kappa is below it (or not computable). */
-      min_kappa: z.number().min(-1).max(1).optional(),
-    })
-    .superRefine((claims, ctx) => {
-      const judgeKeys = [
-        'cache',
-        'unjudged',
-        'require_committed',
-        'judge_hits_sample',
-        'labels',
-        'min_kappa',
-      ];
-      if (claims.match !== 'semantic') {
-        for (const key of judgeKeys)
-          if (claims[key as keyof typeof claims] !== undefined)
-            ctx.addIssue({
-              code: 'custom',
-              path: [key],
-              message: `applies to the judge only; expected match: semantic with it, or no ${key}`,
-            });
-        return;
-      }
-      if (claims.cache === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['match'],
-          message:
-            "semantic matching reads the judge's verdicts from a committed file; expected cache: with it (e.g. cache: .groundgate/judgments.jsonl)",
-        });
-      if (claims.min_kappa !== undefined && claims.labels === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['min_kappa'],
-          message: 'is judge vs human agreement; expected labels: (human verdicts, JSON Lines) with it',
-        });
-    })
-    .optional(),
+  /** How a claim is matched against the gold facts: a rule of claims/rules/ and its options; absent: `substring`. */
+  claims: claimsSchema.optional(),
 };
-
-/** `claims:` with its defaults. */
-export type ClaimsSettings = NonNullable<z.infer<typeof answerSettings.claims>>;
 
 /**
  * A pattern that matches without reading any text (`''`, `^`, `x*`, `\b`) matches nearly every claim: refused,

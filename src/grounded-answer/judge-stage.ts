@@ -20,7 +20,7 @@ export interface Judge {
 
 export function judgeStage(gold: readonly GoldItem[], table: RunTable, options: ScoreOptions): Judge {
   const judge = judgeOptions(options.refusalToken, options.scuRules, options.cutoffs, options);
-  const item = (row: number): JudgeItem => judgeItem(gold[row]!, options.scuRules, judge.normalized);
+  const item = (row: number): JudgeItem => judgeItem(gold[row]!, options.scuRules);
   const meter = idMeter(gold);
   return {
     options: judge,

@@ -1,4 +1,4 @@
-import { contains, containment, type Containment } from './containment.js';
+import { containment } from './containment.js';
 import type { JudgedGold } from './gold-item.js';
 import type { JudgedTrace } from './trace-scan.js';
 import { compiled } from '../config/pattern.js';
@@ -16,7 +16,7 @@ import {
   EVIDENCE,
   FAILED,
   HIT,
-  MATCHED_NORMALIZED,
+  matchedBy,
   OK,
   OUT_OF_SCOPE,
   OVER_REFUSAL,
@@ -26,30 +26,20 @@ import {
   UNDER_REFUSAL,
   VIOLATION,
 } from './verdict-flags.js';
-import {
-  containsChecked,
-  containsNormalized,
-  normalizeClaim,
-  normalizeFact,
-  type NormalizedRule,
-} from '../claims/match.js';
+import { claimMatching, ruleToMatch, type ClaimMatching } from '../claims/rules/index.js';
+import type { GoldFacts } from '../claims/rules/types.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which
  * SCU locks apply) done once at load instead of once per trace line. Plain data: it crosses to workers.
  */
-export interface JudgeItem extends Containment {
+export interface JudgeItem extends GoldFacts {
   answerable: boolean;
   citations: string[];
   /** The locked constraints when SCU judges this item; null when it does not. */
   constraints: string[] | null;
   /** Indexes of the SCU rules whose lock matches one of the item's constraints, in rule order. */
   rules: number[];
-  /**
-   * The gold substrings as written, when claims the substring rule misses are matched normalized
-   * (JudgeOptions.normalized): made tokens only for such a claim, once, as an item has one scored run.
-   */
-  facts?: string[];
 }
 
 export interface JudgeOptions {
@@ -59,19 +49,11 @@ export interface JudgeOptions {
   /** Each SCU rule's contradiction pattern (its source: see pattern.ts), by rule index. */
   contradictions: readonly string[];
   cutoffs: readonly number[];
-  /**
-   * Set when claims are matched normalized (`claims:`, match normalized or semantic): substring hits pass the
-   * normalized checks, and a claim without one is matched normalized.
-   */
-  normalized?: NormalizedRule;
+  /** The claim rule (`claims:`; the substring rule without it) and its options. */
+  claims: ClaimMatching;
 }
 
-export function judgeItem(
-  item: JudgedGold,
-  rules: readonly ScuRule[] | null,
-  // Required, though often undefined: a judging site that forgot it would silently match by substring alone.
-  normalized: NormalizedRule | undefined,
-): JudgeItem {
+export function judgeItem(item: JudgedGold, rules: readonly ScuRule[] | null): JudgeItem {
   const constrained = rules !== null && item.constraints.length > 0;
   const lowered = item.constraints.map((c) => c.toLowerCase());
   const { substrings, words } = containment(item.claimSubstrings);
@@ -84,7 +66,7 @@ export function judgeItem(
     rules: constrained
       ? rules.flatMap((r, i) => (lowered.some((c) => compiled(r.lock).test(c)) ? [i] : []))
       : [],
-    ...(normalized && item.answerable && { facts: item.claimSubstrings }),
+    facts: item.claimSubstrings,
   };
 }
 
@@ -94,14 +76,10 @@ export function judgeOptions(
   cutoffs: readonly number[],
   more: Pick<ScoreOptions, 'refusal' | 'markers' | 'claims'> = {},
 ): JudgeOptions {
-  const claims = more.claims;
   return {
     refusal: refusalRule(refusalToken, more.refusal),
     ...(more.markers && { markers: compileMarkers(more.markers) }),
-    ...(claims &&
-      claims.match !== 'substring' && {
-        normalized: { nfkc: claims.nfkc, minTokenRecall: claims.min_token_recall },
-      }),
+    claims: claimMatching(more.claims),
     contradictions: (rules ?? []).map((r) => r.contradiction),
     cutoffs,
   };
@@ -109,7 +87,7 @@ export function judgeOptions(
 
 /**
  * Judges one run of one gold item (seed 004's C, H, K and the per-item label) into row `row` of `table`.
- * It allocates only the lowercased claim, and only when a check needs it: a million lines are judged as read.
+ * It allocates only the lowercased claim, once, for every check that reads it: a million lines are judged as read.
  */
 export function judgeInto(
   item: JudgeItem,
@@ -173,31 +151,17 @@ export function judgeInto(
     if (!constraintsOk) flags |= SCU_VIOLATION | VIOLATION;
   }
 
+  lower ??= claim.toLowerCase();
   if (item.answerable) {
-    const normalized = item.facts && options.normalized;
-    // Under the normalized rule a substring hit passes its checks too: `12 GB` does not contain `2 GB`.
-    let contained = normalized
-      ? containsChecked(claim, item.facts!, normalized)
-      : contains((lower ??= claim.toLowerCase()), item);
-    if (!contained && normalized && containsFact(claim, item.facts!, normalized)) {
-      contained = true;
-      flags |= MATCHED_NORMALIZED;
-    }
-    if (!contained) flags |= CLAIM_MISS;
-    if (contained && hit && constraintsOk) flags |= CORRECT;
+    const { rule, with: ruleOptions } = options.claims;
+    const found = ruleToMatch(rule).match(claim, lower, item, ruleOptions);
+    if (found === undefined) flags |= CLAIM_MISS;
+    else flags |= matchedBy(found) | (hit && constraintsOk ? CORRECT : 0);
   } else {
     flags |= UNDER_REFUSAL;
   }
-  if (looksLikeRefusal(lower ?? claim.toLowerCase())) flags |= LOOKS_REFUSED;
+  if (looksLikeRefusal(lower)) flags |= LOOKS_REFUSED;
   table.flags[row] = flags & FAILED ? flags : flags | OK;
-}
-
-/** Whether the claim contains any of the facts by the normalized rule: the claim is normalized once. */
-function containsFact(claim: string, facts: readonly string[], rule: NormalizedRule): boolean {
-  const tokens = normalizeClaim(claim, rule);
-  for (let i = 0; i < facts.length; i++)
-    if (containsNormalized(tokens, normalizeFact(facts[i]!, rule), rule)) return true;
-  return false;
 }
 
 function allWithin(ids: readonly string[], list: readonly string[], k: number): boolean {

@@ -276,7 +276,7 @@ export function readAndJudge(
   const goldRow = judge && goldListsReader(judge.gold);
   readWinners(winners, input, (slot, run) => {
     if (judge) {
-      const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules, judge.options.normalized);
+      const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules);
       judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
     }
     lines.add(winners.qids[slot]!, run);

@@ -1,6 +1,6 @@
 import type { MarkerSettings } from './citation-markers.js';
 import type { RefusalSettings } from './refusal.js';
-import type { ClaimsSettings } from './config.js';
+import type { ClaimsSettings } from '../claims/rules/index.js';
 import type { ScuRule } from './scu.js';
 import type { TraceInput } from './trace-input.js';
 

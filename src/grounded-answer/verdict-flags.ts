@@ -1,5 +1,6 @@
 import { FAILURE_LABELS, PASS_LABELS, type Label } from './labels.js';
 import { LOOKS_REFUSED, NO_RETRIEVED, UNCITED } from './notices.js';
+import { claimRuleIndex, claimRules, MAX_CLAIM_RULES } from '../claims/rules/index.js';
 
 // A run's verdict is one word of flags (judge.ts sets them): six facts, then one bit per label in severity
 // order, then the notices (notices.ts) and which claim rule matched. Reports, merges and triage read it here.
@@ -25,27 +26,35 @@ export const REFUSAL_OK = bit('refusal_ok');
 export const FAILED = LABELS.slice(0, FAILURE_LABELS.length).reduce((m, l) => m | bit(l), 0);
 
 /**
- * Which rule found the claim's gold fact (`claims:`, docs/metrics.md "Claims"), beside the verdict like the
- * notices: neither bit, the substring rule (the seed's C) did; MATCHED_NORMALIZED, only the normalized one
- * did; MATCHED_JUDGED, only the judge did (a miss the deterministic rules left, turned by withJudgedHit).
+ * Which claim rule found the claim's gold fact (`claims:`, docs/metrics.md "Claims"), beside the verdict like
+ * the notices: the rule's place in the table (claims/rules/index.ts), three bits, 0 for the substring rule
+ * (the seed's C). It says something only on a contained claim: matchRule reads it.
  */
-export const MATCHED_NORMALIZED = 1 << 27;
-export const MATCHED_JUDGED = 1 << 28;
+const MATCH_SHIFT = 27;
+const MATCH_BITS = (MAX_CLAIM_RULES - 1) << MATCH_SHIFT;
+
+/** The bits that say the rule of this name found the fact (none for the substring rule). */
+export function matchedBy(rule: string): number {
+  const at = claimRuleIndex(rule);
+  if (at === -1) throw new Error(`no claim rule ${JSON.stringify(rule)} in the table`);
+  return at << MATCH_SHIFT;
+}
 
 /** The claim rule that matched an answered, answerable run's gold fact; undefined when none did (or no claim was judged). */
-export function matchRule(flags: number): 'substring' | 'normalized' | 'judged' | undefined {
+export function matchRule(flags: number): string | undefined {
   if (flags & (REFUSED | CLAIM_MISS | UNDER_REFUSAL) || !(flags & (OK | FAILED))) return undefined;
-  return flags & MATCHED_JUDGED ? 'judged' : flags & MATCHED_NORMALIZED ? 'normalized' : 'substring';
+  return claimRules()[(flags & MATCH_BITS) >>> MATCH_SHIFT]?.name;
 }
 
 /**
- * The flags of a claim miss that the judge found supported: C holds, by MATCHED_JUDGED, and the labels are
- * those judgeInto gives a contained claim with the same citations and constraints (CORRECT when H and K hold,
- * OK when nothing else failed). Any other word is returned as it is. HIT stays the citations' verdict.
+ * The flags of a claim miss that a later rule found contained (the judge, for semantic): C holds, by `rule`,
+ * and the labels are those judgeInto gives a contained claim with the same citations and constraints (CORRECT
+ * when H and K hold, OK when nothing else failed). Any other word is returned as it is. HIT stays the
+ * citations' verdict.
  */
-export function withJudgedHit(flags: number): number {
+export function withMatchBy(flags: number, rule: string): number {
   if (!claimMissed(flags)) return flags;
-  let out = (flags & ~CLAIM_MISS) | MATCHED_JUDGED;
+  let out = (flags & ~CLAIM_MISS) | matchedBy(rule);
   if (out & HIT && !(out & VIOLATION)) out |= CORRECT;
   return out & FAILED ? out : out | OK;
 }
@@ -83,8 +92,6 @@ const VERDICTS = [false, true].map((answerable) => {
     else flags |= UNDER_REFUSAL;
     const word = flags & FAILED ? flags : flags | OK;
     words.add(word);
-    // A contained claim's fact was found by one of three rules.
-    if (answerable && contained) words.add(word | MATCHED_NORMALIZED).add(word | MATCHED_JUDGED);
   }
   // What judging notices beside the verdict: nothing retrieved (then no evidence, no hit, and an answer cites
   // nothing or out of scope); nothing cited (an answer: then nothing out of scope, no hit); a claim that reads
@@ -101,9 +108,17 @@ const VERDICTS = [false, true].map((answerable) => {
   return words;
 });
 
-/** Whether judgeInto can give a run of an item of this answerability these flags. */
-export const isVerdict = (flags: number, answerable: boolean): boolean =>
-  VERDICTS[answerable ? 1 : 0]!.has(flags);
+/**
+ * Whether judgeInto can give a run of an item of this answerability these flags: a rule other than the
+ * substring one is named on an answered, contained claim of an answerable item only, and only a rule of the
+ * table.
+ */
+export function isVerdict(flags: number, answerable: boolean): boolean {
+  const rule = (flags & MATCH_BITS) >>> MATCH_SHIFT;
+  const word = flags & ~MATCH_BITS;
+  if (!VERDICTS[answerable ? 1 : 0]!.has(word)) return false;
+  return rule === 0 || (rule < claimRules().length && answerable && !(word & (REFUSED | CLAIM_MISS)));
+}
 
 /** The most severe label in a flags word: labelsOf(flags)[0], without the list. */
 export function worstLabel(flags: number): Label | undefined {

@@ -5,6 +5,7 @@ import { ItemRecord } from './item-record.js';
 import { holdsMoreThan, stringifyInPieces } from './json-pieces.js';
 import { ownRecord } from '../io/own-record.js';
 import { triageSchema } from './triage.js';
+import { claimRuleName } from '../claims/rules/index.js';
 
 /**
  * report.json, the public contract (docs/report-schema.md). The JSON Schema in docs/ is generated from
@@ -14,8 +15,8 @@ export const offenderSchema = z.looseObject({
   id: z.string(),
   labels: z.array(z.string()),
   source: z.strictObject({ file: z.string(), line: z.int() }).optional(),
-  /** The rule that found the claim's gold fact, when the suite sets `claims:` (grounded-qa). */
-  match: z.enum(['substring', 'normalized', 'judged']).optional(),
+  /** The claim rule that found the claim's gold fact, when the suite sets `claims:` (grounded-qa). */
+  match: claimRuleName.optional(),
 });
 
 const ids = z.array(z.string());

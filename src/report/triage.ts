@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { claimRule, claimRuleName } from '../claims/rules/index.js';
+import { substring } from '../claims/rules/substring.js';
 
 /**
  * Where grounded answers fail, by pipeline stage (the WFGY seed's "Reading the score", made exact): each
@@ -22,7 +24,7 @@ const triageCounts = z.strictObject({
 
 export const triageSchema = triageCounts.extend({
   /** The claim rule in force when the suite sets `claims:`: what a claim must do to be contained. */
-  claims: z.enum(['substring', 'normalized', 'semantic']).optional(),
+  claims: claimRuleName.optional(),
   /** The same counts in the baseline report, when it has them: what the deltas are against. */
   baseline: triageCounts.optional(),
 });
@@ -59,21 +61,12 @@ const ADVICE: Record<StageKey, string> = {
     'no gold chunk reached the model: check recall@k and the retriever (index, chunking, embeddings, query rewriting, k)',
   citation:
     'the gold chunk was retrieved, but the answer cites chunks it was not given or misses the gold one: check how citations are produced from the retrieved ids',
-  containment:
-    'grounded and cited, but no gold fact is in the claim word for word (case aside): make the answer quote the fact as the cited chunk words it, or let numbers, units and punctuation vary (claims: {match: normalized})',
+  containment: substring.advice,
   constraint: 'right claim, broken constraint: lock the constraints and have the answer echo them (SCU)',
   'over_refused.retrieved':
     'the guard refused although the gold chunk was retrieved: the guard is too strict, or chunks split the fact across them',
   'over_refused.not_retrieved':
     'the guard was right to refuse, retrieval was not: the gold chunk never arrived; see recall@k',
-};
-
-/** What a contained claim needs under each `claims:` rule, beyond the substring rule (the default). */
-const CONTAINMENT_ADVICE: Record<'normalized' | 'semantic', string> = {
-  normalized:
-    'grounded and cited, but no gold fact is in the claim even normalized (its words in order, numbers and units as values, case, articles and punctuation aside, not negated): make the answer state the fact as the cited chunk words it',
-  semantic:
-    'grounded and cited, but no gold fact is in the claim, normalized or as the judge reads it: make the answer state the fact the cited chunk gives',
 };
 
 /** Every stage with a count (or a change against the baseline), the largest first, then in pipeline order. */
@@ -87,10 +80,8 @@ export function stageRows(t: Triage): StageRow[] {
         title: TITLES[key],
         count,
         ...(delta === undefined ? {} : { delta }),
-        advice:
-          key === 'containment' && t.claims && t.claims !== 'substring'
-            ? CONTAINMENT_ADVICE[t.claims]
-            : ADVICE[key],
+        // What a contained claim needs is the claim rule's to say (claims/rules/).
+        advice: (key === 'containment' && t.claims && claimRule(t.claims)?.advice) || ADVICE[key],
       });
   };
   for (const s of ANSWERED_STAGES) add(s, t.answered_wrong[s], t.baseline?.answered_wrong[s]);

@@ -41,8 +41,8 @@ export interface Offender {
   source?: { file: string; line: number };
   /** The pipeline stage its failure is attributed to (grounded answers: see report/triage.ts). */
   stage?: string;
-  /** The rule that found its claim's gold fact (grounded answers, `claims:` set). */
-  match?: 'substring' | 'normalized' | 'judged';
+  /** The claim rule that found its claim's gold fact (grounded answers, `claims:` set): claims/rules/. */
+  match?: string;
 }
 
 /** Item `ids[i]` passed when `pass[i]` is 1: two columns, where 200k objects held 8 MB more. */

@@ -23,6 +23,7 @@ import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
 import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/verdict-flags.js';
+import { claimRules } from '../../claims/rules/index.js';
 import type { RunTable } from '../../grounded-answer/runs.js';
 import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
@@ -308,12 +309,13 @@ function normalizedTable(qids: readonly string[], table: RunTable): { tables: Ta
   };
 }
 
-/** How many runs' claims each rule found the gold fact in (`claims:` set): the rules are tried in this order. */
-function matchCounts(table: RunTable): Record<`claims_${'substring' | 'normalized' | 'judged'}`, number> {
-  const counts = { claims_substring: 0, claims_normalized: 0, claims_judged: 0 };
+/** How many runs' claims each rule of the table found the gold fact in (`claims:` set), in table order. */
+function matchCounts(table: RunTable): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const rule of claimRules()) counts[`claims_${rule.name}`] = 0;
   for (let row = 0; row < table.present.length; row++) {
     const rule = table.present[row] ? matchRule(table.flags[row]!) : undefined;
-    if (rule) counts[`claims_${rule}`]++;
+    if (rule) counts[`claims_${rule}`]!++;
   }
   return counts;
 }
