@@ -15,13 +15,24 @@ import {
 import { substring } from '../src/claims/rules/substring.js';
 import type { ClaimRule, GoldFacts } from '../src/claims/rules/types.js';
 import { containment, containsWord } from '../src/grounded-answer/containment.js';
-import { isVerdict, matchedBy, matchRule, OK } from '../src/grounded-answer/verdict-flags.js';
+import {
+  CORRECT,
+  EVIDENCE,
+  HIT,
+  isVerdict,
+  matchedBy,
+  matchRule,
+  OK,
+} from '../src/grounded-answer/verdict-flags.js';
 import { reportSchema, serializeReport, type Report } from '../src/report/schema.js';
 import { stageRows } from '../src/report/triage.js';
 import { run } from '../src/run.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 /** The claim rules as a table (src/claims/rules/): each rule through the table's API, and a rule added to it. */
+
+/** The flags of a correct run of an answerable item: the evidence retrieved, the gold chunk cited, the fact held. */
+const CORRECT_RUN = EVIDENCE | HIT | CORRECT | OK;
 
 const facts = (...given: string[]): GoldFacts => ({ ...containment(given), facts: given });
 
@@ -97,9 +108,10 @@ describe('the rules of the table', () => {
     expect(matchedBy('substring')).toBe(0);
     expect(matchedBy('normalized')).toBe(1 << 27);
     expect(matchedBy('semantic')).toBe(2 << 27);
-    expect(matchRule(OK | matchedBy('semantic'))).toBe('semantic');
+    expect(matchRule(CORRECT_RUN | matchedBy('semantic'))).toBe('semantic');
+    expect(isVerdict(CORRECT_RUN | matchedBy('semantic'), true)).toBe(true);
     // A fourth place names no rule of this table: no merge takes it.
-    expect(isVerdict(OK | (3 << 27), true)).toBe(false);
+    expect(isVerdict(CORRECT_RUN | (3 << 27), true)).toBe(false);
     expect(() => matchedBy('judged')).toThrow(/no claim rule "judged"/);
   });
 });
@@ -209,6 +221,9 @@ describe('a rule added to the table from a test file', () => {
     ]);
     expect(qa.triage).toMatchObject({ answered_wrong: { citation: 1, containment: 1 }, claims: 'initials' });
     expect(stageRows(qa.triage!).find((r) => r.key === 'containment')?.advice).toBe(initials.advice);
+    // Its place in the table, the fourth, is a verdict a merge takes while the rule is in the table.
+    expect(isVerdict(CORRECT_RUN | matchedBy('initials'), true)).toBe(true);
+    expect(matchedBy('initials')).toBe(3 << 27);
     // The report is one report.json's schema takes.
     expect(reportSchema.safeParse(JSON.parse(serializeReport(report))).success).toBe(true);
   });
