@@ -142,6 +142,9 @@ describe('claims: {match: semantic}', () => {
     // Shipped: Q1-Q4. Correct: Q4 (substring), Q1 and Q2 (judged): 3/4; Q3 stays a claim miss.
     expect(qa.metrics.precision).toMatchObject({ value: 0.75, numerator: 3, denominator: 4 });
     expect(qa.counts).toMatchObject({
+      claims_substring: 1,
+      claims_normalized: 0,
+      claims_semantic: 2,
       judged_items: 3,
       judge_rescues: 2,
       unjudged_items: 0,
