@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { withMatchBy } from '../grounded-answer/verdict-flags.js';
 import { UsageError } from '../errors.js';
 import type { Table } from '../report/schema.js';
@@ -22,18 +23,11 @@ export interface SemanticSettings {
   minKappa?: number;
 }
 
-/** The `claims:` keys semantic matching reads, as gates.yaml gives them (config.ts declares them). */
-export interface SemanticKeys {
-  cache?: string;
-  unjudged?: 'warn' | 'fail';
-  require_committed?: boolean;
-  judge_hits_sample?: number;
-  labels?: string;
-  min_kappa?: number;
-}
-
 /** A suite's semantic settings, its paths resolved in the workspace (`resolve` is ScoreContext.resolvePath). */
-export function semanticSettings(keys: SemanticKeys, resolve: (key: string) => string): SemanticSettings {
+export function semanticSettings(
+  keys: Partial<z.output<typeof semantic.options>>,
+  resolve: (key: string) => string,
+): SemanticSettings {
   return {
     cache: resolve('claims.cache'),
     unjudged: keys.unjudged ?? 'warn',
