@@ -199,6 +199,10 @@ describe('a rule added to the table from a test file', () => {
     expect(issues({ match: 'initials', nfkc: true })).toEqual([
       'nfkc: applies to match: normalized or semantic only; expected one of them with it, or no nfkc',
     ]);
+    // A name every object has is no option either.
+    expect(issues({ match: 'initials', constructor: 1 })?.[0]).toMatch(
+      /^constructor: is not a key of claims:/,
+    );
     expect(issues({ match: 'acronym' })).toEqual([
       'match: expected one of "substring"|"normalized"|"semantic"|"initials"',
     ]);

@@ -86,7 +86,7 @@ export const claimsSchema = z
   .transform((claims, ctx): ClaimsSettings => {
     const rule = claimRule(claims.match)!;
     const { match, ...given } = claims;
-    const foreign = Object.keys(given).filter((key) => !(key in rule.options.shape));
+    const foreign = Object.keys(given).filter((key) => !Object.hasOwn(rule.options.shape, key));
     for (const key of foreign) ctx.addIssue({ code: 'custom', path: [key], message: foreignKey(key) });
     if (foreign.length) return z.NEVER;
     const parsed = rule.options.safeParse(given);
@@ -100,7 +100,7 @@ export const claimsSchema = z
 
 /** Why `key` is refused beside a rule that does not read it: which rules do, or that none does. */
 function foreignKey(key: string): string {
-  const readers = RULES.filter((r) => key in r.options.shape).map((r) => r.name);
+  const readers = RULES.filter((r) => Object.hasOwn(r.options.shape, key)).map((r) => r.name);
   if (readers.length === 0) {
     const keys = RULES.flatMap((r) => Object.keys(r.options.shape));
     return `is not a key of claims:; expected match, or an option of a rule (${[...new Set(keys)].join(', ')})`;
