@@ -107,7 +107,8 @@ export function recordUsage(record: {
 }
 
 /** An answer's cost in USD, or why it has none: counts missing, a call naming no model, or models unpriced. */
-export type Cost = { usd: number } | { usd: null; reason: 'incomplete' | 'no model' | 'unpriced'; unpriced: string[] };
+export type Cost =
+  { usd: number } | { usd: null; reason: 'incomplete' | 'no model' | 'unpriced'; unpriced: string[] };
 
 /** What `usage` cost at `pricing`: each model's tokens at its own price, summed. */
 export function costOfUsage(usage: Usage | undefined, pricing: Pricing): Cost {

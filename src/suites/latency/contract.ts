@@ -1,5 +1,6 @@
 import { optional, required, shape, shapeSchema, shapeTest } from '../../io/record-shape.js';
 import { traceShape } from '../../grounded-answer/contract.js';
+import type { Usage } from '../../cost/usage.js';
 
 /** Pipeline stages a latency CSV may time, in the order of the seed's header. */
 export const STAGES = ['retrieval', 'rerank', 'llm', 'guard'] as const;
@@ -17,6 +18,8 @@ export interface LatencySample {
   e2eMs: number;
   /** Per-stage times; a stage the row left empty is absent. */
   stageMs: Partial<Record<Stage, number>>;
+  /** The request's token counts (traces only); absent when its trace counts none. */
+  usage?: Usage;
   source: { file: string; line: number };
 }
 
