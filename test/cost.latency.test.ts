@@ -10,6 +10,8 @@ import { lineScanner } from '../src/io/record-shape.js';
 import { traceShape } from '../src/grounded-answer/contract.js';
 import { scopeAt } from '../src/io/confine.js';
 import { run } from '../src/run.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { buildTrends } from '../src/report/trend.js';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
 import { tmpTree } from './helpers/tmp.js';
 
@@ -258,6 +260,19 @@ describe('token counts from JSON Lines traces', () => {
     const cost = report.gates.find((g) => g.metric === 'cost')!;
     expect(cost.passed).toBe(true);
     expect(report.verdict).toBe('fail');
+
+    // The PR comment: cost beside latency. Per answer now (0.0003 + 0.00021 + (9000·0.15 + 100·0.60)/1e6)/3 =
+    // 0.00064 against 0.00021; in all 0.00192 against 0.00063; tokens (1700 + 1100 + 9100)/3 against 1100.
+    expect(renderMarkdown(report, { offenders: 0 })).toContain(
+      '**cost** 0.00064 USD per answer (Δ +0.00043) · 0.00192 USD in all (Δ +0.00129) · 3966.67 tokens per answer (Δ +2866.67) · 900 ms at p95 (Δ ±0)',
+    );
+    // The trend chart plots a metric gated by max_increase alone (without a threshold line: it has none).
+    expect(buildTrends([], report).find((t) => t.key === 'lat.cost')).toEqual({
+      key: 'lat.cost',
+      unit: 'usd',
+      points: [{ label: 'now', value: expect.closeTo(0.00064, 15) }],
+      thresholds: [],
+    });
   });
 });
 
