@@ -167,6 +167,33 @@ describe('token counts and cost from OpenInference spans', () => {
   });
 });
 
+describe('pricing: in a file of its own', () => {
+  const config = suite(['traces: traces.jsonl', 'pricing: prices.yaml', 'gates:', '  cost: { max: 1 }']);
+  const traces =
+    JSON.stringify({ qid: 'a', latency_ms: 900, tokens_in: 2000, tokens_out: 500, model: 'm' }) + '\n';
+
+  it('reads the table from the YAML file the suite names', async () => {
+    const dir = tmpTree({
+      'traces.jsonl': traces,
+      'prices.yaml': 'm: { input: 2.5, output: 10 }\n',
+      'gates.yaml': config,
+    });
+    // (2000·2.5 + 500·10)/1e6 = 0.01.
+    expect((await runIn(dir)).report.suites.lat!.metrics.cost!.value).toBe(0.01);
+  });
+
+  it('names the file, line and column of a price that is no number', async () => {
+    const dir = tmpTree({
+      'traces.jsonl': traces,
+      'prices.yaml': 'm:\n  input: cheap\n  output: 10\n',
+      'gates.yaml': config,
+    });
+    await expect(runIn(dir)).rejects.toThrow(
+      /prices\.yaml:2:10: field "m\.input": expected number, received string/,
+    );
+  });
+});
+
 describe('token counts from GenAI spans', () => {
   it("sums chat spans' gen_ai.usage.*, naming the response's model over the request's; an agent span's usage is not added", () => {
     const t0 = 1_767_000_000_000;
