@@ -62,6 +62,15 @@ const RUNS = readFileSync(path.join(REPO, 'runs', 'qa.trace.jsonl'), 'utf8')
   .filter((l) => l.trim() !== '')
   .map((l) => JSON.parse(l));
 
+/**
+ * Run i's token usage, as a provider reports it: 1000 + i prompt tokens and 100 + i completion tokens, so that
+ * the means over the 50 runs are 1024.5 and 124.5 (test/cost.fixtures.test.ts).
+ */
+function usageOf(run) {
+  const i = RUNS.indexOf(run);
+  return { prompt: 1000 + i, completion: 100 + i, total: 1100 + 2 * i };
+}
+
 /** corpus/*.md cut at its `<!-- keys#1 -->` markers: chunk id → {text, file}. */
 function corpusChunks() {
   const chunks = new Map();
@@ -163,7 +172,14 @@ class RunChatModel extends BaseChatModel {
     const text = answerText(this.run);
     // A provider's response id, as real models give one: else LangChain names the message after its run, a uuid.
     const id = `fake-${this.run.qid}-${this.run.ts}`;
-    return { generations: [{ text, message: new AIMessage({ content: text, id }) }] };
+    // Token usage as LangChain's OpenAI model reports it (llmOutput.tokenUsage), read by the instrumentation.
+    const { prompt, completion, total } = usageOf(this.run);
+    return {
+      generations: [{ text, message: new AIMessage({ content: text, id }) }],
+      llmOutput: {
+        tokenUsage: { promptTokens: prompt, completionTokens: completion, totalTokens: total },
+      },
+    };
   }
 }
 
@@ -221,7 +237,8 @@ async function coreExport() {
       name: 'chat',
       kind: 'LLM',
       tracer,
-      processInput: (_run, messages) => getLLMAttributes({ modelName: 'fake', inputMessages: messages }),
+      processInput: (run, messages) =>
+        getLLMAttributes({ modelName: 'fake', inputMessages: messages, tokenCount: usageOf(run) }),
       processOutput: (text) =>
         getLLMAttributes({ modelName: 'fake', outputMessages: [{ role: 'assistant', content: text }] }),
     },
@@ -305,7 +322,8 @@ async function llamaIndexExport() {
       name: 'OpenAI.chat',
       kind: 'LLM',
       tracer,
-      processInput: (_run, messages) => getLLMAttributes({ modelName: 'fake', inputMessages: messages }),
+      processInput: (run, messages) =>
+        getLLMAttributes({ modelName: 'fake', inputMessages: messages, tokenCount: usageOf(run) }),
       processOutput: (text) =>
         getLLMAttributes({ modelName: 'fake', outputMessages: [{ role: 'assistant', content: text }] }),
     },

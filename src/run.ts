@@ -15,6 +15,7 @@ import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
 import { noiseWarnings, unjudgedWarning } from './gates/noise.js';
 import { populationFlips } from './gates/paired.js';
+import { pairedValues } from './gates/increase.js';
 import {
   notComputable,
   resolveMetric,
@@ -206,8 +207,11 @@ export async function judgeRun(
     if (result.misread?.length) misreads[suite.name] = result.misread;
     const baseSuite = baseReport?.suites[suite.name];
     const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
+    const reported = metrics.filter(
+      (m) => !m.spec.optional || m.name in result.metrics || m.name in suite.config.gates,
+    );
     const values = Object.fromEntries(
-      metrics.map((m) => {
+      reported.map((m) => {
         const value = withInterval(
           result.metrics[m.name] ?? notComputable('not reported by the suite'),
           m.spec,
@@ -242,6 +246,9 @@ export async function judgeRun(
         comparable?.metrics[metric],
         noBaseline,
         rule.maxNewFailures === undefined ? undefined : flips(spec),
+        rule.maxIncrease === undefined
+          ? undefined
+          : pairedValues(resolveMetric(metric, suite.kind.metrics)!, items, comparable?.items),
       );
       for (const outcome of outcomes)
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
@@ -414,19 +421,24 @@ function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
 }
 
 /** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
-function itemRecord({ ids, pass }: ItemVerdicts, digest: ItemDigests | undefined): ItemRecord {
-  if (!digest) return ItemRecord.fromColumns(ids, pass);
+function itemRecord({ ids, pass, values }: ItemVerdicts, digest: ItemDigests | undefined): ItemRecord {
+  if (!digest) return ItemRecord.fromColumns(ids, pass, undefined, values);
   // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
   const aligned = digest.size === ids.length && ids.every((id, i) => id === digest.ids[i]);
   const indexOf = aligned ? undefined : new Map(digest.ids.map((id, i) => [id, i]));
   const { raw, stride } = digest;
-  return ItemRecord.fromColumns(ids, pass, {
-    bytes: raw,
-    offset: (k) => {
-      const at = indexOf ? indexOf.get(ids[k]!) : k;
-      return at === undefined ? undefined : at * stride;
+  return ItemRecord.fromColumns(
+    ids,
+    pass,
+    {
+      bytes: raw,
+      offset: (k) => {
+        const at = indexOf ? indexOf.get(ids[k]!) : k;
+        return at === undefined ? undefined : at * stride;
+      },
     },
-  });
+    values,
+  );
 }
 
 /**

@@ -75,13 +75,13 @@ describe('gates.yaml loader', () => {
       /^gates\.yaml:8:18: suite "qa": gates\.precision: expected a comparison such as ">= 0\.80"/,
     );
     expect(error(base('      precision: {minimum: 0.8}\n'))).toBe(
-      'gates.yaml:8:19: suite "qa": gates.precision: unknown key "minimum"; expected one of min, max, max_drop, max_new_failures, allow_missing, confidence',
+      'gates.yaml:8:19: suite "qa": gates.precision: unknown key "minimum"; expected one of min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence',
     );
     expect(error(base('      precision: {min: 0.8, max_dorp: 1}\n'))).toMatch(
       /unknown key "max_dorp"; did you mean "max_drop"\?/,
     );
     expect(error(base('      precision: 0.8\n'))).toBe(
-      'gates.yaml:8:18: suite "qa": gates.precision: expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_new_failures, allow_missing, confidence}',
+      'gates.yaml:8:18: suite "qa": gates.precision: expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence}',
     );
     expect(error(`version: 2\nsuites: {}\n`)).toBe('gates.yaml:1:10: version: expected version: 1');
     expect(error(base(undefined, '    k: five\n'))).toBe(

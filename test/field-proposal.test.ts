@@ -164,3 +164,26 @@ describe('keysOf', () => {
     expect(keysOf([wide])).toBe('a, b, c, d, e, f, g, h, …');
   });
 });
+
+describe('proposeFields on token usage (#58)', () => {
+  it("proposes OpenAI's usage.prompt_tokens / completion_tokens and the model, and Anthropic's input/output_tokens", () => {
+    const openai = PIPELINE.map((t, i) => ({
+      ...t,
+      model: 'gpt-4o-mini',
+      usage: { prompt_tokens: 1000 + i, completion_tokens: 100 },
+    }));
+    const lines = proposeFields(openai, 'traces').lines.map((l) => [l.canonical, l.source]);
+    expect(lines).toContainEqual(['/tokens_in', '/usage/prompt_tokens']);
+    expect(lines).toContainEqual(['/tokens_out', '/usage/completion_tokens']);
+    // model is a canonical member in its own place: nothing to map.
+    expect(lines.map(([c]) => c)).not.toContain('/model');
+    const anthropic = PIPELINE.map((t) => ({
+      ...t,
+      response: { ...t.response, model: 'claude-haiku', usage: { input_tokens: 9, output_tokens: 2 } },
+    }));
+    const more = proposeFields(anthropic, 'traces').lines.map((l) => [l.canonical, l.source]);
+    expect(more).toContainEqual(['/tokens_in', '/response/usage/input_tokens']);
+    expect(more).toContainEqual(['/tokens_out', '/response/usage/output_tokens']);
+    expect(more).toContainEqual(['/model', '/response/model']);
+  });
+});

@@ -473,7 +473,7 @@ describe('latency suite', () => {
       /g\.jsonl: suite "lat": gold is given \(by --input\) with csv, which has no answers to score; expected traces with gold$/,
     );
     expect(await error('    kind: latency\n    csv: l.csv\n    knobs: a\n')).toBe(
-      'gates.yaml:6:5: suite "lat": unknown key "knobs"; expected one of kind, csv, traces, gold, configuration, percentiles, refusal_token, refusal, citation_markers, scu, format, openinference, fields, gates',
+      'gates.yaml:6:5: suite "lat": unknown key "knobs"; expected one of kind, csv, traces, gold, configuration, percentiles, refusal_token, refusal, citation_markers, scu, format, openinference, fields, pricing, gates',
     );
   });
 });

@@ -94,6 +94,33 @@ describe('latency: check --partial and merge give the report of one run', () => 
     }
   });
 
+  it('token counts and costs (by model) of trace files dealt to shards', async () => {
+    const line = (qid: string, model: string, n: number) =>
+      JSON.stringify({ qid, latency_ms: 900 + n, tokens_in: 1000 + n, tokens_out: 10 * n, model });
+    const dir = tmpTree({
+      'gates.yaml': [
+        'version: 1',
+        'suites:',
+        '  lat:',
+        '    kind: latency',
+        '    traces: t/*.jsonl',
+        '    pricing: { m1: { input: 0.15, output: 0.60 } }',
+        '    gates:',
+        '      tokens_in: { max: 4000 }',
+        '',
+      ].join('\n'),
+      't/a.jsonl': [line('q1', 'm1', 1), line('q2', 'm2', 2)].join('\n') + '\n',
+      't/b.jsonl': [line('q1', 'm1', 3), JSON.stringify({ qid: 'q3', latency_ms: 5 })].join('\n') + '\n',
+    });
+    const { single, merged: m } = await merged(dir, 'traces', [['t/a.jsonl'], ['t/b.jsonl']]);
+    expect(m).toBe(single);
+    const lat = JSON.parse(m).suites.lat;
+    // q1 twice (1001 and 1003 in, at m1's price), q2 at m2 (no price), q3 without counts.
+    expect(lat.metrics.tokens_in.value).toBe((1001 + 1002 + 1003) / 3);
+    expect(lat.items.q1.values.tokens_in).toBe(1002);
+    expect(lat.counts).toMatchObject({ untokened: 1, uncosted: 2 });
+  });
+
   /** What a latency partial's samples section holds, as far as these tests change it. */
   type Sample = { configuration: string; e2e: number; stages: Record<string, number> };
   type SamplesSection = { samples: Sample[]; untimed?: { untimed: number; lines: number } };

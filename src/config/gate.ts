@@ -18,6 +18,11 @@ export interface GateRule {
    * unchanged gold): a regression a level gate on a few items cannot see.
    */
   maxNewFailures?: number;
+  /**
+   * Largest allowed rise over the baseline report's value, as a fraction of it (0.10: at most 10% above),
+   * paired per item where both reports carry the metric's per-item values (MetricSpec.perItem).
+   */
+  maxIncrease?: number;
   /** A non-computable metric passes instead of failing. */
   allowMissing: boolean;
   /** Compare a bound of the Wilson 95% interval instead of the point value (proportions only). */
@@ -40,6 +45,9 @@ const gateObject = z
     min: finite.optional(),
     max: finite.optional(),
     max_drop: finite.nonnegative().optional(),
+    max_increase: finite
+      .nonnegative({ error: 'expected a fraction of the baseline, 0 or more (0.10: 10%)' })
+      .optional(),
     max_new_failures: z
       .int({ error: 'expected a whole number of items, 0 or more' })
       .nonnegative({ error: 'expected a whole number of items, 0 or more' })
@@ -52,8 +60,9 @@ const gateObject = z
       g.min !== undefined ||
       g.max !== undefined ||
       g.max_drop !== undefined ||
-      g.max_new_failures !== undefined,
-    { message: 'expected at least one of min, max, max_drop, max_new_failures' },
+      g.max_new_failures !== undefined ||
+      g.max_increase !== undefined,
+    { message: 'expected at least one of min, max, max_drop, max_increase, max_new_failures' },
   )
   .transform((g): GateRule => {
     const checks: Check[] = [];
@@ -64,6 +73,7 @@ const gateObject = z
       checks,
       maxDrop: g.max_drop,
       ...(g.max_new_failures !== undefined ? { maxNewFailures: g.max_new_failures } : {}),
+      ...(g.max_increase !== undefined ? { maxIncrease: g.max_increase } : {}),
       allowMissing: g.allow_missing ?? false,
       ...(confidence ? { confidence } : {}),
     };
@@ -87,7 +97,7 @@ const gateString = z.string().transform((text, ctx): GateRule => {
 
 export const gateRuleSchema = z.union([gateString, gateObject], {
   error:
-    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_new_failures, allow_missing, confidence}',
+    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence}',
 });
 
 export const gatesSchema = z.record(z.string(), gateRuleSchema);

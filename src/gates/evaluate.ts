@@ -1,7 +1,8 @@
 import { compare, type Comparison, type GateRule } from '../config/gate.js';
 import type { MetricSpec, MetricValue } from '../metrics/spec.js';
 import { escapeTerminal } from '../report/escape.js';
-import { formatP } from '../report/format.js';
+import { formatNumber, formatP } from '../report/format.js';
+import { grownText, type PairedValues } from './increase.js';
 
 /** A metric's population compared item by item with the baseline (gold unchanged): what a paired gate counts. */
 export interface PairedOutcome {
@@ -33,7 +34,7 @@ const FIRST = 5;
 
 export interface GateOutcome {
   metric: string;
-  op: Comparison | 'max_drop' | 'max_new_failures';
+  op: Comparison | 'max_drop' | 'max_increase' | 'max_new_failures';
   threshold: number;
   value: number | null;
   passed: boolean;
@@ -59,6 +60,8 @@ export function evaluateGate(
   noBaselineReason = 'no baseline report given',
   /** For max_new_failures: the population's flips, or why there are none to count (skipped). */
   flips?: PopulationFlips | { skipped: string },
+  /** For max_increase: the metric over the items both reports have its per-item values for. */
+  paired?: PairedValues,
 ): GateOutcome[] {
   const v = value?.value ?? null;
   const missingReason = value?.reason ?? 'not reported';
@@ -117,6 +120,8 @@ export function evaluateGate(
       outcomes.push({ ...common, baseline: base, passed: drop <= rule.maxDrop + 1e-12 });
     }
   }
+  if (rule.maxIncrease !== undefined)
+    outcomes.push(increaseOutcome(metric, rule, v, missingReason, spec, baseline, noBaselineReason, paired));
   if (rule.maxNewFailures !== undefined)
     outcomes.push(pairedOutcome(metric, rule.maxNewFailures, v, flips ?? { skipped: noBaselineReason }));
   return outcomes;
@@ -155,5 +160,48 @@ function pairedOutcome(
       first,
       mcnemar_p,
     },
+  };
+}
+
+/**
+ * A max_increase gate: fails when the value rose by more than the fraction `rule.maxIncrease` of the
+ * baseline's (from 0, by anything). Over the paired items when both reports carry per-item values; else the
+ * two reports' values as they are. The reason names the items that grew most, before → after.
+ */
+function increaseOutcome(
+  metric: string,
+  rule: GateRule,
+  value: number | null,
+  missingReason: string,
+  spec: MetricSpec,
+  baseline: MetricValue | undefined,
+  noBaselineReason: string,
+  paired: PairedValues | undefined,
+): GateOutcome {
+  const common = { metric, op: 'max_increase' as const, threshold: rule.maxIncrease!, value };
+  if (baseline === undefined && !paired)
+    return { ...common, passed: true, skipped: true, reason: noBaselineReason };
+  const now = paired ? paired.current : value;
+  const base = paired ? paired.base : (baseline?.value ?? null);
+  if (now === null || base === null) {
+    const which =
+      now === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';
+    return { ...common, baseline: base, passed: rule.allowMissing, reason: which };
+  }
+  const rise = base === 0 ? (now > 0 ? Infinity : 0) : (now - base) / Math.abs(base);
+  const unit = (v: number) => formatNumber(v, spec.unit);
+  const over = paired
+    ? ` over ${paired.items} paired item${paired.items === 1 ? '' : 's'}`
+    : ' (report values: no per-item values to pair)';
+  const grown = paired?.grown.length
+    ? `; grew most: ${grownText(paired.grown, (name, v) => formatNumber(v, name === 'cost' ? 'usd' : spec.unit))}`
+    : '';
+  const percent = Number.isFinite(rise) ? `${rise >= 0 ? '+' : ''}${(rise * 100).toFixed(1)}%` : 'from 0';
+  return {
+    ...common,
+    baseline: base,
+    // Division of two decimals can land a hair above an exact threshold: allow 1e-12 of float noise.
+    passed: rise <= rule.maxIncrease! + 1e-12,
+    reason: `${percent} (${unit(base)} → ${unit(now)})${over}${grown}`,
   };
 }

@@ -15,7 +15,8 @@ export function noiseWarnings(
 ): string[] {
   const out: string[] = [];
   for (const g of outcomes) {
-    if (g.op === 'max_drop' || g.op === 'max_new_failures' || g.confidence) continue;
+    if (g.op === 'max_drop' || g.op === 'max_increase' || g.op === 'max_new_failures' || g.confidence)
+      continue;
     const value = values[g.metric];
     const ci = value?.ci95;
     if (!ci || !(ci[0] < g.threshold && g.threshold < ci[1])) continue;

@@ -14,6 +14,10 @@ export const GENAI = {
   query: 'gen_ai.retrieval.query.text',
   input: 'gen_ai.input.messages',
   output: 'gen_ai.output.messages',
+  tokensIn: 'gen_ai.usage.input_tokens',
+  tokensOut: 'gen_ai.usage.output_tokens',
+  responseModel: 'gen_ai.response.model',
+  requestModel: 'gen_ai.request.model',
   kinds: {
     retrieval: 'RETRIEVER',
     chat: 'LLM',

@@ -13,6 +13,7 @@ import {
   type AttributeAt,
 } from './otlp-values.js';
 import { GENAI } from './genai.js';
+import { TOKENS } from '../cost/token-attributes.js';
 import { DOCUMENT_DIGITS, largerIndex, type SpanFacts } from './span-values.js';
 
 // What the scanner of spans (otlp-scan.ts) reads of each attribute `{"key":…,"value":…}`: the few that
@@ -40,6 +41,9 @@ const KINDS = KIND_NAMES.map((k) => ascii(`"${k}"`));
 /** A span of the GenAI conventions is read by the parsing reader (see genai.ts): this one reads OpenInference's. */
 const GENAI_OPERATION = ascii(GENAI.operation);
 
+/** The facts lean reading has placeholders for (see otlp-lean.ts); the rest are decoded. */
+const LEAN_FACTS: ReadonlySet<string> = new Set<LeanFact>(['input', 'output', 'metadata', 'document']);
+
 /** The wanted attribute keys, as bytes, and which fact each fills. */
 function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
   const keys: [Buffer, keyof SpanFacts][] = [
@@ -48,6 +52,7 @@ function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
     [ascii('output.value'), 'output'],
     [ascii('metadata'), 'metadata'],
   ];
+  keys.push([ascii(TOKENS.in), 'tokensIn'], [ascii(TOKENS.out), 'tokensOut'], [ascii(TOKENS.model), 'model']);
   if (qidAttribute) keys.push([Buffer.from(qidAttribute, 'utf8'), 'qid']);
   return keys;
 }
@@ -82,7 +87,7 @@ export function attributeReader(
   const factValue = (
     b: Buffer,
     s: AttributeState,
-    fact: LeanFact | 'qid' | 'kind' | 'metadata of a document',
+    fact: keyof SpanFacts | LeanFact | 'metadata of a document',
   ): unknown => {
     const v = s.valueAt;
     const e = s.valueEnd;
@@ -94,8 +99,8 @@ export function attributeReader(
         // The few kinds OpenInference names, without making a string of each span's.
         for (let j = 0; j < KINDS.length; j++)
           if (end - at === KINDS[j]!.length && bytesAre(b, at, end, KINDS[j]!)) return KIND_NAMES[j];
-      } else if (lean && fact !== 'qid' && fact !== 'metadata of a document') {
-        const placeholder = lean(fact, b, at, end);
+      } else if (lean && LEAN_FACTS.has(fact)) {
+        const placeholder = lean(fact as LeanFact, b, at, end);
         if (placeholder !== DECODE) return placeholder;
       }
       return stringValue(b, at, end);
@@ -172,7 +177,7 @@ export function attributeReader(
     // A wanted attribute whose value is not an AnyValue this reader knows: the line is parsed instead.
     if (s.valueAt < 0 || b[s.valueAt] !== 0x7b) return -1;
     for (const fact of facts ?? []) {
-      const value = factValue(b, s, fact as LeanFact | 'qid' | 'kind');
+      const value = factValue(b, s, fact);
       if (value === REFUSED) return -1;
       if (fact === 'kind') s.span.kind = typeof value === 'string' ? value.toUpperCase() : '';
       else (s.span as unknown as Record<string, unknown>)[fact] = value;

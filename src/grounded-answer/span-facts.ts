@@ -12,6 +12,7 @@ import {
   type SpanFacts,
 } from './span-values.js';
 import { isObject } from '../io/record-shape.js';
+import { TOKENS } from '../cost/token-attributes.js';
 
 // The facts of OpenInference spans read from a parsed JSON value (OTLP or Phoenix, see openinference.ts):
 // the slow path beside the byte scanner (otlp-scan.ts), and the reference it is tested against.
@@ -202,6 +203,9 @@ function toFacts(
     ['output', 'output.value'],
     ['metadata', 'metadata'],
     ['qid', qidAttribute],
+    ['tokensIn', TOKENS.in],
+    ['tokensOut', TOKENS.out],
+    ['model', TOKENS.model],
   ] as const)
     if (key !== undefined && attrs.has(key)) facts[fact] = valueOf(key, fact === 'qid');
   return facts;
@@ -234,6 +238,10 @@ function genaiFacts(
   const output = attrs.has(GENAI.output) ? messagesText(valueOf(GENAI.output), 'output') : undefined;
   if (output !== undefined) facts.output = output;
   if (qidAttribute !== undefined && attrs.has(qidAttribute)) facts.qid = valueOf(qidAttribute, true);
+  if (attrs.has(GENAI.tokensIn)) facts.tokensIn = valueOf(GENAI.tokensIn);
+  if (attrs.has(GENAI.tokensOut)) facts.tokensOut = valueOf(GENAI.tokensOut);
+  const model = attrs.has(GENAI.responseModel) ? GENAI.responseModel : GENAI.requestModel;
+  if (attrs.has(model)) facts.model = valueOf(model);
   return facts;
 }
 

@@ -4,6 +4,7 @@ import { type SpanFacts } from './span-values.js';
 import { GENAI } from './genai.js';
 import { parsedOrText } from './span-facts.js';
 import { isObject } from '../io/record-shape.js';
+import { singleModel, spanUsage } from '../cost/usage.js';
 
 // One grounded-answer trace record assembled from an OpenInference trace's spans (see openinference.ts for
 // which span gives which member).
@@ -279,6 +280,11 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
       `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} ends before it starts (${root.end - root.start} ms); expected endTimeUnixNano at or after startTimeUnixNano`,
     );
   record.latency_ms = root.end - root.start;
+  const usage = spanUsage(picked.all);
+  if (usage?.tokensIn !== undefined) record.tokens_in = usage.tokensIn;
+  if (usage?.tokensOut !== undefined) record.tokens_out = usage.tokensOut;
+  const model = usage && singleModel(usage);
+  if (model !== undefined) record.model = model;
 
   const qid = options.qid;
   let id: unknown;

@@ -5,8 +5,8 @@ import type { Report } from '../report/schema.js';
 import { historyEntrySchema, type HistoryEntry } from './schema.js';
 
 /**
- * The entry for a report: every metric value and every threshold gate (max_drop and max_new_failures are
- * relative to a baseline, so left out).
+ * The entry for a report: every metric value and every threshold gate (max_drop, max_increase and
+ * max_new_failures are relative to a baseline, so left out).
  */
 export function entryFor(report: Report, label: string, recorded: string): HistoryEntry {
   const metrics: HistoryEntry['metrics'] = {};
@@ -15,7 +15,7 @@ export function entryFor(report: Report, label: string, recorded: string): Histo
   }
   const gates: HistoryEntry['gates'] = {};
   for (const g of report.gates) {
-    if (g.op === 'max_drop' || g.op === 'max_new_failures') continue;
+    if (g.op === 'max_drop' || g.op === 'max_increase' || g.op === 'max_new_failures') continue;
     (gates[`${g.suite}.${g.metric}`] ??= []).push({ op: g.op, threshold: g.threshold });
   }
   return { recorded, label, verdict: report.verdict, metrics, gates };

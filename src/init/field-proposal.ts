@@ -108,7 +108,18 @@ const TRACE_CANDIDATES: Record<string, Candidate[]> = {
     ...MILLIS.map((n) => ({ pointer: at(n) })),
   ],
   '/ts': TIME.map((n) => ({ pointer: at(n) })),
+  // OpenAI's usage, Anthropic's, and LangChain's usage_metadata, at the top or under response/.
+  '/tokens_in': usage(['prompt_tokens', 'input_tokens']),
+  '/tokens_out': usage(['completion_tokens', 'output_tokens']),
+  '/model': ['model', 'model_name', 'response/model', 'llm/model'].map((n) => ({ pointer: at(n) })),
 };
+
+/** Where logs keep a token count named one of `names`: under usage/ or usage_metadata/, or response/usage/. */
+function usage(names: readonly string[]): Candidate[] {
+  return ['usage', 'usage_metadata', 'response/usage'].flatMap((parent) =>
+    names.map((n) => ({ pointer: at(parent, n) })),
+  );
+}
 
 const GOLD_CANDIDATES: Record<string, Candidate[]> = {
   '/qid': ID.map((n) => ({ pointer: at(n) })),
@@ -140,6 +151,8 @@ function fits(kind: ValueKind, v: unknown): boolean {
       return typeof v === 'boolean';
     case 'duration':
       return Number.isFinite(v) && (v as number) >= 0;
+    case 'count':
+      return Number.isSafeInteger(v) && (v as number) >= 0;
     case 'timestamp':
       return Number.isFinite(v) || typeof v === 'string';
     case 'number-or-string':
@@ -246,6 +259,7 @@ const kindWord = (kind: ValueKind) =>
     strings: 'a list of strings',
     boolean: 'true or false',
     duration: 'a number ≥ 0',
+    count: 'a whole number ≥ 0',
     timestamp: 'a number or a string',
     'number-or-string': 'a number or a string',
   })[kind];

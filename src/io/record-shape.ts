@@ -29,6 +29,8 @@ export type ValueKind =
   | 'boolean'
   /** A finite number ≥ 0. */
   | 'duration'
+  /** A whole number ≥ 0, at most 2^53 − 1 (a token count). */
+  | 'count'
   /** A finite number or a string. */
   | 'number-or-string'
   /** A finite number, a string or null. */
@@ -57,7 +59,7 @@ type ValueOf<K> =
         ? string[]
         : K extends 'boolean'
           ? boolean
-          : K extends 'duration'
+          : K extends 'duration' | 'count'
             ? number
             : K extends 'number-or-string'
               ? number | string
@@ -75,6 +77,8 @@ export type Infer<S> =
 
 const isShape = (k: ValueKind | Shape): k is Shape => typeof k === 'object';
 
+const COUNT = 'expected a whole number of tokens, 0 or more';
+
 function kindSchema(name: string, kind: ValueKind | Shape): z.ZodType {
   if (isShape(kind)) return shapeSchema(kind);
   switch (kind) {
@@ -88,6 +92,8 @@ function kindSchema(name: string, kind: ValueKind | Shape): z.ZodType {
       return z.boolean();
     case 'duration':
       return z.number().nonnegative();
+    case 'count':
+      return z.int({ error: COUNT }).nonnegative({ error: COUNT });
     case 'number-or-string':
       return z.union([z.number(), z.string()]);
     case 'timestamp':
@@ -124,6 +130,8 @@ function kindTest(kind: ValueKind | Shape): (v: unknown) => boolean {
     // zod's numbers are finite: JSON's 1e999 parses to Infinity and must fail here too.
     case 'duration':
       return (v) => Number.isFinite(v) && (v as number) >= 0;
+    case 'count':
+      return (v) => Number.isSafeInteger(v) && (v as number) >= 0;
     case 'number-or-string':
       return (v) => Number.isFinite(v) || typeof v === 'string';
     case 'timestamp':
@@ -210,6 +218,8 @@ function skipKind(kind: ScanKind): Skip {
       return (b, v, e) => skipBoolean(b, v, e);
     case 'duration':
       return (b, v, e) => finiteNumber(b, v, e, 0);
+    case 'count':
+      return (b, v, e) => wholeNumber(b, v, e);
     case 'number-or-string':
       return (b, v, e) => (b[v] === 0x22 ? skipString(b, v, e) : finiteNumber(b, v, e, -Infinity));
     case 'timestamp':
@@ -228,6 +238,14 @@ function finiteNumber(b: Buffer, v: number, e: number, min: number): number {
   if (i < 0) return -1;
   const n = Number(b.toString('latin1', v, i));
   return Number.isFinite(n) && n >= min ? i : -1;
+}
+
+/** A number that is a whole number ≥ 0 and at most 2^53 − 1, as zod's int() reads one (`3.0` and `3e2` are). */
+function wholeNumber(b: Buffer, v: number, e: number): number {
+  const i = skipNumber(b, v, e);
+  if (i < 0) return -1;
+  const n = Number(b.toString('latin1', v, i));
+  return Number.isSafeInteger(n) && n >= 0 ? i : -1;
 }
 
 /** One place in the user's records: the canonical members its value feeds, and the places inside it. */

@@ -7,8 +7,19 @@ import { z } from 'zod';
 export interface MetricSpec {
   name: string;
   direction: 'higher' | 'lower';
-  unit: 'ratio' | 'count' | 'ms' | 's' | 'tokens';
+  unit: 'ratio' | 'count' | 'ms' | 's' | 'tokens' | 'usd';
   description: string;
+  /**
+   * Reported only where the suite computes it or a gate names it (a latency suite's token metrics, when its
+   * traces count tokens): absent from the inputs, it would be a row of n/a in every report.
+   */
+  optional?: true;
+  /**
+   * The metric is `aggregate` over each item's value `value` (SuiteResult.items values): a max_increase gate
+   * then compares it with the baseline over the items both reports have a value for (percentile: at the
+   * metric's k).
+   */
+  perItem?: { value: string; aggregate: 'mean' | 'sum' | 'percentile' };
 }
 
 /** A computed metric. `value: null` means not computable; `reason` says why. */

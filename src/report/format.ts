@@ -8,6 +8,8 @@ export function formatNumber(value: number | null, unit?: string): string {
     return Number.isInteger(value) ? String(value) : value.toFixed(2);
   if (unit === 'ms') return value.toFixed(0);
   if (unit === 's') return value.toFixed(2);
+  // A dollar or more to the cent; less (an answer's cost) to three significant digits: 0.000412.
+  if (unit === 'usd') return Math.abs(value) >= 1 ? value.toFixed(2) : String(Number(value.toPrecision(3)));
   return fixed4(value);
 }
 
@@ -18,6 +20,7 @@ export function fixed4(value: number): string {
 
 export function formatThreshold(g: GateResult): string {
   if (g.op === 'max_drop') return `drop ≤ ${g.threshold}`;
+  if (g.op === 'max_increase') return `increase ≤ ${Number((g.threshold * 100).toFixed(4))}%`;
   return g.op === 'max_new_failures' ? `new failures ≤ ${g.threshold}` : `${g.op} ${g.threshold}`;
 }
 

@@ -6,7 +6,12 @@ import type { ObjectMembers } from './json-pieces.js';
 export interface ItemVerdict {
   pass: boolean;
   gold?: string;
+  /** The item's own values of per-item metrics (MetricSpec.perItem: tokens_in, cost), where it has them. */
+  values?: Record<string, number>;
 }
+
+/** Per-item values by name, as columns over a run's items: NaN where an item has none. */
+export type ItemValues = Readonly<Record<string, Float64Array>>;
 
 /**
  * Items' gold digests as bytes: item k's at byte `offset(k)` of `bytes` (undefined: it has none), of which a
@@ -32,20 +37,36 @@ export class ItemRecord implements ObjectMembers {
     private readonly ids: readonly string[],
     private readonly passAt: (k: number) => boolean,
     private readonly gold: { record: Readonly<Record<string, ItemVerdict>> } | GoldPrefixes,
+    private readonly valuesAt: (k: number) => Record<string, number> | undefined = () => undefined,
   ) {}
 
   /** Items `ids[k]`, `pass[k]` and their gold digests (none without `gold`), in any order. */
-  static fromColumns(ids: readonly string[], pass: ArrayLike<number>, gold?: GoldPrefixes): ItemRecord {
+  static fromColumns(
+    ids: readonly string[],
+    pass: ArrayLike<number>,
+    gold?: GoldPrefixes,
+    values?: ItemValues,
+  ): ItemRecord {
     const order = keyOrder(ids);
     const bytes = gold?.bytes ?? new Uint8Array(0);
     const offset = gold ? (k: number) => gold.offset(k) : () => undefined;
+    const named = values ? Object.keys(values).sort(compareCodeUnits) : [];
+    const valuesOf = (k: number): Record<string, number> | undefined => {
+      let out: Record<string, number> | undefined;
+      for (const name of named) {
+        const v = values![name]![k]!;
+        if (!Number.isNaN(v)) (out ??= {})[name] = v;
+      }
+      return out;
+    };
     return order
       ? new ItemRecord(
           order.map((k) => ids[k]!),
           (j) => pass[order[j]!] === 1,
           { bytes, offset: (j) => offset(order[j]!) },
+          (j) => valuesOf(order[j]!),
         )
-      : new ItemRecord(ids, (k) => pass[k] === 1, { bytes, offset });
+      : new ItemRecord(ids, (k) => pass[k] === 1, { bytes, offset }, valuesOf);
   }
 
   static fromRecord(record: Record<string, ItemVerdict>): ItemRecord {
@@ -62,8 +83,14 @@ export class ItemRecord implements ObjectMembers {
   }
 
   private at(k: number): ItemVerdict {
+    if ('record' in this.gold) return this.gold.record[this.ids[k]!]!;
     const gold = this.goldAt(k);
-    return gold === undefined ? { pass: this.passAt(k) } : { pass: this.passAt(k), gold };
+    const values = this.valuesAt(k);
+    return {
+      pass: this.passAt(k),
+      ...(gold !== undefined && { gold }),
+      ...(values && { values }),
+    };
   }
 
   get size(): number {
@@ -109,6 +136,9 @@ export class ItemRecord implements ObjectMembers {
     const no = bytes('false');
     const gold = bytes(`,\n${inner}  "gold": `);
     const close = bytes(`\n${inner}}`);
+    const valuesOpen = bytes(`,\n${inner}  "values": {`);
+    const valueFirst = bytes(`\n${inner}    `);
+    const valueSep = bytes(`,\n${inner}    `);
     const columns = 'record' in this.gold ? undefined : this.gold;
     for (let k = 0; k < n; k++) {
       out.raw(k ? next : first);
@@ -127,6 +157,18 @@ export class ItemRecord implements ObjectMembers {
           out.raw(gold);
           out.string(g);
         }
+      }
+      const values = columns ? this.valuesAt(k) : this.at(k).values;
+      if (values) {
+        out.raw(valuesOpen);
+        let first = true;
+        for (const [name, v] of Object.entries(values)) {
+          out.raw(first ? valueFirst : valueSep);
+          first = false;
+          out.string(name);
+          out.text(`: ${JSON.stringify(v)}`);
+        }
+        out.text(`\n${inner}  }`);
       }
       out.raw(close);
     }

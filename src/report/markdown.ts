@@ -142,6 +142,8 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
       '',
     );
   }
+  const spend = costLine(suite);
+  if (spend) top.push(spend, '');
   // A Δ column only when a baseline report was given.
   const withDelta = Object.values(suite.metrics).some((m) => m.baseline !== undefined);
   top.push(withDelta ? '| metric | value | n | Δ base | gate | |' : '| metric | value | n | gate | |');
@@ -189,6 +191,28 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   );
   if (bottom.length) bottom.unshift('');
   return { suite, top, tableHead, offenders, bottom };
+}
+
+/**
+ * What the answers cost beside how long they took, for a suite that prices them (latency with pricing:):
+ * "**cost** 0.000495 USD per answer (Δ +0.00003) · 0.99 USD in all (Δ +0.05) · p95 1200 ms (Δ +40)".
+ */
+function costLine(suite: SuiteReport): string | undefined {
+  const { metrics } = suite;
+  const perAnswer = metrics.cost;
+  if (perAnswer?.value === undefined || perAnswer.value === null) return undefined;
+  const part = (name: string, unit: string, after: string) => {
+    const m = metrics[name];
+    if (!m || m.value === null) return [];
+    const delta = m.delta === undefined ? '' : ` (Δ ${formatDelta(m.delta, unit)})`;
+    return [`${formatNumber(m.value, unit)} ${after}${delta}`];
+  };
+  return `**cost** ${[
+    ...part('cost', 'usd', 'USD per answer'),
+    ...part('cost.total', 'usd', 'USD in all'),
+    ...part('tokens', 'tokens', 'tokens per answer'),
+    ...part('p95_ms', 'ms', 'ms at p95'),
+  ].join(' · ')}`;
 }
 
 /** "Where it fails": the stages as a small table, the largest first, each with what to do and its first offenders. */

@@ -79,7 +79,13 @@ export const suiteReportSchema = z.strictObject({
   /** warnings[0], when every output shows it first: the traces' ids meet almost none of the gold set's. */
   headline: z.string().optional(),
   /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
-  items: ownRecord(z.strictObject({ pass: z.boolean(), gold: z.string().optional() }))
+  items: ownRecord(
+    z.strictObject({
+      pass: z.boolean(),
+      gold: z.string().optional(),
+      values: z.record(z.string(), z.number()).optional(),
+    }),
+  )
     .transform((record) => ItemRecord.fromRecord(record))
     .optional(),
 });
@@ -87,7 +93,7 @@ export const suiteReportSchema = z.strictObject({
 export const gateResultSchema = z.strictObject({
   suite: z.string(),
   metric: z.string(),
-  op: z.enum(['>=', '<=', '>', '<', '==', 'max_drop', 'max_new_failures']),
+  op: z.enum(['>=', '<=', '>', '<', '==', 'max_drop', 'max_increase', 'max_new_failures']),
   threshold: z.number(),
   value: z.number().nullable(),
   passed: z.boolean(),

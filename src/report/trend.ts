@@ -35,6 +35,7 @@ export function buildTrends(history: readonly HistoryEntry[], report: Report, la
         x.suite === g.suite &&
         x.metric === g.metric &&
         x.op !== 'max_drop' &&
+        x.op !== 'max_increase' &&
         x.op !== 'max_new_failures' &&
         Number.isFinite(x.threshold),
     );

@@ -4,6 +4,7 @@ import type { Where } from '../errors.js';
 import type { GoldDigest, ItemDigests } from '../gold/digest.js';
 import type { PartialFile, PartialSuite, Sections } from '../partial/file.js';
 import type { Table } from '../report/schema.js';
+import type { ItemValues } from '../report/item-record.js';
 import type { SuiteTriage } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
 
@@ -57,6 +58,8 @@ export interface ItemVerdicts {
    * "fails now" alone would count an item that broke on another metric (a claim miss against over_refusal).
    */
   failing?: Readonly<Record<string, Uint8Array>>;
+  /** Item `ids[i]`'s value `name` of a per-item metric (MetricSpec.perItem) is `values[name][i]`; NaN: none. */
+  values?: ItemValues;
 }
 
 export function itemVerdicts<T>(

@@ -1,4 +1,6 @@
 import { optional, required, shape, shapeSchema, shapeTest } from '../../io/record-shape.js';
+import { traceShape } from '../../grounded-answer/contract.js';
+import type { Usage } from '../../cost/usage.js';
 
 /** Pipeline stages a latency CSV may time, in the order of the seed's header. */
 export const STAGES = ['retrieval', 'rerank', 'llm', 'guard'] as const;
@@ -16,6 +18,8 @@ export interface LatencySample {
   e2eMs: number;
   /** Per-stage times; a stage the row left empty is absent. */
   stageMs: Partial<Record<Stage, number>>;
+  /** The request's token counts (traces only); absent when its trace counts none. */
+  usage?: Usage;
   source: { file: string; line: number };
 }
 
@@ -23,7 +27,13 @@ export interface LatencySample {
  * What a latency suite reads of a trace: the request's qid and its time, whatever else the line holds. The
  * grounded-answer contract applies where answers are scored (gold with several configurations).
  */
-export const timedShape = shape({ qid: required('id'), latency_ms: optional('duration') });
+export const timedShape = shape({
+  qid: required('id'),
+  latency_ms: optional('duration'),
+  tokens_in: traceShape.members.tokens_in,
+  tokens_out: traceShape.members.tokens_out,
+  model: traceShape.members.model,
+});
 export const timedLineSchema = shapeSchema(timedShape);
 export const timedTest = shapeTest(timedShape);
 export const TIMED_WHAT = 'a timed request {qid, latency_ms}';

@@ -5,6 +5,7 @@ import { CANONICAL_TRACES, type TraceInput } from '../../grounded-answer/trace-i
 import { recordChecker } from '../../io/field-map.js';
 import { splitCsvLine } from './csv.js';
 import { spanStages } from './span-stages.js';
+import { recordUsage, spanUsage } from '../../cost/usage.js';
 import {
   CSV_HEADER,
   REQUIRED_COLUMNS,
@@ -162,7 +163,16 @@ export async function loadTraceLatencies(
         continue;
       }
       const stageMs = spans ? spanStages(spans.all) : {};
-      samples.push({ configuration, qid: t.qid, e2eMs: t.latency_ms, stageMs, source: { file, line } });
+      // From spans, each call's tokens at its own model (a record names one model only).
+      const usage = spans ? spanUsage(spans.all) : recordUsage(t);
+      samples.push({
+        configuration,
+        qid: t.qid,
+        e2eMs: t.latency_ms,
+        stageMs,
+        ...(usage && { usage }),
+        source: { file, line },
+      });
     }
   }
   return { samples, lines, untimed };

@@ -1,6 +1,8 @@
 import { compareCodeUnits } from '../../io/files.js';
 import type { Table } from '../../report/schema.js';
-import type { Misread, Offender, ScoreContext, SuiteResult } from '../types.js';
+import type { ItemVerdicts, Misread, Offender, ScoreContext, SuiteResult } from '../types.js';
+import { notComputable } from '../../metrics/spec.js';
+import { USAGE_VALUES, usageMetrics, usageOf, type UsageValues } from './tokens.js';
 import { STAGES, type LatencySample } from './contract.js';
 import {
   configurationPoints,
@@ -9,7 +11,7 @@ import {
   slowRequests,
   type ConfigurationPoint,
 } from './score.js';
-import { knownConfiguration, type LatencyConfig } from './config.js';
+import { knownConfiguration, suitePricing, type LatencyConfig } from './config.js';
 import type { LatencyRead } from './read.js';
 import type { ConfigurationAccuracy } from './accuracy.js';
 
@@ -36,6 +38,14 @@ export function latencyResult(
   const misread = unitMisread(samples, config);
   warnings.push(...misread.map((m) => m.warning));
 
+  const pricing = suitePricing(config, ctx);
+  const usage = usageOf(scoped, pricing);
+  Object.assign(counts, usage.counts);
+  warnings.push(...usage.warnings);
+  const counted = scoped.some((s) => s.usage);
+  const timing = ctx.metrics.filter((m) => !m.spec.perItem);
+  const usageRequested = ctx.metrics.filter((m) => m.spec.perItem && (counted || m.name in config.gates));
+
   const offenders: Offender[] = [];
   const tables: Table[] = [];
   if (configurations.length > 1) {
@@ -52,9 +62,8 @@ export function latencyResult(
     if (accuracy) counts.pareto = points.filter((p) => p.pareto).length;
     tables.push(pointsTable(points, accuracy !== undefined));
   }
-  offenders.push(
-    ...slowRequests(scoped).map((s) => slowOffender(s, configurations.length > 1, hasStages, ctx.relative)),
-  );
+  const slow = slowRequests(scoped);
+  offenders.push(...slow.map((s) => slowOffender(s, configurations.length > 1, hasStages, ctx.relative)));
 
   return {
     resample: {
@@ -62,6 +71,12 @@ export function latencyResult(
       metric(name, pick) {
         const m = ctx.metrics.find((x) => x.name === name);
         if (!m) return undefined;
+        if (m.spec.perItem)
+          return usageMetrics(
+            Array.from(pick, (i) => usage.values[i]!),
+            [m],
+            pricing !== undefined,
+          )[name]?.value;
         return latencyMetrics(
           Array.from(pick, (i) => scoped[i]!),
           [m],
@@ -69,7 +84,19 @@ export function latencyResult(
         )[name]!.value;
       },
     },
-    metrics: latencyMetrics(scoped, ctx.metrics, hasStages),
+    metrics: {
+      ...latencyMetrics(scoped, timing, hasStages),
+      ...(counted
+        ? usageMetrics(usage.values, usageRequested, pricing !== undefined)
+        : Object.fromEntries(
+            usageRequested.map((m) => [
+              m.name,
+              notComputable(
+                'no trace counts tokens (tokens_in and tokens_out, or llm.token_count.* / gen_ai.usage.* on LLM spans)',
+              ),
+            ]),
+          )),
+    },
     counts: {
       samples: samples.length,
       requests: scoped.length,
@@ -80,7 +107,46 @@ export function latencyResult(
     warnings,
     misread,
     tables,
+    ...(counted && { items: usageItems(scoped, usage.values, new Set(slow)) }),
   };
+}
+
+/**
+ * One item per qid, for pairing with a baseline (see MetricSpec.perItem): each value the mean over the qid's
+ * requests that have it (retries, and each configuration when they are pooled), and its verdict whether none
+ * of them is above P95 (an offender).
+ */
+function usageItems(
+  samples: readonly LatencySample[],
+  values: readonly UsageValues[],
+  slow: ReadonlySet<LatencySample>,
+): ItemVerdicts {
+  const at = new Map<string, number>();
+  const ids: string[] = [];
+  for (const s of samples) {
+    if (at.has(s.qid)) continue;
+    at.set(s.qid, ids.length);
+    ids.push(s.qid);
+  }
+  const pass = new Uint8Array(ids.length).fill(1);
+  const sums = Object.fromEntries(USAGE_VALUES.map((v) => [v, new Float64Array(ids.length)]));
+  const ns = Object.fromEntries(USAGE_VALUES.map((v) => [v, new Uint32Array(ids.length)]));
+  samples.forEach((s, i) => {
+    const k = at.get(s.qid)!;
+    if (slow.has(s)) pass[k] = 0;
+    for (const v of USAGE_VALUES) {
+      const x = values[i]![v];
+      if (x === undefined) continue;
+      sums[v]![k]! += x;
+      ns[v]![k]!++;
+    }
+  });
+  const columns: Record<string, Float64Array> = {};
+  for (const v of USAGE_VALUES) {
+    if (!ns[v]!.some((n) => n > 0)) continue;
+    columns[v] = sums[v]!.map((sum, k) => (ns[v]![k]! ? sum / ns[v]![k]! : NaN));
+  }
+  return { ids, pass, values: columns };
 }
 
 /** Below this every end-to-end time is faster than any answer a model writes: seconds read as milliseconds? */

@@ -8,6 +8,7 @@ import type { LatencyConfig } from './config.js';
 import { readLatencies } from './read.js';
 import { scoreConfigurations } from './accuracy.js';
 import { latencyResult } from './result.js';
+import type { Usage } from '../../cost/usage.js';
 
 /**
  * latency over shards of its csv or traces files: percentiles need every sample, so a shard keeps its
@@ -23,6 +24,14 @@ const sectionSchema = z.strictObject({
       qid: z.string(),
       e2e: z.number().min(0), // as load.ts reads a time: non-negative milliseconds
       stages: stageSchema,
+      /** The request's token counts (cost/usage.ts Usage): counts, and by model [model or null, in, out]. */
+      usage: z
+        .strictObject({
+          in: z.int().min(0).optional(),
+          out: z.int().min(0).optional(),
+          models: z.array(z.tuple([z.string().nullable(), z.int().min(0), z.int().min(0)])).optional(),
+        })
+        .optional(),
       at: z.tuple([z.int().min(0), z.int().min(1)]),
     }),
   ),
@@ -86,6 +95,7 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
         qid: s.qid,
         e2e: s.e2eMs,
         stages: s.stageMs,
+        ...(s.usage && { usage: usageSection(s.usage) }),
         at: [files.get(s.source.file)!, s.source.line],
       })),
       ...(read.untimed ? { untimed: read.untimed } : {}),
@@ -135,6 +145,7 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
             qid: s.qid,
             e2eMs: s.e2e,
             stageMs: s.stages,
+            ...(s.usage && { usage: usageOfSection(s.usage) }),
             source: { file: files[f]!, line: s.at[1] },
           },
           at: [f, s.at[1]],
@@ -186,4 +197,28 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
 
 function sectionOf(part: MergePart, suite: string): Section {
   return part.partial.json(suite, 'samples', sectionSchema, 'the samples a latency shard read');
+}
+
+type UsageSection = NonNullable<Section['samples'][number]['usage']>;
+
+function usageSection(u: Usage): UsageSection {
+  return {
+    ...(u.tokensIn !== undefined && { in: u.tokensIn }),
+    ...(u.tokensOut !== undefined && { out: u.tokensOut }),
+    ...(u.byModel && { models: u.byModel.map((m) => [m.model ?? null, m.tokensIn, m.tokensOut]) }),
+  };
+}
+
+function usageOfSection(u: UsageSection): Usage {
+  return {
+    ...(u.in !== undefined && { tokensIn: u.in }),
+    ...(u.out !== undefined && { tokensOut: u.out }),
+    ...(u.models && {
+      byModel: u.models.map(([model, tokensIn, tokensOut]) => ({
+        model: model ?? undefined,
+        tokensIn,
+        tokensOut,
+      })),
+    }),
+  };
 }
