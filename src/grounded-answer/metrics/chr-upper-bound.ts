@@ -1,5 +1,7 @@
 import type { GroundedMetric } from './spec.js';
 
+// Its paired gate counts every new failure over every item: the one failing column a spec has cannot say
+// which cutoff an item fails.
 export const chrUpperBound: GroundedMetric = {
   name: 'chr@{k}_upper_bound',
   direction: 'higher',
@@ -9,5 +11,6 @@ export const chrUpperBound: GroundedMetric = {
   population: 'shipped',
   empty: 'no shipped answers',
   column: 'upper',
+  fails: 'every',
   doubts: ['qid', 'retrieved', 'citations', 'refusal', 'ids'],
 };

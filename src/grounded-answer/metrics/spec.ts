@@ -58,11 +58,12 @@ export interface GroundedMetric extends MetricSpec {
   /** Why it is not computable with these options (a setting it needs is off); undefined when it is. */
   unless?: (options: ScoreOptions) => string | undefined;
   /**
-   * Whether an item of its population fails it now (ItemVerdicts.failing), for paired gates; absent when an
-   * item's verdict does not tell (then it has no paired gate). Paired gates compare within its population when gold decides that
-   * population, within every item otherwise (an item of any answerability can enter the shipped answers).
+   * Paired gates: whether an item of its population fails it now (ItemVerdicts.failing); `every` when every
+   * item that passed on the baseline and fails now counts as its new failure (no failing column); absent when
+   * an item's verdict does not tell (no paired gate). They compare within its population when gold decides it,
+   * within every item otherwise (an item of any answerability can enter the shipped answers).
    */
-  fails?: (item: Item) => boolean;
+  fails?: ((item: Item) => boolean) | 'every';
   /** The misread warnings that put it in doubt. */
   doubts: readonly Doubt[];
 }

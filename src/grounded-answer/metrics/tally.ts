@@ -122,7 +122,7 @@ export function failingColumns(metrics: readonly GroundedMetric[], t: Tally): Re
   const out: Record<string, Uint8Array> = {};
   for (const metric of metrics) {
     const fails = metric.fails;
-    if (!fails) continue;
+    if (!fails || fails === 'every') continue;
     const member = POPULATIONS[metric.population];
     out[metric.name] = perRow(t, (item) => member(item) && fails(item));
   }
