@@ -3,6 +3,7 @@ import type { MetricValue } from '../metrics/spec.js';
 import { contains, type Containment } from './containment.js';
 import type { GoldItem } from './contract.js';
 import { GROUNDED_METRICS } from './metrics/index.js';
+import type { Answerable } from './metrics/spec.js';
 import { metricValues, populationSize, tally, type Tally } from './metrics/tally.js';
 import { isRefusal as textRefusal, refusalRule } from './refusal.js';
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
@@ -31,8 +32,7 @@ export function containsClaim(claim: string, gold: Containment): boolean {
   return contains(claim.toLowerCase(), gold);
 }
 
-/** Each gold item's answerability, in row order: a column, so a merge needs no object per item. */
-export type Answerable = ArrayLike<boolean | number>;
+export type { Answerable } from './metrics/spec.js';
 
 /** The column of `gold`'s answerability. */
 export function answerableOf(gold: readonly Pick<GoldItem, 'answerable'>[]): Uint8Array {

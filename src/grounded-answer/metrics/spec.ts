@@ -6,6 +6,9 @@ import { CONSTRAINED, REFUSED } from '../verdict-flags.js';
 // counts, and when an item fails it. Every metric reads the same per-item word (see `Item`); tally.ts counts
 // the rows once and each metric divides.
 
+/** Each gold item's answerability, in row order: a column, so a merge needs no object per item. */
+export type Answerable = ArrayLike<boolean | number>;
+
 /**
  * An item as the metrics see it: its winning run's verdict flags (verdict-flags.ts; 0 without a run), with
  * TRACED set when it has a run and ANSWERABLE when gold says it is answerable. The flags leave both bits free.

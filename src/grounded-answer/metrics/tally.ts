@@ -4,6 +4,7 @@ import type { ScoreOptions } from '../score-options.js';
 import {
   ANSWERABLE,
   GOLD_POPULATIONS,
+  type Answerable,
   POPULATIONS,
   TRACED,
   type Column,
@@ -28,9 +29,6 @@ export interface Tally {
   /** Each row's group, for per-item columns. */
   group: Uint32Array;
 }
-
-/** Whether `answerable[row]` is set, per gold row (a column, as score.ts's Answerable). */
-type Answerable = ArrayLike<boolean | number>;
 
 /** One pass over the rows. Pure. */
 export function tally(
