@@ -31,8 +31,9 @@ const TABLE: GroundedMetric[] = [
 export const GROUNDED_METRICS: readonly GroundedMetric[] = TABLE;
 
 /**
- * Adds a metric after the others, for code that extends groundgate (a test's toy metric); returns what takes
- * it out again. A name the table has already is a programming error.
+ * Adds a metric after the others, for code that extends groundgate in its own process (a test's toy metric;
+ * an engine thread loads the table afresh); returns what takes it out again. A name the table has already is
+ * a programming error.
  */
 export function registerGroundedMetric(metric: GroundedMetric): () => void {
   if (TABLE.some((m) => m.name === metric.name))
