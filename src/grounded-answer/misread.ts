@@ -3,6 +3,8 @@ import { REFUSED } from './verdict-flags.js';
 import { LOOKS_REFUSED, NO_RETRIEVED, UNCITED } from './notices.js';
 import type { RunTable } from './runs.js';
 import type { Misread } from '../suites/types.js';
+import { GROUNDED_METRICS } from './metrics/index.js';
+import { doubted } from './metrics/suite.js';
 
 /** Where the suite reads what a warning is about: the option or mapping to check, per canonical member. */
 export interface Readers {
@@ -16,8 +18,6 @@ export interface Readers {
 export const REFUSAL_LIKE_SHARE = 0.2;
 /** Share of trace lines with a qid gold does not have before the warning fires. */
 export const UNKNOWN_SHARE = 0.5;
-
-const ANSWER_METRICS = ['precision', 'chr', 'chr@*'];
 
 /**
  * The warnings of a suite whose runs were judged into `table`: every run has no retrieved ids; every answered
@@ -46,10 +46,10 @@ export function misreads(
   return misreadWarnings(counts, readers, {
     noun: 'trace',
     metrics: {
-      qid: ['coverage', 'recall@*', 'under_refusal', 'over_refusal', ...ANSWER_METRICS],
-      retrieved: ['recall@*', ...ANSWER_METRICS],
-      citations: ANSWER_METRICS,
-      refusal: ['under_refusal', 'over_refusal', ...ANSWER_METRICS],
+      qid: doubted(GROUNDED_METRICS, 'qid'),
+      retrieved: doubted(GROUNDED_METRICS, 'retrieved'),
+      citations: doubted(GROUNDED_METRICS, 'citations'),
+      refusal: doubted(GROUNDED_METRICS, 'refusal'),
     },
   });
 }

@@ -1,8 +1,10 @@
 import { compareCodeUnits } from '../io/files.js';
-import { count, notComputable, proportion, type MetricValue } from '../metrics/spec.js';
+import type { MetricValue } from '../metrics/spec.js';
 import { contains, type Containment } from './containment.js';
 import type { GoldItem } from './contract.js';
-import { CONSTRAINED, CORRECT, HIT, REFUSED, VIOLATION } from './verdict-flags.js';
+import { GROUNDED_METRICS } from './metrics/index.js';
+import type { Answerable } from './metrics/spec.js';
+import { metricValues, populationSize, tally, type Tally } from './metrics/tally.js';
 import { isRefusal as textRefusal, refusalRule } from './refusal.js';
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
 import type { RunTable } from './runs.js';
@@ -30,8 +32,7 @@ export function containsClaim(claim: string, gold: Containment): boolean {
   return contains(claim.toLowerCase(), gold);
 }
 
-/** Each gold item's answerability, in row order: a column, so a merge needs no object per item. */
-export type Answerable = ArrayLike<boolean | number>;
+export type { Answerable } from './metrics/spec.js';
 
 /** The column of `gold`'s answerability. */
 export function answerableOf(gold: readonly Pick<GoldItem, 'answerable'>[]): Uint8Array {
@@ -40,81 +41,29 @@ export function answerableOf(gold: readonly Pick<GoldItem, 'answerable'>[]): Uin
   return out;
 }
 
-/** The suite metrics from every gold item's judged winning run. Pure. */
+/**
+ * The suite metrics from every gold item's judged winning run, each metric of the table (metrics/index.ts) from
+ * one tally of the rows; the tally is returned for the failing columns. Pure.
+ */
 export function aggregate(
   gold: Answerable,
   table: RunTable,
   options: ScoreOptions,
-): { metrics: Record<string, MetricValue>; counts: Counts } {
-  let answerable = 0;
-  let traced = 0;
-  let shipped = 0;
-  let refused = 0;
-  let correct = 0;
-  let hit = 0;
-  let shippedUnanswerable = 0;
-  let refusedAnswerable = 0;
-  let constrained = 0;
-  let violations = 0;
-  const c = options.cutoffs.length;
-  const recall = options.cutoffs.map(() => 0);
-  const upper = options.cutoffs.map(() => 0);
-  for (let row = 0; row < gold.length; row++) {
-    const isAnswerable = gold[row];
-    if (isAnswerable) answerable++;
-    if (!table.present[row]) continue;
-    traced++;
-    const flags = table.flags[row]!;
-    for (let j = 0; j < c; j++) recall[j]! += table.recall[row * c + j]!;
-    if (flags & REFUSED) {
-      refused++;
-      if (isAnswerable) refusedAnswerable++;
-      continue;
-    }
-    shipped++;
-    if (flags & CORRECT) correct++;
-    if (flags & HIT) hit++;
-    if (!isAnswerable) shippedUnanswerable++;
-    if (flags & CONSTRAINED) constrained++;
-    if (flags & VIOLATION) violations++;
-    for (let j = 0; j < c; j++) upper[j]! += table.upper[row * c + j]!;
-  }
-  const unanswerable = gold.length - answerable;
-  const noneShipped = 'no shipped answers (every traced item was refused)';
-  const metrics: Record<string, MetricValue> = {
-    precision: proportion(correct, shipped, noneShipped),
-    chr: proportion(hit, shipped, noneShipped),
-    under_refusal: proportion(shippedUnanswerable, unanswerable, 'gold has no unanswerable items'),
-    over_refusal: proportion(refusedAnswerable, answerable, 'gold has no answerable items'),
-  };
-  options.cutoffs.forEach((k, i) => {
-    metrics[`recall@${k}`] = proportion(recall[i]!, answerable, 'gold has no answerable items');
-  });
-  options.cutoffs.forEach((k, i) => {
-    metrics[`chr@${k}_upper_bound`] = proportion(upper[i]!, shipped, 'no shipped answers');
-  });
-  if (options.scuRules) {
-    metrics.scu_violations = count(violations);
-    metrics.constraint_integrity = proportion(
-      constrained - violations,
-      constrained,
-      'no shipped answer has gold constraints',
-    );
-  } else {
-    metrics.scu_violations = notComputable('scu not enabled');
-    metrics.constraint_integrity = notComputable('scu not enabled');
-  }
-  metrics.coverage = proportion(traced, gold.length, 'gold set is empty');
+): { metrics: Record<string, MetricValue>; counts: Counts; tally: Tally } {
+  const t = tally(gold, table, options.cutoffs.length);
+  const traced = populationSize(t, 'traced');
+  const answered = populationSize(t, 'shipped');
+  const answerable = populationSize(t, 'answerable');
   const counts = {
     gold: gold.length,
     answerable,
-    unanswerable,
+    unanswerable: gold.length - answerable,
     traced,
-    answered: shipped,
-    refused,
+    answered,
+    refused: traced - answered,
     missing: gold.length - traced,
   };
-  return { metrics, counts };
+  return { metrics: metricValues(GROUNDED_METRICS, t, options), counts, tally: t };
 }
 
 /**

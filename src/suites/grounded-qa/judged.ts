@@ -22,8 +22,11 @@ import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
 import { scuRules } from '../../grounded-answer/config.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
-import { CORRECT, HIT, matchRule, REFUSED, worstLabel } from '../../grounded-answer/verdict-flags.js';
+import { matchRule, worstLabel } from '../../grounded-answer/verdict-flags.js';
 import { claimRules } from '../../claims/rules/index.js';
+import { GROUNDED_METRICS } from '../../grounded-answer/metrics/index.js';
+import { doubted } from '../../grounded-answer/metrics/suite.js';
+import { failingColumns, populationColumns } from '../../grounded-answer/metrics/tally.js';
 import type { RunTable } from '../../grounded-answer/runs.js';
 import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
@@ -195,7 +198,7 @@ export function resultOf(
   relative: (file: string) => string,
   describe: NonNullable<SuiteResult['describe']>,
 ): SuiteResult {
-  const { metrics, counts } = aggregate(gold.answerable, loaded.table, options);
+  const { metrics, counts, tally } = aggregate(gold.answerable, loaded.table, options);
   const warnings: string[] = [];
   if (loaded.unknown.size > 0) {
     const ids = [...loaded.unknown.keys()].sort();
@@ -222,7 +225,7 @@ export function resultOf(
   warnings.push(...misread.map((m) => m.warning));
   if (headline) {
     warnings.unshift(headline);
-    misread.unshift({ warning: headline, metrics: MEETING_METRICS });
+    misread.unshift({ warning: headline, metrics: doubted(GROUNDED_METRICS, 'ids') });
   }
 
   const { table } = loaded;
@@ -268,11 +271,8 @@ export function resultOf(
     items: {
       ids: gold.qids,
       pass: passColumn(gold.qids.length, loaded),
-      populations: {
-        answerable: gold.answerable,
-        unanswerable: gold.answerable.map((a) => 1 - a),
-      },
-      failing: failingColumns(gold.answerable, loaded.table),
+      populations: populationColumns(tally),
+      failing: failingColumns(GROUNDED_METRICS, tally),
     },
     triage: {
       ...triage(gold.answerable, loaded.table),
@@ -281,9 +281,6 @@ export function resultOf(
     ...(options.claims && normalizedTable(gold.qids, table)),
   };
 }
-
-/** The metrics ids that meet no gold id put in doubt: every one that compares ids with gold's. */
-const MEETING_METRICS = ['precision', 'chr', 'chr@*', 'recall@*'];
 
 const NORMALIZED_SHOWN = 20;
 
@@ -318,31 +315,6 @@ function matchCounts(table: RunTable): Record<string, number> {
     if (rule) counts[`claims_${rule}`]!++;
   }
   return counts;
-}
-
-/**
- * Which items count against each metric with a paired gate, as score.ts counts them: a shipped answer
- * that is not correct (precision) or hits no gold citation (chr), an answered unanswerable item
- * (under_refusal), a refused answerable one (over_refusal). An item without a trace counts against none.
- */
-function failingColumns(answerable: Uint8Array, table: RunTable): Record<string, Uint8Array> {
-  const n = answerable.length;
-  const precision = new Uint8Array(n);
-  const chr = new Uint8Array(n);
-  const under = new Uint8Array(n);
-  const over = new Uint8Array(n);
-  for (let row = 0; row < n; row++) {
-    if (!table.present[row]) continue;
-    const flags = table.flags[row]!;
-    if (flags & REFUSED) {
-      over[row] = answerable[row]!;
-      continue;
-    }
-    precision[row] = flags & CORRECT ? 0 : 1;
-    chr[row] = flags & HIT ? 0 : 1;
-    under[row] = 1 - answerable[row]!;
-  }
-  return { precision, chr, under_refusal: under, over_refusal: over };
 }
 
 function passColumn(n: number, loaded: JudgedRuns): Uint8Array {
