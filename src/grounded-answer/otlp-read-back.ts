@@ -30,11 +30,18 @@ import type { Picking } from './trace-source.js';
 const OWN_SHARE = 0.55;
 
 export async function readBack(
-  { table, winners: { entries, winner, assembled } }: Picked<OtlpWinners>,
+  { table, winners: { entries, assembled } }: Picked<OtlpWinners>,
   { files, gold, options, input, helpers }: Picking<OtlpScan>,
   judge: Judge,
 ): Promise<ReadBack> {
   const { count } = entries;
+  const winner = (row: number) => (table.present[row] ? table.ref[row]! : -1);
+  /** Row's winning trace when the pick assembled it, under the row's qid (a question's, by question). */
+  const assembledAt = (row: number) => {
+    const t = assembled.get(winner(row));
+    const { qid } = gold[row]!;
+    return t && t.qid !== qid ? { ...t, qid } : t;
+  };
   const parts = helpers.length + 1;
   // A helper judges the winners it reads as this thread judges its own, given the gold set's lists (a copy
   // of their buffers): only its verdicts cross back.
@@ -53,9 +60,9 @@ export async function readBack(
   const rowAt = new Int32Array(count).fill(-1);
   let toRead = 0;
   for (let row = 0; row < gold.length; row++) {
-    const k = winner[row]!;
+    const k = winner(row);
     if (k < 0) continue;
-    const done = assembled.get(k);
+    const done = assembledAt(row);
     if (done) judge.run(row, done);
     else {
       rowAt[k] = row;
@@ -113,8 +120,8 @@ export async function readBack(
     const again = new WinnersJobBuilder(files);
     const rowOfSlot: number[] = [];
     for (const row of rows) {
-      if (winner[row]! < 0) continue;
-      const done = assembled.get(winner[row]!);
+      if (winner(row) < 0) continue;
+      const done = assembledAt(row);
       const slot = slotOf[row]!;
       if (done) out.set(row, done);
       else if (heldIn[row]! >= 0) out.set(row, read(held[heldIn[row]!]!, slot));
@@ -127,7 +134,6 @@ export async function readBack(
     return out;
   };
   return {
-    fileOf: (row) => files[table.chunk[row]!]!,
     records,
     // The traces in the order the pick counted them: each where it was first met.
     traceIds: () => entries.traceIds(),

@@ -23,6 +23,7 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   name: 'otlp',
   // OTLP lines of spans: a `.json` document of spans is read whole (see records-source.ts).
   reads: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
+  byQuestion: (input) => input.qid === 'input.value',
   cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
   scan: scanOtlpRuns,
   buffers: otlpScanBuffers,

@@ -22,7 +22,7 @@ export interface Picking<S extends ThreadScan> {
   gold: readonly GoldItem[];
   options: ScoreOptions;
   input: TraceInput;
-  /** A gold question's qid, when traces name their question rather than their qid (see loadGold). */
+  /** A gold question's qid, when the source matches traces by question (see TraceSource.byQuestion). */
   questions: ReadonlyMap<string, string> | undefined;
   /** The helpers, still running when the source helps (see help); stopped otherwise. */
   helpers: readonly Helper<S>[];
@@ -33,6 +33,11 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, 
   readonly name: string;
   /** Whether it reads these files (the registry tries each source in turn). */
   reads(files: readonly string[], input: TraceInput): boolean;
+  /**
+   * Whether traces read as `input` says name their gold item by its question rather than its qid: gold is
+   * then loaded with its questions, and the pick matches by them.
+   */
+  byQuestion?(input: TraceInput): boolean;
   /** How the input is cut into chunks, handed out in order to the threads. */
   cut(files: readonly string[]): Cut;
   /** Reads the chunks this thread claims. `told` is what its helpers are told (see told), on a helper. */
