@@ -1,3 +1,4 @@
+import { isParquet } from '../io/records.js';
 import { lineBases, throwFirstError } from './chunk-scan.js';
 import type { Judge } from './judge-stage.js';
 import type { ReadBack } from './judged-runs.js';
@@ -15,7 +16,8 @@ import type { Picking, TraceSource } from './trace-source.js';
 
 export const jsonlSource: TraceSource<Scan, undefined, Places> = {
   name: 'jsonl',
-  reads: () => true,
+  explanation: 'JSON Lines of runs, canonical or read through `fields:` (format: jsonl, no .parquet file)',
+  accepts: (files, input) => input.format === 'jsonl' && !files.some(isParquet),
   cut: (files) => byLines(files),
   scan: (queue, input) => scanRuns(queue, input.fields, input.markers),
   buffers: scanBuffers,

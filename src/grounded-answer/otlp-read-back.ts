@@ -1,4 +1,3 @@
-import { goldListsOf } from './gold-item.js';
 import { heldReader, runReader, type HeldRuns } from './held-lines.js';
 import type { Judge } from './judge-stage.js';
 import type { ReadBack } from './judged-runs.js';
@@ -12,7 +11,6 @@ import {
   type HeldWinners,
 } from './otlp-winners.js';
 import type { Picked } from './pick.js';
-import { copyVerdicts } from './runs.js';
 import { stopHelpers } from './threads.js';
 import type { JudgedTrace } from './trace-scan.js';
 import type { Picking } from './trace-source.js';
@@ -31,7 +29,7 @@ const OWN_SHARE = 0.55;
 
 export async function readBack(
   { table, winners: { entries, assembled } }: Picked<OtlpWinners>,
-  { files, gold, options, input, helpers }: Picking<OtlpScan>,
+  { files, gold, input, helpers }: Picking<OtlpScan>,
   judge: Judge,
 ): Promise<ReadBack> {
   const { count } = entries;
@@ -43,16 +41,12 @@ export async function readBack(
     return t && t.qid !== qid ? { ...t, qid } : t;
   };
   const parts = helpers.length + 1;
-  // A helper judges the winners it reads as this thread judges its own, given the gold set's lists (a copy
-  // of their buffers): only its verdicts cross back.
-  const lists = helpers.length > 0 ? goldListsOf(gold) : undefined;
+  // A helper runs the judge stage on the winners it reads, given as data (the gold set's lists are a copy of
+  // their buffers): only its verdicts cross back.
+  const data = helpers.length > 0 ? judge.data() : undefined;
   const jobs = Array.from(
     { length: parts },
-    (_, p) =>
-      new WinnersJobBuilder(
-        files,
-        p > 0 && lists ? { gold: lists, rules: options.scuRules, options: judge.options } : undefined,
-      ),
+    (_, p) => new WinnersJobBuilder(files, p > 0 ? data : undefined),
   );
   const rowsOf: number[][] = jobs.map(() => []);
   // Winners in input order, dealt in stretches (where they are in the input depends on when each item's run
@@ -69,7 +63,7 @@ export async function readBack(
       toRead++;
     }
   }
-  const ownShare = lists ? (2 * OWN_SHARE) / parts : 1 / parts;
+  const ownShare = data ? (2 * OWN_SHARE) / parts : 1 / parts;
   const lines: number[] = [];
   for (let k = 0, n = 0; k < count; k++) {
     const row = rowAt[k]!;
@@ -107,10 +101,8 @@ export async function readBack(
     held.push(theirs.runs);
     theirs.slots.forEach((slot, j) => {
       const row = rowsOf[p + 1]![slot]!;
-      if (theirs.verdicts) {
-        copyVerdicts(theirs.verdicts, j, table, row, options.cutoffs.length);
-        if (!judge.meter.enough) judge.meter.see(row, read(theirs.runs, j));
-      } else judge.run(row, read(theirs.runs, j));
+      if (theirs.verdicts) judge.adopt(theirs.verdicts, j, row, () => read(theirs.runs, j));
+      else judge.run(row, read(theirs.runs, j));
       heldIn[row] = held.length - 1;
       slotOf[row] = j;
     });

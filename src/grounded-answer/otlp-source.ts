@@ -21,8 +21,10 @@ const OTLP_CHUNK_BYTES = 256 * 1024;
 
 export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   name: 'otlp',
-  // OTLP lines of spans: a `.json` document of spans is read whole (see records-source.ts).
-  reads: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
+  explanation:
+    'OTLP JSON Lines of OpenInference or GenAI spans (format: openinference or otel, no .json file)',
+  // A `.json` document of spans is read whole (see records-source.ts).
+  accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
   byQuestion: (input) => input.qid === 'input.value',
   cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
   scan: scanOtlpRuns,

@@ -59,7 +59,8 @@ function byRows(files: readonly string[]): Cut {
 
 export const parquetSource: TraceSource<ParquetScan, Leases, Won> = {
   name: 'parquet',
-  reads: (files, input) => input.format !== 'openinference' && files.length > 0 && files.every(isParquet),
+  explanation: 'Parquet rows of runs (format: jsonl, every file .parquet)',
+  accepts: (files, input) => input.format === 'jsonl' && files.length > 0 && files.every(isParquet),
   cut: byRows,
   scan: scanParquetRuns,
   buffers: parquetScanBuffers,

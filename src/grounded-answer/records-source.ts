@@ -1,4 +1,5 @@
 import { isParquet } from '../io/records.js';
+import { isSpanDocument } from './span-facts.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { TraceLine } from './contract.js';
 import type { Judge } from './judge-stage.js';
@@ -34,7 +35,12 @@ export interface RecordScan extends ThreadScan {
 
 export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
   name: 'records',
-  reads: (files, input) => input.format === 'openinference' || files.some(isParquet),
+  explanation:
+    'records read in one pass: OpenInference span documents and Phoenix exports (format: openinference or otel, a .json file among them), or .parquet files mixed with JSON Lines',
+  accepts: (files, input) =>
+    input.format === 'openinference'
+      ? files.some(isSpanDocument)
+      : input.format === 'jsonl' && files.some(isParquet) && !files.every(isParquet),
   byQuestion: (input) => input.format === 'openinference' && input.qid === 'input.value',
   cut: (files) => () =>
     Promise.resolve({

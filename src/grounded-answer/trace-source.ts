@@ -31,8 +31,13 @@ export interface Picking<S extends ThreadScan> {
 export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, W = unknown> {
   /** Its name in the registry, by which a helper finds it (see sources.ts). */
   readonly name: string;
-  /** Whether it reads these files (the registry tries each source in turn). */
-  reads(files: readonly string[], input: TraceInput): boolean;
+  /** What it reads, as an error naming the formats and docs/formats.md word it: one line. */
+  readonly explanation: string;
+  /**
+   * Whether it reads these files as `input` says: an explicit claim, exactly one source's for any input
+   * (the registry asks them all, in no order that matters).
+   */
+  accepts(files: readonly string[], input: TraceInput): boolean;
   /**
    * Whether traces read as `input` says name their gold item by its question rather than its qid: gold is
    * then loaded with its questions, and the pick matches by them.
