@@ -26,8 +26,8 @@ export const jsonlSource: TraceSource<Scan, undefined, Places> = {
   readsRecords: false,
   mainReads: true,
   // Once their scans are in, the helpers go, heaps and all, before judging takes memory of its own. A fresh
-  // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along: a
-  // scan worker digesting raised the peak by 25 MB).
+  // one digests gold meanwhile, on the core judging leaves idle: the scan's garbage does not come along, as
+  // it would on a scan worker (BENCHMARKS.md).
   digest: 'after-scan',
 };
 

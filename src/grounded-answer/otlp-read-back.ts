@@ -18,12 +18,12 @@ import type { Picking } from './trace-source.js';
 // The winning OpenInference traces read back from their places (or their lines, each line once: see
 // readWinners) by this thread and the helpers at once, each the winners of its stretch of the input; the
 // helpers' come back as their members' bytes (or trace lines) with their verdicts. None is kept as an object
-// (100k traces held cost this thread 0.3-0.4 s more in scavenges at the 0.5x formats benchmark): the few
-// offenders a report shows are read again, a helper's from what it sent, this thread's from the input.
+// (traces held cost this thread scavenges: BENCHMARKS.md): the few offenders a report shows are read again,
+// a helper's from what it sent, this thread's from the input.
 
 /**
- * The share of the winners this thread reads back when the helpers judge theirs, with one helper (for two
- * threads: a helper, whose young generation is smaller, read and judged half of them in 0.15 s more).
+ * The share of the winners this thread reads back when the helpers judge theirs, with one helper: a helper's
+ * young generation is smaller, so it reads and judges a half more slowly (BENCHMARKS.md).
  */
 const OWN_SHARE = 0.55;
 
