@@ -65,6 +65,14 @@ describe('the source layout', () => {
     },
   );
 
+  it('claims are judged in one stage: only judge-stage imports the judge', { timeout: 120_000 }, async () => {
+    const deps = await srcImports();
+    const judging = Object.entries(deps)
+      .filter(([, to]) => to.includes('grounded-answer/judge.ts'))
+      .map(([file]) => file);
+    expect(judging).toEqual(['grounded-answer/judge-stage.ts']);
+  });
+
   it("the reading pipeline's stages import only the stages before them", { timeout: 120_000 }, async () => {
     const deps = await srcImports();
     const stages = ['chunk-scan', 'pick', 'judge-stage', 'judged-runs', 'trace-source', 'pipeline'].map(

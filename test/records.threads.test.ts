@@ -154,7 +154,7 @@ async function summary(load: RunsLoad, rows: number, positions = true) {
     lines: load.lines,
     superseded: load.superseded,
     unknown: [...load.unknown],
-    table: (positions ? [...columns, t.chunk, t.offset] : columns).map((a) => [...a]),
+    table: (positions ? [...columns, t.file, t.ordinal] : columns).map((a) => [...a]),
     rows: all.map((row) => [load.ref(row), judged(records?.get(row)), load.labels(row)]),
   };
 }

@@ -16,13 +16,15 @@ export function readBackLines(
   file: string,
   rows: readonly number[],
   table: RunTable,
+  bytes: (row: number) => { offset: number; length: number },
   judge: Judge,
   reading: Pick<TraceInput, 'fields' | 'markers'> = {},
 ): void {
   const mapped = (reading.fields || reading.markers) && traceChecker(reading);
   const scanner = traceScanner(reading);
-  const offsets = Float64Array.from(rows, (row) => table.offset[row]!);
-  const lengths = Float64Array.from(rows, (row) => table.length[row]!);
+  const offsets = new Float64Array(rows.length);
+  const lengths = new Float64Array(rows.length);
+  rows.forEach((row, k) => ({ offset: offsets[k], length: lengths[k] } = bytes(row)));
   const found = traceFields();
   forEachSpan(file, offsets, lengths, (k, buf, start, end) => {
     const row = rows[k]!;

@@ -1,9 +1,10 @@
+import { isParquet } from '../io/records.js';
 import { lineBases, throwFirstError } from './chunk-scan.js';
 import type { Judge } from './judge-stage.js';
 import type { ReadBack } from './judged-runs.js';
 import { readBackLines } from './jsonl-read-back.js';
 import { scanBuffers, scanRuns, type Scan } from './jsonl-scan.js';
-import { Picker, type Picked } from './pick.js';
+import { pickWinners, refHi, refLo, refOf, type Picked } from './pick.js';
 import { byLines } from './threads.js';
 import type { Picking, TraceSource } from './trace-source.js';
 
@@ -13,9 +14,10 @@ import type { Picking, TraceSource } from './trace-source.js';
 // file order included. The winners alone are then read again by their byte place, on this thread, and
 // judged against gold (jsonl-read-back.ts).
 
-export const jsonlSource: TraceSource<Scan, undefined, undefined> = {
+export const jsonlSource: TraceSource<Scan, undefined, Places> = {
   name: 'jsonl',
-  reads: () => true,
+  explanation: 'JSON Lines of runs, canonical or read through `fields:` (format: jsonl, no .parquet file)',
+  accepts: (files, input) => input.format === 'jsonl' && !files.some(isParquet),
   cut: (files) => byLines(files),
   scan: (queue, input) => scanRuns(queue, input.fields, input.markers),
   buffers: scanBuffers,
@@ -24,54 +26,69 @@ export const jsonlSource: TraceSource<Scan, undefined, undefined> = {
   readsRecords: false,
   mainReads: true,
   // Once their scans are in, the helpers go, heaps and all, before judging takes memory of its own. A fresh
-  // one digests gold meanwhile, on the core judging leaves idle (the scan's garbage does not come along: a
-  // scan worker digesting raised the peak by 25 MB).
+  // one digests gold meanwhile, on the core judging leaves idle: the scan's garbage does not come along, as
+  // it would on a scan worker (BENCHMARKS.md).
   digest: 'after-scan',
 };
 
 /**
- * Every thread's scan folded into one winner per gold item. Line numbers become absolute: a chunk's count
- * from its own first line, and the lines of the same file in the chunks before it come first. Every chunk
- * before the first failed one was read whole.
+ * Every thread's winners offered to the pick. Line numbers become absolute: a chunk's count from its own
+ * first line, and the lines of the same file in the chunks before it come first. Every chunk before the
+ * first failed one was read whole. A ref is the scan and its slot, where the line's bytes are.
  */
-function pick(scans: readonly Scan[], { chunks, gold, options }: Picking<Scan>): Picked<undefined> {
+function pick(scans: readonly Scan[], { chunks, gold, options, questions }: Picking<Scan>): Picked<Places> {
   const lineBase = lineBases(scans, chunks);
   throwFirstError(scans, lineBase);
-
-  const picker = new Picker(gold, options.cutoffs.length);
-  let lines = 0;
-  for (const s of scans) {
-    lines += s.lines;
-    for (let slot = 0; slot < s.qids.length; slot++) {
-      const row = picker.row(s.qids[slot]!, s.count[slot]!);
-      if (row < 0) continue;
-      const chunk = s.chunk[slot]!;
-      picker.offer(row, {
-        ts: s.ts[slot]!,
-        chunk,
-        offset: s.offset[slot]!,
-        line: lineBase[chunk]! + s.line[slot]!,
-        length: s.length[slot]!,
+  return pickWinners(
+    gold.map((g) => g.qid),
+    options.cutoffs.length,
+    questions,
+    (offer) => {
+      const c = { qid: '', ts: 0, position: { file: 0, ordinal: 0 }, line: 0, ref: 0, runs: 0 };
+      let lines = 0;
+      scans.forEach((s, k) => {
+        lines += s.lines;
+        for (let slot = 0; slot < s.qids.length; slot++) {
+          const chunk = s.chunk[slot]!;
+          c.qid = s.qids[slot]!;
+          c.ts = s.ts[slot]!;
+          c.position.file = chunks[chunk]!.fileIndex;
+          c.position.ordinal = c.line = lineBase[chunk]! + s.line[slot]!;
+          c.ref = refOf(k, slot);
+          c.runs = s.count[slot]!;
+          offer(c);
+        }
       });
-    }
-  }
-  return picker.picked(lines, undefined);
+      return { lines, winners: scans };
+    },
+  );
 }
+
+/** Where each scan's winning lines are, by slot: their byte offset and length. */
+type Places = readonly Pick<Scan, 'offset' | 'length'>[];
 
 /**
  * The winners, read back by their byte place in one pass per file, on this thread, and judged. (Sharing them
- * out among the workers cost more in copying the jobs across than it saved, measured at 200k winners.)
+ * out among the workers cost more in copying the jobs across than it saved: see BENCHMARKS.md.)
  */
-function readBack({ table }: Picked<undefined>, { chunks, options }: Picking<Scan>, judge: Judge): ReadBack {
-  const fileOf = (row: number) => chunks[table.chunk[row]!]!.file;
-  const byFile = new Map<string, number[]>();
+function readBack(
+  { table, winners }: Picked<Places>,
+  { files, options }: Picking<Scan>,
+  judge: Judge,
+): ReadBack {
+  const bytes = (row: number) => {
+    const ref = table.ref[row]!;
+    const s = winners[refHi(ref)]!;
+    return { offset: s.offset[refLo(ref)]!, length: s.length[refLo(ref)]! };
+  };
+  const byFile = new Map<number, number[]>();
   for (let row = 0; row < table.present.length; row++) {
     if (!table.present[row]) continue;
-    const file = fileOf(row);
+    const file = table.file[row]!;
     const rows = byFile.get(file);
     if (rows) rows.push(row);
     else byFile.set(file, [row]);
   }
-  for (const [file, rows] of byFile) readBackLines(file, rows, table, judge, options.traces);
-  return { fileOf };
+  for (const [file, rows] of byFile) readBackLines(files[file]!, rows, table, bytes, judge, options.traces);
+  return { bytes };
 }

@@ -71,8 +71,8 @@ export type RecordsOf = (rows: readonly number[]) => Promise<ReadonlyMap<number,
 
 /** What reading the winners back leaves, to find some of them again for the report. */
 export interface ReadBack {
-  /** The file of gold item `row`'s winning run. */
-  fileOf(row: number): string;
+  /** When runs are lines read again by their bytes, where gold item `row`'s winning line's bytes are. */
+  bytes?(row: number): { offset: number; length: number };
   /**
    * When runs are records (Parquet rows, OpenInference traces), what judging read of them: a run is then found
    * again by its file and record number, not by its bytes.
@@ -82,18 +82,22 @@ export interface ReadBack {
 }
 
 /** What judging found: the pick's table, judged, and how each winner is found again. */
-export function runsLoad(picked: Picked, back: ReadBack, options: ScoreOptions): RunsLoad {
+export function runsLoad(
+  picked: Picked,
+  back: ReadBack,
+  files: readonly string[],
+  options: ScoreOptions,
+): RunsLoad {
   const { table } = picked;
-  const { records } = back;
+  const { records, bytes } = back;
   return {
     ...judged(table, picked.lines, picked.known, picked.unknown, options),
     ref: (row) =>
       table.present[row]
         ? {
-            file: back.fileOf(row),
+            file: files[table.file[row]!]!,
             line: table.line[row]!,
-            offset: records ? -1 : table.offset[row]!,
-            length: records ? 0 : table.length[row]!,
+            ...(bytes ? bytes(row) : { offset: -1, length: 0 }),
           }
         : undefined,
     ...(records && { records }),

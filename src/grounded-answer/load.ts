@@ -10,7 +10,7 @@ import type { RunsLoad } from './judged-runs.js';
 import type { Judging } from './judging.js';
 import { startReading } from './pipeline.js';
 import type { ScoreOptions } from './score-options.js';
-import { CANONICAL_TRACES } from './trace-input.js';
+import { CANONICAL_TRACES, type TraceInput } from './trace-input.js';
 import { sourceFor, sourceNamed } from './sources.js';
 
 /**
@@ -154,6 +154,15 @@ export function startJudging(
     goldFiles,
   );
 }
+
+/**
+ * Whether these trace files, read as `input` says, name their gold item by its question rather than its qid
+ * (see TraceSource.byQuestion): gold is then loaded with its questions (see loadGold).
+ */
+export const matchesByQuestion = (
+  traceFiles: readonly string[],
+  input: TraceInput = CANONICAL_TRACES,
+): boolean => sourceFor(traceFiles, input).byQuestion?.(input) ?? false;
 
 /** Judges traces against gold already in memory; `questions` maps a gold question to its qid (see loadGold). */
 export function judgeRuns(

@@ -5,7 +5,7 @@ import type { TraceLine } from './contract.js';
 import { Entries } from './otlp-order.js';
 import type { OtlpScan } from './otlp-runs.js';
 import { readSpans } from './otlp-winners.js';
-import { Picker, type Picked } from './pick.js';
+import { pickWinners, type Offer, type Picked } from './pick.js';
 import type { SpanFacts } from './span-values.js';
 import { timestamp } from './timestamp.js';
 import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
@@ -17,12 +17,13 @@ import type { Picking } from './trace-source.js';
 // several chunks assembled again here, and the first input error the one a single pass meets (an error
 // reading spans before any error assembling a trace, traces in the order of their first span).
 
-/** What the pick leaves the read-back (otlp-read-back.ts). */
+/**
+ * What the pick leaves the read-back (otlp-read-back.ts). A winner's ref is its entry's index in input order
+ * (see Entries).
+ */
 export interface OtlpWinners {
   entries: Entries;
-  /** The winning entry of each gold item, as its index in input order (see Entries); -1 when none. */
-  winner: Int32Array;
-  /** Traces assembled here (those met in several chunks) that won, by entry. */
+  /** Traces assembled here (those met in several chunks) that won, by entry, under the qid they name. */
   assembled: Map<number, TraceLine>;
 }
 
@@ -45,10 +46,7 @@ export function pick(
     markers: input.markers,
   };
   const checker = traceChecker(input);
-  const byQuestion = input.qid === 'input.value' ? questions : undefined;
   const fileIndex = new Map(files.map((f, i) => [f, i]));
-  const picker = new Picker(gold, options.cutoffs.length);
-  const winner = new Int32Array(gold.length).fill(-1);
   const assembled = new Map<number, TraceLine>();
   let traces = 0;
   // The spans of every trace met in several chunks, each of their lines read once (one line may hold spans
@@ -85,43 +83,46 @@ export function pick(
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
   const chunkFile = Int32Array.from(chunks, (c) => fileIndex.get(c.file)!);
-  for (let k = 0; k < count; k++) {
-    const s = scans[scanOf[k]!]!;
-    const i = entryOf[k]!;
-    const chunk = s.chunk[i]!;
-    const more = others.size > 0 ? others.get(k) : undefined;
-    if (more === undefined && later.size > 0 && later.has(k)) continue;
-    position++;
-    let qid: string;
-    let time: number;
-    let file: number;
-    let line: number;
-    let record: TraceLine | undefined;
-    if (more) {
-      const id = entries.idOf(k);
-      const r = assemble(cut.get(id)!, opts);
-      cut.delete(id);
-      record = checker.check(r.value, r.file, r.line);
-      file = fileIndex.get(r.file)!;
-      line = r.line;
-      time = timestamp(record.ts, r.file, line);
-      qid = record.qid;
-    } else {
-      const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
-      if (failure) throw failedAgain(s, i, failure, lineBase[chunk]!);
-      qid = s.qids[i]!;
-      time = s.ts[i]!;
-      file = chunkFile[chunk]!;
-      line = lineBase[chunk]! + s.line[i]!;
+  const offerAll = (offer: Offer) => {
+    for (let k = 0; k < count; k++) {
+      const s = scans[scanOf[k]!]!;
+      const i = entryOf[k]!;
+      const chunk = s.chunk[i]!;
+      const more = others.size > 0 ? others.get(k) : undefined;
+      if (more === undefined && later.size > 0 && later.has(k)) continue;
+      position++;
+      let qid: string;
+      let time: number;
+      let file: number;
+      let line: number;
+      let record: TraceLine | undefined;
+      if (more) {
+        const id = entries.idOf(k);
+        const r = assemble(cut.get(id)!, opts);
+        cut.delete(id);
+        record = checker.check(r.value, r.file, r.line);
+        file = fileIndex.get(r.file)!;
+        line = r.line;
+        time = timestamp(record.ts, r.file, line);
+        qid = record.qid;
+      } else {
+        const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
+        if (failure) throw failedAgain(s, i, failure, lineBase[chunk]!);
+        qid = s.qids[i]!;
+        time = s.ts[i]!;
+        file = chunkFile[chunk]!;
+        line = lineBase[chunk]! + s.line[i]!;
+      }
+      traces++;
+      const won = offer({ qid, ts: time, position: { file, ordinal: position }, line, ref: k, runs: 1 });
+      if (won && record) assembled.set(k, record);
     }
-    traces++;
-    if (byQuestion) qid = byQuestion.get(qid) ?? qid;
-    const row = picker.row(qid, 1);
-    if (row < 0) continue;
-    if (picker.offer(row, { ts: time, chunk: file, offset: position, line, length: 0 })) {
-      winner[row] = k;
-      if (record) assembled.set(k, byQuestion ? { ...record, qid } : record);
-    }
-  }
-  return picker.picked(traces, { entries, winner, assembled });
+    return { lines: traces, winners: { entries, assembled } };
+  };
+  return pickWinners(
+    gold.map((g) => g.qid),
+    options.cutoffs.length,
+    questions,
+    offerAll,
+  );
 }

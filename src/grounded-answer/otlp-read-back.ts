@@ -1,4 +1,3 @@
-import { goldListsOf } from './gold-item.js';
 import { heldReader, runReader, type HeldRuns } from './held-lines.js';
 import type { Judge } from './judge-stage.js';
 import type { ReadBack } from './judged-runs.js';
@@ -12,7 +11,6 @@ import {
   type HeldWinners,
 } from './otlp-winners.js';
 import type { Picked } from './pick.js';
-import { copyVerdicts } from './runs.js';
 import { stopHelpers } from './threads.js';
 import type { JudgedTrace } from './trace-scan.js';
 import type { Picking } from './trace-source.js';
@@ -20,32 +18,35 @@ import type { Picking } from './trace-source.js';
 // The winning OpenInference traces read back from their places (or their lines, each line once: see
 // readWinners) by this thread and the helpers at once, each the winners of its stretch of the input; the
 // helpers' come back as their members' bytes (or trace lines) with their verdicts. None is kept as an object
-// (100k traces held cost this thread 0.3-0.4 s more in scavenges at the 0.5x formats benchmark): the few
-// offenders a report shows are read again, a helper's from what it sent, this thread's from the input.
+// (traces held cost this thread scavenges: BENCHMARKS.md): the few offenders a report shows are read again,
+// a helper's from what it sent, this thread's from the input.
 
 /**
- * The share of the winners this thread reads back when the helpers judge theirs, with one helper (for two
- * threads: a helper, whose young generation is smaller, read and judged half of them in 0.15 s more).
+ * The share of the winners this thread reads back when the helpers judge theirs, with one helper: a helper's
+ * young generation is smaller, so it reads and judges a half more slowly (BENCHMARKS.md).
  */
 const OWN_SHARE = 0.55;
 
 export async function readBack(
-  { table, winners: { entries, winner, assembled } }: Picked<OtlpWinners>,
-  { files, gold, options, input, helpers }: Picking<OtlpScan>,
+  { table, winners: { entries, assembled } }: Picked<OtlpWinners>,
+  { files, gold, input, helpers }: Picking<OtlpScan>,
   judge: Judge,
 ): Promise<ReadBack> {
   const { count } = entries;
+  const winner = (row: number) => (table.present[row] ? table.ref[row]! : -1);
+  /** Row's winning trace when the pick assembled it, under the row's qid (a question's, by question). */
+  const assembledAt = (row: number) => {
+    const t = assembled.get(winner(row));
+    const { qid } = gold[row]!;
+    return t && t.qid !== qid ? { ...t, qid } : t;
+  };
   const parts = helpers.length + 1;
-  // A helper judges the winners it reads as this thread judges its own, given the gold set's lists (a copy
-  // of their buffers): only its verdicts cross back.
-  const lists = helpers.length > 0 ? goldListsOf(gold) : undefined;
+  // A helper runs the judge stage on the winners it reads, given as data (the gold set's lists are a copy of
+  // their buffers): only its verdicts cross back.
+  const data = helpers.length > 0 ? judge.data() : undefined;
   const jobs = Array.from(
     { length: parts },
-    (_, p) =>
-      new WinnersJobBuilder(
-        files,
-        p > 0 && lists ? { gold: lists, rules: options.scuRules, options: judge.options } : undefined,
-      ),
+    (_, p) => new WinnersJobBuilder(files, p > 0 ? data : undefined),
   );
   const rowsOf: number[][] = jobs.map(() => []);
   // Winners in input order, dealt in stretches (where they are in the input depends on when each item's run
@@ -53,16 +54,16 @@ export async function readBack(
   const rowAt = new Int32Array(count).fill(-1);
   let toRead = 0;
   for (let row = 0; row < gold.length; row++) {
-    const k = winner[row]!;
+    const k = winner(row);
     if (k < 0) continue;
-    const done = assembled.get(k);
+    const done = assembledAt(row);
     if (done) judge.run(row, done);
     else {
       rowAt[k] = row;
       toRead++;
     }
   }
-  const ownShare = lists ? (2 * OWN_SHARE) / parts : 1 / parts;
+  const ownShare = data ? (2 * OWN_SHARE) / parts : 1 / parts;
   const lines: number[] = [];
   for (let k = 0, n = 0; k < count; k++) {
     const row = rowAt[k]!;
@@ -100,10 +101,8 @@ export async function readBack(
     held.push(theirs.runs);
     theirs.slots.forEach((slot, j) => {
       const row = rowsOf[p + 1]![slot]!;
-      if (theirs.verdicts) {
-        copyVerdicts(theirs.verdicts, j, table, row, options.cutoffs.length);
-        if (!judge.meter.enough) judge.meter.see(row, read(theirs.runs, j));
-      } else judge.run(row, read(theirs.runs, j));
+      if (theirs.verdicts) judge.adopt(theirs.verdicts, j, row, () => read(theirs.runs, j));
+      else judge.run(row, read(theirs.runs, j));
       heldIn[row] = held.length - 1;
       slotOf[row] = j;
     });
@@ -113,8 +112,8 @@ export async function readBack(
     const again = new WinnersJobBuilder(files);
     const rowOfSlot: number[] = [];
     for (const row of rows) {
-      if (winner[row]! < 0) continue;
-      const done = assembled.get(winner[row]!);
+      if (winner(row) < 0) continue;
+      const done = assembledAt(row);
       const slot = slotOf[row]!;
       if (done) out.set(row, done);
       else if (heldIn[row]! >= 0) out.set(row, read(held[heldIn[row]!]!, slot));
@@ -127,7 +126,6 @@ export async function readBack(
     return out;
   };
   return {
-    fileOf: (row) => files[table.chunk[row]!]!,
     records,
     // The traces in the order the pick counted them: each where it was first met.
     traceIds: () => entries.traceIds(),

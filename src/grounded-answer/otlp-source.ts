@@ -13,16 +13,18 @@ import type { TraceSource } from './trace-source.js';
 
 /**
  * A thread holds a chunk's spans until its end, where it assembles them: small chunks keep that in the young
- * generation. (A trace cut by a chunk's end is assembled again by the main thread: rare at this size.) At the
- * 0.5x formats benchmark 256 KB took 0.956 of 1 MB's wall (3 pairs); 128 KB was no faster, nor was a 24 MB
- * young generation for the helpers.
+ * generation. (A trace cut by a chunk's end is assembled again by the main thread: rare at this size.) The
+ * size was chosen by the formats benchmark (BENCHMARKS.md).
  */
 const OTLP_CHUNK_BYTES = 256 * 1024;
 
 export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   name: 'otlp',
-  // OTLP lines of spans: a `.json` document of spans is read whole (see records-source.ts).
-  reads: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
+  explanation:
+    'OTLP JSON Lines of OpenInference or GenAI spans (format: openinference or otel, no .json file)',
+  // A `.json` document of spans is read whole (see records-source.ts).
+  accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
+  byQuestion: (input) => input.qid === 'input.value',
   cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
   scan: scanOtlpRuns,
   buffers: otlpScanBuffers,
@@ -31,7 +33,7 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   readsRecords: true,
   mainReads: true,
   // The first helper digests the JSON Lines gold between its scan and its share of the winners, while this
-  // thread picks them: the digest cost this thread 0.6 s of the 0.5x formats benchmark's scan.
+  // thread picks them: on this thread the digest would lengthen the scan (BENCHMARKS.md).
   digest: 'first-helper',
   help: readAndJudge,
 };

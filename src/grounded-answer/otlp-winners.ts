@@ -5,10 +5,8 @@ import { lineSpans, qidAttributeOf } from './openinference.js';
 import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
 import { heldBuffers, heldWriter, runReader, type HeldRuns, type RawMembers } from './held-lines.js';
 import { float64Column, int32Column } from '../io/typed-column.js';
-import { goldListsReader, type GoldLists } from './gold-item.js';
-import { judgeInto, judgeItem, type JudgeOptions } from './judge.js';
-import type { ScuRule } from './scu.js';
-import { newVerdicts, verdictBuffers, type Verdicts } from './runs.js';
+import { judgeShare, type JudgeData } from './judge-stage.js';
+import { verdictBuffers, type Verdicts } from './runs.js';
 import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from './span-values.js';
 import type { TraceInput } from './trace-input.js';
@@ -44,15 +42,8 @@ export interface WinnersJob {
   /** Slot i's places in its one line (see notePlaces) are places[placeAt[i], placeAt[i + 1]), if any. */
   placeAt: Int32Array<ArrayBuffer>;
   places: Int32Array<ArrayBuffer>;
-  /** When set, the thread reading the winners judges them too: slot i against gold row rows[i]. */
-  judge?: WinnersJudging & { rows: Int32Array<ArrayBuffer> };
-}
-
-/** What a thread needs to judge the winners it reads back (see WinnersJob.judge). */
-export interface WinnersJudging {
-  gold: GoldLists;
-  rules: readonly ScuRule[] | null;
-  options: JudgeOptions;
+  /** When set, the thread reading the winners runs the judge stage on them: slot i against gold row rows[i]. */
+  judge?: JudgeData & { rows: Int32Array<ArrayBuffer> };
 }
 
 /** The buffers a job moves to a helper with. */
@@ -81,7 +72,7 @@ export class WinnersJobBuilder {
 
   constructor(
     private readonly files: readonly string[],
-    private readonly judging?: WinnersJudging,
+    private readonly judging?: JudgeData,
   ) {
     this.first.push(0);
     this.placeAt.push(0);
@@ -260,8 +251,8 @@ function forEachLine(
 }
 
 /**
- * On a helper done scanning: reads back the winners it is asked for and, when asked, judges them too (see
- * WinnersJob.judge); they cross back as held runs (see held-lines.ts), with their verdicts.
+ * On a helper done scanning: reads back the winners it is asked for and, when asked, runs the judge stage on
+ * them (see WinnersJob.judge); they cross back as held runs (see held-lines.ts), with the stage's verdicts.
  */
 export function readAndJudge(
   job: unknown,
@@ -271,14 +262,11 @@ export function readAndJudge(
   const lines = heldWriter();
   const slots: number[] = [];
   const { judge } = winners;
-  const verdicts = judge && newVerdicts(winners.traceIds.length, judge.options.cutoffs.length);
+  const share = judge && judgeShare(judge, winners.traceIds.length);
+  const verdicts = share?.verdicts;
   const judged = runReader();
-  const goldRow = judge && goldListsReader(judge.gold);
   readWinners(winners, input, (slot, run) => {
-    if (judge) {
-      const item = judgeItem(goldRow!(judge.rows[slot]!), judge.rules);
-      judgeInto(item, judged(run), judge.options, verdicts!, slots.length);
-    }
+    share?.run(judge!.rows[slot]!, judged(run));
     lines.add(winners.qids[slot]!, run);
     slots.push(slot);
   });

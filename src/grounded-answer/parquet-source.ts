@@ -7,7 +7,7 @@ import { heldReader, type HeldRuns } from './held-lines.js';
 import type { Judge } from './judge-stage.js';
 import { judgeHeld, type ReadBack } from './judged-runs.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
-import { Picker, type Picked } from './pick.js';
+import { pickWinners, refHi, refLo, refOf, type Picked } from './pick.js';
 import type { Cut } from './threads.js';
 import type { Picking, TraceSource } from './trace-source.js';
 
@@ -59,7 +59,8 @@ function byRows(files: readonly string[]): Cut {
 
 export const parquetSource: TraceSource<ParquetScan, Leases, Won> = {
   name: 'parquet',
-  reads: (files, input) => input.format !== 'openinference' && files.length > 0 && files.every(isParquet),
+  explanation: 'Parquet rows of runs (format: jsonl, every file .parquet)',
+  accepts: (files, input) => input.format === 'jsonl' && files.length > 0 && files.every(isParquet),
   cut: byRows,
   scan: scanParquetRuns,
   buffers: parquetScanBuffers,
@@ -101,54 +102,46 @@ function watchLeases(leases: Leases, chunks: readonly Segment[]): { stuck: Promi
   return { stuck, stop: () => clearInterval(timer) };
 }
 
-/** Where each gold item's winning row is held: by the scan that read it (its index in held), in a slot. */
-interface Won {
-  held: readonly HeldRuns[];
-  scan: Int32Array;
-  slot: Int32Array;
-}
+/** What the threads held of their winning rows, by scan (see Candidate.ref: the scan and its slot). */
+type Won = readonly HeldRuns[];
 
-/** Folds the threads' winners into one per gold item. */
-function pick(scans: readonly ParquetScan[], { gold, options }: Picking<ParquetScan>): Picked<Won> {
+/** Offers every thread's winners to the pick. */
+function pick(
+  scans: readonly ParquetScan[],
+  { chunks, gold, options, questions }: Picking<ParquetScan>,
+): Picked<Won> {
   throwFirstError(scans);
-  const picker = new Picker(gold, options.cutoffs.length);
-  const won: Won = {
-    held: scans.map((s) => s.held),
-    scan: new Int32Array(gold.length),
-    slot: new Int32Array(gold.length),
-  };
-  let read = 0;
-  scans.forEach((s, k) => {
-    read += s.rows;
-    s.qids.forEach((qid, slot) => {
-      const row = picker.row(qid, s.count[slot]!);
-      if (row < 0) return;
-      const run = {
-        ts: s.ts[slot]!,
-        chunk: s.chunk[slot]!,
-        offset: s.row[slot]!,
-        line: s.row[slot]!,
-        length: 0,
-      };
-      if (!picker.offer(row, run)) return;
-      won.scan[row] = k;
-      won.slot[row] = slot;
-    });
-  });
-  return picker.picked(read, won);
+  return pickWinners(
+    gold.map((g) => g.qid),
+    options.cutoffs.length,
+    questions,
+    (offer) => {
+      const c = { qid: '', ts: 0, position: { file: 0, ordinal: 0 }, line: 0, ref: 0, runs: 0 };
+      let read = 0;
+      scans.forEach((s, k) => {
+        read += s.rows;
+        s.qids.forEach((qid, slot) => {
+          c.qid = qid;
+          c.ts = s.ts[slot]!;
+          c.position.file = chunks[s.chunk[slot]!]!.fileIndex;
+          c.position.ordinal = c.line = s.row[slot]!;
+          c.ref = refOf(k, slot);
+          c.runs = s.count[slot]!;
+          offer(c);
+        });
+      });
+      return { lines: read, winners: scans.map((s) => s.held) };
+    },
+  );
 }
 
 /**
  * The winners, from what the threads held: each read when asked (100k runs kept as objects cost their copying
- * by the young generation's collections: 0.6 s).
+ * by the young generation's collections: see BENCHMARKS.md).
  */
-function readBack(
-  { table, winners: won }: Picked<Won>,
-  { chunks }: Picking<ParquetScan>,
-  judge: Judge,
-): ReadBack {
+function readBack({ table, winners: held }: Picked<Won>, _: Picking<ParquetScan>, judge: Judge): ReadBack {
   const judgedAt = heldReader();
   const record = (row: number) =>
-    table.present[row] ? judgedAt(won.held[won.scan[row]!]!, won.slot[row]!) : undefined;
-  return { fileOf: (row) => chunks[table.chunk[row]!]!.file, records: judgeHeld(table, record, judge) };
+    table.present[row] ? judgedAt(held[refHi(table.ref[row]!)]!, refLo(table.ref[row]!)) : undefined;
+  return { records: judgeHeld(table, record, judge) };
 }

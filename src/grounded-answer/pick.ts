@@ -1,11 +1,35 @@
-import type { GoldItem } from './contract.js';
-import { newRunTable, offer, type RunTable } from './runs.js';
+import { newRunTable, replaces, type RunTable } from './runs.js';
 
-// The pick stage, the same for every source: each thread's scan says, per qid, where its latest run is and
-// how many runs it had; each is offered to its gold item's row of the table, which keeps the one that
-// replaces the others (see replaces), whichever thread read it. Qids not in gold are counted apart.
+// The pick, the same for every source and for the merge of partials: every run a source found is offered
+// as a candidate, and each gold item keeps the one that replaces the others (see replaces). A candidate's
+// position is in the input, not in a thread's share of it, so the winner does not depend on who read what.
 
-/** What a source's pick found: each gold item's winning run in the table, and where to read the winners. */
+/**
+ * Where a run is in the input: `file` is its file's place in the list of trace files (a file listed twice
+ * has two places), `ordinal` the record's place in that file in one pass over it (a line number, a row
+ * number, or a trace's position among traces in the order of their first span). Later in the input is
+ * greater (file, ordinal).
+ */
+export interface Position {
+  file: number;
+  ordinal: number;
+}
+
+/** A run a source offers to the pick. */
+export interface Candidate {
+  qid: string;
+  /** Epoch seconds; NaN when the run has none. */
+  ts: number;
+  position: Position;
+  /** The line (or row) a report names for the run. */
+  line: number;
+  /** Where the source finds the run again: opaque to the pick, read only by the source that made it. */
+  ref: number;
+  /** How many runs of `qid` it stands for (a thread's scan keeps only its latest of each qid). */
+  runs: number;
+}
+
+/** What the pick found: each gold item's winning run in the table, and what the source keeps to read them. */
 export interface Picked<W = unknown> {
   table: RunTable;
   /** Records read (lines, rows, traces). */
@@ -14,44 +38,62 @@ export interface Picked<W = unknown> {
   known: number;
   /** Trace qids that are not in gold, with how many runs each had. */
   unknown: ReadonlyMap<string, number>;
-  /** Where the winners are, as the source reads them back (see TraceSource.readBack). */
+  /** What the source needs besides the table to read the winners back (see TraceSource.readBack). */
   winners: W;
 }
 
-export class Picker {
-  readonly table: RunTable;
-  /** Trace qids that are not in gold, with how many runs each had. */
-  readonly unknown = new Map<string, number>();
-  /** Runs of qids in gold, superseded ones included. */
-  known = 0;
-  private readonly rows = new Map<string, number>();
+/**
+ * Offers a candidate; true when it is now its gold item's winner (the source may note what it needs for
+ * that run; a later candidate can still replace it). The candidate is read at once, so a source may reuse
+ * one object for all of its candidates.
+ */
+export type Offer = (c: Candidate) => boolean;
 
-  constructor(gold: readonly GoldItem[], cutoffs: number) {
-    gold.forEach((g, i) => this.rows.set(g.qid, i));
-    this.table = newRunTable(gold.length, cutoffs);
-  }
-
-  /** The gold row of `qid`, which had `runs` runs, counted; -1 (counted apart) when it is not in gold. */
-  row(qid: string, runs: number): number {
-    const row = this.rows.get(qid);
+/**
+ * Each gold item's winning run among the candidates `offerAll` offers, whatever their order. A candidate
+ * whose qid is a gold item's question (`questions`, given when the source matches by question) is that
+ * item's; qids not in gold are counted apart. `offerAll` answers how many records were read and what the
+ * source keeps for its read-back.
+ */
+export function pickWinners<W>(
+  qids: readonly string[],
+  cutoffs: number,
+  questions: ReadonlyMap<string, string> | undefined,
+  /** Given the table too, for a source that writes more of a winner's row (a merge, its verdict). */
+  offerAll: (offer: Offer, table: RunTable) => { lines: number; winners: W },
+): Picked<W> {
+  const rows = new Map<string, number>();
+  qids.forEach((qid, i) => rows.set(qid, i));
+  const table = newRunTable(qids.length, cutoffs);
+  const unknown = new Map<string, number>();
+  let known = 0;
+  const offer: Offer = (c) => {
+    const qid = questions ? (questions.get(c.qid) ?? c.qid) : c.qid;
+    const row = rows.get(qid);
     if (row === undefined) {
-      this.unknown.set(qid, (this.unknown.get(qid) ?? 0) + runs);
-      return -1;
+      unknown.set(qid, (unknown.get(qid) ?? 0) + c.runs);
+      return false;
     }
-    this.known += runs;
-    return row;
-  }
-
-  /** What was picked, once every run has been offered (the map of gold qids is not kept). */
-  picked<W>(lines: number, winners: W): Picked<W> {
-    return { table: this.table, lines, known: this.known, unknown: this.unknown, winners };
-  }
-
-  /** Makes the run item `row`'s if it replaces the one kept (see offer); true if it did. */
-  offer(
-    row: number,
-    run: { ts: number; chunk: number; offset: number; line: number; length: number },
-  ): boolean {
-    return offer(this.table, row, run);
-  }
+    known += c.runs;
+    const { file, ordinal } = c.position;
+    if (
+      table.present[row] &&
+      !replaces(c.ts, file, ordinal, table.ts[row]!, table.file[row]!, table.ordinal[row]!)
+    )
+      return false;
+    table.present[row] = 1;
+    table.ts[row] = c.ts;
+    table.file[row] = file;
+    table.ordinal[row] = ordinal;
+    table.line[row] = c.line;
+    table.ref[row] = c.ref;
+    return true;
+  };
+  const { lines, winners } = offerAll(offer, table);
+  return { table, lines, known, unknown, winners };
 }
+
+/** A ref of two numbers, `hi` below 2^21 and `lo` below 2^32: a thread's scan and a slot in it, say. */
+export const refOf = (hi: number, lo: number): number => hi * 2 ** 32 + lo;
+export const refHi = (ref: number): number => Math.floor(ref / 2 ** 32);
+export const refLo = (ref: number): number => ref % 2 ** 32;

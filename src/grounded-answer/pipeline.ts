@@ -93,11 +93,19 @@ export function startReading<S extends ThreadScan, Told, W>(
         const job: WorkerInput = { source: source.name, input, chunks: [], shared: queue.shared };
         digester = spawn<S>(entry, { ...job, gold: [...goldFiles] });
       }
-      const picking = { files, chunks, gold, options, input, questions, helpers };
+      const picking = {
+        files,
+        chunks,
+        gold,
+        options,
+        input,
+        questions: source.byQuestion?.(input) ? questions : undefined,
+        helpers,
+      };
       const read = async () => {
         const picked = source.pick(scans, picking);
         const judge = judgeStage(gold, picked.table, options);
-        const loaded = runsLoad(picked, await source.readBack(picked, picking, judge), options);
+        const loaded = runsLoad(picked, await source.readBack(picked, picking, judge), files, options);
         const meeting = judge.meter.meeting();
         return meeting ? { ...loaded, meeting } : loaded;
       };

@@ -1,9 +1,10 @@
 import { isParquet } from '../io/records.js';
+import { isSpanDocument } from './span-facts.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { TraceLine } from './contract.js';
 import type { Judge } from './judge-stage.js';
 import { judgeHeld, type ReadBack } from './judged-runs.js';
-import { Picker, type Picked } from './pick.js';
+import { pickWinners, refHi, refLo, refOf, type Picked } from './pick.js';
 import { replaces } from './runs.js';
 import { traceRecords } from './trace-records.js';
 import { timestamp } from './timestamp.js';
@@ -34,7 +35,13 @@ export interface RecordScan extends ThreadScan {
 
 export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
   name: 'records',
-  reads: (files, input) => input.format === 'openinference' || files.some(isParquet),
+  explanation:
+    'records read in one pass: OpenInference span documents and Phoenix exports (format: openinference or otel, a .json file among them), or .parquet files mixed with JSON Lines',
+  accepts: (files, input) =>
+    input.format === 'openinference'
+      ? files.some(isSpanDocument)
+      : input.format === 'jsonl' && files.some(isParquet) && !files.every(isParquet),
+  byQuestion: (input) => input.format === 'openinference' && input.qid === 'input.value',
   cut: (files) => () =>
     Promise.resolve({
       chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
@@ -95,48 +102,49 @@ async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<Re
   return s;
 }
 
-/** The winning record of each gold item, and (OpenInference) the traces assembled. */
-interface Won {
-  records: (TraceLine | undefined)[];
-  traceIds: readonly string[][];
+/** The winning records and (OpenInference) the traces assembled, by scan (see Candidate.ref). */
+type Won = readonly RecordScan[];
+
+function pick(scans: readonly RecordScan[], { gold, options, questions }: Picking<RecordScan>): Picked<Won> {
+  return pickWinners(
+    gold.map((g) => g.qid),
+    options.cutoffs.length,
+    questions,
+    (offer) => {
+      let lines = 0;
+      scans.forEach((s, k) => {
+        lines += s.lines;
+        s.qids.forEach((qid, slot) =>
+          offer({
+            qid,
+            ts: s.ts[slot]!,
+            position: { file: s.chunk[slot]!, ordinal: s.offset[slot]! },
+            line: s.line[slot]!,
+            ref: refOf(k, slot),
+            runs: s.count[slot]!,
+          }),
+        );
+      });
+      return { lines, winners: scans };
+    },
+  );
 }
 
-function pick(
-  scans: readonly RecordScan[],
-  { gold, options, input, questions }: Picking<RecordScan>,
-): Picked<Won> {
-  const byQuestion = input.format === 'openinference' && input.qid === 'input.value' ? questions : undefined;
-  const picker = new Picker(gold, options.cutoffs.length);
-  const records: (TraceLine | undefined)[] = new Array(gold.length);
-  let lines = 0;
-  for (const s of scans) {
-    lines += s.lines;
-    s.qids.forEach((scanned, slot) => {
-      const qid = byQuestion ? (byQuestion.get(scanned) ?? scanned) : scanned;
-      const row = picker.row(qid, s.count[slot]!);
-      if (row < 0) return;
-      const run = {
-        ts: s.ts[slot]!,
-        chunk: s.chunk[slot]!,
-        offset: s.offset[slot]!,
-        line: s.line[slot]!,
-        length: 0,
-      };
-      if (picker.offer(row, run)) records[row] = byQuestion ? { ...s.records[slot]!, qid } : s.records[slot]!;
-    });
-  }
-  return picker.picked(lines, { records, traceIds: scans.map((s) => s.traceIds) });
-}
-
-/** The winners, held in memory since the pass. */
+/** The winners, held in memory since the pass, under their gold item's qid (a question's, by question). */
 function readBack(
-  { table, winners }: Picked<Won>,
-  { files, input }: Picking<RecordScan>,
+  { table, winners: scans }: Picked<Won>,
+  { gold, input }: Picking<RecordScan>,
   judge: Judge,
 ): ReadBack {
+  const record = (row: number) => {
+    if (!table.present[row]) return undefined;
+    const ref = table.ref[row]!;
+    const t = scans[refHi(ref)]!.records[refLo(ref)]!;
+    const { qid } = gold[row]!;
+    return t.qid === qid ? t : { ...t, qid };
+  };
   return {
-    fileOf: (row) => files[table.chunk[row]!]!,
-    records: judgeHeld(table, (row) => winners.records[row], judge),
-    ...(input.format === 'openinference' && { traceIds: () => winners.traceIds.flat() }),
+    records: judgeHeld(table, record, judge),
+    ...(input.format === 'openinference' && { traceIds: () => scans.flatMap((s) => s.traceIds) }),
   };
 }

@@ -15,11 +15,13 @@ export interface RunTable {
   upper: Uint8Array;
   /** The SCU rule the claim broke, or -1. */
   rule: Int16Array;
-  /** Where the run is: the chunk it was read from, its line within that chunk, and its bytes. */
-  chunk: Int32Array;
+  /** Where the run is in the input (see Position in pick.ts): its file's place and its ordinal there. */
+  file: Int32Array;
+  ordinal: Float64Array;
+  /** The line (or row) a report names for the run. */
   line: Float64Array;
-  offset: Float64Array;
-  length: Float64Array;
+  /** Where its source finds the run again (see Candidate.ref). */
+  ref: Float64Array;
 }
 
 /** What judging a run writes into its row (see judgeInto). */
@@ -54,49 +56,28 @@ export function newRunTable(items: number, cutoffs: number): RunTable {
     recall: new Uint8Array(items * cutoffs),
     upper: new Uint8Array(items * cutoffs),
     rule: new Int16Array(items).fill(-1),
-    chunk: new Int32Array(items),
+    file: new Int32Array(items),
+    ordinal: new Float64Array(items),
     line: new Float64Array(items),
-    offset: new Float64Array(items),
-    length: new Float64Array(items),
+    ref: new Float64Array(items),
   };
 }
 
 /**
  * Whether a run replaces the one kept: a greater `ts` wins, and between equal `ts` (or none on both) the
- * later line does; a run without `ts` (NaN) loses to any with one. Position in the input is (chunk,
- * offset), chunks being numbered in input order, so the winner does not depend on which thread read what.
+ * later one in the input does (see Position in pick.ts); a run without `ts` (NaN) loses to any with one.
  */
 export function replaces(
   ts: number,
-  chunk: number,
-  offset: number,
+  file: number,
+  ordinal: number,
   keptTs: number,
-  keptChunk: number,
-  keptOffset: number,
+  keptFile: number,
+  keptOrdinal: number,
 ): boolean {
   const none = Number.isNaN(ts);
   const keptNone = Number.isNaN(keptTs);
   if (none !== keptNone) return keptNone;
   if (!none && ts !== keptTs) return ts > keptTs;
-  return chunk !== keptChunk ? chunk > keptChunk : offset > keptOffset;
-}
-
-/** Makes the run at (chunk, offset) item `row`'s if it replaces the one kept (see replaces); true if it did. */
-export function offer(
-  table: RunTable,
-  row: number,
-  run: { ts: number; chunk: number; offset: number; line: number; length: number },
-): boolean {
-  if (
-    table.present[row] &&
-    !replaces(run.ts, run.chunk, run.offset, table.ts[row]!, table.chunk[row]!, table.offset[row]!)
-  )
-    return false;
-  table.present[row] = 1;
-  table.ts[row] = run.ts;
-  table.chunk[row] = run.chunk;
-  table.line[row] = run.line;
-  table.offset[row] = run.offset;
-  table.length[row] = run.length;
-  return true;
+  return file !== keptFile ? file > keptFile : ordinal > keptOrdinal;
 }

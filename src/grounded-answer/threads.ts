@@ -80,8 +80,7 @@ export function byLines(files: readonly string[], chunkBytes?: number): Cut {
   return async (threads, forced) => {
     const bySize = chunkBytes !== undefined && !forced;
     // GROUNDGATE_THREADS cuts even a small input into 8 chunks a thread; a thread that holds a chunk's data
-    // until its end still gets none larger than chunkBytes (a chunk of an eighth of 873 MB of spans held
-    // 750 MB where 256 KB ones hold 520).
+    // until its end still gets none larger than chunkBytes, so that its peak stays that of small chunks.
     const parts = await splitLines(
       files,
       bySize ? MAX_CHUNKS : threads > 1 ? threads * CHUNKS_PER_THREAD : 1,

@@ -22,7 +22,7 @@ export interface Picking<S extends ThreadScan> {
   gold: readonly GoldItem[];
   options: ScoreOptions;
   input: TraceInput;
-  /** A gold question's qid, when traces name their question rather than their qid (see loadGold). */
+  /** A gold question's qid, when the source matches traces by question (see TraceSource.byQuestion). */
   questions: ReadonlyMap<string, string> | undefined;
   /** The helpers, still running when the source helps (see help); stopped otherwise. */
   helpers: readonly Helper<S>[];
@@ -31,8 +31,18 @@ export interface Picking<S extends ThreadScan> {
 export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, W = unknown> {
   /** Its name in the registry, by which a helper finds it (see sources.ts). */
   readonly name: string;
-  /** Whether it reads these files (the registry tries each source in turn). */
-  reads(files: readonly string[], input: TraceInput): boolean;
+  /** What it reads, as an error naming the formats and docs/formats.md word it: one line. */
+  readonly explanation: string;
+  /**
+   * Whether it reads these files as `input` says: an explicit claim, exactly one source's for any input
+   * (the registry asks them all, in no order that matters).
+   */
+  accepts(files: readonly string[], input: TraceInput): boolean;
+  /**
+   * Whether traces read as `input` says name their gold item by its question rather than its qid: gold is
+   * then loaded with its questions, and the pick matches by them.
+   */
+  byQuestion?(input: TraceInput): boolean;
   /** How the input is cut into chunks, handed out in order to the threads. */
   cut(files: readonly string[]): Cut;
   /** Reads the chunks this thread claims. `told` is what its helpers are told (see told), on a helper. */

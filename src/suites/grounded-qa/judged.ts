@@ -6,7 +6,7 @@ import type { GoldDigest } from '../../gold/digest.js';
 import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
-import { loadGold, startJudging } from '../../grounded-answer/load.js';
+import { loadGold, matchesByQuestion, startJudging } from '../../grounded-answer/load.js';
 import { CANONICAL_TRACES, traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
 import {
   asMarkedTraceLine,
@@ -341,7 +341,7 @@ async function judgeTraces(
   options: ScoreOptions,
   fields: FieldMap | undefined,
 ): Promise<Judged> {
-  const byQuestion = options.traces?.format === 'openinference' && options.traces.qid === 'input.value';
+  const byQuestion = matchesByQuestion(traceFiles, options.traces);
   const judging = startJudging(traceFiles, options, goldFiles.some(isParquet) ? [] : goldFiles);
   const digestsGold = await judging.digestsGold;
   const {

@@ -13,7 +13,7 @@ import { GOLD_WHAT, goldLineSchema, goldShape, goldTest } from '../../grounded-a
 import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/verdict-flags.js';
 import { judged } from '../../grounded-answer/judged-runs.js';
-import { newRunTable, replaces } from '../../grounded-answer/runs.js';
+import { pickWinners, refHi, refLo, refOf } from '../../grounded-answer/pick.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
 import { encodeVarints, VarintReader } from '../../partial/varint.js';
 import { encodePlaces, Places } from './gold-places.js';
@@ -172,67 +172,66 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     const gold = readGold(parts[0]!.partial, name, n, ctx.inputs.gold!);
     const rules = options.scuRules?.length ?? 0;
 
-    const table = newRunTable(n, c);
-    const winner = new Int32Array(n).fill(-1);
-    const winnerRun = new Uint32Array(n);
+    // A shard's runs are its winners already: the pick keeps one per item among them, and the counts of runs
+    // read and qids not in gold are each shard's own, summed.
     let lines = 0;
     let known = 0;
     const unknown = new Map<string, number>();
     const scratch = new Scratch();
     const find = rowFinder(gold.columns.qids);
-    parts.forEach((part, p) => {
-      const s = states[p]!;
-      const shardUnknown = unknownOf(part, name);
-      checkCounts(part, name, s, shardUnknown, find);
-      const cols = new Columns(part.partial, name, RUNS, {}, scratch);
-      const m = s.runs;
-      const row = cols.get('runs.row', Uint32Array, m);
-      const ts = cols.get('runs.ts', Float64Array, m);
-      const file = cols.get('runs.file', Uint32Array, m);
-      const flags = cols.get('runs.flags', Uint32Array, m);
-      const rule = cols.get('runs.rule', Int16Array, m);
-      const recall = cols.get('runs.recall', Uint8Array, m * c);
-      const upper = cols.get('runs.upper', Uint8Array, m * c);
-      const order = part.order.traces!;
-      for (let j = 0; j < m; j++) {
-        const r = row[j]!;
-        const f = file[j]!;
-        // A shard lists its items' runs in gold order, one each.
-        if (r >= n || (j > 0 && r <= row[j - 1]!))
-          badRun(part, name, j, `runs.row ${r}; expected a gold row below ${n}, after the run before's`);
-        if (f >= order.length)
-          badRun(part, name, j, `runs.file ${f}; expected one of ${order.length} trace files`);
-        if (ts[j] === Infinity || ts[j] === -Infinity)
-          badRun(part, name, j, `runs.ts ${ts[j]}; expected a finite number, or none`);
-        if (rule[j]! < -1 || rule[j]! >= rules)
-          badRun(part, name, j, `runs.rule ${rule[j]}; expected an SCU rule of ${rules}, or -1`);
-        const broken = verdictProblem(
-          flags[j]!,
-          rule[j]!,
-          recall,
-          upper,
-          j * c,
-          c,
-          gold.columns.answerable[r] === 1,
-        );
-        if (broken) badRun(part, name, j, broken);
-        const position = order[f]!;
-        if (table.present[r] && !replaces(ts[j]!, position, 0, table.ts[r]!, table.chunk[r]!, 0)) continue;
-        table.present[r] = 1;
-        table.ts[r] = ts[j]!;
-        table.chunk[r] = position;
-        table.flags[r] = flags[j]!;
-        table.rule[r] = rule[j]!;
-        for (let k = 0; k < c; k++) {
-          table.recall[r * c + k] = recall[j * c + k]!;
-          table.upper[r * c + k] = upper[j * c + k]!;
+    const { table } = pickWinners(gold.columns.qids, c, undefined, (offer, table) => {
+      parts.forEach((part, p) => {
+        const s = states[p]!;
+        const shardUnknown = unknownOf(part, name);
+        checkCounts(part, name, s, shardUnknown, find);
+        const cols = new Columns(part.partial, name, RUNS, {}, scratch);
+        const m = s.runs;
+        const row = cols.get('runs.row', Uint32Array, m);
+        const ts = cols.get('runs.ts', Float64Array, m);
+        const file = cols.get('runs.file', Uint32Array, m);
+        const flags = cols.get('runs.flags', Uint32Array, m);
+        const rule = cols.get('runs.rule', Int16Array, m);
+        const recall = cols.get('runs.recall', Uint8Array, m * c);
+        const upper = cols.get('runs.upper', Uint8Array, m * c);
+        const order = part.order.traces!;
+        for (let j = 0; j < m; j++) {
+          const r = row[j]!;
+          const f = file[j]!;
+          // A shard lists its items' runs in gold order, one each.
+          if (r >= n || (j > 0 && r <= row[j - 1]!))
+            badRun(part, name, j, `runs.row ${r}; expected a gold row below ${n}, after the run before's`);
+          if (f >= order.length)
+            badRun(part, name, j, `runs.file ${f}; expected one of ${order.length} trace files`);
+          if (ts[j] === Infinity || ts[j] === -Infinity)
+            badRun(part, name, j, `runs.ts ${ts[j]}; expected a finite number, or none`);
+          if (rule[j]! < -1 || rule[j]! >= rules)
+            badRun(part, name, j, `runs.rule ${rule[j]}; expected an SCU rule of ${rules}, or -1`);
+          const broken = verdictProblem(
+            flags[j]!,
+            rule[j]!,
+            recall,
+            upper,
+            j * c,
+            c,
+            gold.columns.answerable[r] === 1,
+          );
+          if (broken) badRun(part, name, j, broken);
+          // Shards read distinct files, so a run's file's place in the whole input orders it.
+          const position = { file: order[f]!, ordinal: 0 };
+          const qid = gold.columns.qids[r]!;
+          if (!offer({ qid, ts: ts[j]!, position, line: 0, ref: refOf(p, j), runs: 1 })) continue;
+          table.flags[r] = flags[j]!;
+          table.rule[r] = rule[j]!;
+          for (let k = 0; k < c; k++) {
+            table.recall[r * c + k] = recall[j * c + k]!;
+            table.upper[r * c + k] = upper[j * c + k]!;
+          }
         }
-        winner[r] = p;
-        winnerRun[r] = j;
-      }
-      lines += s.lines;
-      known += s.known;
-      for (const [qid, count] of shardUnknown) unknown.set(qid, (unknown.get(qid) ?? 0) + count);
+        lines += s.lines;
+        known += s.known;
+        for (const [qid, count] of shardUnknown) unknown.set(qid, (unknown.get(qid) ?? 0) + count);
+      });
+      return { lines, winners: undefined };
     });
     const runs = judged(table, lines, known, unknown, options);
     // Only failing items are described.
@@ -248,9 +247,11 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       for (const id of ids) {
         const r = rowOf(id);
         if (r === undefined) continue;
-        const p = winner[r]!;
-        if (p < 0) missing.push(r);
-        else (byShard.get(p) ?? byShard.set(p, []).get(p)!).push({ id, j: winnerRun[r]! });
+        if (!table.present[r]) missing.push(r);
+        else {
+          const p = refHi(table.ref[r]!);
+          (byShard.get(p) ?? byShard.set(p, []).get(p)!).push({ id, j: refLo(table.ref[r]!) });
+        }
       }
       const scratch = new Scratch();
       for (const [p, shardRuns] of byShard) {

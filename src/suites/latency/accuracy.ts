@@ -1,5 +1,5 @@
 import { scuRules } from '../../grounded-answer/config.js';
-import { judgeRuns, loadGold } from '../../grounded-answer/load.js';
+import { judgeRuns, loadGold, matchesByQuestion } from '../../grounded-answer/load.js';
 import { traceInput } from '../../grounded-answer/trace-input.js';
 import { aggregate, answerableOf } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
@@ -23,7 +23,7 @@ export async function scoreConfigurations(
   const input = traceInput({ ...config, fields: config.fields?.traces });
   const { items: gold, questions } = await loadGold(goldFiles, {
     fields: config.fields?.gold,
-    questions: input.format === 'openinference' && input.qid === 'input.value',
+    questions: matchesByQuestion(traces, input),
   });
   const rules = scuRules(config.scu);
   const options = {

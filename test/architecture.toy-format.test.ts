@@ -1,0 +1,98 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkTraceLine, type TraceLine } from '../src/grounded-answer/contract.js';
+import { judgeHeld } from '../src/grounded-answer/judged-runs.js';
+import { judgeRuns, loadGold } from '../src/grounded-answer/load.js';
+import { pickWinners } from '../src/grounded-answer/pick.js';
+import { aggregate, answerableOf } from '../src/grounded-answer/score.js';
+import type { ScoreOptions } from '../src/grounded-answer/score-options.js';
+import { registerSource } from '../src/grounded-answer/sources.js';
+import { timestamp } from '../src/grounded-answer/timestamp.js';
+import type { TraceInput } from '../src/grounded-answer/trace-input.js';
+import type { TraceSource } from '../src/grounded-answer/trace-source.js';
+
+// A format added from this file alone: one module (the object below) and one registry call. It reads runs as
+// one JSON array a file, and scores the repository example as its JSON Lines do.
+
+interface ToyScan {
+  utf8?: [string, number][];
+  runs: { file: number; index: number; run: TraceLine; ts: number }[];
+}
+
+const toy: TraceSource<ToyScan, undefined, readonly ToyScan[]> = {
+  name: 'toy',
+  explanation: 'a JSON array of runs a file (format: toy, a test of the registry)',
+  accepts: (_, input) => (input.format as string) === 'toy',
+  cut: (files) => () =>
+    Promise.resolve({
+      chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
+      worthIt: false,
+    }),
+  async scan(queue) {
+    const runs: ToyScan['runs'] = [];
+    for (let next = queue.claim(); next; next = queue.claim()) {
+      const { file, fileIndex } = next.chunk;
+      (JSON.parse(readFileSync(file, 'utf8')) as unknown[]).forEach((value, index) => {
+        const run = checkTraceLine(value, file, index + 1);
+        runs.push({ file: fileIndex, index, run, ts: timestamp(run.ts, file, index + 1) });
+      });
+    }
+    return { runs };
+  },
+  buffers: () => [],
+  pick: (scans, { gold, options, questions }) =>
+    pickWinners(
+      gold.map((g) => g.qid),
+      options.cutoffs.length,
+      questions,
+      (offer) => {
+        const runs = scans[0]!.runs;
+        runs.forEach(({ file, index, run, ts }, ref) =>
+          offer({ qid: run.qid, ts, position: { file, ordinal: index + 1 }, line: index + 1, ref, runs: 1 }),
+        );
+        return { lines: runs.length, winners: scans };
+      },
+    ),
+  readBack: ({ table, winners }, _, judge) => ({
+    records: judgeHeld(table, (row) => winners[0]!.runs[table.ref[row]!]!.run, judge),
+  }),
+  readsRecords: false,
+  mainReads: true,
+  digest: 'none',
+  alone: true,
+};
+
+describe('a format added from a test file alone', () => {
+  it('scores the repository example through the registry as canonical JSON Lines', async () => {
+    const remove = registerSource(toy as TraceSource);
+    try {
+      const lines = readFileSync('runs/qa.trace.jsonl', 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      const dir = mkdtempSync(path.join(tmpdir(), 'toy-format-'));
+      const file = path.join(dir, 'qa.trace.toy');
+      writeFileSync(file, `[${lines.join(',\n')}]`);
+      const { items: gold } = await loadGold(['gold/qa.gold.jsonl']);
+      const options = (format: string): ScoreOptions => ({
+        refusalToken: 'not in context',
+        scuRules: null,
+        cutoffs: [5],
+        traces: { format, qid: 'input.value' } as TraceInput,
+      });
+      const canonical = await judgeRuns(['runs/qa.trace.jsonl'], gold, options('jsonl'));
+      const viaToy = await judgeRuns([file], gold, options('toy'));
+      const answerable = answerableOf(gold);
+      const metrics = (t: typeof canonical) => aggregate(answerable, t.table, options('jsonl')).metrics;
+      expect(viaToy.lines).toBe(50);
+      expect(viaToy.superseded).toBe(3);
+      expect(metrics(viaToy)).toEqual(metrics(canonical));
+      // The example's figures (README): precision 30/33, chr 32/33, recall@5 32/35.
+      expect(metrics(viaToy).precision!.value).toBeCloseTo(30 / 33, 10);
+      expect(metrics(viaToy).chr!.value).toBeCloseTo(32 / 33, 10);
+    } finally {
+      remove();
+    }
+  });
+});
