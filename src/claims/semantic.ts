@@ -1,3 +1,5 @@
+import { readPricing } from '../cost/pricing-file.js';
+import type { Pricing } from '../cost/pricing.js';
 import { withJudgedHit } from '../grounded-answer/verdict-flags.js';
 import { UsageError } from '../errors.js';
 import type { Table } from '../report/schema.js';
@@ -19,6 +21,8 @@ export interface SemanticSettings {
   /** Human verdicts (JSON Lines), absolute. */
   labels?: string;
   minKappa?: number;
+  /** The price table, read from its file when `pricing:` names one. */
+  pricing?: Pricing;
 }
 
 /** The `claims:` keys semantic matching reads, as gates.yaml gives them (config.ts declares them). */
@@ -29,6 +33,7 @@ export interface SemanticKeys {
   judge_hits_sample?: number;
   labels?: string;
   min_kappa?: number;
+  pricing?: string | Pricing;
 }
 
 /** A suite's semantic settings, its paths resolved in the workspace (`resolve` is ScoreContext.resolvePath). */
@@ -40,6 +45,14 @@ export function semanticSettings(keys: SemanticKeys, resolve: (key: string) => s
     hitsSample: keys.judge_hits_sample ?? 0,
     ...(keys.labels !== undefined ? { labels: resolve('claims.labels') } : {}),
     ...(keys.min_kappa !== undefined ? { minKappa: keys.min_kappa } : {}),
+    ...(keys.pricing !== undefined
+      ? {
+          pricing:
+            typeof keys.pricing === 'string'
+              ? readPricing(resolve('claims.pricing'), 'claims.pricing')
+              : keys.pricing,
+        }
+      : {}),
   };
 }
 

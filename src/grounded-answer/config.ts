@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { compiled, patternProblem } from '../config/pattern.js';
 import { fieldMapSchema } from '../io/field-map.js';
 import type { Shape } from '../io/record-shape.js';
+import { pricingSchema } from '../cost/pricing.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 
 /**
@@ -87,6 +88,11 @@ export const answerSettings = {
       labels: z.string().trim().min(1).optional(),
       /** Semantic matching refused when judge vs human kappa is below it (or not computable). */
       min_kappa: z.number().min(-1).max(1).optional(),
+      /**
+       * The judge model's price (USD per million tokens), inline or in a file named here: what a dry run
+       * estimates and a run reports the judge's spend in, and what GROUNDGATE_JUDGE_MAX_COST_USD is held to.
+       */
+      pricing: z.union([z.string().trim().min(1), pricingSchema]).optional(),
     })
     .superRefine((claims, ctx) => {
       const judgeKeys = [
@@ -96,6 +102,7 @@ export const answerSettings = {
         'judge_hits_sample',
         'labels',
         'min_kappa',
+        'pricing',
       ];
       if (claims.match !== 'semantic') {
         for (const key of judgeKeys)
