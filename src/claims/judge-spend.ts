@@ -1,4 +1,5 @@
-import { costOf, type Price } from '../cost/pricing.js';
+import { costOf, priceOf, type Price, type Pricing } from '../cost/pricing.js';
+import type { JudgeSpendReport } from '../report/schema.js';
 import { JUDGE_MAX_TOKENS, type Usage } from './judge-client.js';
 import type { ChatMessage } from './judge-prompt.js';
 
@@ -87,4 +88,80 @@ export function budgetReached(counted: TokenPair, budget: SpendBudget): string |
 /** A price in USD with enough digits for a judge run (fractions of a cent), trailing zeros dropped. */
 export function usd(value: number): string {
   return value.toFixed(6).replace(/\.?0+$/, '') || '0';
+}
+
+/** What a run would send, as a dry run predicts it. */
+export interface Prediction {
+  /** Requests sent, one an ask: retries are not predicted. */
+  requests: number;
+  /** The estimated tokens of those requests. */
+  estimated: TokenPair;
+  /** Why the rest would not be sent (a budget), when some would not. */
+  stoppedBy?: string;
+}
+
+/**
+ * The requests a run would send for asks of these estimates, in order: the first `maxCalls`, each while the
+ * estimates of those before it are below the token and cost budgets (as askJudge counts them before usage
+ * comes back). It is the real run's count when every ask is answered at its first request and, under a token
+ * or cost budget, when the endpoint's usage is the estimate or the budget is not reached.
+ */
+export function predictRequests(
+  estimates: readonly TokenPair[],
+  budget: SpendBudget & { maxCalls: number },
+): Prediction {
+  let estimated: TokenPair = { tokensIn: 0, tokensOut: 0 };
+  for (const [i, e] of estimates.entries()) {
+    const stoppedBy =
+      i >= budget.maxCalls
+        ? `not sent: ${budget.maxCalls} calls is the budget (GROUNDGATE_JUDGE_MAX_CALLS)`
+        : budgetReached(estimated, budget);
+    if (stoppedBy) return { requests: i, estimated, stoppedBy };
+    estimated = { tokensIn: estimated.tokensIn + e.tokensIn, tokensOut: estimated.tokensOut + e.tokensOut };
+  }
+  return { requests: estimates.length, estimated };
+}
+
+/**
+ * One line of what the judge spent: requests, the tokens reported, the answers without usage, and the cost at
+ * `price` when there is one and every answer reported its usage (else the cost is unknown, and says why).
+ */
+export function spendLine(spend: JudgeSpend, price: Price | undefined, model: string | undefined): string {
+  const parts = [
+    `${spend.requests} request${spend.requests === 1 ? '' : 's'}`,
+    `${spend.tokensIn} tokens in`,
+    `${spend.tokensOut} out`,
+  ];
+  if (spend.withoutUsage)
+    parts.push(
+      `${spend.withoutUsage} answer${spend.withoutUsage === 1 ? '' : 's'} without usage (tokens unknown)`,
+    );
+  const cost = costOfSpend(spend, price);
+  if (cost !== undefined) parts.push(`$${usd(cost)}`);
+  else parts.push(price ? 'cost unknown' : `no price for ${model ?? 'the judge model'} in claims.pricing`);
+  return parts.join(', ');
+}
+
+/** The cost of `spend` at `price`: undefined without a price, or when some answer's tokens are unknown. */
+export function costOfSpend(spend: JudgeSpend, price: Price | undefined): number | undefined {
+  if (!price || spend.withoutUsage > 0) return undefined;
+  return costOf(spend, price);
+}
+
+/** The report's `judge` block (report/schema.ts, judgeSpendSchema). */
+export function spendReport(
+  spend: JudgeSpend,
+  model: string | undefined,
+  pricing: Pricing | undefined,
+): JudgeSpendReport {
+  const cost = costOfSpend(spend, priceOf(pricing, model));
+  return {
+    ...(model !== undefined ? { model } : {}),
+    requests: spend.requests,
+    tokens_in: spend.tokensIn,
+    tokens_out: spend.tokensOut,
+    without_usage: spend.withoutUsage,
+    // Rounded to a billionth of a dollar, far below any bill: float products would print their noise.
+    ...(cost !== undefined ? { cost_usd: Number(cost.toFixed(9)) } : {}),
+  };
 }

@@ -127,17 +127,21 @@ async function consult(
     for (const a of missing) unjudged.set(a.key, NO_KEY);
     return { cache, missing: missing.length, fresh: [], unjudged, spend: NO_SPEND };
   }
-  if (endpoint.maxCostUsd !== undefined && !price)
-    throw new InputError(
-      undefined,
-      `GROUNDGATE_JUDGE_MAX_COST_USD is set, but claims.pricing has no price for ${endpoint.model}; expected its price (USD per million tokens) in claims.pricing, or GROUNDGATE_JUDGE_MAX_TOKENS instead`,
-    );
+  if (endpoint.maxCostUsd !== undefined && !price) throw noPriceForCostBudget(endpoint.model);
   const answer = await askJudge(endpoint, missing, now, price);
   for (const u of answer.unjudged)
     unjudged.set(u.key, { reason: u.reason, detail: `${u.reason}: ${u.detail}` });
   for (const j of answer.judged) cache.set(j.key, j);
   if (answer.judged.length) await writeJudgments(file, cache.values());
   return { cache, missing: missing.length, fresh: answer.judged, unjudged, spend: answer.spend };
+}
+
+/** A cost budget cannot be held to without the judge model's price: refused before anything is sent. */
+export function noPriceForCostBudget(model: string): InputError {
+  return new InputError(
+    undefined,
+    `GROUNDGATE_JUDGE_MAX_COST_USD is set, but claims.pricing has no price for ${model}; expected its price (USD per million tokens) in claims.pricing, or GROUNDGATE_JUDGE_MAX_TOKENS instead`,
+  );
 }
 
 /** A run's questions and their answers, with what the environment warned of. */

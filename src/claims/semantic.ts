@@ -2,7 +2,8 @@ import { readPricing } from '../cost/pricing-file.js';
 import type { Pricing } from '../cost/pricing.js';
 import { withJudgedHit } from '../grounded-answer/verdict-flags.js';
 import { UsageError } from '../errors.js';
-import type { Table } from '../report/schema.js';
+import type { JudgeSpendReport, Table } from '../report/schema.js';
+import { spendReport } from './judge-spend.js';
 import { notComputable } from '../metrics/spec.js';
 import type { ScoreContext, SuiteResult } from '../suites/types.js';
 import type { JudgedSuite } from '../suites/grounded-qa/judged.js';
@@ -61,6 +62,8 @@ export interface SemanticOutcome {
   counts: Record<string, number>;
   tables: Table[];
   warnings: string[];
+  /** What asking the judge spent in this run. */
+  judge: JudgeSpendReport;
   /** Why precision, the one metric the claim rule decides, is not computable: set when the gate must fail. */
   refusal?: string;
 }
@@ -108,6 +111,7 @@ export async function semanticPass(
     },
     tables,
     warnings,
+    judge: spendReport(answered.consulted.spend, answered.model, settings.pricing),
     ...(reasons.length ? { refusal: reasons.join('; ') } : {}),
   };
 }
@@ -219,6 +223,7 @@ export function withSemantic(result: SuiteResult, semantic: SemanticOutcome): Su
     counts: { ...result.counts, ...semantic.counts },
     tables: [...(result.tables ?? []), ...semantic.tables],
     warnings: [...result.warnings, ...semantic.warnings],
+    judge: semantic.judge,
   };
 }
 
