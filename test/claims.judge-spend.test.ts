@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { judgeEnvFromInputs } from '../src/action/judge-env.js';
 import { askJudge, type JudgeAsk } from '../src/claims/ask-judge.js';
 import { MAX_BODY_BYTES } from '../src/claims/judge-client.js';
 import { judgeEndpoint, spendBudget, type JudgeEndpoint } from '../src/claims/judge-endpoint.js';
@@ -158,6 +159,13 @@ describe("budgets on the judge's tokens and cost", () => {
       /^not sent: 1 tokens is the budget \(GROUNDGATE_JUDGE_MAX_TOKENS\); \d+ counted$/,
     );
     expect(Number(/(\d+) counted/.exec(run.unjudged[0]!.detail)![1])).toBeGreaterThan(tokensIn + tokensOut);
+  });
+
+  it("the Action's judge-max-tokens and judge-max-cost-usd inputs set the variables", () => {
+    const inputs: Record<string, string> = { 'judge-max-tokens': '5000', 'judge-max-cost-usd': ' 0.5 ' };
+    const env: NodeJS.ProcessEnv = {};
+    judgeEnvFromInputs((name) => inputs[name] ?? '', env);
+    expect(env).toEqual({ GROUNDGATE_JUDGE_MAX_TOKENS: '5000', GROUNDGATE_JUDGE_MAX_COST_USD: '0.5' });
   });
 
   it('GROUNDGATE_JUDGE_MAX_TOKENS and _MAX_COST_USD are read with or without a key; bad values name the variable', () => {
