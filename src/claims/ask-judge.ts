@@ -33,11 +33,12 @@ export const RATE_LIMIT_RETRIES = 5;
 export const RATE_LIMIT_STREAK = 4 * RATE_LIMIT_RETRIES;
 
 /**
- * Why an ask has no verdict: `budget` (past GROUNDGATE_JUDGE_MAX_CALLS, or a token or cost budget reached), `time` (the time budget ran out
- * before it could be sent or retried), `rate-limit` (a 429 asked for a longer wait than the time left, the
- * ask was rate-limited RATE_LIMIT_RETRIES + 1 times, or the run had RATE_LIMIT_STREAK 429s in a row),
- * `failed` (5xx, network errors or timeouts on every attempt), `refused` (another 4xx; after a 401, 403 or
- * 404 the asks not yet sent are not sent), `malformed` (an answer that is not one of the three words).
+ * Why an ask has no verdict: `budget` (past GROUNDGATE_JUDGE_MAX_CALLS, or the token or cost budget reached),
+ * `time` (the time budget ran out before it could be sent or retried), `rate-limit` (a 429 asked for a
+ * longer wait than the time left, the ask was rate-limited RATE_LIMIT_RETRIES + 1 times, or the run had
+ * RATE_LIMIT_STREAK 429s in a row), `failed` (5xx, network errors or timeouts on every attempt), `refused`
+ * (another 4xx; after a 401, 403 or 404 the asks not yet sent are not sent), `malformed` (an answer that is
+ * not one of the three words).
  */
 export type UnjudgedReason = 'budget' | 'time' | 'rate-limit' | 'failed' | 'refused' | 'malformed';
 
@@ -62,10 +63,10 @@ export interface JudgeRun {
  * are sent, the rest are unjudged), `concurrency` at a time, at most `perMinute` requests started a minute,
  * within `budgetMs`. 5xx, network errors and timeouts are retried `retries` times with doubling backoff; a
  * 429 holds every request for the wait it names (at least the doubling backoff) when that fits the time
- * left, RATE_LIMIT_RETRIES times an ask, and stops the run after RATE_LIMIT_STREAK in a row. A request is sent
- * only while the tokens counted so far are below the endpoint's token budget and their cost at `price` below
- * its cost budget (budgetReached): the answers' reported usage, and the estimate (estimateRequest) of each
- * request in flight or answered without usage. `now` dates the judgments (`recorded_at`).
+ * left, RATE_LIMIT_RETRIES times an ask, and stops the run after RATE_LIMIT_STREAK in a row. A request is
+ * sent only while the tokens counted so far are below the endpoint's token budget and their cost at `price`
+ * below its cost budget (budgetReached): the answers' reported usage, and the estimate (estimateRequest) of
+ * each request in flight or answered without usage. `now` dates the judgments (`recorded_at`).
  */
 export async function askJudge(
   endpoint: JudgeEndpoint,
@@ -156,7 +157,7 @@ async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudg
     run.estimated = plus(run.estimated, estimate, 1);
     const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
     const answered = attempt.kind === 'answer' || attempt.kind === 'malformed';
-    // An answer without usage stays counted at its estimate, so an endpoint that reports none is still bounded.
+    // An answer without usage stays counted at its estimate: an endpoint that reports none is still bounded.
     if (!answered || attempt.usage) run.estimated = plus(run.estimated, estimate, -1);
     if (answered) run.spend = withUsage(run.spend, attempt.usage);
     run.rateLimited = attempt.kind === 'rate-limited' ? run.rateLimited + 1 : 0;

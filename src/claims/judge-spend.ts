@@ -28,8 +28,8 @@ export function estimateRequest(messages: readonly ChatMessage[]): TokenPair {
 }
 
 /**
- * What a run of the judge spent: requests sent (retries included), the tokens the endpoint's `usage` reported,
- * and the answers that reported none (their tokens are unknown, not 0).
+ * What a run of the judge spent: requests sent (retries included), the tokens the endpoint's `usage`
+ * reported, and the answers that reported none (their tokens are unknown, not 0).
  */
 export interface JudgeSpend {
   requests: number;
@@ -60,7 +60,7 @@ export function addSpend(a: JudgeSpend, b: JudgeSpend): JudgeSpend {
   };
 }
 
-/** The budgets on what judging spends, beside the call budget (GROUNDGATE_JUDGE_MAX_TOKENS, _MAX_COST_USD). */
+/** The budgets on what judging spends, beside the call budget: GROUNDGATE_JUDGE_MAX_TOKENS, _MAX_COST_USD. */
 export interface SpendBudget {
   /** Tokens in and out together. */
   maxTokens?: number;
