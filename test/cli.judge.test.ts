@@ -320,7 +320,7 @@ describe('groundgate judge', () => {
     expect([bad.status, bad.stdout]).toEqual([2, '']);
     expect(bad.stderr).toMatch(
       new RegExp(
-        `^groundgate: ${path.join(dir, 'prices.yaml')}:3:11: field "${MODEL}.output": .*\\(model: \\{input, output, cached_input\\?\\} in USD per million tokens\\)\n$`,
+        `^groundgate: ${path.join(dir, 'prices.yaml')}:3:11: field "${MODEL}.output": .*\\(a price table \\{<model>: \\{input, output\\}\\} in USD per million tokens\\)\n$`,
       ),
     );
     writeFileSync(path.join(dir, 'prices.yaml'), `other-model-2024-01-01: { input: 1, output: 2 }\n`);

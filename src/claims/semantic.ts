@@ -1,4 +1,4 @@
-import { readPricing } from '../cost/pricing-file.js';
+import { readPricingFile } from '../cost/pricing-file.js';
 import type { Pricing } from '../cost/pricing.js';
 import { withJudgedHit } from '../grounded-answer/verdict-flags.js';
 import { UsageError } from '../errors.js';
@@ -49,9 +49,7 @@ export function semanticSettings(keys: SemanticKeys, resolve: (key: string) => s
     ...(keys.pricing !== undefined
       ? {
           pricing:
-            typeof keys.pricing === 'string'
-              ? readPricing(resolve('claims.pricing'), 'claims.pricing')
-              : keys.pricing,
+            typeof keys.pricing === 'string' ? readPricingFile(resolve('claims.pricing')) : keys.pricing,
         }
       : {}),
   };
