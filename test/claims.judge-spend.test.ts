@@ -145,6 +145,16 @@ describe("budgets on the judge's tokens and cost", () => {
     ]);
   });
 
+  it('requests in flight count at their estimate: a 1-token budget with 4 at a time sends one request, not 4', async () => {
+    const s = await server();
+    s.usage = { prompt_tokens: 100, completion_tokens: 1 };
+    s.delayMs = 50;
+    const run = await askJudge(endpoint(s, { maxTokens: 1, concurrency: 4 }), asks(4), now);
+    expect(s.requests).toHaveLength(1);
+    expect(run.spend).toEqual({ requests: 1, tokensIn: 100, tokensOut: 1, withoutUsage: 0 });
+    expect(run.unjudged.map((u) => u.reason)).toEqual(['budget', 'budget', 'budget']);
+  });
+
   it('an answer without usage counts at its estimate: a 1-token budget sends one request, not all', async () => {
     const s = await server();
     const run = await askJudge(endpoint(s, { maxTokens: 1 }), asks(4), now);

@@ -144,17 +144,21 @@ async function judgeOne(run: RunState, ask: JudgeAsk): Promise<Judgment | Unjudg
       run.stoppedBy = { reason: 'budget', detail: reached };
       return unjudged('budget', reached);
     }
+    // Held before the wait for a start, so that workers waiting beside this one count it.
+    run.estimated = plus(run.estimated, estimate, 1);
+    const notSent = (detail: string) => {
+      run.estimated = plus(run.estimated, estimate, -1);
+      return unjudged('time', detail);
+    };
     if (!(await pace.take()))
-      return unjudged(
-        'time',
+      return notSent(
         Date.now() >= deadline
           ? `not sent: ${spent}`
           : `not sent: ${endpoint.perMinute} requests a minute (GROUNDGATE_JUDGE_RPM) and the waits rate limits asked for leave no start within the ${seconds(endpoint.budgetMs)} time budget`,
       );
     const left = deadline - Date.now();
-    if (left <= 0) return unjudged('time', `not sent: ${spent}`);
+    if (left <= 0) return notSent(`not sent: ${spent}`);
     run.spend = { ...run.spend, requests: run.spend.requests + 1 };
-    run.estimated = plus(run.estimated, estimate, 1);
     const attempt: Attempt = await postCompletion(endpoint, messages, Math.min(endpoint.timeoutMs, left));
     const answered = attempt.kind === 'answer' || attempt.kind === 'malformed';
     // An answer without usage stays counted at its estimate: an endpoint that reports none is still bounded.
