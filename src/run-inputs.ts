@@ -19,7 +19,7 @@ export interface UserOutput {
 }
 
 /** Paths in a suite's config that name files the run reads besides its inputs (grounded answers' judge). */
-const READ_PATHS = ['claims.cache', 'claims.labels'] as const;
+const READ_PATHS = ['claims.cache', 'claims.labels', 'claims.pricing'] as const;
 
 /**
  * Every file a run of `options` reads: the config, each selected suite's inputs (globs expanded, --input

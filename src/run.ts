@@ -275,6 +275,7 @@ export async function judgeRun(
       metrics: values,
       counts: result.counts,
       ...(result.triage ? { triage: withBaselineTriage(result.triage, comparable?.triage) } : {}),
+      ...(result.judge ? { judge: result.judge } : {}),
       ...(comparison ? { comparison } : {}),
       ...(result.tables?.length ? { tables: result.tables } : {}),
       offenders_total: result.offenders.length,

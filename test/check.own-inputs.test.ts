@@ -96,6 +96,13 @@ describe('an output path that is an input of the run: exit 2 before anything is 
         err: refusal('--format junit @/judge/labels.jsonl', "suite qa's claims.labels"),
       },
     );
+    const priced = workspace(`${SEMANTIC}      pricing: judge/prices.yaml\n`);
+    expect(
+      await cli(priced, ['check', '--config', '@/gates.yaml', '--report', '@/judge/prices.yaml']),
+    ).toEqual({
+      status: 2,
+      err: refusal('--report @/judge/prices.yaml', "suite qa's claims.pricing"),
+    });
   });
 
   it('sees through a symbolic link to an input', async () => {

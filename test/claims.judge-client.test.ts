@@ -68,7 +68,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
         expect.objectContaining({ key: a2!.key, verdict: 'NOT_SUPPORTED' }),
       ],
       unjudged: [],
-      requests: 3,
+      spend: { requests: 3, tokensIn: 0, tokensOut: 0, withoutUsage: 3 },
     });
     expect(s.requests).toHaveLength(3);
     for (const r of s.requests) {
@@ -85,7 +85,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     const s = await server();
     const [a0, a1] = asks(2);
     const run = await askJudge(endpoint(s), [a0!, a1!, a0!, a1!, a0!], now);
-    expect(run.requests).toBe(2);
+    expect(run.spend.requests).toBe(2);
     expect(run.judged.map((j) => j.key)).toEqual([a0!.key, a1!.key]);
   });
 
@@ -104,14 +104,14 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     ];
     const recovered = await askJudge(endpoint(s, { concurrency: 1, timeoutMs: 150 }), asks(1), now);
     expect(recovered.judged.map((j) => j.verdict)).toEqual(['NOT_SUPPORTED']);
-    expect(recovered.requests).toBe(3);
+    expect(recovered.spend.requests).toBe(3);
 
     s.failures = Array(3).fill({ status: 503, body: { error: { message: 'Overloaded' } } });
     const failed = await askJudge(endpoint(s, { concurrency: 1 }), asks(1), now);
     expect(failed).toEqual({
       judged: [],
       unjudged: [{ key: asks(1)[0]!.key, reason: 'failed', detail: 'HTTP 503: Overloaded (3 attempts)' }],
-      requests: 3,
+      spend: { requests: 3, tokensIn: 0, tokensOut: 0, withoutUsage: 0 },
     });
 
     s.failures = Array(3).fill({ status: 200, delayMs: 400, body: {} });
@@ -132,7 +132,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     ];
     const waited = await askJudge(endpoint(s, { concurrency: 1 }), asks(2), now);
     expect(waited.judged).toHaveLength(2);
-    expect(waited.requests).toBe(3);
+    expect(waited.spend.requests).toBe(3);
 
     s.failures = [
       { status: 429, headers: { 'retry-after': '120' }, body: { error: { message: 'Rate limit reached' } } },
@@ -149,7 +149,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
           ),
         },
       ],
-      requests: 1,
+      spend: { requests: 1, tokensIn: 0, tokensOut: 0, withoutUsage: 0 },
     });
   });
 
@@ -164,7 +164,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     // Five 429s, then an answer: the sixth request is the ask's last chance and it is answered.
     s.failures = Array(5).fill(limited);
     const fifth = await askJudge(endpoint(s, { concurrency: 1, backoffMs: 1 }), asks(1), now);
-    expect([fifth.requests, fifth.judged.length]).toEqual([6, 1]);
+    expect([fifth.spend.requests, fifth.judged.length]).toEqual([6, 1]);
 
     s.failures = Array(6).fill(limited);
     const sixth = await askJudge(endpoint(s, { concurrency: 1, backoffMs: 1 }), asks(1), now);
@@ -177,7 +177,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
           detail: 'HTTP 429: Rate limit reached (rate-limited 6 times)',
         },
       ],
-      requests: 6,
+      spend: { requests: 6, tokensIn: 0, tokensOut: 0, withoutUsage: 0 },
     });
 
     // An endpoint that answers 429 forever, with a 10-minute budget: 6 + 6 + 6 requests for the first three
@@ -188,7 +188,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       asks(10),
       now,
     );
-    expect(forever.requests).toBe(20);
+    expect(forever.spend.requests).toBe(20);
     expect(forever.judged).toEqual([]);
     const stopped =
       'not sent: the endpoint answered 20 requests in a row with 429 (HTTP 429: Rate limit reached)';
@@ -207,7 +207,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       { status: 200, body: { choices: [] } },
     ];
     const run = await askJudge(endpoint(s, { concurrency: 1 }), asks(3), now);
-    expect(run.requests).toBe(3);
+    expect(run.spend.requests).toBe(3);
     expect(run.judged).toEqual([]);
     expect(run.unjudged.map((u) => [u.reason, u.detail])).toEqual([
       ['malformed', 'the answer is not JSON: "<html>gateway</html>"'],
@@ -220,7 +220,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     const s = await server();
     const all = asks(5);
     const run = await askJudge(endpoint(s, { maxCalls: 2 }), all, now);
-    expect(run.requests).toBe(2);
+    expect(run.spend.requests).toBe(2);
     expect(run.judged.map((j) => j.key)).toEqual([all[0]!.key, all[1]!.key]);
     expect(run.unjudged).toEqual(
       all.slice(2).map((a) => ({
@@ -230,7 +230,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       })),
     );
     const none = await askJudge(endpoint(s, { maxCalls: 0 }), all, now);
-    expect([none.requests, none.judged.length, none.unjudged.length]).toEqual([0, 0, 5]);
+    expect([none.spend.requests, none.judged.length, none.unjudged.length]).toEqual([0, 0, 5]);
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {
@@ -246,7 +246,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
   it('a request that would start past the requests/minute window and the time budget is not sent', async () => {
     const s = await server();
     const run = await askJudge(endpoint(s, { perMinute: 1, concurrency: 2, budgetMs: 5_000 }), asks(3), now);
-    expect(run.requests).toBe(1);
+    expect(run.spend.requests).toBe(1);
     expect(run.judged).toHaveLength(1);
     expect(run.unjudged.map((u) => [u.reason, u.detail])).toEqual(
       Array(2).fill([
@@ -273,14 +273,14 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       expect(u.detail).toMatch(details);
     }
     expect(run.unjudged[2]!.reason).toBe('time');
-    expect(run.requests).toBeLessThanOrEqual(5);
+    expect(run.spend.requests).toBeLessThanOrEqual(5);
   });
 
   it('a 401 stops the run (the key is wrong for every ask) and the key a server echoes is masked', async () => {
     const s = await server();
     s.failures = [{ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}.` } } }];
     const run = await askJudge(endpoint(s, { concurrency: 1 }), asks(3), now);
-    expect(run.requests).toBe(1);
+    expect(run.spend.requests).toBe(1);
     expect(run.unjudged.map((u) => [u.reason, u.detail])).toEqual([
       ['refused', 'HTTP 401: Incorrect API key provided: ***.'],
       ['refused', 'not sent: an earlier request was refused (HTTP 401: Incorrect API key provided: ***.)'],
@@ -295,7 +295,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
       { status: 400, body: { error: { message: 'Invalid prompt: flagged', code: 'invalid_prompt' } } },
     ];
     const one = await askJudge(endpoint(s, { concurrency: 1 }), asks(2), now);
-    expect([one.requests, one.judged.length, one.unjudged]).toEqual([
+    expect([one.spend.requests, one.judged.length, one.unjudged]).toEqual([
       2,
       1,
       [{ key: asks(1)[0]!.key, reason: 'refused', detail: 'HTTP 400: Invalid prompt: flagged' }],
@@ -309,7 +309,7 @@ describe('askJudge against a stand-in chat-completions server (the real HTTP pat
     };
     s.failures = [{ status: 400, body: { error: unsupported } }];
     const all = await askJudge(endpoint(s, { concurrency: 1 }), asks(3), now);
-    expect(all.requests).toBe(1);
+    expect(all.spend.requests).toBe(1);
     expect(all.unjudged.map((u) => u.detail)).toEqual([
       `HTTP 400: ${unsupported.message}`,
       `not sent: an earlier request was refused (HTTP 400: ${unsupported.message})`,

@@ -58,6 +58,7 @@ describe('the rules of the table', () => {
         'judge_hits_sample',
         'labels',
         'min_kappa',
+        'pricing',
       ],
     ]);
     // Without claims: the substring rule, with nothing to read.

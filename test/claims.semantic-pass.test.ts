@@ -198,12 +198,14 @@ describe('semanticSettings, withSemantic, refuseShards', () => {
       counts: { judge_rescues: 1 },
       tables: [{ title: 's', columns: ['b'], rows: [[2]] }],
       warnings: ['x'],
+      judge: { requests: 2, tokens_in: 300, tokens_out: 4, without_usage: 0 },
     };
     expect(withSemantic(result, semantic)).toMatchObject({
       metrics: { precision: { value: 0.5 }, chr: { value: 1 } },
       counts: { items: 4, judge_rescues: 1 },
       tables: [{ title: 't' }, { title: 's' }],
       warnings: ['w', 'x'],
+      judge: { requests: 2, tokens_in: 300, tokens_out: 4, without_usage: 0 },
     });
     expect(withSemantic(result, { ...semantic, refusal: 'why' }).metrics).toEqual({
       precision: { value: null, reason: 'why' },

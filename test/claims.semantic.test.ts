@@ -468,6 +468,18 @@ describe('claims: semantic keys in gates.yaml', () => {
     );
   });
 
+  it('takes pricing: inline (the cost/pricing schema) or a file name, with match: semantic only', () => {
+    const prices = { 'm-2024-07-18': { input: 0.15, output: 0.6 } };
+    expect(message({ match: 'semantic', cache: 'j.jsonl', pricing: prices })).toBeUndefined();
+    expect(message({ match: 'semantic', cache: 'j.jsonl', pricing: 'prices.yaml' })).toBeUndefined();
+    expect(message({ match: 'normalized', pricing: prices })).toEqual([
+      'claims.pricing: applies to match: semantic only; expected match: semantic with it, or no pricing',
+    ]);
+    expect(
+      message({ match: 'semantic', cache: 'j.jsonl', pricing: { m: { input: 1, output: 1, cache: 1 } } }),
+    ).toHaveLength(1);
+  });
+
   it('keeps the cache inside the workspace', async () => {
     judgeEnv(false);
     const dir = suite(`{ match: semantic, cache: ../outside.jsonl }`);

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { JudgeServer } from './helpers/judge-server.js';
 import type { Report } from '../src/report/schema.js';
@@ -76,6 +76,16 @@ async function cli(args: string[], env: NodeJS.ProcessEnv) {
   return { status, stdout, stderr };
 }
 
+/** check reads the judge's variables from the process's environment, as the Action sets them. */
+async function checkWith(args: string[], env: Record<string, string>) {
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  try {
+    return await cli(['check', ...args], {});
+  } finally {
+    vi.unstubAllEnvs();
+  }
+}
+
 const MODEL = 'stand-in-judge-2026-11-28';
 const withKey = () => ({
   GROUNDGATE_JUDGE_MODEL: MODEL,
@@ -90,7 +100,9 @@ describe('groundgate judge', () => {
     const first = await cli(['judge', '-c', config], withKey());
     expect(first).toEqual({
       status: 0,
-      stdout: `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n`,
+      stdout:
+        `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n` +
+        `qa: the judge: 2 requests, 0 tokens in, 0 out, 2 answers without usage (tokens unknown), no price for ${MODEL} in claims.pricing\n`,
       stderr: '',
     });
     expect(server.requests).toHaveLength(2);
@@ -116,8 +128,8 @@ describe('groundgate judge', () => {
       jsonl([TRACES[0], run('Q2', 'It must be a local disk.', 'install#4'), TRACES[2]]),
     );
     const pruned = await cli(['judge', '-c', config, '--prune'], withKey());
-    expect(pruned.stdout).toBe(
-      `qa: 2 questions: 1 answered in ${CACHE}, 1 recorded now, 0 unjudged; pruned 1 line\n`,
+    expect(pruned.stdout.split('\n')[0]).toBe(
+      `qa: 2 questions: 1 answered in ${CACHE}, 1 recorded now, 0 unjudged; pruned 1 line`,
     );
     const after = readFileSync(path.join(dir, CACHE), 'utf8').trimEnd().split('\n');
     expect(after).toHaveLength(2);
@@ -175,6 +187,158 @@ describe('groundgate judge', () => {
     ]);
   });
 
+  it('--dry-run sends nothing and predicts the requests the real run then makes, its estimated tokens and cost', async () => {
+    const priced = GATES.replace(
+      `cache: ${CACHE} }`,
+      `cache: ${CACHE}, pricing: { ${MODEL}: { input: 0.15, output: 0.6 } } }`,
+    );
+    const dir = tmpTree({ 'gates.yaml': priced, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
+    const config = path.join(dir, 'gates.yaml');
+    const dry = await cli(['judge', '-c', config, '--dry-run'], withKey());
+    expect(server.requests).toHaveLength(0);
+    expect(existsSync(path.join(dir, CACHE))).toBe(false);
+    expect(dry.status).toBe(0);
+    const said =
+      /^qa: 2 questions: 0 answered in \S+, 2 missing: (\d+) requests?; ~(\d+) tokens in \(4 characters a token\), at most (\d+) out \(8 a request\), ~\$([\d.]+) at (\S+)'s price\n$/.exec(
+        dry.stdout,
+      );
+    expect(said, dry.stdout).not.toBeNull();
+
+    const real = await cli(['judge', '-c', config], withKey());
+    expect(real.status).toBe(0);
+    expect(server.requests).toHaveLength(Number(said![1]));
+    // The rule, applied here to what the server received: 3 a message and ceil(code points / 4) of its
+    // content, 3 for the reply; 8 out a request (max_tokens).
+    const tokensIn = server.requests
+      .map((r) => 3 + r.body!.messages!.reduce((n, m) => n + 3 + Math.ceil([...m.content].length / 4), 0))
+      .reduce((a, b) => a + b, 0);
+    expect([Number(said![2]), Number(said![3])]).toEqual([tokensIn, 16]);
+    expect(Number(said![4])).toBeCloseTo((tokensIn * 0.15 + 16 * 0.6) / 1e6, 6);
+    expect(said![5]).toBe(MODEL);
+
+    const again = await cli(['judge', '-c', config, '--dry-run'], withKey());
+    expect(again.stdout).toBe(
+      `qa: 2 questions: 2 answered in ${CACHE}, 0 missing: 0 requests; ~0 tokens in (4 characters a token), at most 0 out (8 a request), ~$0 at ${MODEL}'s price\n`,
+    );
+  });
+
+  it('--dry-run under a call budget predicts the count the real run makes; without a key or a price it still predicts', async () => {
+    const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(GOLD), 'traces.jsonl': jsonl(TRACES) });
+    const config = path.join(dir, 'gates.yaml');
+    const budget = { GROUNDGATE_JUDGE_MAX_CALLS: '1' };
+    const dry = await cli(['judge', '-c', config, '--dry-run'], { GROUNDGATE_JUDGE_MODEL: MODEL, ...budget });
+    expect(dry.stdout).toMatch(
+      new RegExp(
+        `^qa: 2 questions: 0 answered in \\S+, 2 missing: 1 request, 1 left unjudged \\(not sent: 1 calls is the budget \\(GROUNDGATE_JUDGE_MAX_CALLS\\)\\); ~\\d+ tokens in \\(4 characters a token\\), at most 8 out \\(8 a request\\); no price for ${MODEL} in claims.pricing\n$`,
+      ),
+    );
+    expect(server.requests).toHaveLength(0);
+    const real = await cli(['judge', '-c', config], { ...withKey(), ...budget });
+    expect(real.status).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect((await cli(['judge', '-c', config, '--dry-run', '--prune'], withKey())).status).toBe(2);
+  });
+
+  it('a token budget stops the judge at the stated point: 250 tokens, 101 an answer, one at a time: 3 requests', async () => {
+    const gold = Array.from({ length: 5 }, (_, i) => ({
+      ...GOLD[1]!,
+      qid: `M${i}`,
+      gold_claim_substr: [`fact ${i}`],
+    }));
+    const traces = gold.map((g) => run(g.qid, 'Any disk works.', 'install#4'));
+    const dir = tmpTree({ 'gates.yaml': GATES, 'gold.jsonl': jsonl(gold), 'traces.jsonl': jsonl(traces) });
+    const config = path.join(dir, 'gates.yaml');
+    server.usage = { prompt_tokens: 100, completion_tokens: 1 };
+    try {
+      const env = { ...withKey(), GROUNDGATE_JUDGE_MAX_TOKENS: '250', GROUNDGATE_JUDGE_CONCURRENCY: '1' };
+      const r = await cli(['judge', '-c', config], env);
+      expect(server.requests).toHaveLength(3);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe(
+        `qa: 5 questions: 0 answered in ${CACHE}, 3 recorded now, 2 unjudged\n` +
+          `qa: the judge: 3 requests, 300 tokens in, 3 out, no price for ${MODEL} in claims.pricing\n`,
+      );
+      expect(r.stderr).toBe(
+        'groundgate: qa: 2 unjudged (budget: not sent: 250 tokens is the budget (GROUNDGATE_JUDGE_MAX_TOKENS); 303 counted); run groundgate judge again to ask them\n',
+      );
+    } finally {
+      server.usage = null;
+    }
+  });
+
+  it("check reports the judge's usage in report.json and the comment: tokens, and the cost at claims.pricing", async () => {
+    const priced = GATES.replace(`cache: ${CACHE} }`, `cache: ${CACHE}, pricing: prices.yaml }`);
+    const dir = tmpTree({
+      'gates.yaml': priced,
+      'prices.yaml': `${MODEL}:\n  input: 0.15\n  output: 0.6\n`,
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(TRACES),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    server.usage = { prompt_tokens: 100, completion_tokens: 2 };
+    try {
+      const out = path.join(dir, 'report.json');
+      const r = await checkWith(['-c', config, '--report', out, '--format', 'markdown'], withKey());
+      expect(r.status).toBe(0);
+      const qa = (JSON.parse(readFileSync(out, 'utf8')) as Report).suites.qa!;
+      // 2 answers of 100 + 2 tokens: (200 × 0.15 + 4 × 0.6) / 1e6 = 0.0000324 USD.
+      expect(qa.judge).toEqual({
+        model: MODEL,
+        requests: 2,
+        tokens_in: 200,
+        tokens_out: 4,
+        without_usage: 0,
+        cost_usd: 0.0000324,
+      });
+      expect(r.stdout).toContain(
+        `**Judge** (\`${MODEL}\`): 2 requests · 200 tokens in · 4 out · $0.000032\n`,
+      );
+    } finally {
+      server.usage = null;
+    }
+    // Every judgment now in the file: nothing asked, nothing spent.
+    const again = await checkWith(['-c', config, '--format', 'json'], withKey());
+    expect((JSON.parse(again.stdout) as Report).suites.qa!.judge).toEqual({
+      model: MODEL,
+      requests: 0,
+      tokens_in: 0,
+      tokens_out: 0,
+      without_usage: 0,
+      cost_usd: 0,
+    });
+  });
+
+  it('a bad price file is a one-line input error naming file:line; a cost budget without a price is refused before any request', async () => {
+    const dir = tmpTree({
+      'gates.yaml': GATES.replace(`cache: ${CACHE} }`, `cache: ${CACHE}, pricing: prices.yaml }`),
+      'prices.yaml': `${MODEL}:\n  input: 0.15\n  output: -1\n`,
+      'gold.jsonl': jsonl(GOLD),
+      'traces.jsonl': jsonl(TRACES),
+    });
+    const config = path.join(dir, 'gates.yaml');
+    const bad = await cli(['judge', '-c', config, '--dry-run'], withKey());
+    expect([bad.status, bad.stdout]).toEqual([2, '']);
+    expect(bad.stderr).toMatch(
+      new RegExp(
+        `^groundgate: ${path.join(dir, 'prices.yaml')}:3:11: field "${MODEL}.output": .*\\(a price table \\{<model>: \\{input, output\\}\\} in USD per million tokens\\)\n$`,
+      ),
+    );
+    writeFileSync(path.join(dir, 'prices.yaml'), `other-model-2024-01-01: { input: 1, output: 2 }\n`);
+    const env = { ...withKey(), GROUNDGATE_JUDGE_MAX_COST_USD: '0.5' };
+    for (const args of [
+      ['judge', '-c', config],
+      ['judge', '-c', config, '--dry-run'],
+      ['check', '-c', config],
+    ]) {
+      const r = args[0] === 'check' ? await checkWith(args.slice(1), env) : await cli(args, env);
+      expect([r.status, r.stderr]).toEqual([
+        2,
+        `groundgate: GROUNDGATE_JUDGE_MAX_COST_USD is set, but claims.pricing has no price for ${MODEL}; expected its price (USD per million tokens) in claims.pricing, or GROUNDGATE_JUDGE_MAX_TOKENS instead\n`,
+      ]);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('refuses a config without a semantic suite', async () => {
     const dir = tmpTree({
       'gates.yaml': GATES.replace(/ {4}claims: .*\n/, ''),
@@ -206,7 +370,9 @@ describe('groundgate judge and check as processes (dist/cli)', () => {
     const judged = await cliProcess(['judge', '-c', config], withKey());
     expect(judged).toEqual({
       code: 0,
-      stdout: `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n`,
+      stdout:
+        `qa: 2 questions: 0 answered in ${CACHE}, 2 recorded now, 0 unjudged\n` +
+        `qa: the judge: 2 requests, 0 tokens in, 0 out, 2 answers without usage (tokens unknown), no price for ${MODEL} in claims.pricing\n`,
       stderr: '',
     });
     // The file records the model asked: a run without the judge's environment reads it under that model.

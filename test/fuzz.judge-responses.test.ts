@@ -256,8 +256,8 @@ describe('judge responses under fuzzing', () => {
           expect([...run.judged, ...run.unjudged].map((o) => o.key).sort()).toEqual(
             asks.map((a) => a.key).sort(),
           );
-          expect(run.requests).toBe(seen.calls);
-          expect(run.requests).toBeLessThanOrEqual(n * (RATE_LIMIT_RETRIES + 1 + 3));
+          expect(run.spend.requests).toBe(seen.calls);
+          expect(run.spend.requests).toBeLessThanOrEqual(n * (RATE_LIMIT_RETRIES + 1 + 3));
           for (const u of run.unjudged) expectClean(u.detail, key, UNJUDGED_MAX);
         },
       ),

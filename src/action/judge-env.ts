@@ -10,6 +10,8 @@ const JUDGE_INPUTS = [
   ['judge-max-calls', 'GROUNDGATE_JUDGE_MAX_CALLS'],
   ['judge-concurrency', 'GROUNDGATE_JUDGE_CONCURRENCY'],
   ['judge-rpm', 'GROUNDGATE_JUDGE_RPM'],
+  ['judge-max-tokens', 'GROUNDGATE_JUDGE_MAX_TOKENS'],
+  ['judge-max-cost-usd', 'GROUNDGATE_JUDGE_MAX_COST_USD'],
 ] as const;
 
 /** Sets the judge's variables from the inputs given; a variable the workflow set itself stays when its input is empty. */

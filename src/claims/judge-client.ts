@@ -11,11 +11,23 @@ export const JUDGE_SEED = 47;
 /** Room for the longest verdict, NOT_SUPPORTED, in common tokenizers, and little more: an essay is malformed. */
 export const JUDGE_MAX_TOKENS = 8;
 
+/**
+ * The most of a response body read: a verdict is a few tokens in a JSON envelope of a few hundred bytes, and
+ * an error message is shown in one line; an endpoint sending more is not read further.
+ */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The tokens a request used, as the endpoint's `usage` says; absent when it says none. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 /** What one attempt of one request came to. */
 export type Attempt =
-  | { kind: 'answer'; verdict: Verdict; model_returned: string; fingerprint: string | null }
+  | { kind: 'answer'; verdict: Verdict; model_returned: string; fingerprint: string | null; usage?: Usage }
   /** An answer that is not one of the three words: asking again at temperature 0 would give it again. */
-  | { kind: 'malformed'; detail: string }
+  | { kind: 'malformed'; detail: string; usage?: Usage }
   /** A 5xx, a network error or no answer in time: worth another attempt. */
   | { kind: 'retry'; detail: string }
   /** 429, with the wait it asks for when it names one. */
@@ -32,6 +44,10 @@ const completionSchema = z.looseObject({
   choices: z.array(z.looseObject({ message: z.looseObject({ content: z.string().nullish() }) })).min(1),
 });
 
+const tokenCount = z.int().nonnegative();
+/** OpenAI's `usage` of a chat completion; the other counts it may hold (total, details) are not read. */
+const usageSchema = z.looseObject({ prompt_tokens: tokenCount, completion_tokens: tokenCount });
+
 /** The request's body: the pinned model, temperature 0, a fixed seed, a few tokens. */
 function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage[]): Record<string, unknown> {
   return {
@@ -45,7 +61,8 @@ function completionRequest(endpoint: JudgeEndpoint, messages: ChatMessage[]): Re
 }
 
 /**
- * One POST to `${baseUrl}/chat/completions`, cut off after `timeoutMs` (the body's reading included).
+ * One POST to `${baseUrl}/chat/completions`, cut off after `timeoutMs` (the body's reading included), its
+ * body read up to MAX_BODY_BYTES.
  * Redirects are not followed: the key goes to the configured host only. Everything the endpoint sent reaches
  * a detail through `redacted` only: one line, size-limited, no piece of the key, no URL's query.
  */
@@ -58,7 +75,7 @@ export async function postCompletion(
   const signal = AbortSignal.timeout(timeoutMs);
   let status: number;
   let headers: Headers;
-  let text: string;
+  let body: { text: string; over: boolean };
   try {
     const response = await fetch(`${endpoint.baseUrl}/chat/completions`, {
       method: 'POST',
@@ -73,10 +90,11 @@ export async function postCompletion(
     });
     status = response.status;
     headers = response.headers;
-    text = await response.text();
+    body = await readCapped(response, MAX_BODY_BYTES);
   } catch (err) {
     return { kind: 'retry', detail: said(fetchFailure(err, signal, timeoutMs)) };
   }
+  const { text } = body;
   if (status === 429)
     return {
       kind: 'rate-limited',
@@ -96,7 +114,29 @@ export async function postCompletion(
       detail: `HTTP ${status}: ${said(errorMessage(text))}`,
       endpointWide: status === 401 || status === 403 || status === 404 || refusesTheRequest(text),
     };
+  if (body.over)
+    return {
+      kind: 'malformed',
+      detail: `the answer is over ${MAX_BODY_BYTES / 1024} KiB, not read further; a verdict is a few tokens`,
+    };
   return readAnswer(text, said);
+}
+
+/** The body's first `max` bytes as text, and whether there was more (the rest is not read). */
+async function readCapped(response: Response, max: number): Promise<{ text: string; over: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body)
+    for await (const chunk of response.body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > max) {
+        await response.body.cancel().catch(() => undefined);
+        break;
+      }
+    }
+  const bytes = Buffer.concat(chunks);
+  return { text: bytes.subarray(0, max).toString('utf8'), over: size > max };
 }
 
 function readAnswer(text: string, said: (text: string) => string): Attempt {
@@ -106,11 +146,14 @@ function readAnswer(text: string, said: (text: string) => string): Attempt {
   } catch {
     return { kind: 'malformed', detail: `the answer is not JSON: ${preview(said(text))}` };
   }
+  // Tokens billed even when the answer is of no use: an answer that says its usage is counted either way.
+  const usage = usageOf(body);
   const parsed = safeParse(completionSchema, body);
   if (!parsed.success)
     return {
       kind: 'malformed',
       detail: 'the answer is not a chat completion (no choices[0].message.content)',
+      ...usage,
     };
   const content = parsed.data.choices[0]!.message.content ?? '';
   const verdict = parseVerdict(content);
@@ -118,6 +161,7 @@ function readAnswer(text: string, said: (text: string) => string): Attempt {
     return {
       kind: 'malformed',
       detail: `the model answered ${preview(said(content))}; expected SUPPORTED, NOT_SUPPORTED or UNCLEAR`,
+      ...usage,
     };
   // What the endpoint says it ran is written to the judgments file, which is committed: redacted too.
   const fingerprint = parsed.data.system_fingerprint;
@@ -126,7 +170,17 @@ function readAnswer(text: string, said: (text: string) => string): Attempt {
     verdict,
     model_returned: said(parsed.data.model ?? ''),
     fingerprint: fingerprint == null ? null : said(fingerprint),
+    ...usage,
   };
+}
+
+/** `{usage}` when the answer names both counts as whole numbers, else nothing: unknown is not 0. */
+function usageOf(body: unknown): { usage?: Usage } {
+  const usage = (body as { usage?: unknown } | null)?.usage;
+  const parsed = safeParse(usageSchema, usage);
+  if (!parsed.success) return {};
+  const { prompt_tokens, completion_tokens } = parsed.data;
+  return { usage: { prompt_tokens, completion_tokens } };
 }
 
 /**

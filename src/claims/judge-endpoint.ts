@@ -13,6 +13,10 @@ export interface JudgeEndpoint {
   model: string;
   /** Asks sent at most in one run; the rest are unjudged ("budget"). */
   maxCalls: number;
+  /** Tokens (in and out) after which no request is sent (ask-judge.ts says how they are counted). */
+  maxTokens?: number;
+  /** USD, at the judge model's price in claims.pricing, after which no request is sent. */
+  maxCostUsd?: number;
   /** Requests in flight at once. */
   concurrency: number;
   /** Requests started in any 60 s. */
@@ -57,15 +61,45 @@ export function judgeEndpoint(env: NodeJS.ProcessEnv): { endpoint?: JudgeEndpoin
     baseUrl,
     apiKey,
     model,
-    maxCalls: count(env, 'GROUNDGATE_JUDGE_MAX_CALLS', JUDGE_DEFAULTS.maxCalls, 0, 100_000),
     concurrency: count(env, 'GROUNDGATE_JUDGE_CONCURRENCY', JUDGE_DEFAULTS.concurrency, 1, 64),
     perMinute: count(env, 'GROUNDGATE_JUDGE_RPM', JUDGE_DEFAULTS.perMinute, 1, 100_000),
     timeoutMs: count(env, 'GROUNDGATE_JUDGE_TIMEOUT_MS', JUDGE_DEFAULTS.timeoutMs, 1, 600_000),
     retries: JUDGE_DEFAULTS.retries,
     backoffMs: JUDGE_DEFAULTS.backoffMs,
     budgetMs: count(env, 'GROUNDGATE_JUDGE_BUDGET_MS', JUDGE_DEFAULTS.budgetMs, 1, 6 * 3_600_000),
+    ...spendBudget(env),
   };
   return { endpoint, warnings };
+}
+
+/**
+ * The budgets on the judge's spend, unset by default: GROUNDGATE_JUDGE_MAX_TOKENS (whole tokens, in and out)
+ * and GROUNDGATE_JUDGE_MAX_COST_USD (dollars, e.g. 0.50). Read without a key too: a dry run predicts them.
+ */
+export function spendBudget(env: NodeJS.ProcessEnv): {
+  maxCalls: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
+} {
+  const tokens = value(env, 'GROUNDGATE_JUDGE_MAX_TOKENS');
+  if (tokens !== undefined && !/^[1-9]\d{0,8}$/.test(tokens))
+    throw new InputError(
+      undefined,
+      `GROUNDGATE_JUDGE_MAX_TOKENS=${JSON.stringify(tokens.slice(0, 40))}: expected a whole number of tokens from 1 to 999999999 (unset: no token budget)`,
+    );
+  const maxTokens = tokens === undefined ? undefined : Number(tokens);
+  const name = 'GROUNDGATE_JUDGE_MAX_COST_USD';
+  const dollars = value(env, name);
+  if (dollars !== undefined && !(/^\d{1,6}(\.\d{1,6})?$/.test(dollars) && Number(dollars) > 0))
+    throw new InputError(
+      undefined,
+      `${name}=${JSON.stringify(dollars.slice(0, 40))}: expected an amount in US dollars above 0 (e.g. 0.50), at most six decimals (unset: no cost budget)`,
+    );
+  return {
+    maxCalls: count(env, 'GROUNDGATE_JUDGE_MAX_CALLS', JUDGE_DEFAULTS.maxCalls, 0, 100_000),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(dollars !== undefined ? { maxCostUsd: Number(dollars) } : {}),
+  };
 }
 
 /**

@@ -1,7 +1,10 @@
 import { claimMissed, REFUSED } from '../grounded-answer/verdict-flags.js';
 import type { ScoreContext } from '../suites/types.js';
 import { describer, type JudgedSuite } from '../suites/grounded-qa/judged.js';
+import { InputError } from '../errors.js';
+import { priceOf, type Price, type Pricing } from '../cost/pricing.js';
 import { askJudge } from './ask-judge.js';
+import { NO_SPEND, type JudgeSpend } from './judge-spend.js';
 import { judgeEndpoint, judgeModel, type JudgeEndpoint } from './judge-endpoint.js';
 import { JUDGE_PROMPT, type Verdict } from './judge-prompt.js';
 import { modelsOf, readJudgments, writeJudgments, type Judgment } from './judgments-cache.js';
@@ -105,7 +108,8 @@ export interface Consulted {
   fresh: Judgment[];
   /** Asks left without a verdict, and why. */
   unjudged: Map<string, Unjudged>;
-  requests: number;
+  /** What asking the endpoint spent (nothing when the cache answered every ask, or there was no endpoint). */
+  spend: JudgeSpend;
 }
 
 async function consult(
@@ -113,25 +117,37 @@ async function consult(
   cache: Map<string, Judgment>,
   asks: readonly Ask[],
   endpoint: JudgeEndpoint | undefined,
+  price: Price | undefined,
   now: (() => Date) | undefined,
 ): Promise<Consulted> {
   const missing = asks.filter((a) => !cache.has(a.key));
   const unjudged = new Map<string, Unjudged>();
-  if (missing.length === 0) return { cache, missing: 0, fresh: [], unjudged, requests: 0 };
+  if (missing.length === 0) return { cache, missing: 0, fresh: [], unjudged, spend: NO_SPEND };
   if (!endpoint) {
     for (const a of missing) unjudged.set(a.key, NO_KEY);
-    return { cache, missing: missing.length, fresh: [], unjudged, requests: 0 };
+    return { cache, missing: missing.length, fresh: [], unjudged, spend: NO_SPEND };
   }
-  const answer = await askJudge(endpoint, missing, now);
+  if (endpoint.maxCostUsd !== undefined && !price) throw noPriceForCostBudget(endpoint.model);
+  const answer = await askJudge(endpoint, missing, now, price);
   for (const u of answer.unjudged)
     unjudged.set(u.key, { reason: u.reason, detail: `${u.reason}: ${u.detail}` });
   for (const j of answer.judged) cache.set(j.key, j);
   if (answer.judged.length) await writeJudgments(file, cache.values());
-  return { cache, missing: missing.length, fresh: answer.judged, unjudged, requests: answer.requests };
+  return { cache, missing: missing.length, fresh: answer.judged, unjudged, spend: answer.spend };
+}
+
+/** A cost budget cannot be held to without the judge model's price: refused before anything is sent. */
+export function noPriceForCostBudget(model: string): InputError {
+  return new InputError(
+    undefined,
+    `GROUNDGATE_JUDGE_MAX_COST_USD is set, but claims.pricing has no price for ${model}; expected its price (USD per million tokens) in claims.pricing, or GROUNDGATE_JUDGE_MAX_TOKENS instead`,
+  );
 }
 
 /** A run's questions and their answers, with what the environment warned of. */
 export interface Answered {
+  /** The model the questions are asked of, when there is one. */
+  model?: string;
   plan: Plan;
   consulted: Consulted;
   /** The verdict the file (with this run's answers) holds for an ask; none without a model. */
@@ -169,31 +185,33 @@ export function runModel(
  * Every question the judge is asked in a run of this suite (claim misses, and `hitsSample` hits), answered
  * from the judgments file, else by the endpoint in `env` when it has one (new answers are written to the
  * file). The model is GROUNDGATE_JUDGE_MODEL, else the file's (runModel); without one no key can be made:
- * every question is unjudged.
+ * every question is unjudged. `ask: false` (a dry run) asks no endpoint: what the file lacks is unjudged.
  */
 export async function answerQuestions(
   judged: JudgedSuite,
   ctx: Pick<ScoreContext, 'relative'>,
-  settings: { cache: string; hitsSample: number },
+  settings: { cache: string; hitsSample: number; pricing?: Pricing },
   env: NodeJS.ProcessEnv,
   now?: () => Date,
+  ask = true,
 ): Promise<Answered> {
   const { model: envModel, warnings: modelWarnings } = judgeModel(env);
-  const { endpoint, warnings: endpointWarnings } = judgeEndpoint(env);
+  const { endpoint, warnings: endpointWarnings } = ask ? judgeEndpoint(env) : { warnings: [] };
   const cache = await readJudgments(settings.cache);
   const chosen = runModel(envModel, cache, ctx.relative(settings.cache));
   const { model } = chosen;
   const p = await plan(judged, ctx, settings.hitsSample, model ?? '');
   const consulted = model
-    ? await consult(settings.cache, cache, p.asks, endpoint, now)
+    ? await consult(settings.cache, cache, p.asks, endpoint, priceOf(settings.pricing, model), now)
     : {
         cache,
         missing: p.asks.length,
         fresh: [],
         unjudged: new Map(p.asks.map((a) => [a.key, { reason: 'no model', detail: chosen.why ?? NO_MODEL }])),
-        requests: 0,
+        spend: NO_SPEND,
       };
   return {
+    ...(model ? { model } : {}),
     plan: p,
     consulted,
     verdictOf: (key) => (model ? consulted.cache.get(key)?.verdict : undefined),

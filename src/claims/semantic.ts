@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 import { withMatchBy } from '../grounded-answer/verdict-flags.js';
+import { readPricingFile } from '../cost/pricing-file.js';
+import type { Pricing } from '../cost/pricing.js';
 import { UsageError } from '../errors.js';
-import type { Table } from '../report/schema.js';
+import type { JudgeSpendReport, Table } from '../report/schema.js';
+import { spendReport } from './judge-spend.js';
 import { notComputable } from '../metrics/spec.js';
 import type { ScoreContext, SuiteResult } from '../suites/types.js';
 import type { JudgedSuite } from '../suites/grounded-qa/judged.js';
@@ -21,6 +24,8 @@ export interface SemanticSettings {
   /** Human verdicts (JSON Lines), absolute. */
   labels?: string;
   minKappa?: number;
+  /** The price table, read from its file when `pricing:` names one. */
+  pricing?: Pricing;
 }
 
 /** A suite's semantic settings, its paths resolved in the workspace (`resolve` is ScoreContext.resolvePath). */
@@ -35,6 +40,12 @@ export function semanticSettings(
     hitsSample: keys.judge_hits_sample ?? 0,
     ...(keys.labels !== undefined ? { labels: resolve('claims.labels') } : {}),
     ...(keys.min_kappa !== undefined ? { minKappa: keys.min_kappa } : {}),
+    ...(keys.pricing !== undefined
+      ? {
+          pricing:
+            typeof keys.pricing === 'string' ? readPricingFile(resolve('claims.pricing')) : keys.pricing,
+        }
+      : {}),
   };
 }
 
@@ -43,6 +54,8 @@ export interface SemanticOutcome {
   counts: Record<string, number>;
   tables: Table[];
   warnings: string[];
+  /** What asking the judge spent in this run. */
+  judge: JudgeSpendReport;
   /** Why precision, the one metric the claim rule decides, is not computable: set when the gate must fail. */
   refusal?: string;
 }
@@ -91,6 +104,7 @@ export async function semanticPass(
     },
     tables,
     warnings,
+    judge: spendReport(answered.consulted.spend, answered.model, settings.pricing),
     ...(reasons.length ? { refusal: reasons.join('; ') } : {}),
   };
 }
@@ -202,6 +216,7 @@ export function withSemantic(result: SuiteResult, semantic: SemanticOutcome): Su
     counts: { ...result.counts, ...semantic.counts },
     tables: [...(result.tables ?? []), ...semantic.tables],
     warnings: [...result.warnings, ...semantic.warnings],
+    judge: semantic.judge,
   };
 }
 

@@ -14,7 +14,8 @@ import {
   verdictLine,
 } from './format.js';
 import { belowItemBar } from './item-bar.js';
-import type { OffenderJson, Report, SuiteReport } from './schema.js';
+import type { JudgeSpendReport, OffenderJson, Report, SuiteReport } from './schema.js';
+import { usd } from '../claims/judge-spend.js';
 import { mermaidTrend } from './mermaid.js';
 import { specOf } from './specs.js';
 import type { Trend } from './trend.js';
@@ -168,6 +169,7 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
   }
   top.push('');
   if (suite.triage) top.push(...triageSection(suite));
+  if (suite.judge) top.push(judgeLine(suite.judge), '');
 
   for (const t of suite.tables ?? []) {
     top.push(
@@ -216,6 +218,24 @@ function costLine(suite: SuiteReport): string | undefined {
 }
 
 /** "Where it fails": the stages as a small table, the largest first, each with what to do and its first offenders. */
+/** What the judge spent, on one line: tokens reported, answers without usage, and the cost when known. */
+function judgeLine(judge: JudgeSpendReport): string {
+  const parts = [
+    `${judge.requests} request${judge.requests === 1 ? '' : 's'}`,
+    `${judge.tokens_in} tokens in`,
+    `${judge.tokens_out} out`,
+  ];
+  if (judge.without_usage)
+    parts.push(
+      `${judge.without_usage} answer${judge.without_usage === 1 ? '' : 's'} without usage (tokens unknown)`,
+    );
+  if (judge.cost_usd !== undefined) parts.push(`$${usd(judge.cost_usd)}`);
+  else if (judge.requests > 0)
+    parts.push(judge.without_usage ? 'cost unknown' : 'no price for the judge model in claims.pricing');
+  const model = judge.model ? ` (${markdownCode(judge.model)})` : '';
+  return `**Judge**${model}: ${parts.join(' · ')}`;
+}
+
 function triageSection(suite: SuiteReport): string[] {
   const rows = stageRows(suite.triage!);
   if (rows.length === 0) return [];

@@ -63,6 +63,20 @@ export const tableSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * What the judge spent in this run (claims: {match: semantic}): requests sent, retries included; the tokens
+ * the answers' `usage` reported; the answers that reported none, whose tokens are in neither sum (unknown,
+ * not 0); the cost at claims.pricing's price, only when it has the model's and every answer reported usage.
+ */
+export const judgeSpendSchema = z.strictObject({
+  model: z.string().optional(),
+  requests: z.int(),
+  tokens_in: z.int(),
+  tokens_out: z.int(),
+  without_usage: z.int(),
+  cost_usd: z.number().optional(),
+});
+
 export const suiteReportSchema = z.strictObject({
   kind: z.string(),
   inputs: z.record(z.string(), z.array(z.string())),
@@ -71,6 +85,7 @@ export const suiteReportSchema = z.strictObject({
   counts: z.record(z.string(), z.number()),
   /** Where grounded answers fail, by pipeline stage (grounded-qa; docs/report-schema.md). */
   triage: triageSchema.optional(),
+  judge: judgeSpendSchema.optional(),
   comparison: comparisonSchema.optional(),
   tables: z.array(tableSchema).optional(),
   offenders_total: z.int(),
@@ -154,6 +169,7 @@ export type OffenderJson = z.infer<typeof offenderSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
 export type GoldReport = z.infer<typeof goldReportSchema>;
 export type Table = z.infer<typeof tableSchema>;
+export type JudgeSpendReport = z.infer<typeof judgeSpendSchema>;
 
 /** Values in a report above which it is written in pieces: a 1× grounded-qa report holds 620k. */
 const IN_PIECES_ABOVE = 20_000;

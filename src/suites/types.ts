@@ -3,7 +3,7 @@ import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
 import type { GoldDigest, ItemDigests } from '../gold/digest.js';
 import type { PartialFile, PartialSuite, Sections } from '../partial/file.js';
-import type { Table } from '../report/schema.js';
+import type { JudgeSpendReport, Table } from '../report/schema.js';
 import type { ItemValues } from '../report/item-record.js';
 import type { SuiteTriage } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
@@ -112,6 +112,8 @@ export interface SuiteResult {
   goldDigest?: GoldDigest;
   /** Where grounded answers fail, by stage (suites that judge grounded answers). */
   triage?: SuiteTriage;
+  /** What the judge spent (claims: {match: semantic}). */
+  judge?: JudgeSpendReport;
   /** Metrics that are no proportion, recomputed over a resample of the items: what a bootstrap needs. */
   resample?: Resampler;
 }

@@ -32,7 +32,7 @@ export interface InjectedAnswer {
  * table: `label(claim, fact, word)` sets the content answered for that pair (any text, to send malformed
  * verdicts); a pair not in the table gets `unlabeled`. `failures` are answered one per request before the
  * table (429 with retry-after, 500, a body that is not JSON); `delayMs` slows every answer and `hang` never
- * answers. It records each request (body, Authorization) and the most requests it had in flight at once.
+ * answers; `usage` is what every answer says it used. It records each request (body, Authorization) and the most requests it had in flight at once.
  * Its base URL, as GROUNDGATE_JUDGE_BASE_URL takes it, is `baseUrl` (`…/v1`).
  */
 export class JudgeServer {
@@ -44,6 +44,8 @@ export class JudgeServer {
   /** What the answers say ran: the response's `model` and `system_fingerprint`. */
   model = 'stand-in-judge-2026-11-28';
   fingerprint: string | null = 'fp_stand_in';
+  /** The `usage` every answer reports; null sends none (an endpoint that does not say). */
+  usage: { prompt_tokens: number; completion_tokens: number } | null = null;
   inFlight = 0;
   maxInFlight = 0;
   url = '';
@@ -102,6 +104,11 @@ export class JudgeServer {
         model: this.model,
         system_fingerprint: this.fingerprint,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        ...(this.usage
+          ? {
+              usage: { ...this.usage, total_tokens: this.usage.prompt_tokens + this.usage.completion_tokens },
+            }
+          : {}),
       },
     };
   }

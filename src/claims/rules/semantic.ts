@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pricingSchema } from '../../cost/pricing.js';
 import { normalized, normalizedKeys } from './normalized.js';
 import type { ClaimRule } from './types.js';
 
@@ -22,6 +23,11 @@ const options = z
     labels: z.string().trim().min(1).optional(),
     /** Semantic matching refused when judge vs human kappa is below it (or not computable). */
     min_kappa: z.number().min(-1).max(1).optional(),
+    /**
+     * The judge model's price (USD per million tokens), inline or in a file named here: what a dry run
+     * estimates and a run reports the judge's spend in, and what GROUNDGATE_JUDGE_MAX_COST_USD is held to.
+     */
+    pricing: z.union([z.string().trim().min(1), pricingSchema]).optional(),
   })
   .superRefine((claims, ctx) => {
     if (claims.cache === undefined)
