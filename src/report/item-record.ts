@@ -2,10 +2,14 @@ import { compareCodeUnits } from '../io/files.js';
 import type { JsonBytes } from './json-bytes.js';
 import type { ObjectMembers } from './json-pieces.js';
 
-/** One item's verdict in report.json, and a 64-bit prefix of its gold digest when the suite has gold. */
+/**
+ * One item's verdict in report.json, a 64-bit prefix of its gold digest when the suite has gold, and its
+ * per-item metric values where the suite has them (`ndcg@10` of one query).
+ */
 export interface ItemVerdict {
   pass: boolean;
   gold?: string;
+  values?: Record<string, number>;
 }
 
 /**

@@ -78,7 +78,13 @@ export const suiteReportSchema = z.strictObject({
   /** warnings[0], when every output shows it first: the traces' ids meet almost none of the gold set's. */
   headline: z.string().optional(),
   /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
-  items: ownRecord(z.strictObject({ pass: z.boolean(), gold: z.string().optional() }))
+  items: ownRecord(
+    z.strictObject({
+      pass: z.boolean(),
+      gold: z.string().optional(),
+      values: z.record(z.string(), z.number()).optional(),
+    }),
+  )
     .transform((record) => ItemRecord.fromRecord(record))
     .optional(),
 });
@@ -119,7 +125,7 @@ export const gateResultSchema = z.strictObject({
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-hex commit sha');
 
 /** With baseline: auto (or --baseline gh:auto): the workflow run whose report artifact was compared with. */
-export const baselineSourceSchema = z.strictObject({
+export const artifactSourceSchema = z.strictObject({
   commit: sha,
   /** The commit's time, from the run (ISO-8601): the comment gives the baseline's age. */
   committed_at: z.iso.datetime({ offset: true }).optional(),
@@ -128,6 +134,18 @@ export const baselineSourceSchema = z.strictObject({
   /** The base commit, when it had no report and the newest report of `branch` was used instead. */
   fallback_from: sha.optional(),
 });
+
+/** With neither --baseline nor an artifact: the committed baseline (.groundgate/baseline.jsonl). */
+export const committedSourceSchema = z.strictObject({
+  source: z.literal('committed'),
+  /** The file, relative to the directory of gates.yaml. */
+  file: z.string(),
+  /** The commit it was made at (its header's), null when it was made outside a git repository. */
+  commit: sha.nullable(),
+});
+
+/** Which baseline the deltas are against; a report of an artifact has no `source`, as before it had any. */
+export const baselineSourceSchema = z.union([artifactSourceSchema, committedSourceSchema]);
 
 export const reportSchema = z.strictObject({
   schema_version: z.literal('1'),
@@ -142,6 +160,7 @@ export const reportSchema = z.strictObject({
 export type Report = z.infer<typeof reportSchema>;
 export type SuiteReport = z.infer<typeof suiteReportSchema>;
 export type BaselineSource = z.infer<typeof baselineSourceSchema>;
+export type ArtifactSource = z.infer<typeof artifactSourceSchema>;
 export type GateResult = z.infer<typeof gateResultSchema>;
 export type OffenderJson = z.infer<typeof offenderSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
