@@ -5,8 +5,14 @@ import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
 import { compareItems, withBaseline } from './baseline/compare.js';
 import { loadBaseline } from './baseline/load.js';
-import { chooseBaseline, committedBaseline, otherGoldSet, type FoundBaseline } from './baseline/select.js';
-import { displayPath, InputError, UsageError } from './errors.js';
+import {
+  chooseBaseline,
+  committedBaseline,
+  otherGoldSet,
+  requireCommitted,
+  type FoundBaseline,
+} from './baseline/select.js';
+import { displayPath, UsageError } from './errors.js';
 import { digestGold } from './gold/digest-files.js';
 import type { GoldDigest, ItemDigests } from './gold/digest.js';
 import { goldStatus, lockPathFor, type GoldStatus } from './gold/status.js';
@@ -195,10 +201,8 @@ export async function judgeRun(
     options.baselineFound ??
     (options.baseline ? loadBaseline(options.baseline, options.baselineMissingOk) : undefined);
   const committed =
-    options.committedBaseline === false
-      ? undefined
-      : committedBaseline(config.dir, config.scope, options.release ?? false);
-  const base = chooseBaseline(found, committed);
+    options.committedBaseline === false ? undefined : committedBaseline(config.dir, config.scope);
+  const base = chooseBaseline(found, committed?.found);
   const runWarnings = await utf8Warnings(takeUtf8Notes(), displayPath);
   if (base?.warning) runWarnings.push(base.warning);
   warnings.push(...runWarnings);
@@ -208,16 +212,12 @@ export async function judgeRun(
 
     if (options.resample && result.resample) resamplers[suite.name] = result.resample;
     if (result.misread?.length) misreads[suite.name] = result.misread;
-    const madeFor = (r: Report | undefined) => r?.suites[suite.name]?.gold?.sha256;
     // Release sign-off needs the committed baseline of this gold set, whichever baseline is compared.
-    const releaseRefusal =
-      options.release && committed ? otherGoldSet(madeFor(committed.report), gold?.report.sha256) : undefined;
-    if (releaseRefusal)
-      throw new InputError({ file: committed!.file }, `suite ${suite.name}: ${releaseRefusal}`);
+    if (options.release && committed) requireCommitted(committed, suite.name, gold?.report.sha256);
     // A committed baseline of another gold set is not compared at all: never some items paired, some not.
     const refused =
-      baseReport && baseReport === committed?.report && baseReport.suites[suite.name]
-        ? otherGoldSet(madeFor(baseReport), gold?.report.sha256)
+      baseReport && baseReport === committed?.found?.report && baseReport.suites[suite.name]
+        ? otherGoldSet(baseReport.suites[suite.name]!.gold?.sha256, gold?.report.sha256)
         : undefined;
     if (refused) result.warnings.push(refused);
     const baseSuite = refused ? undefined : baseReport?.suites[suite.name];

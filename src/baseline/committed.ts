@@ -235,13 +235,17 @@ function check<T extends z.ZodType>(
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const at = issue.path.map(String).join('.') || 'line';
-  const found = issue.path.reduce<unknown>(
-    (v, k) =>
-      v !== null && typeof v === 'object' && Object.hasOwn(v, k)
-        ? (v as Record<PropertyKey, unknown>)[k]
-        : undefined,
-    value,
-  );
+  // A whole line is not repeated: the line number shows it.
+  const found =
+    issue.path.length === 0
+      ? undefined
+      : issue.path.reduce<unknown>(
+          (v, k) =>
+            v !== null && typeof v === 'object' && Object.hasOwn(v, k)
+              ? (v as Record<PropertyKey, unknown>)[k]
+              : undefined,
+          value,
+        );
   throw new InputError(
     { file, line },
     `${at}: ${issue.message.replace(/^Invalid input: /, '')}${found === undefined ? '' : ` (found ${preview(found)})`}; expected ${what}`,

@@ -21,26 +21,33 @@ export interface Committed {
 
 const REFRESH = 'run "groundgate baseline" and commit .groundgate/baseline.jsonl';
 
-/**
- * The committed baseline beside gates.yaml (`dir`), if there is one. Release sign-off needs one: without
- * it the run stops with an input error.
- */
-export function committedBaseline(dir: string, scope: PathScope, release: boolean): Committed | undefined {
+/** The committed baseline beside gates.yaml (`dir`), if there is one, and where it is looked for. */
+export function committedBaseline(dir: string, scope: PathScope): { file: string; found?: Committed } {
   const file = confine(path.join(dir, BASELINE_FILE), scope, BASELINE_FILE, { file: BASELINE_FILE });
   const read = readCommittedBaseline(file);
-  if (!read) {
-    if (release)
-      throw new InputError(
-        { file },
-        `no committed baseline; release sign-off compares with the one made for its gold set: ${REFRESH}`,
-      );
-    return undefined;
-  }
-  return {
-    report: baselineReport(read),
-    source: { source: 'committed', file: BASELINE_FILE, commit: read.header.commit },
-    file,
-  };
+  if (!read) return { file };
+  const source = { source: 'committed', file: BASELINE_FILE, commit: read.header.commit } as const;
+  return { file, found: { report: baselineReport(read), source, file } };
+}
+
+/**
+ * Release sign-off compares with a baseline made for the gold set it signs off: an input error unless the
+ * committed baseline exists and was made for suite `suite`'s gold set (digest `now`). Called once the suite
+ * is scored, so a gold set that does not match its lock is told first.
+ */
+export function requireCommitted(
+  committed: { file: string; found?: Committed },
+  suite: string,
+  now: string | undefined,
+): void {
+  const { file, found } = committed;
+  if (!found)
+    throw new InputError(
+      { file },
+      `no committed baseline; release sign-off compares with the one made for its gold set: ${REFRESH}`,
+    );
+  const other = otherGoldSet(found.report.suites[suite]?.gold?.sha256, now);
+  if (other) throw new InputError({ file }, `suite ${suite}: ${other}`);
 }
 
 /** A warning that a baseline was not found ends so; with the committed one in its place it ends otherwise. */
