@@ -188,6 +188,17 @@ describe('a fresh project: init --yes, then the committed baseline', () => {
       expect(after[i]).toBe(before[i]!.replace('"pass":true', '"pass":false'));
   });
 
+  it('--update-baseline refuses --suite: the file would lose the other suites', async () => {
+    const dir = await initedProject();
+    const made = readFileSync(path.join(dir, FILE), 'utf8');
+    const r = await check(dir, '--update-baseline', '--suite', 'qa');
+    expect(r.status).toBe(2);
+    expect(r.err).toContain(
+      'groundgate: --update-baseline with --suite: the baseline holds every suite, and would lose the others; expected --update-baseline alone\n',
+    );
+    expect(readFileSync(path.join(dir, FILE), 'utf8')).toBe(made);
+  });
+
   it('groundgate baseline writes the same file init does', async () => {
     const dir = await initedProject();
     const made = readFileSync(path.join(dir, FILE), 'utf8');

@@ -165,6 +165,10 @@ export function parseCheckArgs(argv: readonly string[], merge = false): CheckArg
         `--${judging} with --partial: a partial judges no gate and writes no report; expected it on "groundgate merge"`,
       );
   }
+  if (values['update-baseline'] && values.suite?.length)
+    throw new UsageError(
+      '--update-baseline with --suite: the baseline holds every suite, and would lose the others; expected --update-baseline alone',
+    );
   if (values.out !== undefined && values.output !== undefined)
     throw new UsageError('--out and --output: both name the file of one format; expected one of them');
   const out =
