@@ -194,7 +194,7 @@ describe('a fresh project: init --yes, then the committed baseline', () => {
     const r = await check(dir, '--update-baseline', '--suite', 'qa');
     expect(r.status).toBe(2);
     expect(r.err).toContain(
-      'groundgate: --update-baseline with --suite: the baseline holds every suite, and would lose the others; expected --update-baseline alone\n',
+      'groundgate: --update-baseline with --suite: the baseline holds every suite, and would lose the others; expected --update-baseline alone (see groundgate check --help)\n',
     );
     expect(readFileSync(path.join(dir, FILE), 'utf8')).toBe(made);
   });
