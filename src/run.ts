@@ -5,6 +5,13 @@ import { loadConfig, type LoadedConfig } from './config/load.js';
 import { didYouMean } from './config/suggest.js';
 import { compareItems, withBaseline } from './baseline/compare.js';
 import { loadBaseline } from './baseline/load.js';
+import {
+  chooseBaseline,
+  committedBaseline,
+  otherGoldSet,
+  requireCommitted,
+  type FoundBaseline,
+} from './baseline/select.js';
 import { displayPath, UsageError } from './errors.js';
 import { digestGold } from './gold/digest-files.js';
 import type { GoldDigest, ItemDigests } from './gold/digest.js';
@@ -26,14 +33,7 @@ import {
 import { wilson } from './metrics/wilson.js';
 import { ItemRecord } from './report/item-record.js';
 import type { SuiteTriage, Triage } from './report/triage.js';
-import type {
-  BaselineSource,
-  GateResult,
-  GoldReport,
-  OffenderJson,
-  Report,
-  SuiteReport,
-} from './report/schema.js';
+import type { GateResult, GoldReport, OffenderJson, Report, SuiteReport } from './report/schema.js';
 import type {
   ItemVerdicts,
   LoadedSuite,
@@ -72,9 +72,14 @@ export interface RunOptions {
   scope?: PathScope;
   /** Keep each suite's resampler (groundgate init's bootstrap). */
   resample?: boolean;
+  /**
+   * Compare with the committed baseline (.groundgate/baseline.jsonl beside gates.yaml) when no other is
+   * given or found; default true. init and `groundgate baseline` make one and compare with none.
+   */
+  committedBaseline?: boolean;
 }
 
-export type FoundBaseline = { report: Report; source?: BaselineSource } | { warning: string };
+export type { FoundBaseline } from './baseline/select.js';
 
 export interface RunOutcome {
   report: Report;
@@ -193,11 +198,14 @@ export async function judgeRun(
   const misreads: Record<string, Misread[]> = {};
   const gates: GateResult[] = [];
   const warnings: string[] = [];
-  const base: FoundBaseline | undefined =
+  const found: FoundBaseline | undefined =
     options.baselineFound ??
     (options.baseline ? loadBaseline(options.baseline, options.baselineMissingOk) : undefined);
+  const committed =
+    options.committedBaseline === false ? undefined : committedBaseline(config.dir, config.scope);
+  const base = chooseBaseline(found, committed?.found);
   const runWarnings = await utf8Warnings(takeUtf8Notes(), displayPath);
-  if (base && 'warning' in base) runWarnings.push(base.warning);
+  if (base?.warning) runWarnings.push(base.warning);
   warnings.push(...runWarnings);
   const baseReport = base && 'report' in base ? base.report : undefined;
   for (const suite of selected) {
@@ -205,7 +213,15 @@ export async function judgeRun(
 
     if (options.resample && result.resample) resamplers[suite.name] = result.resample;
     if (result.misread?.length) misreads[suite.name] = result.misread;
-    const baseSuite = baseReport?.suites[suite.name];
+    // Release sign-off needs the committed baseline of this gold set, whichever baseline is compared.
+    if (options.release && committed) requireCommitted(committed, suite.name, gold?.report.sha256);
+    // A committed baseline of another gold set is not compared at all: never some items paired, some not.
+    const refused =
+      baseReport && baseReport === committed?.found?.report && baseReport.suites[suite.name]
+        ? otherGoldSet(baseReport.suites[suite.name]!.gold?.sha256, gold?.report.sha256)
+        : undefined;
+    if (refused) result.warnings.push(refused);
+    const baseSuite = refused ? undefined : baseReport?.suites[suite.name];
     const comparable = baseSuite?.kind === suite.kind.kind ? baseSuite : undefined;
     const reported = metrics.filter(
       (m) => !m.spec.optional || m.name in result.metrics || m.name in suite.config.gates,
@@ -219,13 +235,15 @@ export async function judgeRun(
         return [m.name, comparable ? withBaseline(value, comparable.metrics[m.name]) : value];
       }),
     );
-    const noBaseline = !baseReport
-      ? base
-        ? 'baseline report not found'
-        : 'no baseline report given'
-      : comparable
-        ? 'metric not in the baseline report'
-        : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
+    const noBaseline = refused
+      ? refused
+      : !baseReport
+        ? base
+          ? 'baseline report not found'
+          : 'no baseline report given'
+        : comparable
+          ? 'metric not in the baseline report'
+          : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
     const items = result.items && itemRecord(result.items, gold?.digest);
     const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
     const flips = populationFlips(

@@ -529,6 +529,7 @@ describe('freeze and verify', () => {
     expect(frozen.status).toBe(0);
     expect(frozen.out).toMatch(/^s: wrote gold\.lock\.json \(47 items, sha256:[0-9a-f]{12}\)\n$/);
     expect(await cli(dir, ['verify', '-c', gates])).toMatchObject({ status: 0 });
+    expect((await cli(dir, ['baseline', '-c', gates])).status).toBe(0);
     expect((await cli(dir, ['check', '-c', gates, '--release'])).status).not.toBe(2);
     // Item 1's context rewrapped: the same content id, the same mapped item, another record as written.
     const item = teamGold[0]!;

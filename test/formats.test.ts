@@ -1101,6 +1101,7 @@ describe('what a review found (each failed before its fix)', () => {
     const lock = JSON.parse(readFileSync(path.join(dir, 'gold.lock.json'), 'utf8')) as { items: number };
     expect(lock.items).toBe(GOLD.length);
     expect(runCli(['verify'], dir).status).toBe(0);
+    expect(runCli(['baseline'], dir).status).toBe(0);
     const r = runCli(['check', '--release'], dir);
     expect([r.status, r.stderr]).toEqual([0, '']);
   });

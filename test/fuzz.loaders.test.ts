@@ -11,6 +11,7 @@ import {
   scanTraceLine,
   traceFields,
 } from '../src/grounded-answer/trace-scan.js';
+import { BASELINE_FILE, formatBaseline } from '../src/baseline/committed.js';
 import { compileFieldMap } from '../src/io/field-map.js';
 import { entryFor } from '../src/history/history.js';
 import { serializeReport } from '../src/report/schema.js';
@@ -24,7 +25,7 @@ import { qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 /**
  * Property-based fuzzing of every loader a pull request can feed: gates.yaml, gold, traces, retrieval-event
- * documents, TREC qrels and runs, gold locks, history files and baseline reports. Each generated input is
+ * documents, TREC qrels and runs, gold locks, history files, baseline reports and committed baselines. Each generated input is
  * a valid example with edits applied (bytes, lines, JSON values, YAML syntax), and the property is the
  * CLI's contract: exit 0, 1 or 2; on 2 one line naming what is wrong; never an internal error, a stack trace
  * or a hang. FUZZ_RUNS sets the inputs per loader: a sample in CI, 10,000 in the nightly run
@@ -350,12 +351,26 @@ async function targets(): Promise<Target[]> {
       fuzzed: 'r.run',
       args: [],
     },
-    { name: 'gold lock', files: qaFiles, fuzzed: 'gold.lock.json', args: ['--release'], wholeJson: true },
+    {
+      name: 'gold lock',
+      // Release sign-off needs the committed baseline of the gold set as well.
+      files: { ...qaFiles, [BASELINE_FILE]: formatBaseline(report, null) },
+      fuzzed: 'gold.lock.json',
+      args: ['--release'],
+      wholeJson: true,
+    },
     {
       name: 'history',
       files: { ...qaFiles, 'history.jsonl': `${entry}\n${entry.replace('abc1234', 'def5678')}\n` },
       fuzzed: 'history.jsonl',
       args: ['--history', 'history.jsonl', '--format', 'markdown'],
+    },
+    {
+      // A pull request may carry it: check compares with it unasked.
+      name: 'committed baseline',
+      files: { ...qaFiles, [BASELINE_FILE]: formatBaseline(report, null) },
+      fuzzed: BASELINE_FILE,
+      args: [],
     },
     {
       name: 'baseline report',

@@ -54,7 +54,7 @@ describe('each command’s --help', () => {
       status: 2,
       stdout: '',
       stderr:
-        'groundgate: unknown command "chek"; did you mean "check"?; expected one of check, merge, init, freeze, verify, history, extract, normalize, judge (see groundgate --help)\n',
+        'groundgate: unknown command "chek"; did you mean "check"?; expected one of check, merge, init, baseline, freeze, verify, history, extract, normalize, judge (see groundgate --help)\n',
     });
   });
 

@@ -261,7 +261,8 @@ describe('init on a log of timed requests', () => {
     expect(Object.keys(gates.gates)).toEqual(['p95_ms']);
     // What the suite reads: 250 … 30000 ms, P50 h = 59.5 → (15000 + 15250) / 2.
     const { report } = await run({ config: path.join(dir, 'gates.yaml') });
-    expect(report.suites.latency!.metrics.p50_ms).toEqual({ value: 15125 });
+    // Against the baseline init committed from the same data: no change.
+    expect(report.suites.latency!.metrics.p50_ms).toEqual({ value: 15125, baseline: 15125, delta: 0 });
     expect(report.suites.latency!.counts).toMatchObject({ samples: 120, requests: 120 });
   });
 

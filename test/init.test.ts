@@ -57,8 +57,9 @@ describe('groundgate init (dist/cli as a process)', () => {
 
     const ok = runCli(['check'], dir);
     expect(ok.status).toBe(0);
-    // The two max_drop gates and the four paired gates wait for a baseline.
-    expect(ok.stdout).toContain('PASS — 7 of 13 gates passed, 6 skipped');
+    // The two max_drop gates and the four paired gates compare with the baseline init committed: none skipped.
+    expect(ok.stdout).toContain('PASS — 13 of 13 gates passed');
+    expect(ok.stdout).toContain('Compared with the committed baseline .groundgate/baseline.jsonl, made ');
     const bad = runCli(['check', '--input', `qa.traces=${REGRESSED}`, '--allow-outside-workspace'], dir);
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/✗ qa\.precision = 0\.5000, wanted >= 0\.7642/);

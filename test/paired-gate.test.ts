@@ -344,7 +344,16 @@ describe('init: a paired gate beside each level gate, and what the gold set can 
       'under_refusal max_new_failures',
     ]);
     // Without a baseline the regressed copy passes: only paired gates see it on 5 items.
-    expect((await run({ config })).report.verdict).toBe('pass');
+    expect((await run({ config, committedBaseline: false })).report.verdict).toBe('pass');
+    // The baseline init committed is one: with no --baseline the same gates fail against it.
+    const local = (await run({ config })).report;
+    expect(local.baseline).toEqual({ source: 'committed', file: '.groundgate/baseline.jsonl', commit: null });
+    expect(local.gates.filter((g) => !g.passed).map((g) => `${g.metric} ${g.op}`)).toEqual([
+      'precision max_drop',
+      'precision max_new_failures',
+      'chr max_new_failures',
+      'under_refusal max_new_failures',
+    ]);
   });
 });
 

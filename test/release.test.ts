@@ -41,6 +41,8 @@ describe('gold locks', () => {
       status: 0,
       stdout: 'qa: gold/qa.gold.jsonl matches qa.gold.lock.json (47 items, frozen 2026-11-21)\n',
     });
+    // Release sign-off compares with the committed baseline of this gold set.
+    expect(runCli(['baseline'], dir).status).toBe(0);
     expect(runCli(['--release', '-q'], dir).status).toBe(0);
 
     // Edit FM007's question: one item changed; reordering lines or keys changes nothing.

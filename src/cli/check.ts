@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load.js';
 import { cliScope, confineIfInside, UNCONFINED, type PathScope } from '../io/confine.js';
 import { ENGINE_ENV, engineEntry, enginePlan, runOnEngineThread } from '../engine-thread.js';
 import { objectHeap, run, type InputOverride, type RunOptions, type RunOutcome } from '../run.js';
+import { describeWritten, writeCommittedBaseline } from '../baseline/write.js';
 import { commandOf, printLine, writeOutput, type CliIo, type Command } from './command.js';
 import { refuseInputsAsOutputs, runInputs, type RunInput } from '../run-inputs.js';
 import { CONFIG_OPTION, suiteOption, declareCommand, parseOptions } from './options.js';
@@ -40,6 +41,8 @@ export interface CheckArgs {
   baseline?: string;
   artifactName: string;
   release: boolean;
+  /** --update-baseline: write .groundgate/baseline.jsonl from this run. */
+  updateBaseline: boolean;
   history?: string;
   trend: number;
   offenders?: number;
@@ -81,7 +84,7 @@ export const CHECK_OPTIONS = {
   baseline: {
     type: 'string',
     arg: 'FILE',
-    help: "compare with an earlier report.json: deltas, flips, max_drop and max_new_failures gates; gh:auto takes the report artifact of the merge base with origin's default branch from GitHub, as the pull request's comment will (GITHUB_TOKEN)",
+    help: "compare with an earlier report.json: deltas, flips, max_drop and max_new_failures gates; gh:auto takes the report artifact of the merge base with origin's default branch from GitHub, as the pull request's comment will (GITHUB_TOKEN). Without it, or when gh:auto finds none, the committed .groundgate/baseline.jsonl beside gates.yaml (groundgate baseline), if there is one",
   },
   'artifact-name': {
     type: 'string',
@@ -89,9 +92,13 @@ export const CHECK_OPTIONS = {
     default: 'groundgate-report',
     help: "the report artifact's name for gh:auto",
   },
+  'update-baseline': {
+    type: 'boolean',
+    help: 'after the check, write .groundgate/baseline.jsonl from this run (as "groundgate baseline" does); the exit status is still the gates\'',
+  },
   release: {
     type: 'boolean',
-    help: 'release sign-off: every gold set must match its lock (exit 2 otherwise)',
+    help: 'release sign-off: every gold set must match its lock, and .groundgate/baseline.jsonl must be one made for these gold sets (exit 2 otherwise)',
   },
   history: {
     type: 'string',
@@ -150,14 +157,18 @@ export function parseCheckArgs(argv: readonly string[], merge = false): CheckArg
   } else if (positionals.length)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.partial !== undefined) {
-    const judging = (['report', 'baseline', 'history', 'out', 'output', 'format'] as const).find((flag) =>
-      given.has(flag),
-    );
+    const judging = (
+      ['report', 'baseline', 'history', 'out', 'output', 'format', 'update-baseline'] as const
+    ).find((flag) => given.has(flag));
     if (judging)
       throw new UsageError(
         `--${judging} with --partial: a partial judges no gate and writes no report; expected it on "groundgate merge"`,
       );
   }
+  if (values['update-baseline'] && values.suite?.length)
+    throw new UsageError(
+      '--update-baseline with --suite: the baseline holds every suite, and would lose the others; expected --update-baseline alone',
+    );
   if (values.out !== undefined && values.output !== undefined)
     throw new UsageError('--out and --output: both name the file of one format; expected one of them');
   const out =
@@ -176,6 +187,7 @@ export function parseCheckArgs(argv: readonly string[], merge = false): CheckArg
     baseline: values.baseline,
     artifactName: values['artifact-name'],
     release: values.release ?? false,
+    updateBaseline: values['update-baseline'] ?? false,
     history: values.history,
     trend: wholeNumber('--trend', values.trend)!,
     offenders: wholeNumber('--offenders', values.offenders),
@@ -247,7 +259,7 @@ function wholeNumber(flag: string, text: string | undefined): number | undefined
   return Number(text);
 }
 
-function parseOverride(text: string): InputOverride {
+export function parseOverride(text: string): InputOverride {
   const m = /^(?:([A-Za-z][A-Za-z0-9_.-]*?)\.)?([a-z_]+)=(.+)$/.exec(text);
   if (!m)
     throw new UsageError(
@@ -357,6 +369,10 @@ export async function check(
   const silent = args.quiet && passed;
 
   if (args.report) writeOutput(args.report, (file) => writeReport(file, report));
+  if (args.updateBaseline) {
+    const written = writeCommittedBaseline(report, outcome.config.dir, outcome.config.scope, io.env);
+    if (!args.quiet || written.status === 'written') printLine(io, describeWritten(written));
+  }
   const shown = args.outputs.find((o) => o.file === undefined);
   // The text view shows suite warnings in its tables; other formats and files get them on stderr, and
   // warnings of no suite always go there.

@@ -1,3 +1,4 @@
+import { baselineCommand } from './baseline.js';
 import { checkCommand } from './check.js';
 import type { Command } from './command.js';
 import { extractCommand } from './extract.js';
@@ -13,6 +14,7 @@ export const COMMANDS: readonly Command[] = [
   checkCommand,
   mergeCommand,
   initCommand,
+  baselineCommand,
   freezeCommand,
   verifyCommand,
   historyCommand,

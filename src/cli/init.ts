@@ -10,6 +10,8 @@ import { digestGold } from '../gold/digest-files.js';
 import { buildLock, defaultLockPath, today, writeLock } from '../gold/lock.js';
 import { confine, scopeAt, type PathScope } from '../io/confine.js';
 import { resolveMetric } from '../metrics/spec.js';
+import { BASELINE_FILE } from '../baseline/committed.js';
+import { describeWritten, writeCommittedBaseline } from '../baseline/write.js';
 import { calibrate } from '../init/calibrate.js';
 import { populationSize, withDetectable } from '../init/detectable.js';
 import { concerns } from '../init/misread.js';
@@ -246,8 +248,10 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   // cut: they are the repository's own listing, and one is a command to copy (git add …).
   const say = (line = '') => io.stdout(`${escapeTerminal(line, Infinity)}\n`);
 
+  const baselineFile = path.join(path.dirname(configFile), BASELINE_FILE);
   const targets = [
     configFile,
+    baselineFile,
     ...(args.workflow ? [path.join(args.dir, WORKFLOW)] : []),
     ...(args.workflow && args.forkComments ? [path.join(args.dir, COMMENT_WORKFLOW)] : []),
   ];
@@ -307,7 +311,13 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
       throw new UsageError(`--suite ${args.suite} needs ${flag(missing[1]!, 'FILE')} as well`);
     throw notWritten(draft)(err);
   }
-  const outcome = await run({ config: configFile, loaded, scope, resample: true }).catch((err: unknown) => {
+  const outcome = await run({
+    config: configFile,
+    loaded,
+    scope,
+    resample: true,
+    committedBaseline: false,
+  }).catch((err: unknown) => {
     throw notWritten(draft)(err);
   });
   for (const s of planned.filter((x) => x.proposal.claims)) {
@@ -400,9 +410,12 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   } catch (err) {
     throw notWritten(text)(err);
   }
-  const checked = await run({ config: configFile, loaded: final, scope }).catch((err: unknown) => {
-    throw notWritten(text)(err);
-  });
+  // The committed baseline is made from this run: the verdicts of the data the gates were calibrated on.
+  const checked = await run({ config: configFile, loaded: final, scope, committedBaseline: false }).catch(
+    (err: unknown) => {
+      throw notWritten(text)(err);
+    },
+  );
   const gates = checked.report.gates.length;
   if (checked.report.verdict !== 'pass')
     throw new Error(
@@ -416,6 +429,7 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
     }
     for (const lock of locks)
       say(`--- ${rel(lock.file)} (dry run: not written): gold lock, ${lock.items} items`);
+    say(`--- ${rel(baselineFile)} (dry run: not written): committed baseline of this run`);
     return 0;
   }
   refuseExisting(locks.map((l) => l.file));
@@ -424,8 +438,12 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
     writeOutput(w.file, w.text);
   }
   for (const lock of locks) lock.write();
+  const baseline = writeCommittedBaseline(checked.report, path.dirname(configFile), scope, io.env);
   say(
     `wrote ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(', ')}: ${gates} gates, calibrated at ${Number((args.confidence * 100).toFixed(2))}%; check passes on today's data`,
+  );
+  say(
+    `${describeWritten(baseline).replace(/; commit it$/, '')}: the verdicts of this run, what check compares with until the base commit has a report artifact`,
   );
   if (args.workflow)
     say(
@@ -434,7 +452,7 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
         : `note: the workflow uses ${actionRef(ACTION_REPOSITORY)}; pin it to that tag's commit sha, as it pins actions/checkout and actions/upload-artifact`,
     );
   say(
-    `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file)].map(rel).join(' ')} && git commit`,
+    `next: review the gates, then git add ${[...writes.map((w) => w.file), ...locks.map((l) => l.file), baselineFile].map(rel).join(' ')} && git commit`,
   );
   return 0;
 });
@@ -662,7 +680,7 @@ async function contrastClaims(
     day: at.day,
   });
   const loaded = parseConfig(draft, at.configFile, at.scope);
-  const substring = await run({ config: at.configFile, loaded, scope: at.scope });
+  const substring = await run({ config: at.configFile, loaded, scope: at.scope, committedBaseline: false });
   const shown = (r: RunOutcome['report']) => {
     const m = r.suites[proposal.name]?.metrics.precision;
     return m

@@ -2,8 +2,8 @@ import type { BaselineSource } from './schema.js';
 
 /**
  * "Compared with abc1234 (base commit, 2 days old)": which report the deltas are against. The source's
- * fields passed the report schema (40-hex shas, an ISO time), so a sha is safe in a link; the branch is
- * not, and goes through `escape`.
+ * fields passed the report schema (40-hex shas, an ISO time), so a sha is safe in a link; the branch and a
+ * file name are not, and go through `escape`.
  */
 export function describeBaselineSource(
   source: BaselineSource,
@@ -15,6 +15,10 @@ export function describeBaselineSource(
     now?: number;
   },
 ): string {
+  if ('source' in source) {
+    const made = source.commit === null ? 'outside a git repository' : `at ${how.commit(source.commit)}`;
+    return `Compared with the committed baseline ${how.escape(source.file)}, made ${made}.`;
+  }
   const age =
     how.now !== undefined && source.committed_at ? ageOf(Date.parse(source.committed_at), how.now) : '';
   const parts = [`run ${source.run_id}`, ...(age ? [age] : [])];

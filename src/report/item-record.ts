@@ -2,7 +2,10 @@ import { compareCodeUnits } from '../io/files.js';
 import type { JsonBytes } from './json-bytes.js';
 import type { ObjectMembers } from './json-pieces.js';
 
-/** One item's verdict in report.json, and a 64-bit prefix of its gold digest when the suite has gold. */
+/**
+ * One item's verdict in report.json, a 64-bit prefix of its gold digest when the suite has gold, and its
+ * per-item metric values where the suite has them (`ndcg@10` of one query).
+ */
 export interface ItemVerdict {
   pass: boolean;
   gold?: string;
@@ -83,6 +86,7 @@ export class ItemRecord implements ObjectMembers {
   }
 
   private at(k: number): ItemVerdict {
+    // A parsed record's verdicts are as read, per-item values and all.
     if ('record' in this.gold) return this.gold.record[this.ids[k]!]!;
     const gold = this.goldAt(k);
     const values = this.valuesAt(k);

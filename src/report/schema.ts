@@ -141,7 +141,7 @@ export const gateResultSchema = z.strictObject({
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-hex commit sha');
 
 /** With baseline: auto (or --baseline gh:auto): the workflow run whose report artifact was compared with. */
-export const baselineSourceSchema = z.strictObject({
+export const artifactSourceSchema = z.strictObject({
   commit: sha,
   /** The commit's time, from the run (ISO-8601): the comment gives the baseline's age. */
   committed_at: z.iso.datetime({ offset: true }).optional(),
@@ -150,6 +150,18 @@ export const baselineSourceSchema = z.strictObject({
   /** The base commit, when it had no report and the newest report of `branch` was used instead. */
   fallback_from: sha.optional(),
 });
+
+/** With neither --baseline nor an artifact: the committed baseline (.groundgate/baseline.jsonl). */
+export const committedSourceSchema = z.strictObject({
+  source: z.literal('committed'),
+  /** The file, relative to the directory of gates.yaml. */
+  file: z.string(),
+  /** The commit it was made at (its header's), null when it was made outside a git repository. */
+  commit: sha.nullable(),
+});
+
+/** Which baseline the deltas are against; a report of an artifact has no `source`, as before it had any. */
+export const baselineSourceSchema = z.union([artifactSourceSchema, committedSourceSchema]);
 
 export const reportSchema = z.strictObject({
   schema_version: z.literal('1'),
@@ -164,6 +176,7 @@ export const reportSchema = z.strictObject({
 export type Report = z.infer<typeof reportSchema>;
 export type SuiteReport = z.infer<typeof suiteReportSchema>;
 export type BaselineSource = z.infer<typeof baselineSourceSchema>;
+export type ArtifactSource = z.infer<typeof artifactSourceSchema>;
 export type GateResult = z.infer<typeof gateResultSchema>;
 export type OffenderJson = z.infer<typeof offenderSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
