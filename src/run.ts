@@ -15,6 +15,8 @@ import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
 import { noiseWarnings, unjudgedWarning } from './gates/noise.js';
 import { populationFlips } from './gates/paired.js';
+import { pairedValues } from './gates/paired-values.js';
+import { pairedDelta } from './metrics/paired-delta.js';
 import {
   notComputable,
   resolveMetric,
@@ -224,6 +226,7 @@ export async function judgeRun(
         : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
     const items = result.items && itemRecord(result.items, gold?.digest);
     const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
+    if (items && comparable?.items) pairValues(values, items, comparable.items, result.items?.values);
     const flips = populationFlips(
       suite.kind,
       result.items,
@@ -252,7 +255,11 @@ export async function judgeRun(
     }
     // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
     const regressed = new Set(comparison?.regressed);
-    const shown = firstOffenders(result.offenders, regressed, config.reportOffenders);
+    // Against a baseline with per-item values, a suite may list what dropped instead of what is below its bar.
+    // Those are in order of the drop already: the largest first, flipped or not.
+    const dropped = comparable?.items && result.dropped?.(comparable.items);
+    const offenderList = dropped || result.offenders;
+    const shown = firstOffenders(offenderList, dropped ? new Set() : regressed, config.reportOffenders);
     const missing = shown.filter((o) => !o.fields).map((o) => o.id);
     const described = missing.length && result.describe ? await result.describe(missing) : new Map();
     const offenders = shown
@@ -270,7 +277,7 @@ export async function judgeRun(
       ...(result.triage ? { triage: withBaselineTriage(result.triage, comparable?.triage) } : {}),
       ...(comparison ? { comparison } : {}),
       ...(result.tables?.length ? { tables: result.tables } : {}),
-      offenders_total: result.offenders.length,
+      offenders_total: offenderList.length,
       offenders,
       warnings: result.warnings,
       ...(result.headline ? { headline: result.headline } : {}),
@@ -406,6 +413,24 @@ export function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
   return out;
 }
 
+/**
+ * Each metric with per-item values on both sides, compared item by item (metricValue.paired): its mean Δ,
+ * the Δ's interval and the paired tests, which a max_drop gate shows beside the drop.
+ */
+function pairValues(
+  values: Record<string, MetricValue>,
+  current: ItemRecord,
+  base: ItemRecord,
+  columns: ItemVerdicts['values'],
+): void {
+  for (const name of Object.keys(columns ?? {})) {
+    if (!values[name]) continue;
+    const { before, now } = pairedValues(current, base, name);
+    const paired = pairedDelta(before, now);
+    if (paired) values[name] = { ...values[name], paired };
+  }
+}
+
 /** Proportions get their Wilson 95% interval, so a reader sees how much a small n can move. */
 function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
   const { numerator: k, denominator: n } = value;
@@ -414,19 +439,24 @@ function withInterval(value: MetricValue, spec: MetricSpec): MetricValue {
 }
 
 /** Gold digests are cut to 64 bits: enough to tell an edited item, small enough for 200k items. */
-function itemRecord({ ids, pass }: ItemVerdicts, digest: ItemDigests | undefined): ItemRecord {
-  if (!digest) return ItemRecord.fromColumns(ids, pass);
+function itemRecord({ ids, pass, values }: ItemVerdicts, digest: ItemDigests | undefined): ItemRecord {
+  if (!digest) return ItemRecord.fromColumns(ids, pass, undefined, values);
   // The digest lists items in gold order, which is usually the suite's own: then no lookup is needed.
   const aligned = digest.size === ids.length && ids.every((id, i) => id === digest.ids[i]);
   const indexOf = aligned ? undefined : new Map(digest.ids.map((id, i) => [id, i]));
   const { raw, stride } = digest;
-  return ItemRecord.fromColumns(ids, pass, {
-    bytes: raw,
-    offset: (k) => {
-      const at = indexOf ? indexOf.get(ids[k]!) : k;
-      return at === undefined ? undefined : at * stride;
+  return ItemRecord.fromColumns(
+    ids,
+    pass,
+    {
+      bytes: raw,
+      offset: (k) => {
+        const at = indexOf ? indexOf.get(ids[k]!) : k;
+        return at === undefined ? undefined : at * stride;
+      },
     },
-  });
+    values,
+  );
 }
 
 /**

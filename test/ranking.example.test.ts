@@ -33,6 +33,7 @@ describe('repository example: the retrieval suite (examples/ranking)', () => {
       evaluated: 35,
       skipped: 0,
       run_only: 0,
+      no_relevant_judged: 0,
     });
     expect(warnings).toEqual([]);
     expect(report.gates.map((g) => `${g.metric} ${g.op} ${g.threshold}: ${g.passed}`)).toEqual([

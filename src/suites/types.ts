@@ -3,6 +3,7 @@ import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
 import type { GoldDigest, ItemDigests } from '../gold/digest.js';
 import type { PartialFile, PartialSuite, Sections } from '../partial/file.js';
+import type { ItemRecord } from '../report/item-record.js';
 import type { Table } from '../report/schema.js';
 import type { SuiteTriage } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
@@ -57,6 +58,11 @@ export interface ItemVerdicts {
    * "fails now" alone would count an item that broke on another metric (a claim miss against over_refusal).
    */
   failing?: Readonly<Record<string, Uint8Array>>;
+  /**
+   * Item `ids[i]`'s value of metric `name` is `values[name][i]` (NaN: it has none): written into report.json's
+   * items, where a later run pairs them query by query (ranking's per-query nDCG, a task's file recall).
+   */
+  values?: Readonly<Record<string, Float64Array>>;
 }
 
 export function itemVerdicts<T>(
@@ -111,6 +117,11 @@ export interface SuiteResult {
   triage?: SuiteTriage;
   /** Metrics that are no proportion, recomputed over a resample of the items: what a bootstrap needs. */
   resample?: Resampler;
+  /**
+   * The offenders against a baseline whose items carry values: the items whose metric dropped most, in place
+   * of `offenders`; undefined when the baseline has no values to compare.
+   */
+  dropped?(base: ItemRecord): OffenderList | undefined;
 }
 
 /**
