@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UNCONFINED } from '../src/io/confine.js';
+import { renderMarkdown } from '../src/report/markdown.js';
 import { renderText } from '../src/report/text.js';
 import { serializeReport } from '../src/report/schema.js';
 import { run } from '../src/run.js';
@@ -167,6 +168,10 @@ describe('ranking against a baseline, query by query', () => {
       /^drop 0\.0\d{3} over 51 paired items .*; paired randomization p = 0\.0313, t-test p = 0\.0\d{3}$/,
     );
     expect(renderText(now, { offenders: 3 })).toContain('paired randomization p = 0.0313');
+    // The pull-request comment: the gate's row, and the dropped queries first among the offenders.
+    const comment = renderMarkdown(now, { offenders: 3 });
+    expect(comment).toMatch(/\| drop ≤ 0\.01 \| .*paired randomization p = 0\.0313/);
+    expect(comment.indexOf('q47')).toBeLessThan(comment.indexOf('q2'));
   });
 
   it('significance: a drop past the limit fails only when p is below the level', async () => {

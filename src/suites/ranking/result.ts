@@ -19,7 +19,9 @@ export function rankingResult(
   const column = (i: number) => Float64Array.from(result.queries, (q) => q.values[i]!);
   measures.forEach((m, i) => {
     const mean = result.means[i] ?? null;
-    const ci95 = meanInterval(column(i));
+    // Every measure lies in [0, 1], and so does its mean: the symmetric interval is cut there.
+    const interval = meanInterval(column(i));
+    const ci95 = interval && ([Math.max(0, interval[0]), Math.min(1, interval[1])] as [number, number]);
     metricValues[m.name] =
       mean === null
         ? notComputable(
