@@ -22,7 +22,9 @@ import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
 import { noiseWarnings, unjudgedWarning } from './gates/noise.js';
 import { populationFlips } from './gates/paired.js';
-import { pairedValues } from './gates/increase.js';
+import { pairedIncrease } from './gates/increase.js';
+import { pairedValues } from './gates/paired-values.js';
+import { pairedDelta } from './metrics/paired-delta.js';
 import {
   notComputable,
   resolveMetric,
@@ -246,6 +248,7 @@ export async function judgeRun(
           : `suite "${suite.name}" (${suite.kind.kind}) not in the baseline report`;
     const items = result.items && itemRecord(result.items, gold?.digest);
     const comparison = items && comparable?.items ? compareItems(items, comparable.items) : undefined;
+    if (items && comparable?.items) pairValues(values, items, comparable.items, result.items?.values);
     const flips = populationFlips(
       suite.kind,
       result.items,
@@ -266,7 +269,7 @@ export async function judgeRun(
         rule.maxNewFailures === undefined ? undefined : flips(spec),
         rule.maxIncrease === undefined
           ? undefined
-          : pairedValues(resolveMetric(metric, suite.kind.metrics)!, items, comparable?.items),
+          : pairedIncrease(resolveMetric(metric, suite.kind.metrics)!, items, comparable?.items),
       );
       for (const outcome of outcomes)
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
@@ -277,7 +280,11 @@ export async function judgeRun(
     }
     // report.json lists the first report_offenders in full; offenders_total and items keep the rest countable.
     const regressed = new Set(comparison?.regressed);
-    const shown = firstOffenders(result.offenders, regressed, config.reportOffenders);
+    // Against a baseline with per-item values, a suite may list what dropped instead of what is below its bar.
+    // Those are in order of the drop already: the largest first, flipped or not.
+    const dropped = comparable?.items && result.dropped?.(comparable.items);
+    const offenderList = dropped || result.offenders;
+    const shown = firstOffenders(offenderList, dropped ? new Set() : regressed, config.reportOffenders);
     const missing = shown.filter((o) => !o.fields).map((o) => o.id);
     const described = missing.length && result.describe ? await result.describe(missing) : new Map();
     const offenders = shown
@@ -296,7 +303,7 @@ export async function judgeRun(
       ...(result.judge ? { judge: result.judge } : {}),
       ...(comparison ? { comparison } : {}),
       ...(result.tables?.length ? { tables: result.tables } : {}),
-      offenders_total: result.offenders.length,
+      offenders_total: offenderList.length,
       offenders,
       warnings: result.warnings,
       ...(result.headline ? { headline: result.headline } : {}),
@@ -430,6 +437,24 @@ export function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
       out.push({ name: spec.name.replace('{k}', String(k)), spec, k });
   }
   return out;
+}
+
+/**
+ * Each metric with per-item values on both sides, compared item by item (metricValue.paired): its mean Δ,
+ * the Δ's interval and the paired tests, which a max_drop gate shows beside the drop.
+ */
+function pairValues(
+  values: Record<string, MetricValue>,
+  current: ItemRecord,
+  base: ItemRecord,
+  columns: ItemVerdicts['values'],
+): void {
+  for (const name of Object.keys(columns ?? {})) {
+    if (!values[name]) continue;
+    const { before, now } = pairedValues(current, base, name);
+    const paired = pairedDelta(before, now);
+    if (paired) values[name] = { ...values[name], paired };
+  }
 }
 
 /** Proportions get their Wilson 95% interval, so a reader sees how much a small n can move. */

@@ -70,18 +70,27 @@ describe('gates.yaml loader', () => {
     );
   });
 
+  it('rejects significance without max_drop, or outside (0, 1), at its position', () => {
+    expect(error(base('      precision: {min: 0.8, significance: 0.05}\n'))).toBe(
+      'gates.yaml:8:7: suite "qa": gates.precision: significance applies to a max_drop gate; expected max_drop beside it',
+    );
+    expect(error(base('      precision: {max_drop: 0.02, significance: 1.5}\n'))).toBe(
+      'gates.yaml:8:49: suite "qa": gates.precision.significance: expected a significance level between 0 and 1, such as 0.05',
+    );
+  });
+
   it('rejects bad gate expressions, versions and types at their position', () => {
     expect(error(base('      precision: "at least 0.8"\n'))).toMatch(
       /^gates\.yaml:8:18: suite "qa": gates\.precision: expected a comparison such as ">= 0\.80"/,
     );
     expect(error(base('      precision: {minimum: 0.8}\n'))).toBe(
-      'gates.yaml:8:19: suite "qa": gates.precision: unknown key "minimum"; expected one of min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence',
+      'gates.yaml:8:19: suite "qa": gates.precision: unknown key "minimum"; expected one of min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence, significance',
     );
     expect(error(base('      precision: {min: 0.8, max_dorp: 1}\n'))).toMatch(
       /unknown key "max_dorp"; did you mean "max_drop"\?/,
     );
     expect(error(base('      precision: 0.8\n'))).toBe(
-      'gates.yaml:8:18: suite "qa": gates.precision: expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence}',
+      'gates.yaml:8:18: suite "qa": gates.precision: expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence, significance}',
     );
     expect(error(`version: 2\nsuites: {}\n`)).toBe('gates.yaml:1:10: version: expected version: 1');
     expect(error(base(undefined, '    k: five\n'))).toBe(

@@ -158,3 +158,50 @@ describe('ItemRecord written by its own writer', () => {
     expect(written({ items: empty, x: [empty] })).toBe(JSON.stringify({ items: {}, x: [{}] }, null, 2));
   });
 });
+
+describe('ItemRecord with per-item values', () => {
+  it("writes each item's values (none where a column holds NaN) as JSON.stringify does, and reads them back", () => {
+    const ids = ['q3', 'q1', 'q2', '7'];
+    const values = {
+      'ndcg@10': Float64Array.from([0.5, 1 / 3, Number.NaN, 0]),
+      'P@5': Float64Array.from([0.2, Number.NaN, Number.NaN, 1e-7]),
+    };
+    const record = ItemRecord.fromColumns(
+      ids,
+      [1, 0, 1, 0],
+      prefixes(['a1', undefined, 'c1', 'd1'].map((g) => g && h(g))),
+      values,
+    );
+    const expected = {
+      '7': { pass: false, gold: h('d1'), values: { 'ndcg@10': 0, 'P@5': 1e-7 } },
+      q1: { pass: false, values: { 'ndcg@10': 1 / 3 } },
+      q2: { pass: true, gold: h('c1') },
+      q3: { pass: true, gold: h('a1'), values: { 'ndcg@10': 0.5, 'P@5': 0.2 } },
+    };
+    const whole = JSON.stringify({ items: expected }, null, 2);
+    expect(JSON.stringify({ items: record }, null, 2)).toBe(whole);
+    for (const size of [1, 7, 64, 1 << 16]) expect(written({ items: record }, size)).toBe(whole);
+    expect(record.value('q1', 'ndcg@10')).toBe(1 / 3);
+    expect(record.value('q1', 'P@5')).toBeUndefined();
+    expect(record.value('q9', 'ndcg@10')).toBeUndefined();
+    expect(record.get('q3')).toEqual(expected.q3);
+
+    const parsed = reportSchema.shape.suites.parse({
+      r: {
+        kind: 'ranking',
+        inputs: {},
+        metrics: {},
+        counts: {},
+        offenders_total: 0,
+        offenders: [],
+        warnings: [],
+        items: JSON.parse(whole).items,
+      },
+    }).r!.items!;
+    expect(parsed.value('q1', 'ndcg@10')).toBe(1 / 3);
+    expect(parsed.value('7', 'P@5')).toBe(1e-7);
+    expect(parsed.value('q2', 'ndcg@10')).toBeUndefined();
+    expect(JSON.stringify({ items: parsed }, null, 2)).toBe(whole);
+    expect(written({ items: parsed }, 7)).toBe(whole);
+  });
+});

@@ -27,12 +27,19 @@ describe('repository example: the retrieval suite (examples/ranking)', () => {
       mrr: '0.8969',
       'r-prec': '0.8571',
     });
+    // recall@10: 34 queries at 1 and one at 0.5 (mean 34.5/35); sd = √((34·(1/70)² + (34/70)²)/34) = 0.0845154,
+    // se = 0.0142857, t(0.975, 34) = 2.0322445: 0.9857143 ± 0.0290321, the upper bound cut to 1.
+    const recall = suite.metrics['recall@10']!;
+    expect(recall.n).toBe(35);
+    expect(recall.ci95![0]).toBeCloseTo(0.9566822, 6);
+    expect(recall.ci95![1]).toBe(1);
     expect(suite.counts).toEqual({
       qrels_queries: 35,
       run_queries: 35,
       evaluated: 35,
       skipped: 0,
       run_only: 0,
+      no_relevant_judged: 0,
     });
     expect(warnings).toEqual([]);
     expect(report.gates.map((g) => `${g.metric} ${g.op} ${g.threshold}: ${g.passed}`)).toEqual([

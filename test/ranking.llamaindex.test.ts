@@ -73,7 +73,14 @@ describe('ranking suite: qrels_format llamaindex', () => {
   it('scores each relevant_docs pair as a grade-1 judgment, as the same TREC qrels', async () => {
     // q1: RR 1/2; recall@2 1/2; nDCG@10 (1/log2 3 + 1/log2 5) / (1 + 1/log2 3). q2: 1, 1, 1.
     const q1 = (1 / Math.log2(3) + 1 / Math.log2(5)) / (1 + 1 / Math.log2(3));
-    const counts = { qrels_queries: 2, run_queries: 3, evaluated: 2, skipped: 0, run_only: 1 };
+    const counts = {
+      qrels_queries: 2,
+      run_queries: 3,
+      evaluated: 2,
+      skipped: 0,
+      run_only: 1,
+      no_relevant_judged: 0,
+    };
     for (const files of <Record<string, string>[]>[
       // q3 has no relevant doc: like a TREC qrels file without its lines, it is not judged.
       {

@@ -57,7 +57,14 @@ describe('ranking suite', () => {
     expect(value('ndcg')).toBe((1 / Math.log2(3) + 1) / 2);
     expect(printf4(value('ndcg')!)).toBe('0.8155');
     expect(value('P@10')).toBe((1 / 10 + 1 / 10) / 2);
-    expect(suite.counts).toEqual({ qrels_queries: 2, run_queries: 2, evaluated: 2, skipped: 0, run_only: 0 });
+    expect(suite.counts).toEqual({
+      qrels_queries: 2,
+      run_queries: 2,
+      evaluated: 2,
+      skipped: 0,
+      run_only: 0,
+      no_relevant_judged: 0,
+    });
   });
 
   it('reproduces the ir_measures README example at relevance_level 2', async () => {
@@ -134,7 +141,14 @@ describe('ranking suite', () => {
       'run.txt': 'q1 Q0 a 1 1 t\nzz Q0 a 1 1 t\nzz Q0 b 2 0 t\nyy Q0 a 1 1 t\n',
     });
     expect(value('map')).toBe(1);
-    expect(suite.counts).toEqual({ qrels_queries: 1, run_queries: 3, evaluated: 1, skipped: 0, run_only: 2 });
+    expect(suite.counts).toEqual({
+      qrels_queries: 1,
+      run_queries: 3,
+      evaluated: 1,
+      skipped: 0,
+      run_only: 2,
+      no_relevant_judged: 0,
+    });
     expect(warnings).toEqual(['r: 2 run qids not in qrels (3 lines) not scored: yy, zz']);
   });
 

@@ -100,6 +100,7 @@ describe('trec_eval parity on the committed fixture (no binary needed)', () => {
       evaluated: 50,
       skipped: 0,
       run_only: 1,
+      no_relevant_judged: 0,
     });
   });
 });

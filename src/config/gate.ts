@@ -27,6 +27,8 @@ export interface GateRule {
   allowMissing: boolean;
   /** Compare a bound of the Wilson 95% interval instead of the point value (proportions only). */
   confidence?: 'lower_bound' | 'upper_bound';
+  /** A drop past maxDrop fails only when the paired randomization test also finds it at p < this. */
+  significance?: number;
 }
 
 const EXPRESSION = /^\s*(>=|<=|==|>|<)\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*$/i;
@@ -54,6 +56,14 @@ const gateObject = z
       .optional(),
     allow_missing: z.boolean().optional(),
     confidence: z.enum(['point', 'lower_bound', 'upper_bound']).optional(),
+    significance: z
+      .number({ error: 'expected a significance level between 0 and 1, such as 0.05' })
+      .gt(0, { error: 'expected a significance level between 0 and 1, such as 0.05' })
+      .lt(1, { error: 'expected a significance level between 0 and 1, such as 0.05' })
+      .optional(),
+  })
+  .refine((g) => g.significance === undefined || g.max_drop !== undefined, {
+    message: 'significance applies to a max_drop gate; expected max_drop beside it',
   })
   .refine(
     (g) =>
@@ -76,6 +86,7 @@ const gateObject = z
       ...(g.max_increase !== undefined ? { maxIncrease: g.max_increase } : {}),
       allowMissing: g.allow_missing ?? false,
       ...(confidence ? { confidence } : {}),
+      ...(g.significance !== undefined ? { significance: g.significance } : {}),
     };
   });
 
@@ -97,7 +108,7 @@ const gateString = z.string().transform((text, ctx): GateRule => {
 
 export const gateRuleSchema = z.union([gateString, gateObject], {
   error:
-    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence}',
+    'expected a comparison such as ">= 0.80" or an object {min, max, max_drop, max_increase, max_new_failures, allow_missing, confidence, significance}',
 });
 
 export const gatesSchema = z.record(z.string(), gateRuleSchema);

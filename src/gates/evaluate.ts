@@ -2,7 +2,8 @@ import { compare, type Comparison, type GateRule } from '../config/gate.js';
 import type { MetricSpec, MetricValue } from '../metrics/spec.js';
 import { escapeTerminal } from '../report/escape.js';
 import { formatNumber, formatP } from '../report/format.js';
-import { grownText, type PairedValues } from './increase.js';
+import { grownText, type PairedIncrease } from './increase.js';
+import type { PairedDelta } from '../metrics/paired-delta.js';
 
 /** A metric's population compared item by item with the baseline (gold unchanged): what a paired gate counts. */
 export interface PairedOutcome {
@@ -45,6 +46,10 @@ export interface GateOutcome {
   confidence?: 'lower_bound' | 'upper_bound';
   compared?: number | null;
   paired?: PairedOutcome;
+  /** max_drop: the two-sided paired randomization p of the per-item differences, when both sides have them. */
+  p?: number;
+  /** max_drop with significance: the level a drop's p must be below to fail. */
+  significance?: number;
 }
 
 /**
@@ -61,7 +66,7 @@ export function evaluateGate(
   /** For max_new_failures: the population's flips, or why there are none to count (skipped). */
   flips?: PopulationFlips | { skipped: string },
   /** For max_increase: the metric over the items both reports have its per-item values for. */
-  paired?: PairedValues,
+  paired?: PairedIncrease,
 ): GateOutcome[] {
   const v = value?.value ?? null;
   const missingReason = value?.reason ?? 'not reported';
@@ -105,26 +110,66 @@ export function evaluateGate(
       outcomes.push({ metric, ...check, value: v, passed: compare(v, check) });
     }
   }
-  if (rule.maxDrop !== undefined) {
-    const base = baseline?.value ?? null;
-    const common = { metric, op: 'max_drop' as const, threshold: rule.maxDrop, value: v };
-    if (baseline === undefined) {
-      outcomes.push({ ...common, passed: true, skipped: true, reason: noBaselineReason });
-    } else if (base === null || v === null) {
-      const which =
-        v === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';
-      outcomes.push({ ...common, baseline: base, passed: rule.allowMissing, reason: which });
-    } else {
-      const drop = spec.direction === 'higher' ? base - v : v - base;
-      // Subtraction of two decimals can land a hair above an exact threshold: allow 1e-12 of float noise.
-      outcomes.push({ ...common, baseline: base, passed: drop <= rule.maxDrop + 1e-12 });
-    }
-  }
+  if (rule.maxDrop !== undefined)
+    outcomes.push(
+      dropOutcome(metric, rule, v, missingReason, spec, baseline, noBaselineReason, value?.paired),
+    );
   if (rule.maxIncrease !== undefined)
     outcomes.push(increaseOutcome(metric, rule, v, missingReason, spec, baseline, noBaselineReason, paired));
   if (rule.maxNewFailures !== undefined)
     outcomes.push(pairedOutcome(metric, rule.maxNewFailures, v, flips ?? { skipped: noBaselineReason }));
   return outcomes;
+}
+
+/**
+ * A max_drop gate: the worsening of the metric against the baseline's value. With the items' paired test
+ * (value.paired), its p goes beside the drop; with `significance`, a drop past the limit fails only when that
+ * p is below it too. A gate whose p cannot be had judges by the drop alone and says so: a regression is never
+ * let through for want of a test.
+ */
+function dropOutcome(
+  metric: string,
+  rule: GateRule,
+  v: number | null,
+  missingReason: string,
+  spec: MetricSpec,
+  baseline: MetricValue | undefined,
+  noBaselineReason: string,
+  paired: PairedDelta | undefined,
+): GateOutcome {
+  const base = baseline?.value ?? null;
+  const { significance } = rule;
+  const common = {
+    metric,
+    op: 'max_drop' as const,
+    threshold: rule.maxDrop!,
+    value: v,
+    ...(significance !== undefined ? { significance } : {}),
+  };
+  if (baseline === undefined) return { ...common, passed: true, skipped: true, reason: noBaselineReason };
+  if (base === null || v === null) {
+    const which =
+      v === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';
+    return { ...common, baseline: base, passed: rule.allowMissing, reason: which };
+  }
+  const drop = spec.direction === 'higher' ? base - v : v - base;
+  // Subtraction of two decimals can land a hair above an exact threshold: allow 1e-12 of float noise.
+  const within = drop <= rule.maxDrop! + 1e-12;
+  if (!paired) {
+    const untested =
+      significance === undefined
+        ? undefined
+        : `significance not tested: the baseline has no per-item values of ${metric}; judged by the drop alone`;
+    return { ...common, baseline: base, passed: within, ...(untested ? { reason: untested } : {}) };
+  }
+  const p = paired.randomization_p;
+  const [lo, hi] = paired.ci95;
+  const noise = !within && significance !== undefined && p >= significance;
+  const tested =
+    `drop ${formatNumber(drop, spec.unit)} over ${paired.items} paired items (Δ 95% CI ${formatNumber(lo, spec.unit)} to ${formatNumber(hi, spec.unit)}); ` +
+    `paired randomization p ${formatP(p)}, t-test p ${formatP(paired.t_p)}` +
+    (noise ? `; not significant at ${significance}: passes` : '');
+  return { ...common, baseline: base, passed: within || noise, reason: tested, p };
 }
 
 /**
@@ -176,7 +221,7 @@ function increaseOutcome(
   spec: MetricSpec,
   baseline: MetricValue | undefined,
   noBaselineReason: string,
-  paired: PairedValues | undefined,
+  paired: PairedIncrease | undefined,
 ): GateOutcome {
   const common = { metric, op: 'max_increase' as const, threshold: rule.maxIncrease!, value };
   if (baseline === undefined && !paired)

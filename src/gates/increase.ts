@@ -14,7 +14,7 @@ export interface Grown {
 }
 
 /** A metric recomputed over the items both reports have its per-item value for. */
-export interface PairedValues {
+export interface PairedIncrease {
   current: number;
   base: number;
   items: number;
@@ -27,11 +27,11 @@ export interface PairedValues {
  * in the current run and in the baseline: what max_increase compares, so that items added or dropped do not
  * pass for a rise or a fall. Undefined when the metric has no per-item values or no item is paired.
  */
-export function pairedValues(
+export function pairedIncrease(
   metric: ResolvedMetric,
   current: ItemRecord | undefined,
   base: ItemRecord | undefined,
-): PairedValues | undefined {
+): PairedIncrease | undefined {
   const per = metric.spec.perItem;
   if (!per || !current || !base) return undefined;
   const now: number[] = [];

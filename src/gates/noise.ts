@@ -19,7 +19,9 @@ export function noiseWarnings(
       continue;
     const value = values[g.metric];
     const ci = value?.ci95;
-    if (!ci || !(ci[0] < g.threshold && g.threshold < ci[1])) continue;
+    // Proportions only: init sets a mean's gate from its bootstrap bound, which the report's t-interval of
+    // the mean (ranking) may straddle by a hair.
+    if (!ci || value.numerator === undefined || !(ci[0] < g.threshold && g.threshold < ci[1])) continue;
     const n = `${value.numerator}/${value.denominator}`;
     // A metric that has its paired gate already needs only the other half of the advice.
     const paired = outcomes.some((o) => o.metric === g.metric && o.op === 'max_new_failures');

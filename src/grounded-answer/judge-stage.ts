@@ -68,13 +68,7 @@ export function judgeShare(
   return {
     verdicts,
     run(row, t) {
-      judgeInto(
-        judgeItem(goldRow(row), data.rules),
-        t,
-        data.options,
-        verdicts,
-        next++,
-      );
+      judgeInto(judgeItem(goldRow(row), data.rules), t, data.options, verdicts, next++);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pairedDeltaSchema } from './paired-delta.js';
 
 /**
  * What the rest of groundgate knows about a metric. Gates, renderers and docs read these instead of
@@ -31,8 +32,15 @@ export const metricValueSchema = z.strictObject({
   /** With --baseline: the base report's value and value − baseline (null when either is not computable). */
   baseline: z.number().nullable().optional(),
   delta: z.number().nullable().optional(),
-  /** Wilson 95% interval, for proportions (a numerator of a denominator of items). */
+  /**
+   * 95% interval: Wilson's for proportions (a numerator of a denominator of items), the t-interval for a mean
+   * of per-item values (ranking: over `n` queries).
+   */
   ci95: z.tuple([z.number(), z.number()]).optional(),
+  /** For a mean of per-item values: how many items it is over. */
+  n: z.int().optional(),
+  /** With a baseline whose items carry per-item values: the metric compared item by item. */
+  paired: pairedDeltaSchema.optional(),
 });
 export type MetricValue = z.infer<typeof metricValueSchema>;
 

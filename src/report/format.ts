@@ -29,8 +29,10 @@ export function gateStatus(g: GateResult): 'pass' | 'fail' | 'skip' {
   return g.passed ? 'pass' : 'fail';
 }
 
-export function fraction(m: { numerator?: number; denominator?: number }): string {
-  return m.numerator !== undefined && m.denominator !== undefined ? `${m.numerator}/${m.denominator}` : '';
+/** The n column: a proportion's counts (`30/33`), or how many items a mean is over (`50`). */
+export function fraction(m: { numerator?: number; denominator?: number; n?: number }): string {
+  if (m.numerator !== undefined && m.denominator !== undefined) return `${m.numerator}/${m.denominator}`;
+  return m.n === undefined ? '' : String(m.n);
 }
 
 /**

@@ -3,18 +3,17 @@ import type { JsonBytes } from './json-bytes.js';
 import type { ObjectMembers } from './json-pieces.js';
 
 /**
- * One item's verdict in report.json, a 64-bit prefix of its gold digest when the suite has gold, and its
- * per-item metric values where the suite has them (`ndcg@10` of one query).
+ * One item's verdict in report.json, a 64-bit prefix of its gold digest when the suite has gold, and its value
+ * of each per-item metric the suite reports (`ndcg@10`): what a later run's paired statistics compare with.
  */
 export interface ItemVerdict {
   pass: boolean;
   gold?: string;
-  /** The item's own values of per-item metrics (MetricSpec.perItem: tokens_in, cost), where it has them. */
   values?: Record<string, number>;
 }
 
-/** Per-item values by name, as columns over a run's items: NaN where an item has none. */
-export type ItemValues = Readonly<Record<string, Float64Array>>;
+/** Item k's value of metric `name` is `columns[name][k]`; NaN when it has none. */
+export type ValueColumns = Readonly<Record<string, Float64Array>>;
 
 /**
  * Items' gold digests as bytes: item k's at byte `offset(k)` of `bytes` (undefined: it has none), of which a
@@ -40,36 +39,34 @@ export class ItemRecord implements ObjectMembers {
     private readonly ids: readonly string[],
     private readonly passAt: (k: number) => boolean,
     private readonly gold: { record: Readonly<Record<string, ItemVerdict>> } | GoldPrefixes,
-    private readonly valuesAt: (k: number) => Record<string, number> | undefined = () => undefined,
+    /** A run's per-item values: item k's of metric `name` at `row(k)` of its column. */
+    private readonly columns?: { names: readonly string[]; values: ValueColumns; row: (k: number) => number },
   ) {}
 
-  /** Items `ids[k]`, `pass[k]` and their gold digests (none without `gold`), in any order. */
+  /**
+   * Items `ids[k]`, `pass[k]`, their gold digests (none without `gold`) and their values (`values[name][k]`,
+   * NaN for none), in any order.
+   */
   static fromColumns(
     ids: readonly string[],
     pass: ArrayLike<number>,
     gold?: GoldPrefixes,
-    values?: ItemValues,
+    values?: ValueColumns,
   ): ItemRecord {
     const order = keyOrder(ids);
     const bytes = gold?.bytes ?? new Uint8Array(0);
     const offset = gold ? (k: number) => gold.offset(k) : () => undefined;
-    const named = values ? Object.keys(values).sort(compareCodeUnits) : [];
-    const valuesOf = (k: number): Record<string, number> | undefined => {
-      let out: Record<string, number> | undefined;
-      for (const name of named) {
-        const v = values![name]![k]!;
-        if (!Number.isNaN(v)) (out ??= {})[name] = v;
-      }
-      return out;
-    };
+    const row = order ? (j: number) => order[j]! : (k: number) => k;
+    const names = values ? Object.keys(values) : [];
+    const columns = names.length ? { names, values: values!, row } : undefined;
     return order
       ? new ItemRecord(
           order.map((k) => ids[k]!),
           (j) => pass[order[j]!] === 1,
           { bytes, offset: (j) => offset(order[j]!) },
-          (j) => valuesOf(order[j]!),
+          columns,
         )
-      : new ItemRecord(ids, (k) => pass[k] === 1, { bytes, offset }, valuesOf);
+      : new ItemRecord(ids, (k) => pass[k] === 1, { bytes, offset }, columns);
   }
 
   static fromRecord(record: Record<string, ItemVerdict>): ItemRecord {
@@ -85,16 +82,39 @@ export class ItemRecord implements ObjectMembers {
       : Buffer.from(this.gold.bytes.subarray(at, at + GOLD_BYTES)).toString('hex');
   }
 
+  private valuesAt(k: number): Record<string, number> | undefined {
+    if ('record' in this.gold) return this.gold.record[this.ids[k]!]!.values;
+    if (!this.columns) return undefined;
+    const { names, values, row } = this.columns;
+    let out: Record<string, number> | undefined;
+    for (const name of names) {
+      const v = values[name]![row(k)]!;
+      if (!Number.isNaN(v)) (out ??= {})[name] = v;
+    }
+    return out;
+  }
+
   private at(k: number): ItemVerdict {
-    // A parsed record's verdicts are as read, per-item values and all.
-    if ('record' in this.gold) return this.gold.record[this.ids[k]!]!;
     const gold = this.goldAt(k);
     const values = this.valuesAt(k);
     return {
       pass: this.passAt(k),
-      ...(gold !== undefined && { gold }),
-      ...(values && { values }),
+      ...(gold === undefined ? {} : { gold }),
+      ...(values === undefined ? {} : { values }),
     };
+  }
+
+  /** Item `id`'s value of metric `name`; undefined when the item or its value is not in the record. */
+  value(id: string, name: string): number | undefined {
+    if ('record' in this.gold) {
+      const { record } = this.gold;
+      return Object.hasOwn(record, id) ? record[id]!.values?.[name] : undefined;
+    }
+    const k = this.indexOf(id);
+    const column = this.columns?.values[name];
+    if (k === undefined || !column) return undefined;
+    const v = column[this.columns!.row(k)]!;
+    return Number.isNaN(v) ? undefined : v;
   }
 
   get size(): number {
@@ -140,10 +160,8 @@ export class ItemRecord implements ObjectMembers {
     const no = bytes('false');
     const gold = bytes(`,\n${inner}  "gold": `);
     const close = bytes(`\n${inner}}`);
-    const valuesOpen = bytes(`,\n${inner}  "values": {`);
-    const valueFirst = bytes(`\n${inner}    `);
-    const valueSep = bytes(`,\n${inner}    `);
     const columns = 'record' in this.gold ? undefined : this.gold;
+    const valuesOpen = bytes(`,\n${inner}  "values": {`);
     for (let k = 0; k < n; k++) {
       out.raw(k ? next : first);
       out.string(this.ids[k]!);
@@ -162,15 +180,15 @@ export class ItemRecord implements ObjectMembers {
           out.string(g);
         }
       }
-      const values = columns ? this.valuesAt(k) : this.at(k).values;
+      const values = this.valuesAt(k);
       if (values) {
         out.raw(valuesOpen);
         let first = true;
         for (const [name, v] of Object.entries(values)) {
-          out.raw(first ? valueFirst : valueSep);
-          first = false;
+          out.text(`${first ? '' : ','}\n${inner}    `);
           out.string(name);
           out.text(`: ${JSON.stringify(v)}`);
+          first = false;
         }
         out.text(`\n${inner}  }`);
       }

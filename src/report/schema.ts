@@ -93,7 +93,10 @@ export const suiteReportSchema = z.strictObject({
   warnings: z.array(z.string()),
   /** warnings[0], when every output shows it first: the traces' ids meet almost none of the gold set's. */
   headline: z.string().optional(),
-  /** Every item's verdict and a 64-bit prefix of its gold digest: what a later run compares with. */
+  /**
+   * Every item's verdict, a 64-bit prefix of its gold digest and its per-item metric values: what a later run
+   * compares with.
+   */
   items: ownRecord(
     z.strictObject({
       pass: z.boolean(),
@@ -135,6 +138,10 @@ export const gateResultSchema = z.strictObject({
       mcnemar_p: z.number(),
     })
     .optional(),
+  /** max_drop: two-sided paired randomization p of the per-item differences (metrics with per-item values). */
+  p: z.number().optional(),
+  /** max_drop with significance: a drop past the limit fails only when p is below this level. */
+  significance: z.number().optional(),
   line: z.int().optional(),
 });
 

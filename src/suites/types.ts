@@ -3,8 +3,8 @@ import type { GateRule } from '../config/gate.js';
 import type { Where } from '../errors.js';
 import type { GoldDigest, ItemDigests } from '../gold/digest.js';
 import type { PartialFile, PartialSuite, Sections } from '../partial/file.js';
+import type { ItemRecord, ValueColumns } from '../report/item-record.js';
 import type { JudgeSpendReport, Table } from '../report/schema.js';
-import type { ItemValues } from '../report/item-record.js';
 import type { SuiteTriage } from '../report/triage.js';
 import type { MetricSpec, MetricValue, ResolvedMetric } from '../metrics/spec.js';
 
@@ -58,8 +58,12 @@ export interface ItemVerdicts {
    * "fails now" alone would count an item that broke on another metric (a claim miss against over_refusal).
    */
   failing?: Readonly<Record<string, Uint8Array>>;
-  /** Item `ids[i]`'s value `name` of a per-item metric (MetricSpec.perItem) is `values[name][i]`; NaN: none. */
-  values?: ItemValues;
+  /**
+   * Item `ids[i]`'s value of metric `name` is `values[name][i]` (NaN: it has none): written into report.json's
+   * items, where a later run pairs them item by item (ranking's per-query nDCG, a task's file recall, a
+   * latency item's tokens_in and cost: MetricSpec.perItem).
+   */
+  values?: ValueColumns;
 }
 
 export function itemVerdicts<T>(
@@ -116,6 +120,11 @@ export interface SuiteResult {
   judge?: JudgeSpendReport;
   /** Metrics that are no proportion, recomputed over a resample of the items: what a bootstrap needs. */
   resample?: Resampler;
+  /**
+   * The offenders against a baseline whose items carry values: the items whose metric dropped most, in place
+   * of `offenders`; undefined when the baseline has no values to compare.
+   */
+  dropped?(base: ItemRecord): OffenderList | undefined;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { InputError } from '../../errors.js';
 import { compareCodeUnits } from '../../io/files.js';
 import { notComputable, type MetricValue } from '../../metrics/spec.js';
-import type { ScoreContext, SuiteResult } from '../types.js';
-import { mean, type TaskRecord } from './aggregate.js';
+import type { ItemVerdicts, ScoreContext, SuiteResult } from '../types.js';
+import { mean, taskValue, type TaskRecord } from './aggregate.js';
 import { writeArtifacts } from './artifacts.js';
 import { MIN_MATCHED } from './compare.js';
 import type { EventDocument } from './contract.js';
@@ -95,10 +95,12 @@ export function agentResult(
       cutoffs,
     );
   }
+  const offending = offenders(scoped, ctx.relative);
   return {
     metrics: values,
     counts,
-    offenders: offenders(scoped, ctx.relative),
+    offenders: offending,
+    items: taskItems(scoped, new Set(offending.map((o) => o.id)), Object.keys(config.gates)),
     warnings,
     // Means over tasks; the matched comparisons (delta.*) pair configs and are not resampled.
     resample: {
@@ -111,6 +113,26 @@ export function agentResult(
               name,
             ).value,
     },
+  };
+}
+
+/**
+ * Every task's verdict (it passes when it is not an offender: its file recall reaches 1, or it has no ground
+ * truth to miss) and its value of each gated per-task metric (NaN where the task has none), for a later run
+ * to pair with. The matched comparisons (delta.*) pair configs, not runs, and have no per-task value.
+ */
+function taskItems(
+  scoped: readonly TaskRecord[],
+  offending: ReadonlySet<string>,
+  gated: readonly string[],
+): ItemVerdicts {
+  const names = gated.filter((name) => !name.startsWith('delta.'));
+  return {
+    ids: scoped.map((r) => r.id),
+    pass: Uint8Array.from(scoped, (r) => (offending.has(r.id) ? 0 : 1)),
+    values: Object.fromEntries(
+      names.map((name) => [name, Float64Array.from(scoped, (r) => taskValue(r, name).value ?? Number.NaN)]),
+    ),
   };
 }
 

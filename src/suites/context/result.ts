@@ -1,5 +1,5 @@
 import { compareCodeUnits } from '../../io/files.js';
-import type { Offender, ScoreContext, SuiteResult } from '../types.js';
+import type { ItemVerdicts, Offender, ScoreContext, SuiteResult } from '../types.js';
 import { INSTANCE_ERRORS, LEVELS, type InstanceError, type Level } from './contract.js';
 import type { InstanceOutcome } from './evaluate.js';
 import type { GoldInstance } from './gold.js';
@@ -72,6 +72,30 @@ export function contextResult(
     },
     offenders: offenders(outcomes, ctx.relative),
     warnings,
+    items: instanceItems(outcomes, levels),
+  };
+}
+
+/**
+ * Every prediction's verdict (it passes when scored with line F1 1, the offenders' bar) and its value of each
+ * metric that is a mean of per-instance values (F1, AUC-coverage, redundancy per level), for a later run to
+ * pair with. Coverage and precision pool sizes over instances, so no instance's value is a term of them.
+ */
+function instanceItems(outcomes: readonly InstanceOutcome[], levels: readonly Level[]): ItemVerdicts {
+  const per: [string, (s: NonNullable<InstanceOutcome['score']>) => number][] = levels.flatMap((level) => [
+    [`${level}.f1`, (s) => s.final[level]!.f1] as const,
+    [`auc.${level}`, (s) => s.auc[level]!] as const,
+    [`redundancy.${level}`, (s) => s.redundancy[level]!] as const,
+  ]);
+  return {
+    ids: outcomes.map((o) => o.id),
+    pass: Uint8Array.from(outcomes, (o) => (o.score && o.score.final.line!.f1 >= 1 ? 1 : 0)),
+    values: Object.fromEntries(
+      per.map(([name, of]) => [
+        name,
+        Float64Array.from(outcomes, (o) => (o.score ? of(o.score) : Number.NaN)),
+      ]),
+    ),
   };
 }
 

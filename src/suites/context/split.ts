@@ -1,3 +1,4 @@
+import { digestGold } from '../../gold/digest-files.js';
 import { z } from 'zod';
 import { displayPath, InputError } from '../../errors.js';
 import type { MergePart, SuiteSplit } from '../types.js';
@@ -163,7 +164,11 @@ export const contextSplit: SuiteSplit<ContextConfig> = {
       seen.set(p.outcome.id, p.part);
     }
     const outcomes = placed.map((p) => p.outcome);
-    return { result: contextResult(ctx, gold, outcomes, unsupported, config.repos !== undefined) };
+    // The items' gold digests, as a run takes them from its gold files: the merged report pairs items alike.
+    return {
+      result: contextResult(ctx, gold, outcomes, unsupported, config.repos !== undefined),
+      digests: await digestGold(ctx.inputs.gold!),
+    };
   },
 };
 

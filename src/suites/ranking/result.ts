@@ -1,4 +1,5 @@
 import { compareCodeUnits } from '../../io/files.js';
+import { meanInterval } from '../../metrics/mean-interval.js';
 import { notComputable, type MetricValue } from '../../metrics/spec.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { MeasureRequest, QueryResult, RankingEvaluation } from './evaluate.js';
@@ -14,14 +15,19 @@ export function rankingResult(
   result: RankingEvaluation,
 ): SuiteResult {
   const metricValues: Record<string, MetricValue> = {};
+  const n = result.queries.length;
+  const column = (i: number) => Float64Array.from(result.queries, (q) => q.values[i]!);
   measures.forEach((m, i) => {
     const mean = result.means[i] ?? null;
+    // Every measure lies in [0, 1], and so does its mean: the symmetric interval is cut there.
+    const interval = meanInterval(column(i));
+    const ci95 = interval && ([Math.max(0, interval[0]), Math.min(1, interval[1])] as [number, number]);
     metricValues[m.name] =
       mean === null
         ? notComputable(
             `no query was evaluated: none of the ${result.qrelsQueries} qrels queries is in the run (complete: true scores them 0)`,
           )
-        : { value: mean };
+        : { value: mean, n, ...(ci95 ? { ci95 } : {}) };
   });
 
   const warnings: string[] = [];
@@ -57,6 +63,7 @@ export function rankingResult(
     .sort((a, b) => a.values[offenderIndex]! - b.values[offenderIndex]! || compareCodeUnits(a.qid, b.qid))
     .map((q) => toOffender(q, shown, measures, relative));
 
+  const offenderName = measures[offenderIndex]!.name;
   return {
     metrics: metricValues,
     counts: {
@@ -65,9 +72,26 @@ export function rankingResult(
       evaluated: result.queries.length,
       skipped: result.skipped.length,
       run_only: result.runOnly.size,
+      no_relevant_judged: result.queries.filter((q) => q.relevant === 0).length,
     },
     offenders,
+    dropped(base) {
+      const drops = droppedQueries(result.queries, offenderIndex, (qid) => base.value(qid, offenderName));
+      return (
+        drops &&
+        drops.map(({ query, before }) =>
+          dropOffender(query, before, offenderIndex, shown, measures, relative),
+        )
+      );
+    },
     warnings,
+    // A query passes when it reaches its ideal ranking on the offender metric (the per-item bar); its values
+    // of that and every gated metric go with it, for a later run to pair with.
+    items: {
+      ids: result.queries.map((q) => q.qid),
+      pass: Uint8Array.from(result.queries, (q) => (q.offending ? 0 : 1)),
+      values: Object.fromEntries(shown.map((i) => [measures[i]!.name, column(i)])),
+    },
     resample: {
       items: result.queries.length,
       metric(name, pick) {
@@ -83,6 +107,47 @@ export function rankingResult(
 
 function indexIn(measures: readonly MeasureRequest[]): (name: string) => number {
   return (name) => measures.findIndex((m) => m.name === name);
+}
+
+/**
+ * The queries whose offender metric fell since the baseline, the largest fall first (ties by qid in code-unit
+ * order). A query with nothing judged relevant scores 0 on both sides and is never among them: it stays a
+ * count. Undefined when the baseline holds no query's value of the metric (a report from before values).
+ */
+function droppedQueries(
+  queries: readonly QueryResult[],
+  index: number,
+  baseValue: (qid: string) => number | undefined,
+): { query: QueryResult; before: number }[] | undefined {
+  const out: { query: QueryResult; before: number; delta: number }[] = [];
+  let valued = false;
+  for (const query of queries) {
+    const before = baseValue(query.qid);
+    if (before === undefined) continue;
+    valued = true;
+    const delta = query.values[index]! - before;
+    if (query.relevant > 0 && delta < 0) out.push({ query, before, delta });
+  }
+  if (!valued) return undefined;
+  return out.sort((a, b) => a.delta - b.delta || compareCodeUnits(a.query.qid, b.query.qid));
+}
+
+/** A dropped query: Δ, before → after, the gated metrics now, and its relevant docs now out of the top k. */
+function dropOffender(
+  q: QueryResult,
+  before: number,
+  index: number,
+  shown: readonly number[],
+  measures: readonly MeasureRequest[],
+  relative: (file: string) => string,
+): Offender {
+  const after = q.values[index]!;
+  const offender = toOffender(q, shown, measures, relative);
+  return {
+    ...offender,
+    labels: ['dropped', ...offender.labels],
+    fields: { delta: after - before, before, after, ...offender.fields },
+  };
 }
 
 /** Why a query offends, one label: the first that applies. */
