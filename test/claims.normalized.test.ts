@@ -151,7 +151,7 @@ describe('claims: in a grounded-qa suite', () => {
     ]);
     expect(message({ match: 'fuzzy' })).toEqual(['expected one of "substring"|"normalized"|"semantic"']);
     expect(message({ match: 'normalized', stem: true })).toEqual([
-      'is not a key of claims:; expected match, or an option of a rule (nfkc, min_token_recall, cache, unjudged, require_committed, judge_hits_sample, labels, min_kappa)',
+      'is not a key of claims:; expected match, or an option of a rule (nfkc, min_token_recall, cache, unjudged, require_committed, judge_hits_sample, labels, min_kappa, pricing)',
     ]);
     // An option of another rule is refused with the rules that read it, where it is written.
     const issues = (claims: unknown) =>
