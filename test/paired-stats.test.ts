@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { pairedDelta } from '../src/metrics/paired-delta.js';
-import { EXACT_UP_TO, PERMUTATIONS, pairedRandomization } from '../src/metrics/paired-randomization.js';
+import {
+  EXACT_UP_TO,
+  MIN_PERMUTATIONS,
+  PERMUTATIONS,
+  pairedRandomization,
+  permutationsFor,
+} from '../src/metrics/paired-randomization.js';
 import { pairedT } from '../src/metrics/paired-t.js';
 import { studentTCritical, studentTTwoSided } from '../src/metrics/student-t.js';
 import { seeded } from '../src/metrics/seeded.js';
@@ -89,7 +95,12 @@ describe('pairedT', () => {
 describe('pairedRandomization', () => {
   it('enumerates every sign flip up to 20 nonzero differences', () => {
     // Five equal differences: only all-plus and all-minus reach |5|: 2 / 32.
-    expect(pairedRandomization([1, 1, 1, 1, 1])).toEqual({ p: 0.0625, method: 'exact', error: 0 });
+    expect(pairedRandomization([1, 1, 1, 1, 1])).toEqual({
+      p: 0.0625,
+      method: 'exact',
+      error: 0,
+      permutations: 32,
+    });
     // Zeros flip to themselves and change nothing.
     expect(pairedRandomization([0, 1, 0, 1, 1, 1, 1]).p).toBe(0.0625);
     expect(pairedRandomization([0, 0]).p).toBe(1);
@@ -126,6 +137,28 @@ describe('pairedRandomization', () => {
     expect(Math.abs(r.p - exact)).toBeLessThan(4 * r.error + 1 / (PERMUTATIONS + 1));
     // The seed is fixed: the p is this number on every machine (3,409 flips reached it, plus the observed).
     expect(r.p).toBe(3410 / (PERMUTATIONS + 1));
+  });
+});
+
+describe('the randomization test on many items', () => {
+  it('draws fewer flips past 2,000 differences, so that flips × differences stay at most 2·10^8', () => {
+    expect(permutationsFor(21)).toBe(100_000);
+    expect(permutationsFor(2_000)).toBe(100_000);
+    expect(permutationsFor(2_001)).toBe(99_950);
+    expect(permutationsFor(100_000)).toBe(2_000);
+    // A million queries still get MIN_PERMUTATIONS flips: a stated error, never no test.
+    expect(permutationsFor(1_000_000)).toBe(MIN_PERMUTATIONS);
+  });
+
+  it('100,000 differences: 2,000 flips, p within its stated error of the normal approximation', () => {
+    // Differences ±1 with 50,300 of the 100,000 positive: the sum is 600, and under the null Σ±1 has
+    // variance 100,000, so two-sided p ≈ 2(1 − Φ(600/√100000)) = 2(1 − Φ(1.8974)) = 0.05777.
+    const d = Array.from({ length: 100_000 }, (_, i) => (i < 50_300 ? 1 : -1));
+    const r = pairedRandomization(d);
+    expect(r.method).toBe('monte_carlo');
+    expect(r.permutations).toBe(2_000);
+    expect(r.error).toBeCloseTo(Math.sqrt((r.p * (1 - r.p)) / 2_000), 15);
+    expect(Math.abs(r.p - 0.05777)).toBeLessThan(4 * r.error + 1 / 2_001);
   });
 });
 

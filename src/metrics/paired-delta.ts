@@ -14,8 +14,13 @@ export const pairedDeltaSchema = z.strictObject({
   t_p: z.number(),
   /** Two-sided paired randomization (sign-flip) test. */
   randomization_p: z.number(),
-  /** exact: all 2^m sign flips of the m nonzero differences (m ≤ 20); monte_carlo: 100,000 seeded ones. */
+  /**
+   * exact: all 2^m sign flips of the m nonzero differences (m ≤ 20); monte_carlo: seeded random ones, 100,000
+   * up to 2,000 differences and fewer past them (see permutationsFor).
+   */
   randomization: z.enum(['exact', 'monte_carlo']),
+  /** The sign flips counted: 2^m when exact. */
+  permutations: z.int(),
 });
 export type PairedDelta = z.infer<typeof pairedDeltaSchema>;
 
@@ -32,5 +37,6 @@ export function pairedDelta(before: ArrayLike<number>, now: ArrayLike<number>): 
     t_p: t.p,
     randomization_p: r.p,
     randomization: r.method,
+    permutations: r.permutations,
   };
 }

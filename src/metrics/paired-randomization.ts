@@ -2,8 +2,19 @@ import { seeded } from './seeded.js';
 
 /** Up to this many nonzero differences, every sign flip is enumerated (2^20, about a million sums). */
 export const EXACT_UP_TO = 20;
-/** Beyond it, this many random sign flips. */
+/** Beyond it, this many random sign flips, unless the differences are so many that WORK caps them. */
 export const PERMUTATIONS = 100_000;
+/**
+ * At most this many additions (flips × differences): 100,000 flips of 100,000 queries would hold a run for
+ * tens of seconds. Past 2,000 differences the flips are fewer, never below MIN_PERMUTATIONS, and the
+ * standard error (which says how many were drawn) grows with them.
+ */
+export const WORK = 200_000_000;
+export const MIN_PERMUTATIONS = 2_000;
+
+/** How many random sign flips m nonzero differences get. */
+export const permutationsFor = (m: number): number =>
+  Math.max(MIN_PERMUTATIONS, Math.min(PERMUTATIONS, Math.floor(WORK / m)));
 /** The generator's seed: the same differences give the same p on every machine. */
 export const PERMUTATION_SEED = 0x72616e6b;
 
@@ -13,6 +24,8 @@ export interface PairedRandomization {
   method: 'exact' | 'monte_carlo';
   /** The Monte Carlo standard error √(p(1 − p)/B); 0 when exact. */
   error: number;
+  /** The sign assignments counted: 2^m when exact, else B. */
+  permutations: number;
 }
 
 /**
@@ -26,7 +39,7 @@ export function pairedRandomization(differences: ArrayLike<number>): PairedRando
   const d: number[] = [];
   for (let i = 0; i < differences.length; i++) if (differences[i] !== 0) d.push(differences[i]!);
   const m = d.length;
-  if (m === 0) return { p: 1, method: 'exact', error: 0 };
+  if (m === 0) return { p: 1, method: 'exact', error: 0, permutations: 1 };
   let observed = 0;
   let scale = 0;
   for (const x of d) {
@@ -52,15 +65,16 @@ function exact(d: readonly number[], observed: number, reach: number): PairedRan
     sign[bit] = -sign[bit]!;
     if (Math.abs(sum) >= reach) hits++;
   }
-  return { p: hits / total, method: 'exact', error: 0 };
+  return { p: hits / total, method: 'exact', error: 0, permutations: total };
 }
 
 function monteCarlo(d: readonly number[], reach: number): PairedRandomization {
   const random = seeded(PERMUTATION_SEED);
   const values = Float64Array.from(d);
   const m = values.length;
+  const flips = permutationsFor(m);
   let hits = 0;
-  for (let b = 0; b < PERMUTATIONS; b++) {
+  for (let b = 0; b < flips; b++) {
     let sum = 0;
     // 32 signs from each draw of the generator.
     for (let i = 0; i < m; i += 32) {
@@ -70,6 +84,6 @@ function monteCarlo(d: readonly number[], reach: number): PairedRandomization {
     }
     if (Math.abs(sum) >= reach) hits++;
   }
-  const p = (hits + 1) / (PERMUTATIONS + 1);
-  return { p, method: 'monte_carlo', error: Math.sqrt((p * (1 - p)) / PERMUTATIONS) };
+  const p = (hits + 1) / (flips + 1);
+  return { p, method: 'monte_carlo', error: Math.sqrt((p * (1 - p)) / flips), permutations: flips };
 }
