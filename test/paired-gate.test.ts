@@ -284,7 +284,7 @@ suites:
       /gates\.coverage: max_new_failures, but an item's verdict does not tell coverage's failures; expected it on another metric \(see docs\/statistics\.md\)$/,
     );
     expect(error('c.yaml')).toMatch(
-      'c.yaml:8:7: suite "retrieval": gates.ndcg@10: max_new_failures, but kind ranking reports no item verdicts to pair with a baseline; expected it only in suites of kind grounded-qa, consistency',
+      'c.yaml:8:7: suite "retrieval": gates.ndcg@10: max_new_failures, but kind ranking counts no new failures against a baseline; expected it only in suites of kind grounded-qa, consistency',
     );
   });
 });

@@ -17,7 +17,7 @@ const digest = z.string().regex(/^[0-9a-f]{64}$/, 'expected a 64-hex sha256');
 export const headerSchema = z.strictObject({
   groundgate_baseline: z.literal(BASELINE_VERSION),
   tool: z.strictObject({ name: z.literal('groundgate'), version: z.string().max(100) }),
-  /** HEAD when it was made (null outside a git repository). */
+  /** HEAD when it was made (null outside a git repository, or before its first commit). */
   commit: sha.nullable(),
   /** Each suite's gold set digest (the sha256 its lock records), for suites that have one. */
   gold: z.record(z.string(), digest),

@@ -59,7 +59,10 @@ function readOrUndefined(file: string): string | undefined {
 
 /** "wrote .groundgate/baseline.jsonl: 2 suites, 48 items, at commit abc1234; commit it". */
 export function describeWritten(w: BaselineWritten): string {
-  const at = w.commit === null ? 'outside a git repository' : `at commit ${shortSha(w.commit)}`;
+  const at =
+    w.commit === null
+      ? 'at no commit (outside a git repository, or before its first)'
+      : `at commit ${shortSha(w.commit)}`;
   const what = `${w.suites} suite${w.suites === 1 ? '' : 's'}, ${w.items} item${w.items === 1 ? '' : 's'}`;
   return w.status === 'unchanged'
     ? `${BASELINE_FILE} unchanged (${what}, made ${at})`

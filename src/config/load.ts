@@ -152,7 +152,7 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
         const paired = SUITE_KINDS.filter((k) => k.populations).map((k) => k.kind);
         throw new InputError(
           where,
-          `suite "${name}": gates.${metric}: max_new_failures, but kind ${kind.kind} reports no item verdicts to pair with a baseline; expected it only in suites of kind ${paired.join(', ')}`,
+          `suite "${name}": gates.${metric}: max_new_failures, but kind ${kind.kind} counts no new failures against a baseline; expected it only in suites of kind ${paired.join(', ')}`,
         );
       }
       if (

@@ -45,7 +45,9 @@ const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
  * or why the metric has no paired gate.
  */
 export function populationSize(kind: SuiteKind, spec: MetricSpec, report: SuiteReport): number | string {
-  if (!kind.populations || !report.items) return `no paired gate: kind ${kind.kind} reports no item verdicts`;
+  if (!report.items) return `no paired gate: kind ${kind.kind} reports no item verdicts`;
+  if (!kind.populations)
+    return `no max_new_failures: kind ${kind.kind} counts no new failures; max_drop pairs each item's value with the baseline's`;
   const population = kind.populations[spec.name];
   if (population === null) return "no paired gate: an item's verdict does not tell this metric's failures";
   return population === undefined ? report.items.size : (report.counts[population] ?? 0);

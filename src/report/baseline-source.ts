@@ -16,7 +16,10 @@ export function describeBaselineSource(
   },
 ): string {
   if ('source' in source) {
-    const made = source.commit === null ? 'outside a git repository' : `at ${how.commit(source.commit)}`;
+    const made =
+      source.commit === null
+        ? 'at no commit (outside a git repository, or before its first)'
+        : `at ${how.commit(source.commit)}`;
     return `Compared with the committed baseline ${how.escape(source.file)}, made ${made}.`;
   }
   const age =

@@ -163,7 +163,10 @@ export const committedSourceSchema = z.strictObject({
   source: z.literal('committed'),
   /** The file, relative to the directory of gates.yaml. */
   file: z.string(),
-  /** The commit it was made at (its header's), null when it was made outside a git repository. */
+  /**
+   * The commit it was made at (its header's); null when it was made at no commit (outside a git repository,
+   * or before its first).
+   */
   commit: sha.nullable(),
 });
 
