@@ -123,23 +123,29 @@ export function predictRequests(
 }
 
 /**
- * One line of what the judge spent: requests, the tokens reported, the answers without usage, and the cost at
- * `price` when there is one and every answer reported its usage (else the cost is unknown, and says why).
+ * What the judge spent, as the terminal and the comment list it: requests, the tokens reported, the answers
+ * without usage, and the cost when there is a price and every answer reported its usage (else why not).
+ * `model` is the name the line gives the judge model (a renderer escapes it for its medium); `priced` whether
+ * claims.pricing prices it, where that is known (a report's block says only that the cost is not).
  */
-export function spendLine(spend: JudgeSpend, price: Price | undefined, model: string | undefined): string {
+export function spendParts(
+  judge: JudgeSpendReport,
+  model = judge.model ?? 'the judge model',
+  priced = judge.without_usage > 0,
+): string[] {
   const parts = [
-    `${spend.requests} request${spend.requests === 1 ? '' : 's'}`,
-    `${spend.tokensIn} tokens in`,
-    `${spend.tokensOut} out`,
+    `${judge.requests} request${judge.requests === 1 ? '' : 's'}`,
+    `${judge.tokens_in} tokens in`,
+    `${judge.tokens_out} out`,
   ];
-  if (spend.withoutUsage)
+  if (judge.without_usage)
     parts.push(
-      `${spend.withoutUsage} answer${spend.withoutUsage === 1 ? '' : 's'} without usage (tokens unknown)`,
+      `${judge.without_usage} answer${judge.without_usage === 1 ? '' : 's'} without usage (tokens unknown)`,
     );
-  const cost = costOfSpend(spend, price);
-  if (cost !== undefined) parts.push(`$${usd(cost)}`);
-  else parts.push(price ? 'cost unknown' : `no price for ${model ?? 'the judge model'} in claims.pricing`);
-  return parts.join(', ');
+  if (judge.cost_usd !== undefined) parts.push(`$${usd(judge.cost_usd)}`);
+  else if (judge.requests > 0)
+    parts.push(priced ? 'cost unknown' : `no price for ${model} in claims.pricing`);
+  return parts;
 }
 
 /** The cost of `spend` at `price`: undefined without a price, or when some answer's tokens are unknown. */

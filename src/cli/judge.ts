@@ -9,7 +9,14 @@ import { answerQuestions, NO_MODEL, noPriceForCostBudget, whyUnjudged } from '..
 import { semanticSettings } from '../claims/semantic.js';
 import { JUDGE_MAX_TOKENS } from '../claims/judge-client.js';
 import { judgeMessages } from '../claims/judge-prompt.js';
-import { CHARS_PER_TOKEN, estimateRequest, predictRequests, spendLine, usd } from '../claims/judge-spend.js';
+import {
+  CHARS_PER_TOKEN,
+  estimateRequest,
+  predictRequests,
+  spendParts,
+  spendReport,
+  usd,
+} from '../claims/judge-spend.js';
 import { costOf, priceOf } from '../cost/pricing.js';
 import type { GroundedQaConfig } from '../suites/grounded-qa/config.js';
 import { judgeSuite } from '../suites/grounded-qa/judged.js';
@@ -128,7 +135,11 @@ async function recordSuite(setup: RunSetup, suite: LoadedSuite, io: CliIo, prune
   );
   if (consulted.spend.requests > 0)
     io.stdout(
-      `${suite.name}: the judge: ${spendLine(consulted.spend, priceOf(settings.pricing, answered.model), answered.model)}\n`,
+      `${suite.name}: the judge: ${spendParts(
+        spendReport(consulted.spend, answered.model, settings.pricing),
+        answered.model,
+        priceOf(settings.pricing, answered.model) !== undefined,
+      ).join(', ')}\n`,
     );
   if (unjudged.size > 0) {
     printLine(

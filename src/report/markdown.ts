@@ -15,7 +15,7 @@ import {
 } from './format.js';
 import { belowItemBar } from './item-bar.js';
 import type { JudgeSpendReport, OffenderJson, Report, SuiteReport } from './schema.js';
-import { usd } from '../claims/judge-spend.js';
+import { spendParts } from '../claims/judge-spend.js';
 import { mermaidTrend } from './mermaid.js';
 import { specOf } from './specs.js';
 import type { Trend } from './trend.js';
@@ -217,25 +217,13 @@ function costLine(suite: SuiteReport): string | undefined {
   ].join(' · ')}`;
 }
 
-/** "Where it fails": the stages as a small table, the largest first, each with what to do and its first offenders. */
-/** What the judge spent, on one line: tokens reported, answers without usage, and the cost when known. */
+/** What the judge spent, on one line (see spendParts). */
 function judgeLine(judge: JudgeSpendReport): string {
-  const parts = [
-    `${judge.requests} request${judge.requests === 1 ? '' : 's'}`,
-    `${judge.tokens_in} tokens in`,
-    `${judge.tokens_out} out`,
-  ];
-  if (judge.without_usage)
-    parts.push(
-      `${judge.without_usage} answer${judge.without_usage === 1 ? '' : 's'} without usage (tokens unknown)`,
-    );
-  if (judge.cost_usd !== undefined) parts.push(`$${usd(judge.cost_usd)}`);
-  else if (judge.requests > 0)
-    parts.push(judge.without_usage ? 'cost unknown' : 'no price for the judge model in claims.pricing');
   const model = judge.model ? ` (${markdownCode(judge.model)})` : '';
-  return `**Judge**${model}: ${parts.join(' · ')}`;
+  return `**Judge**${model}: ${spendParts(judge, 'the judge model').join(' · ')}`;
 }
 
+/** "Where it fails": the stages as a small table, the largest first, each with what to do and its first offenders. */
 function triageSection(suite: SuiteReport): string[] {
   const rows = stageRows(suite.triage!);
   if (rows.length === 0) return [];
