@@ -1,5 +1,5 @@
-import { InputError, type Where } from '../errors.js';
-import type { Segment } from '../io/split.js';
+import { InputError, type Where } from '../../errors.js';
+import type { Segment } from '../../io/split.js';
 
 // What every thread's scan of chunks has in common, and what the thread that gathers them makes of it:
 // line numbers made absolute, and the input's first error.

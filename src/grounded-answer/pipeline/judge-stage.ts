@@ -1,11 +1,11 @@
-import type { GoldItem } from './contract.js';
-import { goldListsOf, goldListsReader, type GoldLists } from './gold-item.js';
-import { idMeter, type IdMeter } from './id-meter.js';
+import type { GoldItem } from '../contract.js';
+import { goldListsOf, goldListsReader, type GoldLists } from '../gold-item.js';
+import { idMeter, type IdMeter } from '../id-meter.js';
 import { judgeInto, judgeItem, judgeOptions, type JudgeItem, type JudgeOptions } from './judge.js';
 import { copyVerdicts, newVerdicts, type RunTable, type Verdicts } from './runs.js';
-import type { ScoreOptions } from './score-options.js';
-import type { ScuRule } from './scu.js';
-import type { JudgedTrace } from './trace-scan.js';
+import type { ScoreOptions } from '../score-options.js';
+import type { ScuRule } from '../scu.js';
+import type { JudgedTrace } from '../trace-scan.js';
 
 // The judge stage, the same for every source: each gold item's winning run, as its source reads it back,
 // judged into the item's row of the table. A source hands `run` each winner as it reads it; a source whose
@@ -68,13 +68,7 @@ export function judgeShare(
   return {
     verdicts,
     run(row, t) {
-      judgeInto(
-        judgeItem(goldRow(row), data.rules),
-        t,
-        data.options,
-        verdicts,
-        next++,
-      );
+      judgeInto(judgeItem(goldRow(row), data.rules), t, data.options, verdicts, next++);
     },
   };
 }

@@ -1,13 +1,13 @@
-import { containment } from './containment.js';
-import type { JudgedGold } from './gold-item.js';
-import type { JudgedTrace } from './trace-scan.js';
-import { compiled } from '../config/pattern.js';
-import { echoMatches, type ScuRule } from './scu.js';
+import { containment } from '../containment.js';
+import type { JudgedGold } from '../gold-item.js';
+import type { JudgedTrace } from '../trace-scan.js';
+import { compiled } from '../../config/pattern.js';
+import { echoMatches, type ScuRule } from '../scu.js';
 import type { Verdicts } from './runs.js';
-import type { ScoreOptions } from './score-options.js';
-import { compileMarkers, markedCitations, type Markers } from './citation-markers.js';
-import { isRefusal, refusalRule, type RefusalRule } from './refusal.js';
-import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from './notices.js';
+import type { ScoreOptions } from '../score-options.js';
+import { compileMarkers, markedCitations, type Markers } from '../citation-markers.js';
+import { isRefusal, refusalRule, type RefusalRule } from '../refusal.js';
+import { LOOKS_REFUSED, looksLikeRefusal, NO_RETRIEVED, UNCITED } from '../notices.js';
 import {
   CITATION_MISS,
   CLAIM_MISS,
@@ -25,9 +25,9 @@ import {
   SCU_VIOLATION,
   UNDER_REFUSAL,
   VIOLATION,
-} from './verdict-flags.js';
-import { claimMatching, ruleToMatch, type ClaimMatching } from '../claims/rules/index.js';
-import type { GoldFacts } from '../claims/rules/types.js';
+} from '../verdict-flags.js';
+import { claimMatching, ruleToMatch, type ClaimMatching } from '../../claims/rules/index.js';
+import type { GoldFacts } from '../../claims/rules/types.js';
 
 /**
  * A gold item reduced to what judging a run needs, with every per-item step (lowercasing, trimming, which

@@ -1,14 +1,14 @@
-import { compareCodeUnits } from '../io/files.js';
-import type { LineRef } from '../io/jsonl.js';
-import { labelsOf, passed } from './verdict-flags.js';
+import { compareCodeUnits } from '../../io/files.js';
+import type { LineRef } from '../../io/jsonl.js';
+import { labelsOf, passed } from '../verdict-flags.js';
 import type { Judge } from './judge-stage.js';
-import type { Label } from './labels.js';
-import type { Meeting } from './id-meter.js';
+import type { Label } from '../labels.js';
+import type { Meeting } from '../id-meter.js';
 import type { Picked } from './pick.js';
 import type { RunTable } from './runs.js';
-import type { ScoreOptions } from './score-options.js';
-import type { ScuRule } from './scu.js';
-import type { JudgedTrace } from './trace-scan.js';
+import type { ScoreOptions } from '../score-options.js';
+import type { ScuRule } from '../scu.js';
+import type { JudgedTrace } from '../trace-scan.js';
 
 // What judging found, whichever source the runs were read from: the stage after the winners are judged,
 // and what the suites read.

@@ -1,12 +1,12 @@
-import { CANONICAL_TRACES } from './trace-input.js';
+import { CANONICAL_TRACES } from '../trace-input.js';
 import type { ThreadScan } from './chunk-scan.js';
-import { goldDigestFrom, NO_DIGESTER } from './gold-digesting.js';
+import { goldDigestFrom, NO_DIGESTER } from '../gold-digesting.js';
 import { judgeStage } from './judge-stage.js';
 import { runsLoad } from './judged-runs.js';
-import type { Judging } from './judging.js';
-import type { ScoreOptions } from './score-options.js';
+import type { Judging } from '../judging.js';
+import type { ScoreOptions } from '../score-options.js';
 import { gatherScans, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
-import type { TraceSource } from './trace-source.js';
+import type { TraceSource } from '../sources/source.js';
 import type { WorkerInput } from './worker-protocol.js';
 
 // The one reading pipeline, whatever the format: the source cuts the input into chunks, the threads scan

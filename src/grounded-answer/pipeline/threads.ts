@@ -1,11 +1,11 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { HELPER_LIMITS } from '../engine-thread.js';
-import { InputError, preview } from '../errors.js';
-import { helperBundle } from '../helper-bundle.js';
-import { ChunkQueue } from '../io/chunk-queue.js';
-import { splitLines, type Segment } from '../io/split.js';
-import { noteInvalidUtf8 } from '../io/utf8.js';
+import { HELPER_LIMITS } from '../../engine-thread.js';
+import { InputError, preview } from '../../errors.js';
+import { helperBundle } from '../../helper-bundle.js';
+import { ChunkQueue } from '../../io/chunk-queue.js';
+import { splitLines, type Segment } from '../../io/split.js';
+import { noteInvalidUtf8 } from '../../io/utf8.js';
 import type { ThreadScan } from './chunk-scan.js';
 import type { WorkerInput, WorkerMessage } from './worker-protocol.js';
 

@@ -1,10 +1,10 @@
-import type { DecodeJob, DecodeMessage } from '../io/parquet.js';
-import type { Segment } from '../io/split.js';
+import type { DecodeJob, DecodeMessage } from '../../io/parquet.js';
+import type { Segment } from '../../io/split.js';
 import type { ThreadScan } from './chunk-scan.js';
-import type { TraceInput } from './trace-input.js';
+import type { TraceInput } from '../trace-input.js';
 
 // What the main thread and a helper (worker.ts) say to each other. Nothing here names a format: a helper is
-// told which source (see sources.ts) reads its chunks.
+// told which source (see sources/index.ts) reads its chunks.
 
 export interface WorkerInput {
   chunks: Segment[];
@@ -12,7 +12,7 @@ export interface WorkerInput {
   shared: SharedArrayBuffer;
   /** The gold files to digest after the scan. */
   gold?: string[];
-  /** The source that reads the chunks, by its name in the registry (see sources.ts). */
+  /** The source that reads the chunks, by its name in the registry (see sources/index.ts). */
   source?: string;
   /** How the traces are read (see trace-input.ts). */
   input?: TraceInput;

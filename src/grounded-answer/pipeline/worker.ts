@@ -1,16 +1,16 @@
 // A worker thread's entry (bundled as dist/qa-worker/index.js): reads chunks of traces with the source it is
-// told (see sources.ts) until none is left and posts back its scan, its buffers transferred rather than
+// told (see sources/index.ts) until none is left and posts back its scan, its buffers transferred rather than
 // copied; then, for a source that asks it to (see TraceSource.help), does the further work it is sent. It
 // needs no gold, so it starts while the main thread is still loading it. Given the gold files, it digests
 // the gold set on a core that would otherwise idle, after its scan (and before its help): the digest
 // (canonical JSON and a sha256 per item) was half the time of loading gold. A thread that decodes rows of a
 // Parquet file for another (see readParquet) starts here too.
 import { parentPort, workerData } from 'node:worker_threads';
-import { lineDigests, valueDigest } from '../gold/digest.js';
-import { ChunkQueue } from '../io/chunk-queue.js';
-import { decodeOnThread } from '../io/parquet.js';
-import { takeUtf8Notes } from '../io/utf8.js';
-import { sourceNamed } from './sources.js';
+import { lineDigests, valueDigest } from '../../gold/digest.js';
+import { ChunkQueue } from '../../io/chunk-queue.js';
+import { decodeOnThread } from '../../io/parquet.js';
+import { takeUtf8Notes } from '../../io/utf8.js';
+import { sourceNamed } from '../sources/index.js';
 import type { HelpMessage, WorkerInput, WorkerMessage } from './worker-protocol.js';
 
 const input = workerData as WorkerInput;

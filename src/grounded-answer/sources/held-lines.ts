@@ -1,6 +1,6 @@
-import type { TraceLine } from './contract.js';
-import { memberReader } from './member-shapes.js';
-import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from './trace-scan.js';
+import type { TraceLine } from '../contract.js';
+import { memberReader } from '../member-shapes.js';
+import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from '../trace-scan.js';
 
 // What judging and the offenders read of a winning run (judge.ts, describeItem), handed from the thread
 // that read it to the one that judges it. A run checked in full crosses as a trace line in the contract's

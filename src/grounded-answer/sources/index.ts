@@ -1,10 +1,10 @@
-import { jsonlSource } from './jsonl-source.js';
-import { otlpSource } from './otlp-source.js';
-import { parquetSource } from './parquet-source.js';
-import { recordsSource } from './records-source.js';
-import { InputError } from '../errors.js';
-import type { TraceInput } from './trace-input.js';
-import type { TraceSource } from './trace-source.js';
+import { jsonlSource } from './jsonl/jsonl-source.js';
+import { otlpSource } from './otlp/otlp-source.js';
+import { parquetSource } from './parquet/parquet-source.js';
+import { recordsSource } from './records/records-source.js';
+import { InputError } from '../../errors.js';
+import type { TraceInput } from '../trace-input.js';
+import type { TraceSource } from './source.js';
 
 // The registry of trace formats: a format is one source module and one line here. Exactly one source
 // accepts any input, whatever their order here.

@@ -1,19 +1,19 @@
-import type { ChunkQueue } from '../io/chunk-queue.js';
-import type { Segment } from '../io/split.js';
-import type { ThreadScan } from './chunk-scan.js';
-import type { GoldItem } from './contract.js';
-import type { Judge } from './judge-stage.js';
-import type { ReadBack } from './judged-runs.js';
-import type { Picked } from './pick.js';
-import type { ScoreOptions } from './score-options.js';
-import type { TraceInput } from './trace-input.js';
-import type { Cut, Helper } from './threads.js';
+import type { ChunkQueue } from '../../io/chunk-queue.js';
+import type { Segment } from '../../io/split.js';
+import type { ThreadScan } from '../pipeline/chunk-scan.js';
+import type { GoldItem } from '../contract.js';
+import type { Judge } from '../pipeline/judge-stage.js';
+import type { ReadBack } from '../pipeline/judged-runs.js';
+import type { Picked } from '../pipeline/pick.js';
+import type { ScoreOptions } from '../score-options.js';
+import type { TraceInput } from '../trace-input.js';
+import type { Cut, Helper } from '../pipeline/threads.js';
 
 // A format of traces, as the one reading pipeline (pipeline.ts) runs it: cut the input into chunks, scan
 // each chunk (on any thread) into where each qid's runs are and when they ran, with the contract's checks,
 // pick each gold item's latest run, and read the winners back for the judge stage (judge-stage.ts). The
 // pipeline knows nothing else of the format; each source is one module and one line of the registry
-// (sources.ts).
+// (index.ts).
 
 /** What a source's pick and read-back are given: the input, its chunks, and the gold set. */
 export interface Picking<S extends ThreadScan> {
@@ -29,7 +29,7 @@ export interface Picking<S extends ThreadScan> {
 }
 
 export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, W = unknown> {
-  /** Its name in the registry, by which a helper finds it (see sources.ts). */
+  /** Its name in the registry, by which a helper finds it (see index.ts). */
   readonly name: string;
   /** What it reads, as an error naming the formats and docs/formats.md word it: one line. */
   readonly explanation: string;

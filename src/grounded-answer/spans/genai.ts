@@ -1,5 +1,5 @@
-import { InputError, preview } from '../errors.js';
-import { isObject } from '../io/record-shape.js';
+import { InputError, preview } from '../../errors.js';
+import { isObject } from '../../io/record-shape.js';
 
 // The OpenTelemetry GenAI semantic conventions (open-telemetry/semantic-conventions v1.41.0,
 // docs/gen-ai/gen-ai-spans.md; since then in open-telemetry/semantic-conventions-genai), read as the

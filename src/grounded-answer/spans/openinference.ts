@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { InputError, ioError } from '../errors.js';
-import { ascii, keyIs, scanMembers, skipArray, skipSpace, skipValue } from '../io/json-scan.js';
+import { InputError, ioError } from '../../errors.js';
+import { ascii, keyIs, scanMembers, skipArray, skipSpace, skipValue } from '../../io/json-scan.js';
 import {
   describeJsonError,
   isBlank,
@@ -8,9 +8,9 @@ import {
   readLineBatches,
   type JsonlRecord,
   type LineBatch,
-} from '../io/jsonl.js';
-import { syntaxErrorAt } from '../io/json-where.js';
-import { checkUtf8 } from '../io/utf8.js';
+} from '../../io/jsonl.js';
+import { syntaxErrorAt } from '../../io/json-where.js';
+import { checkUtf8 } from '../../io/utf8.js';
 import type { LeanReader } from './otlp-lean.js';
 import { otlpScanner } from './otlp-scan.js';
 import type { SpanFacts } from './span-values.js';

@@ -1,4 +1,4 @@
-import { hasEscape, keyIs, scanMembers, skipString, skipValue, stringValue } from '../io/json-scan.js';
+import { hasEscape, keyIs, scanMembers, skipString, skipValue, stringValue } from '../../io/json-scan.js';
 import { DECODE, type LeanFact, type LeanReader } from './otlp-lean.js';
 import {
   anyValue,
@@ -13,7 +13,7 @@ import {
   type AttributeAt,
 } from './otlp-values.js';
 import { GENAI } from './genai.js';
-import { TOKENS } from '../cost/token-attributes.js';
+import { TOKENS } from '../../cost/token-attributes.js';
 import { DOCUMENT_DIGITS, largerIndex, type SpanFacts } from './span-values.js';
 
 // What the scanner of spans (otlp-scan.ts) reads of each attribute `{"key":…,"value":…}`: the few that

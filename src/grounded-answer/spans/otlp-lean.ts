@@ -1,6 +1,6 @@
-import { shape, required, lineScanner } from '../io/record-shape.js';
-import { skipString, stringValue, unescapeInto } from '../io/json-scan.js';
-import { ANSWER, memberShapes } from './member-shapes.js';
+import { shape, required, lineScanner } from '../../io/record-shape.js';
+import { skipString, stringValue, unescapeInto } from '../../io/json-scan.js';
+import { ANSWER, memberShapes } from '../member-shapes.js';
 
 // Most OTLP traces are read only to learn their qid and time, and whether they are good: the winners are
 // read again for their values (see otlp-read-back.ts). For those, a wanted attribute that is a plain

@@ -7,7 +7,7 @@ import {
   skipString,
   skipValue,
   stringValue,
-} from '../io/json-scan.js';
+} from '../../io/json-scan.js';
 import { attributeReader, type AttributeState } from './otlp-attributes.js';
 import type { LeanReader } from './otlp-lean.js';
 import { ascii, nanosToMsAt, UNKNOWN } from './otlp-values.js';

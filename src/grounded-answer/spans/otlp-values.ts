@@ -1,4 +1,4 @@
-import { keyIs, scanMembers, skipString, skipValue, stringValue } from '../io/json-scan.js';
+import { keyIs, scanMembers, skipString, skipValue, stringValue } from '../../io/json-scan.js';
 import { doubleValueOf, intValueOf } from './span-values.js';
 
 // OTLP's JSON values read on their bytes, for the scanner of spans (otlp-scan.ts): an attribute

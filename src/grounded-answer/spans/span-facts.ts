@@ -1,6 +1,6 @@
-import { InputError, preview } from '../errors.js';
-import { MAX_DEPTH } from '../io/json-scan.js';
-import { isoToMs } from '../io/iso-time.js';
+import { InputError, preview } from '../../errors.js';
+import { MAX_DEPTH } from '../../io/json-scan.js';
+import { isoToMs } from '../../io/iso-time.js';
 import { GENAI, GENAI_VALUES, genaiDocuments, messagesText } from './genai.js';
 import {
   DOCUMENT_DIGITS,
@@ -11,8 +11,8 @@ import {
   nanosToMs,
   type SpanFacts,
 } from './span-values.js';
-import { isObject } from '../io/record-shape.js';
-import { TOKENS } from '../cost/token-attributes.js';
+import { isObject } from '../../io/record-shape.js';
+import { TOKENS } from '../../cost/token-attributes.js';
 
 // The facts of OpenInference spans read from a parsed JSON value (OTLP or Phoenix, see openinference.ts):
 // the slow path beside the byte scanner (otlp-scan.ts), and the reference it is tested against.

@@ -1,10 +1,10 @@
-import { InputError, formatWhere, preview } from '../errors.js';
+import { InputError, formatWhere, preview } from '../../errors.js';
 import { type SpanFacts } from './span-values.js';
 
 import { GENAI } from './genai.js';
 import { parsedOrText } from './span-facts.js';
-import { isObject } from '../io/record-shape.js';
-import { singleModel, spanUsage } from '../cost/usage.js';
+import { isObject } from '../../io/record-shape.js';
+import { singleModel, spanUsage } from '../../cost/usage.js';
 
 // One grounded-answer trace record assembled from an OpenInference trace's spans (see openinference.ts for
 // which span gives which member).

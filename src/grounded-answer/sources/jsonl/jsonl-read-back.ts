@@ -1,11 +1,11 @@
-import { traceChecker, traceScanner } from './trace-checks.js';
-import type { TraceInput } from './trace-input.js';
-import { parseJsonLine } from '../io/jsonl.js';
-import { forEachSpan } from '../io/read-at.js';
-import { checkTraceLine } from './contract.js';
-import type { Judge } from './judge-stage.js';
-import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from './trace-scan.js';
-import type { RunTable } from './runs.js';
+import { traceChecker, traceScanner } from '../../trace-checks.js';
+import type { TraceInput } from '../../trace-input.js';
+import { parseJsonLine } from '../../../io/jsonl.js';
+import { forEachSpan } from '../../../io/read-at.js';
+import { checkTraceLine } from '../../contract.js';
+import type { Judge } from '../../pipeline/judge-stage.js';
+import { judgedTrace, scanTraceLine, traceFields, type JudgedTrace } from '../../trace-scan.js';
+import type { RunTable } from '../../pipeline/runs.js';
 
 /**
  * Reads the winning runs of gold items `rows` back from `file`, where the table says they are (one pass,

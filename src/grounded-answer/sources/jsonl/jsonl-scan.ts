@@ -1,15 +1,15 @@
-import { traceChecker, traceScanner } from './trace-checks.js';
-import { InputError } from '../errors.js';
-import type { ChunkQueue } from '../io/chunk-queue.js';
-import { resized } from '../io/resized.js';
-import { isBlank, parseJsonLine, readLineBatches } from '../io/jsonl.js';
-import type { Segment } from '../io/split.js';
-import { checkTraceLine, type TraceLine } from './contract.js';
-import type { FieldMap } from '../io/field-map.js';
-import { scannedQid, scannedTs, scanTraceLine, traceFields } from './trace-scan.js';
-import { replaces } from './runs.js';
-import type { ChunkError } from './chunk-scan.js';
-import { timestamp } from './timestamp.js';
+import { traceChecker, traceScanner } from '../../trace-checks.js';
+import { InputError } from '../../../errors.js';
+import type { ChunkQueue } from '../../../io/chunk-queue.js';
+import { resized } from '../../../io/resized.js';
+import { isBlank, parseJsonLine, readLineBatches } from '../../../io/jsonl.js';
+import type { Segment } from '../../../io/split.js';
+import { checkTraceLine, type TraceLine } from '../../contract.js';
+import type { FieldMap } from '../../../io/field-map.js';
+import { scannedQid, scannedTs, scanTraceLine, traceFields } from '../../trace-scan.js';
+import { replaces } from '../../pipeline/runs.js';
+import type { ChunkError } from '../../pipeline/chunk-scan.js';
+import { timestamp } from '../../timestamp.js';
 
 /**
  * What one thread learned from the chunks of trace lines it read: for every qid it saw, where its winning

@@ -1,12 +1,12 @@
-import { isParquet } from '../io/records.js';
-import { lineBases, throwFirstError } from './chunk-scan.js';
-import type { Judge } from './judge-stage.js';
-import type { ReadBack } from './judged-runs.js';
+import { isParquet } from '../../../io/records.js';
+import { lineBases, throwFirstError } from '../../pipeline/chunk-scan.js';
+import type { Judge } from '../../pipeline/judge-stage.js';
+import type { ReadBack } from '../../pipeline/judged-runs.js';
 import { readBackLines } from './jsonl-read-back.js';
 import { scanBuffers, scanRuns, type Scan } from './jsonl-scan.js';
-import { pickWinners, refHi, refLo, refOf, type Picked } from './pick.js';
-import { byLines } from './threads.js';
-import type { Picking, TraceSource } from './trace-source.js';
+import { pickWinners, refHi, refLo, refOf, type Picked } from '../../pipeline/pick.js';
+import { byLines } from '../../pipeline/threads.js';
+import type { Picking, TraceSource } from '../source.js';
 
 // Traces as JSON Lines, canonical or read through a `fields:` mapping: threads take chunks of whole lines in
 // order and note, per qid, where its winning line is (jsonl-scan.ts); a qid's winning run depends only on

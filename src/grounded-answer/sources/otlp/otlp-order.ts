@@ -1,5 +1,5 @@
-import { stringAt } from '../io/string-column.js';
-import type { Segment } from '../io/split.js';
+import { stringAt } from '../../../io/string-column.js';
+import type { Segment } from '../../../io/split.js';
 import type { OtlpScan } from './otlp-runs.js';
 import type { LineAt } from './otlp-winners.js';
 

@@ -1,16 +1,16 @@
-import { InputError, type Where } from '../errors.js';
-import { stringAt } from '../io/string-column.js';
-import { lineBases, throwFirstError } from './chunk-scan.js';
-import type { TraceLine } from './contract.js';
+import { InputError, type Where } from '../../../errors.js';
+import { stringAt } from '../../../io/string-column.js';
+import { lineBases, throwFirstError } from '../../pipeline/chunk-scan.js';
+import type { TraceLine } from '../../contract.js';
 import { Entries } from './otlp-order.js';
 import type { OtlpScan } from './otlp-runs.js';
 import { readSpans } from './otlp-winners.js';
-import { pickWinners, type Offer, type Picked } from './pick.js';
-import type { SpanFacts } from './span-values.js';
-import { timestamp } from './timestamp.js';
-import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
-import { traceChecker } from './trace-checks.js';
-import type { Picking } from './trace-source.js';
+import { pickWinners, type Offer, type Picked } from '../../pipeline/pick.js';
+import type { SpanFacts } from '../../spans/span-values.js';
+import { timestamp } from '../../timestamp.js';
+import { assemble, type OpenInferenceOptions } from '../../spans/trace-assembly.js';
+import { traceChecker } from '../../trace-checks.js';
+import type { Picking } from '../source.js';
 
 // Each gold item's winning OpenInference trace, the one a single pass over all spans picks (readOpenInference
 // then the records source): the threads' entries put back in input order, the rare trace whose spans were in

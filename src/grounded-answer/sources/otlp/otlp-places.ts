@@ -1,8 +1,8 @@
-import { unescapeInto } from '../io/json-scan.js';
-import type { RawMembers } from './held-lines.js';
-import { ANSWER, memberShapes } from './member-shapes.js';
-import { forEachRetrieved, type TraceSpans } from './trace-assembly.js';
-import { startsText } from './otlp-lean.js';
+import { unescapeInto } from '../../../io/json-scan.js';
+import type { RawMembers } from '../held-lines.js';
+import { ANSWER, memberShapes } from '../../member-shapes.js';
+import { forEachRetrieved, type TraceSpans } from '../../spans/trace-assembly.js';
+import { startsText } from '../../spans/otlp-lean.js';
 
 // Where a trace's judged members are in its line, so that a winner is read back from there without walking
 // its spans again: the scan that picks winners notes, for a trace all on one line whose output and document

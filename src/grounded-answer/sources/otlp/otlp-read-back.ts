@@ -1,6 +1,6 @@
-import { heldReader, runReader, type HeldRuns } from './held-lines.js';
-import type { Judge } from './judge-stage.js';
-import type { ReadBack } from './judged-runs.js';
+import { heldReader, runReader, type HeldRuns } from '../held-lines.js';
+import type { Judge } from '../../pipeline/judge-stage.js';
+import type { ReadBack } from '../../pipeline/judged-runs.js';
 import type { OtlpWinners } from './otlp-pick.js';
 import type { OtlpScan } from './otlp-runs.js';
 import {
@@ -10,10 +10,10 @@ import {
   WinnersJobBuilder,
   type HeldWinners,
 } from './otlp-winners.js';
-import type { Picked } from './pick.js';
-import { stopHelpers } from './threads.js';
-import type { JudgedTrace } from './trace-scan.js';
-import type { Picking } from './trace-source.js';
+import type { Picked } from '../../pipeline/pick.js';
+import { stopHelpers } from '../../pipeline/threads.js';
+import type { JudgedTrace } from '../../trace-scan.js';
+import type { Picking } from '../source.js';
 
 // The winning OpenInference traces read back from their places (or their lines, each line once: see
 // readWinners) by this thread and the helpers at once, each the winners of its stretch of the input; the

@@ -1,19 +1,19 @@
-import { traceChecker } from './trace-checks.js';
-import { InputError, type Where } from '../errors.js';
-import type { ChunkQueue } from '../io/chunk-queue.js';
-import { readLineBatches, readLinesAt, type LineBatch } from '../io/jsonl.js';
-import { float64Column, int32Column, uint32Column } from '../io/typed-column.js';
-import { StringColumn, stringListBuffers, type StringList } from '../io/string-column.js';
-import { OpenFiles } from '../io/open-files.js';
-import type { Segment } from '../io/split.js';
-import { afterBom, lineSpans, qidAttributeOf } from './openinference.js';
-import { assemble } from './trace-assembly.js';
-import { leanReader } from './otlp-lean.js';
+import { traceChecker } from '../../trace-checks.js';
+import { InputError, type Where } from '../../../errors.js';
+import type { ChunkQueue } from '../../../io/chunk-queue.js';
+import { readLineBatches, readLinesAt, type LineBatch } from '../../../io/jsonl.js';
+import { float64Column, int32Column, uint32Column } from '../../../io/typed-column.js';
+import { StringColumn, stringListBuffers, type StringList } from '../../../io/string-column.js';
+import { OpenFiles } from '../../../io/open-files.js';
+import type { Segment } from '../../../io/split.js';
+import { afterBom, lineSpans, qidAttributeOf } from '../../spans/openinference.js';
+import { assemble } from '../../spans/trace-assembly.js';
+import { leanReader } from '../../spans/otlp-lean.js';
 import { notePlaces } from './otlp-places.js';
-import type { SpanFacts } from './span-values.js';
-import { timestamp } from './timestamp.js';
-import type { TraceInput } from './trace-input.js';
-import type { ChunkError } from './chunk-scan.js';
+import type { SpanFacts } from '../../spans/span-values.js';
+import { timestamp } from '../../timestamp.js';
+import type { TraceInput } from '../../trace-input.js';
+import type { ChunkError } from '../../pipeline/chunk-scan.js';
 
 /**
  * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled

@@ -1,10 +1,10 @@
-import { isSpanDocument } from './span-facts.js';
+import { isSpanDocument } from '../../spans/span-facts.js';
 import { pick, type OtlpWinners } from './otlp-pick.js';
 import { readBack } from './otlp-read-back.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import { readAndJudge } from './otlp-winners.js';
-import { byLines } from './threads.js';
-import type { TraceSource } from './trace-source.js';
+import { byLines } from '../../pipeline/threads.js';
+import type { TraceSource } from '../source.js';
 
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
 // assemble and check the traces they find there (otlp-runs.ts); this thread picks each gold item's winning

@@ -1,15 +1,15 @@
-import { traceChecker } from './trace-checks.js';
-import { forEachSpan } from '../io/read-at.js';
-import type { TraceLine } from './contract.js';
-import { lineSpans, qidAttributeOf } from './openinference.js';
-import { assemble, type OpenInferenceOptions } from './trace-assembly.js';
-import { heldBuffers, heldWriter, runReader, type HeldRuns, type RawMembers } from './held-lines.js';
-import { float64Column, int32Column } from '../io/typed-column.js';
-import { judgeShare, type JudgeData } from './judge-stage.js';
-import { verdictBuffers, type Verdicts } from './runs.js';
+import { traceChecker } from '../../trace-checks.js';
+import { forEachSpan } from '../../../io/read-at.js';
+import type { TraceLine } from '../../contract.js';
+import { lineSpans, qidAttributeOf } from '../../spans/openinference.js';
+import { assemble, type OpenInferenceOptions } from '../../spans/trace-assembly.js';
+import { heldBuffers, heldWriter, runReader, type HeldRuns, type RawMembers } from '../held-lines.js';
+import { float64Column, int32Column } from '../../../io/typed-column.js';
+import { judgeShare, type JudgeData } from '../../pipeline/judge-stage.js';
+import { verdictBuffers, type Verdicts } from '../../pipeline/runs.js';
 import { placedReader } from './otlp-places.js';
-import type { SpanFacts } from './span-values.js';
-import type { TraceInput } from './trace-input.js';
+import type { SpanFacts } from '../../spans/span-values.js';
+import type { TraceInput } from '../../trace-input.js';
 
 // The winning OpenInference traces read back from their lines, once gold has picked them (see
 // otlp-read-back.ts): the main thread reads some, a helper that scanned spans the others at the same time.

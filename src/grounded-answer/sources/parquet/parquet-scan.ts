@@ -1,14 +1,14 @@
-import { InputError } from '../errors.js';
-import type { ChunkQueue } from '../io/chunk-queue.js';
-import type { Segment } from '../io/split.js';
-import type { TraceLine } from './contract.js';
-import type { ChunkError } from './chunk-scan.js';
-import { heldBuffers, holdRuns, type HeldRuns, type RawMembers } from './held-lines.js';
-import { ANSWER, memberShapes, STRINGS } from './member-shapes.js';
-import { replaces } from './runs.js';
-import type { TraceInput } from './trace-input.js';
-import { timestamp } from './timestamp.js';
-import { traceChecker } from './trace-checks.js';
+import { InputError } from '../../../errors.js';
+import type { ChunkQueue } from '../../../io/chunk-queue.js';
+import type { Segment } from '../../../io/split.js';
+import type { TraceLine } from '../../contract.js';
+import type { ChunkError } from '../../pipeline/chunk-scan.js';
+import { heldBuffers, holdRuns, type HeldRuns, type RawMembers } from '../held-lines.js';
+import { ANSWER, memberShapes, STRINGS } from '../../member-shapes.js';
+import { replaces } from '../../pipeline/runs.js';
+import type { TraceInput } from '../../trace-input.js';
+import { timestamp } from '../../timestamp.js';
+import { traceChecker } from '../../trace-checks.js';
 
 // Parquet traces decoded by threads, a window of rows each at a time: decoding (hyparquet, in JavaScript)
 // is most of the time a Parquet run takes. A row is a whole run, so each thread keeps, per qid, its winning
@@ -52,7 +52,7 @@ export async function scanParquetRuns(
   input: TraceInput,
   leases?: Leases,
 ): Promise<ParquetScan> {
-  const { readParquet, readParquetHere, JsonText } = await import('../io/parquet.js');
+  const { readParquet, readParquetHere, JsonText } = await import('../../../io/parquet.js');
   const lease = leases && new Int32Array(leases.shared);
   // On a helper's own decoding, the JSON of a trace in the contract's shape is checked on its bytes and kept
   // as bytes; only the winners are read, on the judging thread.

@@ -1,15 +1,15 @@
-import { InputError } from '../errors.js';
-import { decodeSeconds, notDecoded } from '../io/parquet-limits.js';
-import { isParquet, parquetRowGroups } from '../io/records.js';
-import type { Segment } from '../io/split.js';
-import { throwFirstError } from './chunk-scan.js';
-import { heldReader, type HeldRuns } from './held-lines.js';
-import type { Judge } from './judge-stage.js';
-import { judgeHeld, type ReadBack } from './judged-runs.js';
+import { InputError } from '../../../errors.js';
+import { decodeSeconds, notDecoded } from '../../../io/parquet-limits.js';
+import { isParquet, parquetRowGroups } from '../../../io/records.js';
+import type { Segment } from '../../../io/split.js';
+import { throwFirstError } from '../../pipeline/chunk-scan.js';
+import { heldReader, type HeldRuns } from '../held-lines.js';
+import type { Judge } from '../../pipeline/judge-stage.js';
+import { judgeHeld, type ReadBack } from '../../pipeline/judged-runs.js';
 import { parquetScanBuffers, scanParquetRuns, type Leases, type ParquetScan } from './parquet-scan.js';
-import { pickWinners, refHi, refLo, refOf, type Picked } from './pick.js';
-import type { Cut } from './threads.js';
-import type { Picking, TraceSource } from './trace-source.js';
+import { pickWinners, refHi, refLo, refOf, type Picked } from '../../pipeline/pick.js';
+import type { Cut } from '../../pipeline/threads.js';
+import type { Picking, TraceSource } from '../source.js';
 
 // Parquet traces decoded by threads, a window of rows each (see parquet-scan.ts); this thread folds their
 // winners into one per gold item, the one a single pass in file order picks, and reads them back from what

@@ -1,15 +1,15 @@
-import { isParquet } from '../io/records.js';
-import { isSpanDocument } from './span-facts.js';
-import type { ThreadScan } from './chunk-scan.js';
-import type { TraceLine } from './contract.js';
-import type { Judge } from './judge-stage.js';
-import { judgeHeld, type ReadBack } from './judged-runs.js';
-import { pickWinners, refHi, refLo, refOf, type Picked } from './pick.js';
-import { replaces } from './runs.js';
-import { traceRecords } from './trace-records.js';
-import { timestamp } from './timestamp.js';
-import { traceChecker } from './trace-checks.js';
-import type { Picking, TraceSource } from './trace-source.js';
+import { isParquet } from '../../../io/records.js';
+import { isSpanDocument } from '../../spans/span-facts.js';
+import type { ThreadScan } from '../../pipeline/chunk-scan.js';
+import type { TraceLine } from '../../contract.js';
+import type { Judge } from '../../pipeline/judge-stage.js';
+import { judgeHeld, type ReadBack } from '../../pipeline/judged-runs.js';
+import { pickWinners, refHi, refLo, refOf, type Picked } from '../../pipeline/pick.js';
+import { replaces } from '../../pipeline/runs.js';
+import { traceRecords } from '../../trace-records.js';
+import { timestamp } from '../../timestamp.js';
+import { traceChecker } from '../../trace-checks.js';
+import type { Picking, TraceSource } from '../source.js';
 
 // Traces that are records read in one pass, on this thread: OpenInference `.json` documents and Phoenix
 // exports (one trace's spans may be in several files, so they are assembled across all of them), and inputs
