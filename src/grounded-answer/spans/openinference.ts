@@ -17,6 +17,7 @@ import type { SpanFacts } from './span-values.js';
 
 import { isSpanDocument, spanFacts } from './span-facts.js';
 import { assemble, type OpenInferenceOptions, type TraceRecord } from './trace-assembly.js';
+import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // Traces as OpenTelemetry spans under the OpenInference semantic conventions (Arize Phoenix, the LangChain and
 // LlamaIndex instrumentors), assembled into one grounded-answer trace per traceId:
@@ -84,7 +85,7 @@ export function afterBom(batch: LineBatch, i: number): number {
 
 /** The attribute `openinference.qid` names, when it is neither input.value nor metadata.<key>. */
 export const qidAttributeOf = (options: OpenInferenceOptions): string | undefined =>
-  options.qid.startsWith('metadata.') || options.qid === 'input.value' ? undefined : options.qid;
+  options.qid.startsWith('metadata.') || options.qid === OPENINFERENCE.input ? undefined : options.qid;
 
 /**
  * Reads the spans of one line, b[start, end): on its bytes when the scanner is sure of it, else parsed. No

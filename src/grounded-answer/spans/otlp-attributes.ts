@@ -12,9 +12,10 @@ import {
   UNKNOWN,
   type AttributeAt,
 } from './otlp-values.js';
-import { GENAI } from './genai.js';
+import { GENAI } from './vocabularies/genai.js';
 import { TOKENS } from '../../cost/token-attributes.js';
 import { DOCUMENT_DIGITS, largerIndex, type SpanFacts } from './span-values.js';
+import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // What the scanner of spans (otlp-scan.ts) reads of each attribute `{"key":…,"value":…}`: the few that
 // OpenInference assembling needs (the span's kind, input, output, metadata, the qid's attribute, and each
@@ -22,22 +23,11 @@ import { DOCUMENT_DIGITS, largerIndex, type SpanFacts } from './span-values.js';
 
 const KEY = ascii('key');
 const VALUE = ascii('value');
-const DOCS = ascii('retrieval.documents.');
-const DOC_ID = ascii('.document.id');
-const DOC_METADATA = ascii('.document.metadata');
+const DOCS = ascii(`${OPENINFERENCE.documents}.`);
+const DOC_ID = ascii(`.${OPENINFERENCE.documentId}`);
+const DOC_METADATA = ascii(`.${OPENINFERENCE.documentMetadata}`);
 const DOT_DOCUMENT = ascii('.document.');
-const KIND_NAMES = [
-  'CHAIN',
-  'RETRIEVER',
-  'LLM',
-  'EMBEDDING',
-  'RERANKER',
-  'TOOL',
-  'AGENT',
-  'GUARDRAIL',
-  'EVALUATOR',
-];
-const KINDS = KIND_NAMES.map((k) => ascii(`"${k}"`));
+const KINDS = OPENINFERENCE.kinds.map((k) => ascii(`"${k}"`));
 /** A span of the GenAI conventions is read by the parsing reader (see genai.ts): this one reads OpenInference's. */
 const GENAI_OPERATION = ascii(GENAI.operation);
 
@@ -47,10 +37,10 @@ const LEAN_FACTS: ReadonlySet<string> = new Set<LeanFact>(['input', 'output', 'm
 /** The wanted attribute keys, as bytes, and which fact each fills. */
 function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
   const keys: [Buffer, keyof SpanFacts][] = [
-    [ascii('openinference.span.kind'), 'kind'],
-    [ascii('input.value'), 'input'],
-    [ascii('output.value'), 'output'],
-    [ascii('metadata'), 'metadata'],
+    [ascii(OPENINFERENCE.kind), 'kind'],
+    [ascii(OPENINFERENCE.input), 'input'],
+    [ascii(OPENINFERENCE.output), 'output'],
+    [ascii(OPENINFERENCE.metadata), 'metadata'],
   ];
   keys.push([ascii(TOKENS.in), 'tokensIn'], [ascii(TOKENS.out), 'tokensOut'], [ascii(TOKENS.model), 'model']);
   if (qidAttribute) keys.push([Buffer.from(qidAttribute, 'utf8'), 'qid']);
@@ -75,7 +65,7 @@ export function attributeReader(
 ): (b: Buffer, i: number, e: number, s: AttributeState) => number {
   const attrs = wanted(qidAttribute);
   /** The attribute of document N its id is read from (see SpanFacts.documents). */
-  const idsFromMetadata = documentId !== 'document.id';
+  const idsFromMetadata = documentId !== OPENINFERENCE.documentId;
   const idSuffix = idsFromMetadata ? DOC_METADATA : DOC_ID;
   /** Whether a wanted key has this length: most keys are told apart by it. */
   const wantedLength: boolean[] = [];
@@ -98,7 +88,7 @@ export function attributeReader(
       if (fact === 'kind') {
         // The few kinds OpenInference names, without making a string of each span's.
         for (let j = 0; j < KINDS.length; j++)
-          if (end - at === KINDS[j]!.length && bytesAre(b, at, end, KINDS[j]!)) return KIND_NAMES[j];
+          if (end - at === KINDS[j]!.length && bytesAre(b, at, end, KINDS[j]!)) return OPENINFERENCE.kinds[j];
       } else if (lean && LEAN_FACTS.has(fact)) {
         const placeholder = lean(fact as LeanFact, b, at, end);
         if (placeholder !== DECODE) return placeholder;

@@ -1,6 +1,7 @@
 import { shape, required, lineScanner } from '../../io/record-shape.js';
 import { skipString, stringValue, unescapeInto } from '../../io/json-scan.js';
 import { ANSWER, memberShapes } from '../member-shapes.js';
+import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // Most OTLP traces are read only to learn their qid and time, and whether they are good: the winners are
 // read again for their values (see otlp-read-back.ts). For those, a wanted attribute that is a plain
@@ -55,7 +56,7 @@ export function leanReader(qid: string): LeanReader {
         return '';
       case 'input':
         // The question text is the qid to match: needed.
-        return qid === 'input.value' ? DECODE : '';
+        return qid === OPENINFERENCE.input ? DECODE : '';
       case 'output': {
         const n = decoded(b, v, e);
         if (n < 0) return DECODE;

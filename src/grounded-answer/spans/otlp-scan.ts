@@ -12,6 +12,7 @@ import { attributeReader, type AttributeState } from './otlp-attributes.js';
 import type { LeanReader } from './otlp-lean.js';
 import { ascii, nanosToMsAt, UNKNOWN } from './otlp-values.js';
 import { MAX_NANO_DIGITS, nanosToMs, type SpanFacts } from './span-values.js';
+import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // The OTLP JSON a file exporter writes, `{"resourceSpans":[{"scopeSpans":[{"spans":[…]}]}]}` a line, read
 // on its bytes for the few attributes OpenInference assembling needs: a span has dozens, and the documents'
@@ -43,7 +44,11 @@ interface State extends AttributeState {
  * The spans of the OTLP export at b[start, end), or undefined when the line is not one this reader is sure
  * of (another shape, escapes in keys, a span without ids or times): the caller then parses it.
  */
-export function otlpScanner(qidAttribute: string | undefined, lean?: LeanReader, documentId = 'document.id') {
+export function otlpScanner(
+  qidAttribute: string | undefined,
+  lean?: LeanReader,
+  documentId: string = OPENINFERENCE.documentId,
+) {
   const attribute = attributeReader(qidAttribute, lean, documentId);
   const fresh = (line: number, file: string): SpanFacts => ({
     traceId: '',

@@ -1,7 +1,8 @@
 import { InputError, preview } from '../../errors.js';
 import { MAX_DEPTH } from '../../io/json-scan.js';
 import { isoToMs } from '../../io/iso-time.js';
-import { GENAI, GENAI_VALUES, genaiDocuments, messagesText } from './genai.js';
+import { genaiDocuments, messagesText } from './genai-messages.js';
+import { GENAI, GENAI_VALUES } from './vocabularies/genai.js';
 import {
   DOCUMENT_DIGITS,
   doubleValueOf,
@@ -13,6 +14,7 @@ import {
 } from './span-values.js';
 import { isObject } from '../../io/record-shape.js';
 import { TOKENS } from '../../cost/token-attributes.js';
+import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // The facts of OpenInference spans read from a parsed JSON value (OTLP or Phoenix, see openinference.ts):
 // the slow path beside the byte scanner (otlp-scan.ts), and the reference it is tested against.
@@ -29,11 +31,11 @@ export function spanFacts(
   /** Each span's own line, when known (see otlpSpanLines). */
   spanLines?: readonly number[],
   /** `openinference.document_id` (see OpenInferenceOptions). */
-  documentId = 'document.id',
+  documentId: string = OPENINFERENCE.documentId,
 ): SpanFacts[] {
   const spans = spansOf(value, file, line);
   const lines = spanLines?.length === spans.length ? spanLines : undefined;
-  const idKey = documentId === 'document.id' ? DOCUMENT_KEY : DOCUMENT_METADATA_KEY;
+  const idKey = documentId === OPENINFERENCE.documentId ? DOCUMENT_KEY : DOCUMENT_METADATA_KEY;
   return spans.map((raw, k) => toFacts(raw, file, lines?.[k] ?? line, qidAttribute, idKey));
 }
 
@@ -68,18 +70,22 @@ function objectsAt(
   return v as Record<string, unknown>[];
 }
 
+/** A vocabulary name as a pattern matching it literally (its dots are dots). */
+const literally = (name: string) => name.replaceAll('.', '\\.');
+const DOCUMENTS = literally(OPENINFERENCE.documents);
 /**
  * The attribute a document's id is read from, document.id or document.metadata (see
  * OpenInferenceOptions.documentId); its index as written (checked to be one, see toFacts).
  */
-const DOCUMENT_KEY = /^retrieval\.documents\.(.*)\.document\.id$/s;
-const DOCUMENT_METADATA_KEY = /^retrieval\.documents\.(.*)\.document\.metadata$/s;
-/** Any other attribute of document N (N plainly decimal, as SpanFacts.documents holds it): it names N. */
-const DOCUMENT_ATTRIBUTE = new RegExp(
-  `^retrieval\\.documents\\.(0|[1-9]\\d{0,${DOCUMENT_DIGITS - 1}})\\.document\\.`,
+const DOCUMENT_KEY = new RegExp(`^${DOCUMENTS}\\.(.*)\\.${literally(OPENINFERENCE.documentId)}$`, 's');
+const DOCUMENT_METADATA_KEY = new RegExp(
+  `^${DOCUMENTS}\\.(.*)\\.${literally(OPENINFERENCE.documentMetadata)}$`,
+  's',
 );
+/** Any other attribute of document N (N plainly decimal, as SpanFacts.documents holds it): it names N. */
+const DOCUMENT_ATTRIBUTE = new RegExp(`^${DOCUMENTS}\\.(0|[1-9]\\d{0,${DOCUMENT_DIGITS - 1}})\\.document\\.`);
 /** The first document's metadata, read beside its id to name the keys an id may be in. */
-const FIRST_METADATA = 'retrieval.documents.0.document.metadata';
+const FIRST_METADATA = `${OPENINFERENCE.documents}.0.${OPENINFERENCE.documentMetadata}`;
 
 /** An OTLP span (traceId, attributes as key/value list) or a Phoenix one (context.trace_id, attributes nested). */
 function toFacts(
@@ -138,7 +144,7 @@ function toFacts(
           );
         })
       : attrs.get(key);
-  const kind = valueOf('openinference.span.kind') ?? raw.span_kind;
+  const kind = valueOf(OPENINFERENCE.kind) ?? raw.span_kind;
   // Without an OpenInference kind, a span of the GenAI conventions is read by them (see genai.ts).
   if (kind === undefined && attrs.has(GENAI.operation))
     return genaiFacts(
@@ -199,9 +205,9 @@ function toFacts(
   if (named > 0) facts.documentsNamed = named;
   if (firstMetadata !== undefined) facts.firstMetadata = firstMetadata;
   for (const [fact, key] of [
-    ['input', 'input.value'],
-    ['output', 'output.value'],
-    ['metadata', 'metadata'],
+    ['input', OPENINFERENCE.input],
+    ['output', OPENINFERENCE.output],
+    ['metadata', OPENINFERENCE.metadata],
     ['qid', qidAttribute],
     ['tokensIn', TOKENS.in],
     ['tokensOut', TOKENS.out],

@@ -1,10 +1,11 @@
 import { InputError, formatWhere, preview } from '../../errors.js';
 import { type SpanFacts } from './span-values.js';
 
-import { GENAI } from './genai.js';
+import { GENAI } from './vocabularies/genai.js';
 import { parsedOrText } from './span-facts.js';
 import { isObject } from '../../io/record-shape.js';
 import { singleModel, spanUsage } from '../../cost/usage.js';
+import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // One grounded-answer trace record assembled from an OpenInference trace's spans (see openinference.ts for
 // which span gives which member).
@@ -131,7 +132,7 @@ export function forEachRetrieved(
  */
 function documentIds(s: SpanFacts, documentId: string): readonly unknown[] {
   const docs = s.documents;
-  const fromMetadata = documentId !== 'document.id';
+  const fromMetadata = documentId !== OPENINFERENCE.documentId;
   // The canonical case, checked without making anything: every trace of a large export comes here.
   if (!fromMetadata && s.documentPast === undefined && (s.documentsNamed ?? 0) <= docs.length) {
     let n = 0;
@@ -195,7 +196,7 @@ function documentIds(s: SpanFacts, documentId: string): readonly unknown[] {
   if (named > docs.length)
     throw new InputError(
       where,
-      `${span()}: its document ${docs.length} has no ${fromMetadata ? 'document.metadata' : 'document.id'}, though the documents before it have; expected every document's id (see openinference.document_id)`,
+      `${span()}: its document ${docs.length} has no ${fromMetadata ? OPENINFERENCE.documentMetadata : OPENINFERENCE.documentId}, though the documents before it have; expected every document's id (see openinference.document_id)`,
     );
   return ids;
 }
@@ -257,7 +258,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const { root, retrievers, answering } = picked;
   const where = { file: root.file, line: root.line };
   const traceId = root.traceId;
-  const documentId = options.documentId ?? 'document.id';
+  const documentId = options.documentId ?? OPENINFERENCE.documentId;
   const retrieved: unknown[] = [];
   for (const s of retrievers) for (const id of documentIds(s, documentId)) retrieved.push(id);
   const record: Record<string, unknown> = { retrieved_ids: retrieved };
@@ -288,7 +289,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
 
   const qid = options.qid;
   let id: unknown;
-  if (qid === 'input.value') id = question;
+  if (qid === OPENINFERENCE.input) id = question;
   else if (qid.startsWith('metadata.')) {
     const key = qid.slice('metadata.'.length);
     id = isObject(metadata) && Object.hasOwn(metadata, key) ? metadata[key] : undefined;
@@ -304,7 +305,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
     const found = id === undefined ? 'no' : id === '' ? 'an empty' : `a non-string (${preview(id)})`;
     throw new InputError(
       where,
-      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${found} ${qid}; expected the question ${qid === 'input.value' ? 'text of a gold item' : 'id'} (see openinference.qid)`,
+      `trace ${preview(traceId)}: its root span ${preview(root.name ?? root.spanId)} has ${found} ${qid}; expected the question ${qid === OPENINFERENCE.input ? 'text of a gold item' : 'id'} (see openinference.qid)`,
     );
   }
   record.qid = id;
