@@ -24,7 +24,7 @@ export interface SampledTrace {
 
 /** `format:` and the `openinference:` keys proposed, each with what it met. */
 export interface SpanProposal {
-  /** `otel` when a span is read by the GenAI conventions (see genai.ts), else `openinference`. */
+  /** `otel` when a span is read by the GenAI conventions (see grounded-answer/spans/vocabularies/genai.ts), else `openinference`. */
   format: 'openinference' | 'otel';
   qid: string;
   qidNote: string;

@@ -28,7 +28,7 @@ const DOC_ID = ascii(`.${OPENINFERENCE.documentId}`);
 const DOC_METADATA = ascii(`.${OPENINFERENCE.documentMetadata}`);
 const DOT_DOCUMENT = ascii('.document.');
 const KINDS = OPENINFERENCE.kinds.map((k) => ascii(`"${k}"`));
-/** A span of the GenAI conventions is read by the parsing reader (see genai.ts): this one reads OpenInference's. */
+/** A span of the GenAI conventions is read by the parsing reader (see vocabularies/genai.ts): this one reads OpenInference's. */
 const GENAI_OPERATION = ascii(GENAI.operation);
 
 /** The facts lean reading has placeholders for (see otlp-lean.ts); the rest are decoded. */

@@ -145,7 +145,7 @@ function toFacts(
         })
       : attrs.get(key);
   const kind = valueOf(OPENINFERENCE.kind) ?? raw.span_kind;
-  // Without an OpenInference kind, a span of the GenAI conventions is read by them (see genai.ts).
+  // Without an OpenInference kind, a span of the GenAI conventions is read by them (see vocabularies/genai.ts).
   if (kind === undefined && attrs.has(GENAI.operation))
     return genaiFacts(
       {

@@ -18,7 +18,7 @@ export interface SpanFacts {
   metadata?: unknown;
   /** The attribute holding the qid, when it is neither input.value nor metadata.<key>. */
   qid?: unknown;
-  /** Read by the GenAI conventions (see genai.ts), not OpenInference's. */
+  /** Read by the GenAI conventions (see vocabularies/genai.ts), not OpenInference's. */
   genai?: true;
   /**
    * A model call's token counts and model as written (checked where they are summed, see cost/usage.ts):
