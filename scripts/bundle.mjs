@@ -53,7 +53,7 @@ const ncc = [
 if (existsSync('lib/action/index.js')) run(process.execPath, [...ncc, 'lib/action/index.js', '-o', 'dist']);
 await Promise.all([
   start(process.execPath, [...ncc, 'lib/cli/index.js', '-o', 'dist/cli']),
-  start(process.execPath, [...ncc, 'lib/grounded-answer/worker.js', '-o', 'dist/qa-worker']),
+  start(process.execPath, [...ncc, 'lib/grounded-answer/pipeline/worker.js', '-o', 'dist/qa-worker']),
 ]);
 
 // ncc minifies a bundle's main file but not the chunks split off by a dynamic import(): Octokit's (the

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The helper threads' bundle (src/grounded-answer/worker.ts): dist/qa-worker/index.js beside the Action's
- * bundle or one folder up from the CLI's, or tsc's grounded-answer/worker.js. Run from TypeScript sources
+ * The helper threads' bundle (src/grounded-answer/pipeline/worker.ts): dist/qa-worker/index.js beside the Action's
+ * bundle or one folder up from the CLI's, or tsc's grounded-answer/pipeline/worker.js. Run from TypeScript sources
  * (the unit tests) there is none, and the calling thread does the work itself.
  */
 export function helperBundle(): string | undefined {
@@ -12,6 +12,6 @@ export function helperBundle(): string | undefined {
   return [
     path.join(here, 'qa-worker', 'index.js'),
     path.join(here, '..', 'qa-worker', 'index.js'),
-    path.join(here, 'grounded-answer', 'worker.js'),
+    path.join(here, 'grounded-answer', 'pipeline', 'worker.js'),
   ].find((f) => existsSync(f));
 }

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkTraceLine, type TraceLine } from '../src/grounded-answer/contract.js';
-import { judgeHeld } from '../src/grounded-answer/judged-runs.js';
+import { judgeHeld } from '../src/grounded-answer/pipeline/judged-runs.js';
 import { judgeRuns, loadGold } from '../src/grounded-answer/load.js';
-import { pickWinners } from '../src/grounded-answer/pick.js';
+import { pickWinners } from '../src/grounded-answer/pipeline/pick.js';
 import { aggregate, answerableOf } from '../src/grounded-answer/score.js';
 import type { ScoreOptions } from '../src/grounded-answer/score-options.js';
-import { registerSource } from '../src/grounded-answer/sources.js';
+import { registerSource } from '../src/grounded-answer/sources/index.js';
 import { timestamp } from '../src/grounded-answer/timestamp.js';
 import type { TraceInput } from '../src/grounded-answer/trace-input.js';
-import type { TraceSource } from '../src/grounded-answer/trace-source.js';
+import type { TraceSource } from '../src/grounded-answer/sources/source.js';
 
 // A format added from this file alone: one module (the object below) and one registry call. It reads runs as
 // one JSON array a file, and scores the repository example as its JSON Lines do.

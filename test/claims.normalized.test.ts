@@ -10,7 +10,7 @@ import type { SuiteReport } from '../src/report/schema.js';
 import { stageRows } from '../src/report/triage.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
-import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/judge.js';
+import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/pipeline/judge.js';
 import {
   CORRECT,
   isVerdict,
@@ -19,7 +19,7 @@ import {
   matchRule,
   withMatchBy,
 } from '../src/grounded-answer/verdict-flags.js';
-import { newVerdicts } from '../src/grounded-answer/runs.js';
+import { newVerdicts } from '../src/grounded-answer/pipeline/runs.js';
 import { configSchema } from '../src/suites/grounded-qa/config.js';
 
 const item = (answerable = true): GoldItem => ({

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
 import { spanUsage } from '../src/cost/usage.js';
 import { InputError } from '../src/errors.js';
-import { spanFacts } from '../src/grounded-answer/span-facts.js';
+import { spanFacts } from '../src/grounded-answer/spans/span-facts.js';
 import { traceLineSchema, traceTest } from '../src/grounded-answer/contract.js';
 import { lineScanner } from '../src/io/record-shape.js';
 import { traceShape } from '../src/grounded-answer/contract.js';

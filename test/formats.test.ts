@@ -18,8 +18,8 @@ import {
 } from './helpers/formats.js';
 import { checkOnThreads, runCli } from './helpers/process.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { spanFacts } from '../src/grounded-answer/span-facts.js';
-import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
+import { spanFacts } from '../src/grounded-answer/spans/span-facts.js';
+import { otlpScanner } from '../src/grounded-answer/spans/otlp-scan.js';
 import { FIXTURES, jsonl, REPO, tmpTree } from './helpers/tmp.js';
 import { seeded } from './helpers/random.js';
 import { scored, scoredPart } from './helpers/scored.js';

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { parseConfig } from '../src/config/load.js';
 import { scuRules } from '../src/grounded-answer/config.js';
-import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/judge.js';
-import { newRunTable } from '../src/grounded-answer/runs.js';
+import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/pipeline/judge.js';
+import { newRunTable } from '../src/grounded-answer/pipeline/runs.js';
 import type { GroundedQaConfig } from '../src/suites/grounded-qa/config.js';
 import { InputError } from '../src/errors.js';
 

@@ -30,17 +30,17 @@ import { ANSWER, memberReader, memberShapes, STRINGS } from '../src/grounded-ans
 import { JUNK } from './helpers/junk.js';
 import { nestedA, nestedB, otlpLines } from './helpers/formats.js';
 import { compileFieldMap } from '../src/io/field-map.js';
-import { lineSpans } from '../src/grounded-answer/openinference.js';
-import { spanFacts } from '../src/grounded-answer/span-facts.js';
-import { assemble } from '../src/grounded-answer/trace-assembly.js';
-import { leanReader } from '../src/grounded-answer/otlp-lean.js';
-import { notePlaces, placedReader } from '../src/grounded-answer/otlp-places.js';
-import { runReader } from '../src/grounded-answer/held-lines.js';
+import { lineSpans } from '../src/grounded-answer/spans/openinference.js';
+import { spanFacts } from '../src/grounded-answer/spans/span-facts.js';
+import { assemble } from '../src/grounded-answer/spans/trace-assembly.js';
+import { leanReader } from '../src/grounded-answer/spans/otlp-lean.js';
+import { notePlaces, placedReader } from '../src/grounded-answer/sources/otlp/otlp-places.js';
+import { runReader } from '../src/grounded-answer/sources/held-lines.js';
 import { recordChecker } from '../src/io/field-map.js';
 import { TRACE_WHAT, traceShape, traceTest } from '../src/grounded-answer/contract.js';
 import { unescapeInto } from '../src/io/json-scan.js';
-import { otlpScanner } from '../src/grounded-answer/otlp-scan.js';
-import type { SpanFacts } from '../src/grounded-answer/span-values.js';
+import { otlpScanner } from '../src/grounded-answer/spans/otlp-scan.js';
+import type { SpanFacts } from '../src/grounded-answer/spans/span-values.js';
 import { seeded } from './helpers/random.js';
 import { FIXTURES, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 

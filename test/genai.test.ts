@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { readOpenInference } from '../src/grounded-answer/openinference.js';
-import { spanFacts } from '../src/grounded-answer/span-facts.js';
+import { readOpenInference } from '../src/grounded-answer/spans/openinference.js';
+import { spanFacts } from '../src/grounded-answer/spans/span-facts.js';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
 import { tmpTree } from './helpers/tmp.js';
 

@@ -15,7 +15,7 @@ import {
   populationSize,
   tally,
 } from '../src/grounded-answer/metrics/tally.js';
-import { newRunTable } from '../src/grounded-answer/runs.js';
+import { newRunTable } from '../src/grounded-answer/pipeline/runs.js';
 import type { ScoreOptions } from '../src/grounded-answer/score-options.js';
 import {
   CONSTRAINED,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { GoldItem, TraceLine } from '../src/grounded-answer/contract.js';
-import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/judge.js';
+import { judgeInto, judgeItem, judgeOptions } from '../src/grounded-answer/pipeline/judge.js';
 import { isVerdict, labelsOf } from '../src/grounded-answer/verdict-flags.js';
-import { newRunTable } from '../src/grounded-answer/runs.js';
+import { newRunTable } from '../src/grounded-answer/pipeline/runs.js';
 import { DEFAULT_SCU_RULES, echoMatches } from '../src/grounded-answer/scu.js';
 import {
   aggregate,

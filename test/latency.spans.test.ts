@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
 import { scopeAt } from '../src/io/confine.js';
 import { run } from '../src/run.js';
-import type { SpanFacts } from '../src/grounded-answer/span-values.js';
+import type { SpanFacts } from '../src/grounded-answer/spans/span-values.js';
 import { spanStages } from '../src/suites/latency/span-stages.js';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
 import { copyOf } from './helpers/shapes.js';

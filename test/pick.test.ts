@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickWinners, refHi, refLo, refOf, type Candidate } from '../src/grounded-answer/pick.js';
+import { pickWinners, refHi, refLo, refOf, type Candidate } from '../src/grounded-answer/pipeline/pick.js';
 
 const run = (qid: string, ts: number, file: number, ordinal: number, ref: number, runs = 1): Candidate => ({
   qid,

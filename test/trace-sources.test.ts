@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { registerSource, sourceFor } from '../src/grounded-answer/sources.js';
+import { registerSource, sourceFor } from '../src/grounded-answer/sources/index.js';
 import type { TraceInput } from '../src/grounded-answer/trace-input.js';
-import type { TraceSource } from '../src/grounded-answer/trace-source.js';
+import type { TraceSource } from '../src/grounded-answer/sources/source.js';
 
 const input = (format: string, qid = 'input.value') => ({ format, qid }) as TraceInput;
 

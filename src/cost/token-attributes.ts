@@ -1,5 +1,5 @@
 // OpenInference's attributes of a model call's usage (Arize-ai/openinference, spec/semantic_conventions.md);
-// GenAI's are in grounded-answer/genai.ts with the rest of that vocabulary. llm.token_count.total is not read:
+// GenAI's are in grounded-answer/spans/vocabularies/genai.ts with the rest of that vocabulary. llm.token_count.total is not read:
 // a total cannot be split into the input and output tokens that are priced apart.
 
 export const TOKENS = {

@@ -1,6 +1,6 @@
 import { InputError, preview } from '../errors.js';
-import type { SpanFacts } from '../grounded-answer/span-values.js';
-import { GENAI } from '../grounded-answer/genai.js';
+import type { SpanFacts } from '../grounded-answer/spans/span-values.js';
+import { GENAI } from '../grounded-answer/spans/vocabularies/genai.js';
 import { costOf, priceOf, type Pricing } from './pricing.js';
 import { TOKENS } from './token-attributes.js';
 

@@ -97,7 +97,7 @@ export function scuRules(scu: z.infer<typeof answerSettings.scu>): ScuRule[] | n
 export const inputSettings = {
   /**
    * `otel`: OTLP spans, each read by its vocabulary, OpenInference's or the GenAI conventions' (see
-   * openinference.ts, genai.ts); `openinference` is the same reader under its first name.
+   * spans/vocabularies/); `openinference` is the same reader under its first name.
    */
   format: z.enum(['jsonl', 'openinference', 'otel']).default('jsonl'),
   openinference: z

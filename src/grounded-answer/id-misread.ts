@@ -13,7 +13,7 @@ import {
 } from './id-keys.js';
 import type { Meeting } from './id-meter.js';
 import { mappedReader } from './misread.js';
-import { isSpanDocument, parsedOrText, spanFacts } from './span-facts.js';
+import { isSpanDocument, parsedOrText, spanFacts } from './spans/span-facts.js';
 import type { TraceInput } from './trace-input.js';
 
 // When the winners' ids meet too few gold ids (id-meter.ts), whether another key of the same records meets

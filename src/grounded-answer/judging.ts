@@ -1,6 +1,6 @@
 import type { GoldDigest } from '../gold/digest.js';
 import type { GoldItem } from './contract.js';
-import type { RunsLoad } from './judged-runs.js';
+import type { RunsLoad } from './pipeline/judged-runs.js';
 
 /** Judging under way: helper threads may already be reading traces while the main thread loads gold. */
 export interface Judging {

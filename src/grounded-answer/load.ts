@@ -6,12 +6,12 @@ import { isParquet, readRecordsOf, refOf } from '../io/records.js';
 import { GOLD_WHAT, goldLineSchema, goldShape, goldTest, type GoldItem } from './contract.js';
 import { GoldStore } from './gold-item.js';
 import { goldFields, loadedGold, mappedGoldScanner, scanGoldLine, type LoadedGold } from './gold-scan.js';
-import type { RunsLoad } from './judged-runs.js';
+import type { RunsLoad } from './pipeline/judged-runs.js';
 import type { Judging } from './judging.js';
-import { startReading } from './pipeline.js';
+import { startReading } from './pipeline/pipeline.js';
 import type { ScoreOptions } from './score-options.js';
 import { CANONICAL_TRACES, type TraceInput } from './trace-input.js';
-import { sourceFor, sourceNamed } from './sources.js';
+import { sourceFor, sourceNamed } from './sources/index.js';
 
 /**
  * Reads, validates and digests the gold set in one pass: unique qids, usable substrings, answerable items

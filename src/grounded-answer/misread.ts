@@ -1,7 +1,7 @@
 import type { TraceInput } from './trace-input.js';
 import { REFUSED } from './verdict-flags.js';
 import { LOOKS_REFUSED, NO_RETRIEVED, UNCITED } from './notices.js';
-import type { RunTable } from './runs.js';
+import type { RunTable } from './pipeline/runs.js';
 import type { Misread } from '../suites/types.js';
 import { GROUNDED_METRICS } from './metrics/index.js';
 import { doubted } from './metrics/suite.js';

@@ -7,7 +7,7 @@ import type { Answerable } from './metrics/spec.js';
 import { metricValues, populationSize, tally, type Tally } from './metrics/tally.js';
 import { isRefusal as textRefusal, refusalRule } from './refusal.js';
 import { FAILURE_LABELS, severity, type Label } from './labels.js';
-import type { RunTable } from './runs.js';
+import type { RunTable } from './pipeline/runs.js';
 import type { ScoreOptions } from './score-options.js';
 
 export type { ScoreOptions } from './score-options.js';

@@ -1,6 +1,6 @@
 import { readRecordsOf } from '../io/records.js';
-import { readOpenInference } from './openinference.js';
-import type { TraceRecord } from './trace-assembly.js';
+import { readOpenInference } from './spans/openinference.js';
+import type { TraceRecord } from './spans/trace-assembly.js';
 import type { TraceInput } from './trace-input.js';
 
 // Traces read as records in one pass, whatever their format: what the records source and the latency

@@ -1,6 +1,6 @@
 import type { StageKey, TriageCounts } from '../report/triage.js';
 import { claimMissed, CORRECT, EVIDENCE, HIT, REFUSED, VIOLATION } from './verdict-flags.js';
-import type { RunTable } from './runs.js';
+import type { RunTable } from './pipeline/runs.js';
 import type { Answerable } from './score.js';
 
 /**

@@ -1,8 +1,8 @@
-import { parsedOrText, spanFacts } from '../grounded-answer/span-facts.js';
+import { parsedOrText, spanFacts } from '../grounded-answer/spans/span-facts.js';
 import { isObject } from '../io/record-shape.js';
-import type { SpanFacts } from '../grounded-answer/span-values.js';
+import type { SpanFacts } from '../grounded-answer/spans/span-values.js';
 import { documentKeysMeeting } from '../grounded-answer/id-keys.js';
-import { assemble, traceSpans } from '../grounded-answer/trace-assembly.js';
+import { assemble, traceSpans } from '../grounded-answer/spans/trace-assembly.js';
 import { docRef } from '../docs.js';
 
 // Traces as OpenTelemetry spans under the OpenInference conventions, recognised by `init`: an OTLP/JSON export
@@ -24,7 +24,7 @@ export interface SampledTrace {
 
 /** `format:` and the `openinference:` keys proposed, each with what it met. */
 export interface SpanProposal {
-  /** `otel` when a span is read by the GenAI conventions (see genai.ts), else `openinference`. */
+  /** `otel` when a span is read by the GenAI conventions (see grounded-answer/spans/vocabularies/genai.ts), else `openinference`. */
   format: 'openinference' | 'otel';
   qid: string;
   qidNote: string;

@@ -1,5 +1,5 @@
 import { count, notComputable, proportion, type MetricValue } from '../../metrics/spec.js';
-import type { RunTable } from '../runs.js';
+import type { RunTable } from '../pipeline/runs.js';
 import type { ScoreOptions } from '../score-options.js';
 import {
   ANSWERABLE,

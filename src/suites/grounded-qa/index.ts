@@ -2,7 +2,7 @@ import { GROUNDED_METRICS } from '../../grounded-answer/metrics/index.js';
 import { pairedPopulations } from '../../grounded-answer/metrics/suite.js';
 import type { SuiteKind } from '../types.js';
 import { traceInput } from '../../grounded-answer/trace-input.js';
-import { sourceFor } from '../../grounded-answer/sources.js';
+import { sourceFor } from '../../grounded-answer/sources/index.js';
 import { isParquet } from '../../io/records.js';
 import { describer, goldColumns, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';

@@ -5,7 +5,7 @@ import { isParquet } from '../../io/records.js';
 import type { GoldDigest } from '../../gold/digest.js';
 import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
-import type { RunsLoad } from '../../grounded-answer/judged-runs.js';
+import type { RunsLoad } from '../../grounded-answer/pipeline/judged-runs.js';
 import { loadGold, matchesByQuestion, startJudging } from '../../grounded-answer/load.js';
 import { CANONICAL_TRACES, traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
 import {
@@ -27,7 +27,7 @@ import { claimRules } from '../../claims/rules/index.js';
 import { GROUNDED_METRICS } from '../../grounded-answer/metrics/index.js';
 import { doubted } from '../../grounded-answer/metrics/suite.js';
 import { failingColumns, populationColumns } from '../../grounded-answer/metrics/tally.js';
-import type { RunTable } from '../../grounded-answer/runs.js';
+import type { RunTable } from '../../grounded-answer/pipeline/runs.js';
 import type { Table } from '../../report/schema.js';
 import { misreads, readersOf } from '../../grounded-answer/misread.js';
 import { idMisread, meetingWarning, readerOf } from '../../grounded-answer/id-misread.js';
@@ -330,7 +330,7 @@ interface Judged {
 }
 
 /**
- * Traces judged against gold: the source their format names (grounded-answer/sources.ts) starts reading them
+ * Traces judged against gold: the source their format names (grounded-answer/sources/index.ts) starts reading them
  * at once, on helper threads where the input is worth it, while this thread loads and checks gold; a helper
  * digests gold (JSON Lines gold) where the source has one to spare. OpenInference traces whose qid is their
  * question are matched to gold by it.

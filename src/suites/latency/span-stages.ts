@@ -1,4 +1,4 @@
-import type { SpanFacts } from '../../grounded-answer/span-values.js';
+import type { SpanFacts } from '../../grounded-answer/spans/span-values.js';
 import type { Stage } from './contract.js';
 
 // A request's stage times read off its trace's spans, as a latency CSV's stage columns give them: the time the

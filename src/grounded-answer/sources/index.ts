@@ -1,0 +1,50 @@
+import { jsonlSource } from './jsonl/jsonl-source.js';
+import { otlpSource } from './otlp/otlp-source.js';
+import { parquetSource } from './parquet/parquet-source.js';
+import { recordsSource } from './records/records-source.js';
+import { InputError } from '../../errors.js';
+import type { TraceInput } from '../trace-input.js';
+import type { TraceSource } from './source.js';
+
+// The registry of trace formats: a format is one source module and one line here. Exactly one source
+// accepts any input, whatever their order here.
+
+const SOURCES: TraceSource[] = [
+  otlpSource as TraceSource,
+  parquetSource as TraceSource,
+  recordsSource as TraceSource,
+  jsonlSource as TraceSource,
+];
+
+/** The source that reads these trace files as `input` says. */
+export function sourceFor(files: readonly string[], input: TraceInput): TraceSource {
+  const accepting = SOURCES.filter((s) => s.accepts(files, input));
+  if (accepting.length > 1)
+    throw new Error(
+      `internal: trace sources ${accepting.map((s) => s.name).join(' and ')} both accept the input`,
+    );
+  if (accepting.length === 0)
+    throw new InputError(
+      files[0] !== undefined ? { file: files[0] } : undefined,
+      `traces: no trace format reads these files as format: ${input.format}; expected one of: ${SOURCES.map((s) => `${s.name} — ${s.explanation}`).join('; ')}`,
+    );
+  return accepting[0]!;
+}
+
+/**
+ * Adds a trace format to the registry: the public way to add one (a module that calls it once), which
+ * the architecture test uses to score the example through a format of its own. Returns its removal.
+ */
+export function registerSource(source: TraceSource): () => void {
+  if (SOURCES.some((s) => s.name === source.name))
+    throw new Error(`internal: a trace source named ${JSON.stringify(source.name)} is registered already`);
+  SOURCES.push(source);
+  return () => void SOURCES.splice(SOURCES.indexOf(source), 1);
+}
+
+/** The source a helper is told to read its chunks with (see WorkerInput.source). */
+export function sourceNamed(name: string): TraceSource {
+  const source = SOURCES.find((s) => s.name === name);
+  if (!source) throw new Error(`internal: no trace source named ${JSON.stringify(name)}`);
+  return source;
+}

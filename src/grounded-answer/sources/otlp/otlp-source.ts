@@ -1,0 +1,39 @@
+import { isSpanDocument } from '../../spans/span-facts.js';
+import { pick, type OtlpWinners } from './otlp-pick.js';
+import { readBack } from './otlp-read-back.js';
+import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import { readAndJudge } from './otlp-winners.js';
+import { byLines } from '../../pipeline/threads.js';
+import type { TraceSource } from '../source.js';
+
+// OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
+// assemble and check the traces they find there (otlp-runs.ts); this thread picks each gold item's winning
+// trace, the one a single pass over all spans picks (otlp-pick.ts), and reads back only the winners' lines
+// for the judge, with the helpers, each its stretch of the input (otlp-read-back.ts).
+
+/**
+ * A thread holds a chunk's spans until its end, where it assembles them: small chunks keep that in the young
+ * generation. (A trace cut by a chunk's end is assembled again by the main thread: rare at this size.) The
+ * size was chosen by the formats benchmark (BENCHMARKS.md).
+ */
+const OTLP_CHUNK_BYTES = 256 * 1024;
+
+export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
+  name: 'otlp',
+  explanation:
+    'OTLP JSON Lines of OpenInference or GenAI spans (format: openinference or otel, no .json file)',
+  // A `.json` document of spans is read whole (see records-source.ts).
+  accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
+  byQuestion: (input) => input.qid === 'input.value',
+  cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
+  scan: scanOtlpRuns,
+  buffers: otlpScanBuffers,
+  pick,
+  readBack,
+  readsRecords: true,
+  mainReads: true,
+  // The first helper digests the JSON Lines gold between its scan and its share of the winners, while this
+  // thread picks them: on this thread the digest would lengthen the scan (BENCHMARKS.md).
+  digest: 'first-helper',
+  help: readAndJudge,
+};

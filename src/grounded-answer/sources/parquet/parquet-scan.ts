@@ -1,0 +1,155 @@
+import { InputError } from '../../../errors.js';
+import type { ChunkQueue } from '../../../io/chunk-queue.js';
+import type { Segment } from '../../../io/split.js';
+import type { TraceLine } from '../../contract.js';
+import type { ChunkError } from '../../pipeline/chunk-scan.js';
+import { heldBuffers, holdRuns, type HeldRuns, type RawMembers } from '../held-lines.js';
+import { ANSWER, memberShapes, STRINGS } from '../../member-shapes.js';
+import { replaces } from '../../pipeline/runs.js';
+import type { TraceInput } from '../../trace-input.js';
+import { timestamp } from '../../timestamp.js';
+import { traceChecker } from '../../trace-checks.js';
+
+// Parquet traces decoded by threads, a window of rows each at a time: decoding (hyparquet, in JavaScript)
+// is most of the time a Parquet run takes. A row is a whole run, so each thread keeps, per qid, its winning
+// run (see replaces) and what judging reads of it; this thread folds them into one winner per gold item, the
+// one a single pass in file order picks, and judges it. A window's chunk is a Segment whose start and end
+// are rows, not bytes.
+
+/** What one thread kept of the windows it decoded: per qid (by slot), its winning run and how many it had. */
+export interface ParquetScan {
+  qids: string[];
+  count: Float64Array;
+  ts: Float64Array;
+  chunk: Int32Array;
+  /** The winning run's row, numbered from 1 in its file. */
+  row: Float64Array;
+  /** What judging reads of each slot's winning run (see held-lines.ts). */
+  held: HeldRuns;
+  /** Rows read. */
+  rows: number;
+  utf8?: [string, number][];
+  /** The input error that stopped this thread. */
+  error?: ChunkError;
+}
+
+/**
+ * When each window's decoding began, in seconds from `base` (epoch seconds), per chunk: 0 before, -1 once
+ * done. Helpers decode on their own thread and the main thread watches them here: a corrupt page can send
+ * the decoder into a loop that never ends (see readParquet, which guards a read on one thread).
+ */
+export interface Leases {
+  shared: SharedArrayBuffer;
+  base: number;
+}
+
+/**
+ * Reads the windows this thread claims, keeping per qid its winning run's record. A helper, watched through
+ * `leases`, decodes on its own thread; the main thread (no leases) reads through the guarded readParquet.
+ */
+export async function scanParquetRuns(
+  queue: ChunkQueue<Segment>,
+  input: TraceInput,
+  leases?: Leases,
+): Promise<ParquetScan> {
+  const { readParquet, readParquetHere, JsonText } = await import('../../../io/parquet.js');
+  const lease = leases && new Int32Array(leases.shared);
+  // On a helper's own decoding, the JSON of a trace in the contract's shape is checked on its bytes and kept
+  // as bytes; only the winners are read, on the judging thread.
+  const rawJson = lease && !input.fields ? RAW_JSON : undefined;
+  const shapeOf = memberShapes();
+  /** The JSON bytes of a row's members retrieved_ids and answer_json, when both check on their bytes. */
+  const rawMembers = (row: Record<string, unknown>): RawMembers | undefined => {
+    const ids = row.retrieved_ids;
+    const answer = row.answer_json;
+    const idsRaw = ids instanceof JsonText;
+    const answerRaw = answer instanceof JsonText;
+    // A row with a refused flag is read whole: the flag is judged with the members.
+    if (
+      idsRaw &&
+      answerRaw &&
+      ids.shape === STRINGS &&
+      answer.shape === ANSWER &&
+      row.refused === undefined
+    ) {
+      // Values the contract accepts stand in for the two checked, so the rest of the row checks as it would.
+      row.retrieved_ids = NO_IDS;
+      row.answer_json = NO_ANSWER;
+      return [ids.bytes, answer.bytes];
+    }
+    if (idsRaw) row.retrieved_ids = ids.value();
+    if (answerRaw) row.answer_json = answer.value();
+    return undefined;
+  };
+  const checker = traceChecker(input);
+  const slots = new Map<string, number>();
+  const qids: string[] = [];
+  const count: number[] = [];
+  const ts: number[] = [];
+  const chunks: number[] = [];
+  const rowAt: number[] = [];
+  /**
+   * Per slot, the winning run: its record, or the JSON bytes of its members judging reads, checked on their
+   * bytes, as views of the pages they were decoded in. Decoding or copying every run's members instead cost
+   * more than the pages kept: most runs are superseded.
+   */
+  const records: (TraceLine | RawMembers)[] = [];
+  let rows = 0;
+  const result = (error?: ParquetScan['error']): ParquetScan => ({
+    qids,
+    count: Float64Array.from(count),
+    ts: Float64Array.from(ts),
+    chunk: Int32Array.from(chunks),
+    row: Float64Array.from(rowAt),
+    held: holdRuns(qids, records),
+    rows,
+    ...(error ? { error } : {}),
+  });
+  for (let next = queue.claim(); next; next = queue.claim()) {
+    const { index: chunk } = next;
+    const { file, start, end } = next.chunk;
+    if (lease) Atomics.store(lease, chunk, Math.max(1, Math.ceil(Date.now() / 1000 - leases!.base)));
+    try {
+      const range = { start, end, rawJson, shapeOf };
+      for await (const { line, value } of (lease ? readParquetHere : readParquet)(file, range)) {
+        const raw = rawJson && rawMembers(value as Record<string, unknown>);
+        const t = checker.check(value, file, line);
+        const time = timestamp(t.ts, file, line);
+        rows++;
+        const slot = slots.get(t.qid);
+        if (slot === undefined) {
+          slots.set(t.qid, qids.length);
+          qids.push(t.qid);
+          count.push(1);
+          ts.push(time);
+          chunks.push(chunk);
+          rowAt.push(line);
+          records.push(raw || t);
+          continue;
+        }
+        count[slot]!++;
+        if (!replaces(time, chunk, line, ts[slot]!, chunks[slot]!, rowAt[slot]!)) continue;
+        ts[slot] = time;
+        chunks[slot] = chunk;
+        rowAt[slot] = line;
+        records[slot] = raw || t;
+      }
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      queue.fail(chunk);
+      return result({ chunk, where: err.where, detail: err.detail });
+    } finally {
+      if (lease) Atomics.store(lease, chunk, -1);
+    }
+  }
+  return result();
+}
+
+const RAW_JSON: ReadonlySet<string> = new Set(['retrieved_ids', 'answer_json']);
+const NO_IDS: readonly string[] = [];
+const NO_ANSWER = { claim: '', citations: [] };
+
+/** The buffers a ParquetScan can hand to another thread without copying. */
+export function parquetScanBuffers(s: ParquetScan): ArrayBuffer[] {
+  return [...[s.count, s.ts, s.chunk, s.row].map((a) => a.buffer as ArrayBuffer), ...heldBuffers(s.held)];
+}
