@@ -85,6 +85,26 @@ describe('pairedT', () => {
     expect(r.ci95[1]).toBeCloseTo(-0.7001142, 7);
   });
 
+  it('equals scipy.stats.ttest_rel to 1e-9 (t and p printed by scipy 1.17.1, Debian python3-scipy)', () => {
+    // before_i = (7919 i mod 1000) / 1000, after_i = before_i + ((104729 i mod 201) − 100) / 1000 + shift,
+    // the same doubles in both languages; scipy's ttest_rel(after, before) printed with repr().
+    const cases: [n: number, shift: number, t: number, p: number][] = [
+      [3, 0.05, -9.093266739736547, 0.011878669475434266],
+      [7, 0.01, -10.104145188980608, 5.4595376333708515e-5],
+      [25, 0.005, 0.08492077756084608, 0.9330288105941412],
+      [60, -0.012, -2.5934987310121675, 0.01196249949010847],
+      [485, 0.003, 0.8421123707195274, 0.4001409662531659],
+      [5000, -0.0015, -1.8094992600157023, 0.07043351295033877],
+    ];
+    for (const [n, shift, t, p] of cases) {
+      const before = Array.from({ length: n }, (_, i) => ((i * 7919) % 1000) / 1000);
+      const after = before.map((x, i) => x + (((i * 104729) % 201) - 100) / 1000 + shift);
+      const r = pairedT(after.map((y, i) => y - before[i]!))!;
+      expect(Math.abs(r.t! - t)).toBeLessThan(1e-9 * Math.max(1, Math.abs(t)));
+      expect(Math.abs(r.p - p)).toBeLessThan(1e-9 * Math.max(p, 1e-3));
+    }
+  });
+
   it('is undefined for one item and certain for a constant difference', () => {
     expect(pairedT([0.5])).toBeUndefined();
     expect(pairedT([0, 0, 0])).toMatchObject({ p: 1, t: null, ci95: [0, 0] });
