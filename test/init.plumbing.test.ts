@@ -273,6 +273,30 @@ describe('init on a log of timed requests', () => {
     );
   });
 
+  it("maps OpenAI's usage and the model too, so check reports tokens per request", async () => {
+    const dir = tmpTree({
+      'logs/requests.jsonl': jsonl(
+        log().map((l, i) => ({
+          ...l,
+          model: 'gpt-4o-mini-2024-07-18',
+          usage: { prompt_tokens: 1000 + i, completion_tokens: 100 + i },
+        })),
+      ),
+    });
+    const r = await init(dir, '--yes');
+    expect(r.err).toBe('');
+    const written = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    for (const line of [
+      '        /tokens_in: /usage/prompt_tokens # ',
+      '        /tokens_out: /usage/completion_tokens # ',
+    ])
+      expect(written).toContain(line);
+    const { report } = await run({ config: path.join(dir, 'gates.yaml') });
+    // 1000 … 1119 and 100 … 219: means 1059.5 and 159.5.
+    expect(report.suites.latency!.metrics.tokens_in!.value).toBe(1059.5);
+    expect(report.suites.latency!.metrics.tokens_out!.value).toBe(159.5);
+  });
+
   it('takes lines already named qid and latency_ms as they are', async () => {
     const dir = tmpTree({
       'requests.jsonl': jsonl(log().map((l) => ({ qid: l.request_id, latency_ms: l.duration_s * 1000 }))),

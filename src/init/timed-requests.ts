@@ -3,11 +3,11 @@ import { timedShape, timedTest } from '../suites/latency/contract.js';
 import { proposeFields, type FieldLine, type FieldProposal } from './field-proposal.js';
 
 // A log of timed requests ({"request_id": …, "duration_s": …} lines) is a latency suite's traces: what it
-// reads of a line is a qid and a latency_ms (src/suites/latency/contract.ts), under their own names or
-// under the names field-proposal.ts tries for them.
+// reads of a line is a qid and a latency_ms, and the tokens and model when the log has them
+// (src/suites/latency/contract.ts), under their own names or under the names field-proposal.ts tries.
 
-/** What a latency suite reads: the qid and the time; the rest of a proposal for traces is left out. */
-const READ = new Set(['/qid', '/latency_ms']);
+/** What a latency suite reads: the qid, the time, the token counts and the model; the rest is left out. */
+const READ = new Set(['/qid', '/latency_ms', '/tokens_in', '/tokens_out', '/model']);
 /** Members that say a record holds an answer: such a file is traces to pair with a gold set, not a log. */
 const ANSWER = ['/retrieved_ids', '/answer_json/claim'];
 
