@@ -34,6 +34,11 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, 
   /** What it reads, as an error naming the formats and docs/formats.md word it: one line. */
   readonly explanation: string;
   /**
+   * The names gates.yaml's `format:` gives what it reads (several sources may share one, telling their inputs
+   * apart by the files: see accepts). The registry's union of them is the list gates.yaml accepts.
+   */
+  readonly formats: readonly string[];
+  /**
    * Whether it reads these files as `input` says: an explicit claim, exactly one source's for any input
    * (the registry asks them all, in no order that matters).
    */

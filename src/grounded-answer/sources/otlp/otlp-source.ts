@@ -22,6 +22,7 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   name: 'otlp',
   explanation:
     'OTLP JSON Lines of OpenInference or GenAI spans (format: openinference or otel, no .json file)',
+  formats: ['openinference', 'otel'],
   // A `.json` document of spans is read whole (see records-source.ts).
   accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
   byQuestion: (input) => input.qid === 'input.value',

@@ -37,6 +37,7 @@ export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
   name: 'records',
   explanation:
     'records read in one pass: OpenInference span documents and Phoenix exports (format: openinference or otel, a .json file among them), or .parquet files mixed with JSON Lines',
+  formats: ['jsonl', 'openinference', 'otel'],
   accepts: (files, input) =>
     input.format === 'openinference'
       ? files.some(isSpanDocument)
