@@ -26,6 +26,7 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   // A `.json` document of spans is read whole (see records-source.ts).
   accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
   byQuestion: (input) => input.qid === 'input.value',
+  readsSpans: () => true,
   cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
   scan: scanOtlpRuns,
   buffers: otlpScanBuffers,

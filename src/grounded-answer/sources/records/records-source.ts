@@ -43,6 +43,7 @@ export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
       ? files.some(isSpanDocument)
       : input.format === 'jsonl' && files.some(isParquet) && !files.every(isParquet),
   byQuestion: (input) => input.format === 'openinference' && input.qid === 'input.value',
+  readsSpans: (input) => input.format === 'openinference',
   cut: (files) => () =>
     Promise.resolve({
       chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
