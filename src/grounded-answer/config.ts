@@ -4,6 +4,7 @@ import { fieldMapSchema } from '../io/field-map.js';
 import type { Shape } from '../io/record-shape.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 import { claimsSchema } from '../claims/rules/index.js';
+import { formatNames } from './sources/index.js';
 
 /**
  * A pattern of gates.yaml (SCU rules, refusal patterns, citation markers): RE2 syntax, run in linear time
@@ -99,7 +100,18 @@ export const inputSettings = {
    * `otel`: OTLP spans, each read by its vocabulary, OpenInference's or the GenAI conventions' (see
    * spans/vocabularies/); `openinference` is the same reader under its first name.
    */
-  format: z.enum(['jsonl', 'openinference', 'otel']).default('jsonl'),
+  format: z
+    .string()
+    .superRefine((name, ctx) => {
+      // Asked when a gates.yaml is read, not when this module is: a format registered since counts.
+      const names = formatNames();
+      if (!names.includes(name))
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown trace format ${JSON.stringify(name)}; expected one of ${names.join(', ')}`,
+        });
+    })
+    .default('jsonl'),
   openinference: z
     .strictObject({
       /**

@@ -164,6 +164,10 @@ export const matchesByQuestion = (
   input: TraceInput = CANONICAL_TRACES,
 ): boolean => sourceFor(traceFiles, input).byQuestion?.(input) ?? false;
 
+/** Whether these trace files, read as `input` says, are assembled from spans (see TraceSource.readsSpans). */
+export const readsSpans = (traceFiles: readonly string[], input: TraceInput): boolean =>
+  sourceFor(traceFiles, input).readsSpans?.(input) ?? false;
+
 /** Judges traces against gold already in memory; `questions` maps a gold question to its qid (see loadGold). */
 export function judgeRuns(
   files: readonly string[],

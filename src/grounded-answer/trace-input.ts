@@ -1,11 +1,12 @@
-import type { z } from 'zod';
 import type { FieldMap } from '../io/field-map.js';
-import type { inputSettings } from './config.js';
 
 /** How a suite's traces are read: their format and `fields:` mapping (plain data: it crosses to workers). */
 export interface TraceInput {
-  /** `otel` is read as `openinference`: one reader of spans, whatever their vocabulary. */
-  format: Exclude<z.infer<typeof inputSettings.format>, 'otel'>;
+  /**
+   * A format name of the registry (sources/index.ts), as gates.yaml's `format:` gives it; `otel` is read as
+   * `openinference`: one reader of spans, whatever their vocabulary.
+   */
+  format: string;
   fields?: FieldMap;
   /** `openinference.qid` (see openinference.ts). */
   qid: string;
@@ -18,7 +19,7 @@ export interface TraceInput {
 export const CANONICAL_TRACES: TraceInput = { format: 'jsonl', qid: 'input.value' };
 
 export function traceInput(config: {
-  format?: z.infer<typeof inputSettings.format>;
+  format?: string;
   openinference?: { qid: string; document_id?: string };
   fields?: FieldMap;
   citation_markers?: unknown;

@@ -7,14 +7,16 @@ import type { TraceInput } from './trace-input.js';
 // suite read.
 
 /**
- * The trace records of `files`, not yet mapped or checked, each with its file: OpenInference spans are
- * assembled across all the files (one trace may be in several), other formats read file by file.
+ * The trace records of `files`, not yet mapped or checked, each with its file: spans (when the source
+ * `readsSpans`) are assembled across all the files (one trace may be in several), other records read file by
+ * file.
  */
 export async function* traceRecords(
   files: readonly string[],
   input: TraceInput,
+  spans: boolean,
 ): AsyncGenerator<TraceRecord> {
-  if (input.format === 'openinference') {
+  if (spans) {
     yield* readOpenInference(files, input);
     return;
   }

@@ -42,6 +42,11 @@ export function registerSource(source: TraceSource): () => void {
   return () => void SOURCES.splice(SOURCES.indexOf(source), 1);
 }
 
+/** The `format:` names gates.yaml accepts: those the registered sources read, sorted. */
+export function formatNames(): string[] {
+  return [...new Set(SOURCES.flatMap((s) => s.formats))].sort();
+}
+
 /** The source a helper is told to read its chunks with (see WorkerInput.source). */
 export function sourceNamed(name: string): TraceSource {
   const source = SOURCES.find((s) => s.name === name);

@@ -34,6 +34,11 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, 
   /** What it reads, as an error naming the formats and docs/formats.md word it: one line. */
   readonly explanation: string;
   /**
+   * The names gates.yaml's `format:` gives what it reads (several sources may share one, telling their inputs
+   * apart by the files: see accepts). The registry's union of them is the list gates.yaml accepts.
+   */
+  readonly formats: readonly string[];
+  /**
    * Whether it reads these files as `input` says: an explicit claim, exactly one source's for any input
    * (the registry asks them all, in no order that matters).
    */
@@ -43,6 +48,11 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, 
    * then loaded with its questions, and the pick matches by them.
    */
   byQuestion?(input: TraceInput): boolean;
+  /**
+   * Whether traces read as `input` says are assembled from spans, which time a run's stages as a latency
+   * CSV's columns do (see span-stages.ts); runs of JSON Lines or Parquet carry latency_ms only.
+   */
+  readsSpans?(input: TraceInput): boolean;
   /** How the input is cut into chunks, handed out in order to the threads. */
   cut(files: readonly string[]): Cut;
   /** Reads the chunks this thread claims. `told` is what its helpers are told (see told), on a helper. */

@@ -1,3 +1,5 @@
+import { readsSpans } from '../../grounded-answer/load.js';
+import { traceInput } from '../../grounded-answer/trace-input.js';
 import type { SuiteKind } from '../types.js';
 import { latencySplit } from './split.js';
 import { configSchema, knownConfiguration, type LatencyConfig } from './config.js';
@@ -24,8 +26,9 @@ export const latency: SuiteKind<LatencyConfig> = {
       traces && gold && read.configurations.length > 1
         ? await scoreConfigurations(traces, gold, config, ctx.relative)
         : undefined;
-    // Spans time the stages as a CSV's columns do (see span-stages.ts); JSON Lines traces carry latency_ms only.
-    const hasStages = csv !== undefined || config.format !== 'jsonl';
+    const hasStages =
+      csv !== undefined ||
+      (traces !== undefined && readsSpans(traces, traceInput({ ...config, fields: config.fields?.traces })));
     return latencyResult(config, ctx, { ...read, accuracy, hasStages });
   },
   split: latencySplit,

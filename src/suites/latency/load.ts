@@ -1,6 +1,7 @@
 import { InputError, preview } from '../../errors.js';
 import { readLines } from '../../io/jsonl.js';
 import { traceRecords } from '../../grounded-answer/trace-records.js';
+import { readsSpans } from '../../grounded-answer/load.js';
 import { CANONICAL_TRACES, type TraceInput } from '../../grounded-answer/trace-input.js';
 import { recordChecker } from '../../io/field-map.js';
 import { splitCsvLine } from './csv.js';
@@ -155,7 +156,7 @@ export async function loadTraceLatencies(
   let untimed = 0;
   for (const file of files) {
     const configuration = name(file);
-    for await (const { line, value, spans } of traceRecords([file], input)) {
+    for await (const { line, value, spans } of traceRecords([file], input, readsSpans([file], input))) {
       lines++;
       const t = checker.check(value, file, line);
       if (t.latency_ms === undefined) {

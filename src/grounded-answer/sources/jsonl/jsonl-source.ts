@@ -17,6 +17,7 @@ import type { Picking, TraceSource } from '../source.js';
 export const jsonlSource: TraceSource<Scan, undefined, Places> = {
   name: 'jsonl',
   explanation: 'JSON Lines of runs, canonical or read through `fields:` (format: jsonl, no .parquet file)',
+  formats: ['jsonl'],
   accepts: (files, input) => input.format === 'jsonl' && !files.some(isParquet),
   cut: (files) => byLines(files),
   scan: (queue, input) => scanRuns(queue, input.fields, input.markers),

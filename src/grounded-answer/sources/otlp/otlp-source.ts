@@ -22,9 +22,11 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   name: 'otlp',
   explanation:
     'OTLP JSON Lines of OpenInference or GenAI spans (format: openinference or otel, no .json file)',
+  formats: ['openinference', 'otel'],
   // A `.json` document of spans is read whole (see records-source.ts).
   accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
   byQuestion: (input) => input.qid === 'input.value',
+  readsSpans: () => true,
   cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
   scan: scanOtlpRuns,
   buffers: otlpScanBuffers,

@@ -60,6 +60,7 @@ function byRows(files: readonly string[]): Cut {
 export const parquetSource: TraceSource<ParquetScan, Leases, Won> = {
   name: 'parquet',
   explanation: 'Parquet rows of runs (format: jsonl, every file .parquet)',
+  formats: ['jsonl'],
   accepts: (files, input) => input.format === 'jsonl' && files.length > 0 && files.every(isParquet),
   cut: byRows,
   scan: scanParquetRuns,

@@ -10,6 +10,7 @@ import { traceRecords } from '../../trace-records.js';
 import { timestamp } from '../../timestamp.js';
 import { traceChecker } from '../../trace-checks.js';
 import type { Picking, TraceSource } from '../source.js';
+import type { TraceInput } from '../../trace-input.js';
 
 // Traces that are records read in one pass, on this thread: OpenInference `.json` documents and Phoenix
 // exports (one trace's spans may be in several files, so they are assembled across all of them), and inputs
@@ -33,15 +34,19 @@ export interface RecordScan extends ThreadScan {
   traceIds: string[];
 }
 
+const readsSpans = (input: TraceInput): boolean => input.format === 'openinference';
+
 export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
   name: 'records',
   explanation:
     'records read in one pass: OpenInference span documents and Phoenix exports (format: openinference or otel, a .json file among them), or .parquet files mixed with JSON Lines',
+  formats: ['jsonl', 'openinference', 'otel'],
   accepts: (files, input) =>
     input.format === 'openinference'
       ? files.some(isSpanDocument)
       : input.format === 'jsonl' && files.some(isParquet) && !files.every(isParquet),
   byQuestion: (input) => input.format === 'openinference' && input.qid === 'input.value',
+  readsSpans,
   cut: (files) => () =>
     Promise.resolve({
       chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
@@ -76,7 +81,7 @@ async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<Re
     traceIds: [],
   };
   let index = 0;
-  for await (const { file, line, value, traceId } of traceRecords(files, input)) {
+  for await (const { file, line, value, traceId } of traceRecords(files, input, readsSpans(input))) {
     if (traceId !== undefined) s.traceIds.push(traceId);
     const t = checker.check(value, file, line);
     const time = timestamp(t.ts, file, line);
