@@ -330,3 +330,28 @@ describe('the count kind (tokens_in, tokens_out)', () => {
     }
   });
 });
+
+describe('a pricing file', () => {
+  it('is refused in one line when its aliases expand past the limit, or it is a FIFO', async () => {
+    const { readPricingFile } = await import('../src/cost/pricing-file.js');
+    const { execFileSync } = await import('node:child_process');
+    // Each level doubles the one before: 2^12 aliased nodes from a 13-line file.
+    const bomb = [
+      'a0: &a0 [x, x]',
+      ...Array.from({ length: 12 }, (_, i) => `a${i + 1}: &a${i + 1} [*a${i}, *a${i}]`),
+    ];
+    const dir = tmpTree({ 'prices.yaml': bomb.join('\n') + '\n' });
+    const file = path.join(dir, 'prices.yaml');
+    expect(() => readPricingFile(file)).toThrow(
+      new InputError(
+        { file, line: 2, column: 10 },
+        'invalid YAML: aliases expand to too many nodes (more than 50 aliased nodes); expected a price table without such repetition',
+      ),
+    );
+    const fifo = path.join(dir, 'prices.fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readPricingFile(fifo)).toThrow(
+      new InputError({ file: fifo }, 'pricing is not a file (a FIFO)'),
+    );
+  });
+});

@@ -1,14 +1,5 @@
 import path from 'node:path';
-import {
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  visit,
-  type Document,
-  type Node as YamlNode,
-} from 'yaml';
+import { isMap, isScalar, isSeq, visit, type Document, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
 import { InputError, type Where } from '../errors.js';
 import { cliScope, confineIfInside, type PathScope } from '../io/confine.js';
@@ -18,6 +9,7 @@ import type { LoadedSuite } from '../suites/types.js';
 import { didYouMean } from './suggest.js';
 import { safeParse } from '../io/validate.js';
 import { readText } from '../io/utf8.js';
+import { parseYaml, yamlValue } from '../io/yaml-document.js';
 import { docRef } from '../docs.js';
 
 export const DEFAULT_OFFENDERS = 10;
@@ -72,36 +64,9 @@ export function loadConfig(file: string, scope: PathScope = cliScope(file)): Loa
 }
 
 export function parseConfig(source: string, file: string, scope: PathScope = cliScope(file)): LoadedConfig {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number | undefined): Where => {
-    if (offset === undefined) return { file };
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line, column: col };
-  };
-  const firstError = doc.errors[0];
-  if (firstError) {
-    const message = firstError.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    // yaml reports its own stack overflow (a document 50,000 levels deep) as the document's error.
-    if (/^Maximum call stack size exceeded/.test(message))
-      throw new InputError(
-        at(firstError.pos[0]),
-        'invalid YAML: nested too deep to read; expected a config a few levels deep',
-      );
-    throw new InputError(at(firstError.pos[0]), `invalid YAML: ${message}`);
-  }
+  const { doc, at } = parseYaml(source, file, CONFIG);
   checkKeys(doc, at);
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (err) {
-    // yaml refuses alias expansion past the limit (a "billion laughs" document) with a ReferenceError.
-    if (!(err instanceof ReferenceError)) throw err;
-    throw new InputError(
-      at(firstAlias(doc)),
-      `invalid YAML: aliases expand to too many nodes (more than ${MAX_ALIAS_COUNT} aliased nodes); expected a config without such repetition`,
-    );
-  }
+  const data = yamlValue(doc, at, CONFIG);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InputError(at(0), 'expected a mapping with version: 1 and suites:');
   }
@@ -182,11 +147,8 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
   };
 }
 
-/**
- * Aliases may expand to this many nodes: enough for anchors shared by a few suites (a gates block each),
- * far below what makes a small file a large object.
- */
-const MAX_ALIAS_COUNT = 50;
+/** What gates.yaml is to its reader, in YAML errors. */
+const CONFIG = { what: 'a config' };
 
 /**
  * Names of Object.prototype's properties, as keys anywhere in the config: `__proto__` would set a prototype
@@ -205,17 +167,6 @@ function checkKeys(doc: Document, at: (offset: number | undefined) => Where): vo
       }
     },
   });
-}
-
-function firstAlias(doc: Document): number | undefined {
-  let offset: number | undefined;
-  visit(doc, {
-    Alias(_, node) {
-      offset = node.range?.[0];
-      return visit.BREAK;
-    },
-  });
-  return offset;
 }
 
 function kindList(): string {

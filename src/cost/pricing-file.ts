@@ -1,30 +1,24 @@
-import { LineCounter, parseDocument } from 'yaml';
 import { InputError } from '../errors.js';
 import { validateJson } from '../io/json-document.js';
+import { isRegularFile } from '../io/files.js';
 import { readText } from '../io/utf8.js';
+import { parseYaml, yamlValue } from '../io/yaml-document.js';
 import { pricingSchema, type Pricing } from './pricing.js';
 
 const WHAT = 'a price table {<model>: {input, output}} in USD per million tokens';
+const EXPECT = { what: 'a price table', expected: WHAT };
 
 /** A price table in its own YAML (or JSON) file: the same mapping `pricing:` holds in gates.yaml. */
 export function readPricingFile(file: string): Pricing {
+  // A FIFO or device would block the read: refused as claims.cache and claims.labels are.
+  if (!isRegularFile(file, { file }, 'pricing'))
+    throw new InputError({ file }, `file not found; expected ${WHAT}`);
   let text: string;
   try {
     text = readText(file).replace(/^\uFEFF/, '');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(
-      { file },
-      code === 'ENOENT' ? `file not found; expected ${WHAT}` : `cannot read (${code ?? 'error'})`,
-    );
+    throw new InputError({ file }, `cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const error = doc.errors[0];
-  if (error) {
-    const { line, col } = lineCounter.linePos(error.pos[0]);
-    const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    throw new InputError({ file, line, column: col }, `invalid YAML: ${message}; expected ${WHAT}`);
-  }
-  return validateJson(pricingSchema, { file, text, value: doc.toJS({ maxAliasCount: 100 }) }, WHAT);
+  const { doc, at } = parseYaml(text, file, EXPECT);
+  return validateJson(pricingSchema, { file, text, value: yamlValue(doc, at, EXPECT) }, WHAT);
 }
