@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parseBaseline } from '../src/baseline/load.js';
 import {
   addClaimRule,
+  asksJudge,
   claimMatching,
   claimRule,
   claimRules,
@@ -13,6 +14,10 @@ import {
   MAX_CLAIM_RULES,
 } from '../src/claims/rules/index.js';
 import { substring } from '../src/claims/rules/substring.js';
+import { semantic } from '../src/claims/rules/semantic.js';
+import { refuseShards } from '../src/claims/semantic.js';
+import { judgmentOutputs } from '../src/action/judge-env.js';
+import type { LoadedConfig } from '../src/config/load.js';
 import type { ClaimRule, GoldFacts } from '../src/claims/rules/types.js';
 import { containment, containsWord } from '../src/grounded-answer/containment.js';
 import {
@@ -248,6 +253,48 @@ describe('a rule added to the table from a test file', () => {
     expect(() => addClaimRule({ ...substring, name: 'ninth' } as ClaimRule)).toThrow(/holds 8 rules/);
     for (const take of added) take();
     expect(claimRules().map((r) => r.name)).toEqual(['substring', 'normalized', 'semantic', 'initials']);
+  });
+});
+
+describe('a rule added to the table that asks the judge (asksJudge), as the semantic rule does', () => {
+  const asker = { ...semantic, name: 'asker', formerly: undefined } as unknown as ClaimRule;
+  let remove = () => {};
+  beforeAll(() => {
+    remove = addClaimRule(asker);
+    vi.stubEnv('GROUNDGATE_THREADS', '1');
+  });
+  afterAll(() => {
+    remove();
+    vi.unstubAllEnvs();
+  });
+
+  it('has its misses read by the judge after judging: the run reports the judge pass', async () => {
+    const qa = (await toyCheck({ match: 'asker', cache: 'judgments.jsonl' })).suites.qa!;
+    // Matched as normalized, only B holds its fact; no judge is configured, so A's, C's and D's misses stay
+    // unjudged, and are counted so.
+    expect(qa.counts).toMatchObject({ claims_asker: 0, unjudged_items: 3, new_judgments: 0 });
+    expect((await toyCheck({ match: 'normalized' })).suites.qa!.counts.unjudged_items).toBeUndefined();
+  });
+
+  it('is refused in shards, and its judgments file is what the action commits', () => {
+    expect(asksJudge({ match: 'asker' })).toBe(true);
+    expect(asksJudge({ match: 'normalized' })).toBe(false);
+    expect(asksJudge(undefined)).toBe(false);
+    expect(() => refuseShards({ match: 'asker' })).toThrow(
+      'claims: {match: asker} cannot be scored in shards (--partial, mode partial); expected one check over all traces',
+    );
+    expect(() => refuseShards({ match: 'normalized' })).not.toThrow();
+    const config = {
+      dir: '/repo',
+      suites: [
+        { name: 'qa', config: { claims: { match: 'asker', cache: 'j/asker.jsonl' } } },
+        { name: 'plain', config: { claims: { match: 'normalized' } } },
+      ],
+    } as unknown as LoadedConfig;
+    const report = {
+      suites: { qa: { counts: { new_judgments: 3 } }, plain: { counts: {} } },
+    } as unknown as Report;
+    expect(judgmentOutputs(report, config)).toEqual({ files: ['/repo/j/asker.jsonl'], count: 3 });
   });
 });
 

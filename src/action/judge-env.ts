@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Report } from '../report/schema.js';
+import { asksJudge } from '../claims/rules/index.js';
 
 /** The judge's inputs and the variables judge-endpoint.ts reads them from: the trusted side, never gates.yaml. */
 const JUDGE_INPUTS = [
@@ -32,7 +33,7 @@ export function judgmentOutputs(report: Report, config: LoadedConfig): { files: 
   for (const suite of config.suites) {
     const claims = (suite.config as { claims?: { match?: string; cache?: string } }).claims;
     const scored = report.suites[suite.name];
-    if (claims?.match !== 'semantic' || !claims.cache || !scored) continue;
+    if (!asksJudge(claims) || !claims.cache || !scored) continue;
     files.push(path.resolve(config.dir, claims.cache));
     count += scored.counts.new_judgments ?? 0;
   }

@@ -13,6 +13,7 @@ import { readLabels } from './labels-file.js';
 import { answerQuestions, whyUnjudged, type Answered } from './questions.js';
 import { itemVerdict, type Candidate, type ItemVerdict } from './rescue.js';
 import { semantic } from './rules/semantic.js';
+import { asksJudge } from './rules/index.js';
 
 /** `claims: {match: semantic}` of a suite, its paths resolved (docs/metrics.md, "Semantic matching"). */
 export interface SemanticSettings {
@@ -222,8 +223,8 @@ export function withSemantic(result: SuiteResult, semantic: SemanticOutcome): Su
 
 /** Shards judge apart and one judgments file cannot be written by many jobs: semantic matching runs whole. */
 export function refuseShards(claims: { match: string } | undefined): void {
-  if (claims?.match === 'semantic')
+  if (asksJudge(claims))
     throw new UsageError(
-      'claims: {match: semantic} cannot be scored in shards (--partial, mode partial); expected one check over all traces',
+      `claims: {match: ${claims.match}} cannot be scored in shards (--partial, mode partial); expected one check over all traces`,
     );
 }

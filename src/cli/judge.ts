@@ -7,6 +7,7 @@ import { judgeModel, spendBudget } from '../claims/judge-endpoint.js';
 import { writeJudgments } from '../claims/judgments-cache.js';
 import { answerQuestions, NO_MODEL, noPriceForCostBudget, whyUnjudged } from '../claims/questions.js';
 import { semanticSettings } from '../claims/semantic.js';
+import { asksJudge } from '../claims/rules/index.js';
 import { JUDGE_MAX_TOKENS } from '../claims/judge-client.js';
 import { judgeMessages } from '../claims/judge-prompt.js';
 import {
@@ -57,7 +58,7 @@ export const judgeCommand = commandOf(JUDGE, async (argv, io: CliIo) => {
   const config = loadConfig(values.config, scope);
   const setup = prepareRun({ config: values.config, suites: values.suite ?? [], loaded: config });
   const suites = setup.selected.filter(
-    (s) => s.kind.kind === 'grounded-qa' && (s.config as GroundedQaConfig).claims?.match === 'semantic',
+    (s) => s.kind.kind === 'grounded-qa' && asksJudge((s.config as GroundedQaConfig).claims),
   );
   if (suites.length === 0) throw new UsageError('no selected suite has claims: {match: semantic}');
   if (!judgeModel(io.env).model)

@@ -36,6 +36,10 @@ export function ruleToMatch(name: string): ClaimRule {
   return rule;
 }
 
+/** Whether `claims:` names a rule whose misses the judge reads (ClaimRule.asksJudge). */
+export const asksJudge = <C extends { match?: string }>(claims: C | undefined): claims is C =>
+  claims?.match !== undefined && claimRule(claims.match)?.asksJudge === true;
+
 /** The rule's place in the table (0: substring); -1 when the table has no rule of this name. */
 export const claimRuleIndex = (name: string): number => byName.get(name) ?? -1;
 

@@ -56,6 +56,7 @@ export const semantic: ClaimRule<typeof options, ReturnType<typeof normalized.cr
   options,
   create: normalized.create,
   match: normalized.match,
+  asksJudge: true,
   advice:
     'grounded and cited, but no gold fact is in the claim, normalized or as the judge reads it: make the answer state the fact the cited chunk gives',
 };

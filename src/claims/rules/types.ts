@@ -31,4 +31,9 @@ export interface ClaimRule<Options extends z.ZodObject = z.ZodObject, With = unk
   match(claim: string, lower: string, item: GoldFacts, options: With): string | undefined;
   /** What triage tells a team whose answered claims miss under this rule (the containment stage). */
   readonly advice: string;
+  /**
+   * The judge reads the misses it leaves (claims/semantic.ts): a run asks it after judging, `groundgate judge`
+   * fills its judgments file, the action commits that file, and shards are refused (one file, one writer).
+   */
+  readonly asksJudge?: boolean;
 }

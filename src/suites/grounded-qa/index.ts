@@ -8,6 +8,7 @@ import { describer, goldColumns, judgeSuite, resultOf } from './judged.js';
 import { groundedQaSplit } from './split.js';
 import { configSchema, type GroundedQaConfig } from './config.js';
 import { semanticPass, semanticSettings, withSemantic } from '../../claims/semantic.js';
+import { asksJudge } from '../../claims/rules/index.js';
 
 export const groundedQa: SuiteKind<GroundedQaConfig> = {
   kind: 'grounded-qa',
@@ -32,10 +33,9 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   async score(config, ctx) {
     const judged = await judgeSuite(config, ctx);
     // The judge rescues claim misses in the table before anything is counted from it.
-    const semantic =
-      config.claims?.match === 'semantic'
-        ? await semanticPass(judged, semanticSettings(config.claims, ctx.resolvePath), ctx, process.env)
-        : undefined;
+    const semantic = asksJudge(config.claims)
+      ? await semanticPass(judged, semanticSettings(config.claims, ctx.resolvePath), ctx, process.env)
+      : undefined;
     const gold = goldColumns(judged.gold);
     const result = {
       ...resultOf(gold, judged.loaded, judged.options, ctx.relative, describer(judged, ctx, gold.qids)),
