@@ -5,6 +5,9 @@ import type { Shape } from '../io/record-shape.js';
 import { DEFAULT_SCU_RULES, type ScuRule } from './scu.js';
 import { claimsSchema } from '../claims/rules/index.js';
 import { formatNames } from './sources/index.js';
+import type { FieldMap } from '../io/field-map.js';
+import type { ScoreOptions } from './score-options.js';
+import { traceInput, type TraceInput } from './trace-input.js';
 
 /**
  * A pattern of gates.yaml (SCU rules, refusal patterns, citation markers): RE2 syntax, run in linear time
@@ -89,6 +92,29 @@ export function scuRules(scu: z.infer<typeof answerSettings.scu>): ScuRule[] | n
   if (scu === true) return [...DEFAULT_SCU_RULES];
   if (!scu.enabled) return null;
   return [...(scu.default_rules ? DEFAULT_SCU_RULES : []), ...scu.rules];
+}
+
+/** A suite's answer and input settings, as gates.yaml gave them (its `fields.traces:` among them). */
+export type AnswerConfig = z.output<z.ZodObject<typeof answerSettings>> &
+  Partial<z.output<z.ZodObject<typeof inputSettings>>> & { fields?: { traces?: FieldMap } };
+
+/**
+ * How a suite's runs are judged and scored, from its settings, at `cutoffs`: the one builder of every suite
+ * that scores with the grounded-qa definitions, so that an option added here reaches each of them.
+ */
+export function scoreOptionsOf(
+  config: AnswerConfig,
+  cutoffs: readonly number[],
+): ScoreOptions & { traces: TraceInput } {
+  return {
+    refusalToken: config.refusal_token,
+    ...(config.refusal && { refusal: config.refusal }),
+    ...(config.citation_markers && { markers: config.citation_markers }),
+    scuRules: scuRules(config.scu),
+    cutoffs,
+    traces: traceInput({ ...config, fields: config.fields?.traces }),
+    ...(config.claims && { claims: config.claims }),
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { GoldItem, TraceLine } from '../../grounded-answer/contract.js';
 import type { Label } from '../../grounded-answer/labels.js';
 import type { RunsLoad } from '../../grounded-answer/pipeline/judged-runs.js';
 import { loadGold, matchesByQuestion, startJudging } from '../../grounded-answer/load.js';
-import { CANONICAL_TRACES, traceInput, type TraceInput } from '../../grounded-answer/trace-input.js';
+import { CANONICAL_TRACES, type TraceInput } from '../../grounded-answer/trace-input.js';
 import {
   asMarkedTraceLine,
   asTraceLine,
@@ -20,7 +20,7 @@ import { compileFieldMap } from '../../io/field-map.js';
 import { questionsOf } from '../../grounded-answer/questions.js';
 import { recordsAt } from '../../io/records.js';
 import type { ScoreOptions } from '../../grounded-answer/score.js';
-import { scuRules } from '../../grounded-answer/config.js';
+import { scoreOptionsOf } from '../../grounded-answer/config.js';
 import { aggregate, answerableOf, offendingRows } from '../../grounded-answer/score.js';
 import { matchRule, worstLabel } from '../../grounded-answer/verdict-flags.js';
 import { claimRules } from '../../claims/rules/index.js';
@@ -40,19 +40,10 @@ export function scoreOptions(
   config: GroundedQaConfig,
   ctx: ScoreContext,
 ): ScoreOptions & { traces: TraceInput } {
-  const rules = scuRules(config.scu);
   const cutoffs = [
     ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
   ].sort((a, b) => a - b);
-  return {
-    refusalToken: config.refusal_token,
-    ...(config.refusal && { refusal: config.refusal }),
-    ...(config.citation_markers && { markers: config.citation_markers }),
-    scuRules: rules,
-    cutoffs,
-    traces: traceInput({ ...config, fields: config.fields?.traces }),
-    ...(config.claims && { claims: config.claims }),
-  };
+  return scoreOptionsOf(config, cutoffs);
 }
 
 /**

@@ -1,6 +1,5 @@
-import { scuRules } from '../../grounded-answer/config.js';
+import { scoreOptionsOf } from '../../grounded-answer/config.js';
 import { judgeRuns, loadGold, matchesByQuestion } from '../../grounded-answer/load.js';
-import { traceInput } from '../../grounded-answer/trace-input.js';
 import { aggregate, answerableOf } from '../../grounded-answer/score.js';
 import { triage } from '../../grounded-answer/triage.js';
 import { stageLine } from '../../report/triage.js';
@@ -20,20 +19,12 @@ export async function scoreConfigurations(
   config: LatencyConfig,
   relative: (file: string) => string,
 ): Promise<ConfigurationAccuracy> {
-  const input = traceInput({ ...config, fields: config.fields?.traces });
+  // Latency reads precision, chr and coverage: none is at a cutoff.
+  const options = scoreOptionsOf(config, []);
   const { items: gold, questions } = await loadGold(goldFiles, {
     fields: config.fields?.gold,
-    questions: matchesByQuestion(traces, input),
+    questions: matchesByQuestion(traces, options.traces),
   });
-  const rules = scuRules(config.scu);
-  const options = {
-    refusalToken: config.refusal_token,
-    ...(config.refusal && { refusal: config.refusal }),
-    ...(config.citation_markers && { markers: config.citation_markers }),
-    scuRules: rules,
-    cutoffs: [],
-    traces: input,
-  };
   const byConfiguration = new Map<string, Accuracy>();
   const unknown = new Set<string>();
   const answerable = answerableOf(gold);
