@@ -87,11 +87,6 @@ describe('the source layout', () => {
         'grounded-answer/config.ts',
         'grounded-answer/trace-input.ts',
         'init/span-proposal.ts',
-        // Not yet properties of the source (#56): the misreading hints, and one shard a trace in the
-        // grounded-qa split.
-        'grounded-answer/id-misread.ts',
-        'grounded-answer/misread.ts',
-        'suites/grounded-qa/split.ts',
         // The ranking suite's own run format (TREC or JSON Lines), not a trace format.
         'suites/ranking/load.ts',
       ].sort(),

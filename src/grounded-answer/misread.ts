@@ -1,4 +1,5 @@
-import type { TraceInput } from './trace-input.js';
+import { CANONICAL_TRACES, type TraceInput } from './trace-input.js';
+import { readsOf } from './sources/index.js';
 import { REFUSED } from './verdict-flags.js';
 import { LOOKS_REFUSED, NO_RETRIEVED, UNCITED } from './notices.js';
 import type { RunTable } from './pipeline/runs.js';
@@ -118,43 +119,15 @@ export function misreadWarnings(c: MisreadCounts, readers: Readers, terms: Misre
 /** The refusal settings a refusal-like warning names (every suite that reads refusals has the same). */
 export const REFUSAL_READER = 'refusal_token, or refusal: (phrases, patterns, a mapped /refused flag)';
 
-/**
- * How a member of a `fields:` input is read: `fields.<input>.<member>: <pointer>` when mapped to a pointer,
- * `fields.<input>.<member>` when transformed, else its plain name or a mapping.
- */
-export function mappedReader(
-  fields: Readonly<Record<string, unknown>> | undefined,
-  input: string,
-  member: string,
-  plain: string,
-): string {
-  const to = fields?.[member];
-  return typeof to === 'string'
-    ? `fields.${input}.${member}: ${to}`
-    : to !== undefined
-      ? `fields.${input}.${member}`
-      : `"${plain}", or a mapping fields.${input}.${member}`;
-}
-
 /** Where a suite whose traces are read as `input` takes each member a warning is about. */
 export function readersOf(input: TraceInput | undefined): Readers {
-  const refusal = REFUSAL_READER;
-  const mapped = (member: string, plain: string) => mappedReader(input?.fields, 'traces', member, plain);
-  // With markers the claim is the one place citations come from.
-  const markers = 'citation_markers (its pattern found no marker in any answer)';
-  if (input?.format === 'openinference')
-    return {
-      qid: `openinference.qid: ${input.qid}`,
-      retrieved: "the RETRIEVER spans' documents, openinference.document_id",
-      citations: input.markers ? markers : "the answer's citations in output.value, or citation_markers",
-      refusal,
-    };
+  const traces = input ?? CANONICAL_TRACES;
+  const { qid, retrieved, citations } = readsOf(traces).readers(traces);
   return {
-    qid: mapped('/qid', 'qid'),
-    retrieved: mapped('/retrieved_ids', 'retrieved_ids'),
-    citations: input?.markers
-      ? markers
-      : `${mapped('/answer_json/citations', 'answer_json.citations')}, or citation_markers`,
-    refusal,
+    qid,
+    retrieved,
+    // With markers the claim is the one place citations come from.
+    citations: traces.markers ? 'citation_markers (its pattern found no marker in any answer)' : citations,
+    refusal: REFUSAL_READER,
   };
 }

@@ -3,7 +3,9 @@ import { otlpSource } from './otlp/otlp-source.js';
 import { parquetSource } from './parquet/parquet-source.js';
 import { recordsSource } from './records/records-source.js';
 import { InputError } from '../../errors.js';
+import { RECORD_READS } from '../record-reads.js';
 import type { TraceInput } from '../trace-input.js';
+import type { TraceReads } from '../trace-reads.js';
 import type { TraceSource } from './source.js';
 
 // The registry of trace formats: a format is one source module and one line here. Exactly one source
@@ -52,4 +54,17 @@ export function sourceNamed(name: string): TraceSource {
   const source = SOURCES.find((s) => s.name === name);
   if (!source) throw new Error(`internal: no trace source named ${JSON.stringify(name)}`);
   return source;
+}
+
+/**
+ * How traces of `input`'s format are read (TraceSource.reads), known from the format alone: a result or a merge
+ * of partials has no trace files to pick a source by, so the sources sharing a `format:` name must agree.
+ */
+export function readsOf(input: TraceInput): TraceReads {
+  const reads = new Set(SOURCES.filter((s) => s.formats.includes(input.format)).map((s) => s.reads?.(input)));
+  if (reads.size > 1)
+    throw new Error(
+      `internal: the trace sources of format ${input.format} read its traces in different ways`,
+    );
+  return [...reads][0] ?? RECORD_READS;
 }

@@ -7,6 +7,7 @@ import type { ReadBack } from '../pipeline/judged-runs.js';
 import type { Picked } from '../pipeline/pick.js';
 import type { ScoreOptions } from '../score-options.js';
 import type { TraceInput } from '../trace-input.js';
+import type { TraceReads } from '../trace-reads.js';
 import type { Cut, Helper } from '../pipeline/threads.js';
 
 // A format of traces, as the one reading pipeline (pipeline.ts) runs it: cut the input into chunks, scan
@@ -92,4 +93,10 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, 
    * to move. A source with help keeps its helpers until its read-back is done.
    */
   help?(job: unknown, input: TraceInput): { answer: unknown; transfer: ArrayBuffer[] };
+  /**
+   * Where it reads a trace's members as `input` says, for the messages that doubt them, and whether one trace
+   * may span files; absent (or undefined), as records through `fields:` are read (record-reads.ts). The sources
+   * of one `format:` name read it alike: a merge of partials knows the name, not the files (see readsOf).
+   */
+  reads?(input: TraceInput): TraceReads | undefined;
 }

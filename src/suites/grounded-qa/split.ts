@@ -14,6 +14,7 @@ import { GoldStore } from '../../grounded-answer/gold-item.js';
 import { isVerdict, REFUSED, VIOLATION } from '../../grounded-answer/verdict-flags.js';
 import { judged } from '../../grounded-answer/pipeline/judged-runs.js';
 import { pickWinners, refHi, refLo, refOf } from '../../grounded-answer/pipeline/pick.js';
+import { readsOf } from '../../grounded-answer/sources/index.js';
 import { Scratch, type PartialFile } from '../../partial/file.js';
 import { encodeVarints, VarintReader } from '../../partial/varint.js';
 import { encodePlaces, Places } from './gold-places.js';
@@ -168,7 +169,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
             `suite ${name}: its gold columns (${key}) differ from ${displayPath(parts[0]!.partial.file)}'s; expected partials of one gold set`,
           );
     });
-    if (options.traces?.format === 'openinference') oneShardATrace(parts, name);
+    if (readsOf(options.traces).assemblesAcrossFiles) oneShardATrace(parts, name);
     const gold = readGold(parts[0]!.partial, name, n, ctx.inputs.gold!);
     const rules = options.scuRules?.length ?? 0;
 

@@ -1,12 +1,7 @@
 import type { FieldMap } from '../../io/field-map.js';
 import type { MarkerSettings } from '../../grounded-answer/citation-markers.js';
-import {
-  mappedReader,
-  misreadWarnings,
-  REFUSAL_READER,
-  noCounts,
-  type Readers,
-} from '../../grounded-answer/misread.js';
+import { misreadWarnings, REFUSAL_READER, noCounts, type Readers } from '../../grounded-answer/misread.js';
+import { mappedReader } from '../../grounded-answer/record-reads.js';
 import { looksLikeRefusal } from '../../grounded-answer/notices.js';
 import type { Misread } from '../types.js';
 import { CHECKS, type StabilityRun } from './contract.js';

@@ -1,4 +1,5 @@
 import { isSpanDocument } from '../../spans/span-facts.js';
+import { SPAN_READS } from '../../spans/span-reads.js';
 import { pick, type OtlpWinners } from './otlp-pick.js';
 import { readBack } from './otlp-read-back.js';
 import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
@@ -38,4 +39,5 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   // thread picks them: on this thread the digest would lengthen the scan (BENCHMARKS.md).
   digest: 'first-helper',
   help: readAndJudge,
+  reads: () => SPAN_READS,
 };

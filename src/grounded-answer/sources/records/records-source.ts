@@ -1,5 +1,6 @@
 import { isParquet } from '../../../io/records.js';
 import { isSpanDocument } from '../../spans/span-facts.js';
+import { SPAN_READS } from '../../spans/span-reads.js';
 import type { ThreadScan } from '../../pipeline/chunk-scan.js';
 import type { TraceLine } from '../../contract.js';
 import type { Judge } from '../../pipeline/judge-stage.js';
@@ -61,6 +62,7 @@ export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
   mainReads: true,
   digest: 'none',
   alone: true,
+  reads: (input) => (readsSpans(input) ? SPAN_READS : undefined),
 };
 
 async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<RecordScan>['input']) {
