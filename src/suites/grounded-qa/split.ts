@@ -538,8 +538,9 @@ function badRun(part: MergePart, suite: string, j: number, what: string): never 
 }
 
 /**
- * Refuses an OpenInference trace whose spans are in two shards: one run assembles them into one trace, each
- * shard into one of its own, and no merge of the two is that trace.
+ * Refuses a trace whose spans are in two shards (traces of a format that assembles them across files, as
+ * OpenInference's are): one run assembles them into one trace, each shard into one of its own, and no merge
+ * of the two is that trace.
  */
 function oneShardATrace(parts: readonly MergePart[], suite: string): void {
   const shardOf = new Map<string, number>();
