@@ -1,6 +1,7 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
 import { toolExport } from '../src/init/tool-exports.js';
@@ -359,6 +360,51 @@ describe('init on a log of timed requests', () => {
         '+10.3% (1059.50 → 1168.48) over 120 paired items; grew most: r13 tokens_in 1012 → 2024, r12 tokens_in 1011 → 2022, r11 tokens_in 1010 → 2020, r10 tokens_in 1009 → 2018, r9 tokens_in 1008 → 2016, … (8 more)',
     });
     expect(grown.report.verdict).toBe('fail');
+  });
+
+  it('a cost gate added after init fails on the baseline made without pricing, saying how to pass, until it is remade', async () => {
+    const dir = tmpTree({
+      'logs/requests.jsonl': jsonl(
+        log().map((l, i) => ({
+          ...l,
+          model: 'gpt-4o-mini-2024-07-18',
+          usage: { prompt_tokens: 1000 + i, completion_tokens: 100 },
+        })),
+      ),
+    });
+    expect((await init(dir, '--yes')).err).toBe('');
+    const config = path.join(dir, 'gates.yaml');
+    // What the user does with the commented example: prices filled in, and a gate on cost.
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8')
+        .replace('    # pricing:\n', '    pricing:\n')
+        .replace(
+          '    #   gpt-4o-mini-2024-07-18: { input: <USD>, output: <USD> }',
+          '      gpt-4o-mini-2024-07-18: { input: 0.15, output: 0.60 }',
+        )
+        .replace('    gates:\n', '    gates:\n      cost: { max_increase: 0.1 }\n'),
+    );
+    const before = await run({ config });
+    expect(before.report.gates.find((g) => g.metric === 'cost')).toMatchObject({
+      passed: false,
+      reason:
+        'baseline value not computable; allow_missing: true passes the gate until the baseline has one (groundgate baseline remakes the committed baseline from this gates.yaml)',
+    });
+    const out: string[] = [];
+    const status = await main(['baseline', '--config', config, '--allow-outside-workspace'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => out.push(t),
+      isTty: false,
+      env: {},
+    });
+    expect(status, out.join('')).toBe(0);
+    // Each request (1000 + i)·0.15 + 100·0.60 per million: the same data, no rise.
+    const after = await run({ config });
+    expect(after.report.gates.find((g) => g.metric === 'cost')).toMatchObject({
+      passed: true,
+      reason: '+0.0% (0.000219 → 0.000219) over 120 paired items',
+    });
   });
 
   it('takes lines already named qid and latency_ms as they are', async () => {
