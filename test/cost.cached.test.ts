@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
@@ -60,10 +60,15 @@ function trace(n: number, calls: readonly Call[]): string {
 const suite = (lines: readonly string[]) =>
   ['version: 1', 'suites:', '  lat:', '    kind: latency', ...lines.map((l) => `    ${l}`), ''].join('\n');
 
-async function runIn(dir: string) {
+async function runIn(dir: string, baseline?: string) {
   const file = path.join(dir, 'gates.yaml');
   const scope = scopeAt(dir, 'the repository');
-  return run({ config: file, loaded: parseConfig(readFileSync(file, 'utf8'), file, scope), scope });
+  return run({
+    config: file,
+    loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
+    scope,
+    ...(baseline && { baseline }),
+  });
 }
 
 /** The spans of `traces` as one .otlp.jsonl (read on its bytes) or one .json document (parsed). */
@@ -253,5 +258,46 @@ describe('cached input tokens from JSON Lines (OpenAI usage, mapped with fields:
         'tokens_cached is 2001, more than tokens_in 2000; expected the cached part of the input tokens, at most their count',
       ),
     );
+  });
+});
+
+describe('cost without prices', () => {
+  it('is not reported unless a gate names it: tokens are, cost has no rows', async () => {
+    const traces = JSON.stringify({ qid: 'a', latency_ms: 900, tokens_in: 2000, tokens_out: 500 }) + '\n';
+    const dir = tmpTree({
+      'traces.jsonl': traces,
+      'gates.yaml': suite(['traces: traces.jsonl', 'percentiles: [95]', 'gates:', "  p95_ms: '<= 5000'"]),
+    });
+    const names = Object.keys((await runIn(dir)).report.suites.lat!.metrics);
+    expect(names.filter((m) => /^(tokens|cost)/.test(m))).toEqual([
+      'tokens_in',
+      'tokens_in.p95',
+      'tokens_out',
+      'tokens_out.p95',
+      'tokens',
+      'tokens.p95',
+    ]);
+  });
+});
+
+describe('a cost gate against a baseline report scored without prices', () => {
+  it("fails naming the baseline's reason and how to pass", async () => {
+    const traces =
+      JSON.stringify({ qid: 'a', latency_ms: 900, tokens_in: 2000, tokens_out: 500, model: 'm' }) + '\n';
+    const gates = ['gates:', '  cost: { max_increase: 0.1, allow_missing: false }'];
+    // Without pricing: a gate naming cost makes it n/a, with its reason, in the report.
+    const base = tmpTree({ 'traces.jsonl': traces, 'gates.yaml': suite(['traces: traces.jsonl', ...gates]) });
+    const baseReport = path.join(base, 'report.json');
+    writeFileSync(baseReport, JSON.stringify((await runIn(base)).report));
+    const dir = tmpTree({
+      'traces.jsonl': traces,
+      'gates.yaml': suite(['traces: traces.jsonl', 'pricing: { m: { input: 1, output: 2 } }', ...gates]),
+    });
+    const { report } = await runIn(dir, baseReport);
+    expect(report.gates.find((g) => g.metric === 'cost')).toMatchObject({
+      passed: false,
+      reason:
+        'baseline value not computable (no pricing: set pricing (USD per million tokens per model) in the suite); allow_missing: true passes the gate until the baseline has one (groundgate baseline remakes the committed baseline from this gates.yaml)',
+    });
   });
 });
