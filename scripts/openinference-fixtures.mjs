@@ -64,11 +64,18 @@ const RUNS = readFileSync(path.join(REPO, 'runs', 'qa.trace.jsonl'), 'utf8')
 
 /**
  * Run i's token usage, as a provider reports it: 1000 + i prompt tokens and 100 + i completion tokens, so that
- * the means over the 50 runs are 1024.5 and 124.5 (test/cost.fixtures.test.ts).
+ * the means over the 50 runs are 1024.5 and 124.5 (test/cost.fixtures.test.ts); an even run's first 512 prompt
+ * tokens were served from the provider's prompt cache (an odd run's none, which LangChain's instrumentation
+ * leaves unwritten).
  */
 function usageOf(run) {
   const i = RUNS.indexOf(run);
-  return { prompt: 1000 + i, completion: 100 + i, total: 1100 + 2 * i };
+  return {
+    prompt: 1000 + i,
+    completion: 100 + i,
+    total: 1100 + 2 * i,
+    ...(i % 2 === 0 && { promptDetails: { cacheRead: 512 } }),
+  };
 }
 
 /** corpus/*.md cut at its `<!-- keys#1 -->` markers: chunk id → {text, file}. */
@@ -172,14 +179,16 @@ class RunChatModel extends BaseChatModel {
     const text = answerText(this.run);
     // A provider's response id, as real models give one: else LangChain names the message after its run, a uuid.
     const id = `fake-${this.run.qid}-${this.run.ts}`;
-    // Token usage as LangChain's OpenAI model reports it (llmOutput.tokenUsage), read by the instrumentation.
-    const { prompt, completion, total } = usageOf(this.run);
-    return {
-      generations: [{ text, message: new AIMessage({ content: text, id }) }],
-      llmOutput: {
-        tokenUsage: { promptTokens: prompt, completionTokens: completion, totalTokens: total },
-      },
+    // Token usage as LangChain's chat models report it (AIMessage.usage_metadata, its cached prompt tokens in
+    // input_token_details.cache_read), read by the instrumentation.
+    const { prompt, completion, total, promptDetails } = usageOf(this.run);
+    const usage_metadata = {
+      input_tokens: prompt,
+      output_tokens: completion,
+      total_tokens: total,
+      ...(promptDetails && { input_token_details: { cache_read: promptDetails.cacheRead } }),
     };
+    return { generations: [{ text, message: new AIMessage({ content: text, id, usage_metadata }) }] };
   }
 }
 

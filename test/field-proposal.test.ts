@@ -186,4 +186,26 @@ describe('proposeFields on token usage (#58)', () => {
     expect(more).toContainEqual(['/tokens_out', '/response/usage/output_tokens']);
     expect(more).toContainEqual(['/model', '/response/model']);
   });
+
+  it("proposes the cached part of the input where OpenAI and LangChain count it, not Anthropic's", () => {
+    const proposed = (usage: object, at = 'usage') =>
+      proposeFields(
+        PIPELINE.map((t) => ({ ...t, [at]: usage })),
+        'traces',
+      ).lines.flatMap((l) => (l.canonical === '/tokens_cached' ? [l.source] : []));
+    // Chat Completions (openai-node src/resources/completions.ts, CompletionUsage.prompt_tokens_details).
+    expect(proposed({ prompt_tokens: 9, prompt_tokens_details: { cached_tokens: 4 } })).toEqual([
+      '/usage/prompt_tokens_details/cached_tokens',
+    ]);
+    // Responses (src/resources/responses/responses.ts, ResponseUsage.input_tokens_details).
+    expect(proposed({ input_tokens: 9, input_tokens_details: { cached_tokens: 4 } })).toEqual([
+      '/usage/input_tokens_details/cached_tokens',
+    ]);
+    // LangChain's UsageMetadata.input_token_details.cache_read.
+    expect(proposed({ input_tokens: 9, input_token_details: { cache_read: 4 } }, 'usage_metadata')).toEqual([
+      '/usage_metadata/input_token_details/cache_read',
+    ]);
+    // Anthropic's input_tokens leaves out what was read from cache: not a part of it, not proposed.
+    expect(proposed({ input_tokens: 9, cache_read_input_tokens: 40 })).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
 import { forEachLine, idsInFile, MAX_IDS } from '../src/init/ids.js';
 import { toolExport } from '../src/init/tool-exports.js';
@@ -295,6 +296,116 @@ describe('init on a log of timed requests', () => {
     // 1000 … 1119 and 100 … 219: means 1059.5 and 159.5.
     expect(report.suites.latency!.metrics.tokens_in!.value).toBe(1059.5);
     expect(report.suites.latency!.metrics.tokens_out!.value).toBe(159.5);
+  });
+
+  it('gates tokens_in by max_increase against the baseline it commits, pricing: as a commented example', async () => {
+    const requests = (grow: (i: number) => number) =>
+      jsonl(
+        log().map((l, i) => ({
+          ...l,
+          model: i % 2 ? 'gpt-4o-mini-2024-07-18' : 'claude-3-5-haiku-20241022',
+          usage: {
+            prompt_tokens: grow(i) * (1000 + i),
+            completion_tokens: 100,
+            prompt_tokens_details: { cached_tokens: i % 3 ? 0 : 512 },
+          },
+        })),
+      );
+    const dir = tmpTree({ 'logs/requests.jsonl': requests(() => 1) });
+    const r = await init(dir, '--yes');
+    expect(r.err).toBe('');
+    // 1000 … 1119: mean 1059.5.
+    expect(r.out).toContain(
+      "  latency.tokens_in: max_increase 0.1, measured 1059.5 per request; fails when the mean over the requests both runs have is more than 10% above the baseline's (the base commit's report, else .groundgate/baseline.jsonl)\n",
+    );
+    const written = readFileSync(path.join(dir, 'gates.yaml'), 'utf8');
+    expect(written).toContain(
+      [
+        '        /tokens_cached: /usage/prompt_tokens_details/cached_tokens # usage.prompt_tokens_details.cached_tokens → tokens_cached (matched name "usage.prompt_tokens_details.cached_tokens")',
+        '    # pricing: USD per million tokens, as your provider lists them; yours to keep current (groundgate looks',
+        "    # none up). With it, each request's cost is reported and can be gated, e.g. cost: { max_increase: 0.1 }.",
+        '    # pricing:',
+        '    #   claude-3-5-haiku-20241022: { input: <USD>, output: <USD>, cached_input: <USD> }',
+        '    #   gpt-4o-mini-2024-07-18: { input: <USD>, output: <USD>, cached_input: <USD> }',
+        '    gates:',
+      ].join('\n'),
+    );
+    expect(written).toContain(
+      "      tokens_in: { max_increase: 0.1 } # measured 1059.5 per request; fails when the mean over the requests both runs have is more than 10% above the baseline's (the base commit's report, else .groundgate/baseline.jsonl)\n",
+    );
+    // Against the committed baseline, the same data: +0.0%.
+    const same = await run({ config: path.join(dir, 'gates.yaml') });
+    expect(same.report.gates.find((g) => g.metric === 'tokens_in')).toMatchObject({
+      op: 'max_increase',
+      passed: true,
+      reason: '+0.0% (1059.50 → 1059.50) over 120 paired items',
+    });
+    // r1 … r12 send twice the prompt: +(1000 + … + 1011)/120 = 12066/120 = 100.55 → 1160.05, +9.5%: passes;
+    // r1 … r13: + 13078/120 → 1168.48…, +10.3%: fails, naming the requests grown most (without pricing: their
+    // tokens_in), r13 first.
+    writeFileSync(
+      path.join(dir, 'logs/requests.jsonl'),
+      requests((i) => (i < 12 ? 2 : 1)),
+    );
+    const within = await run({ config: path.join(dir, 'gates.yaml') });
+    expect(within.report.gates.find((g) => g.metric === 'tokens_in')!.passed).toBe(true);
+    writeFileSync(
+      path.join(dir, 'logs/requests.jsonl'),
+      requests((i) => (i < 13 ? 2 : 1)),
+    );
+    const grown = await run({ config: path.join(dir, 'gates.yaml') });
+    expect(grown.report.gates.find((g) => g.metric === 'tokens_in')).toMatchObject({
+      passed: false,
+      reason:
+        '+10.3% (1059.50 → 1168.48) over 120 paired items; grew most: r13 tokens_in 1012 → 2024, r12 tokens_in 1011 → 2022, r11 tokens_in 1010 → 2020, r10 tokens_in 1009 → 2018, r9 tokens_in 1008 → 2016, … (8 more)',
+    });
+    expect(grown.report.verdict).toBe('fail');
+  });
+
+  it('a cost gate added after init is skipped until the committed baseline is remade with prices, then compared', async () => {
+    const dir = tmpTree({
+      'logs/requests.jsonl': jsonl(
+        log().map((l, i) => ({
+          ...l,
+          model: 'gpt-4o-mini-2024-07-18',
+          usage: { prompt_tokens: 1000 + i, completion_tokens: 100 },
+        })),
+      ),
+    });
+    expect((await init(dir, '--yes')).err).toBe('');
+    const config = path.join(dir, 'gates.yaml');
+    // What the user does with the commented example: prices filled in, and a gate on cost.
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8')
+        .replace('    # pricing:\n', '    pricing:\n')
+        .replace(
+          '    #   gpt-4o-mini-2024-07-18: { input: <USD>, output: <USD> }',
+          '      gpt-4o-mini-2024-07-18: { input: 0.15, output: 0.60 }',
+        )
+        .replace('    gates:\n', '    gates:\n      cost: { max_increase: 0.1 }\n'),
+    );
+    const before = await run({ config });
+    // The baseline init wrote had no prices, so no cost (not a cost of n/a): a metric new to the baseline.
+    expect(before.report.gates.find((g) => g.metric === 'cost')).toMatchObject({
+      passed: true,
+      skipped: true,
+      reason: 'metric not in the baseline report',
+    });
+    const out: string[] = [];
+    const status = await main(['baseline', '--config', config, '--allow-outside-workspace'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => out.push(t),
+      isTty: false,
+      env: {},
+    });
+    expect(status, out.join('')).toBe(0);
+    // Each request (1000 + i)·0.15 + 100·0.60 per million: the same data, no rise.
+    const after = await run({ config });
+    expect(after.report.gates.find((g) => g.metric === 'cost')).toMatchObject({
+      passed: true,
+      reason: '+0.0% (0.000219 → 0.000219) over 120 paired items',
+    });
   });
 
   it('takes lines already named qid and latency_ms as they are', async () => {

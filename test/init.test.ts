@@ -245,7 +245,7 @@ describe('calibration', () => {
     for (const kind of SUITE_KINDS) {
       const headline = HEADLINE[kind.kind];
       expect(headline, kind.kind).toBeDefined();
-      for (const m of [...headline!.gates, ...headline!.maxDrop])
+      for (const m of [...headline!.gates, ...headline!.maxDrop, ...(headline!.maxIncrease ?? [])])
         expect(resolveMetric(m.replace('{k}', '5'), kind.metrics), `${kind.kind}: ${m}`).toBeDefined();
     }
   });

@@ -121,6 +121,37 @@ describe('latency: check --partial and merge give the report of one run', () => 
     expect(lat.counts).toMatchObject({ untokened: 1, uncosted: 2 });
   });
 
+  it('cached input tokens of trace files dealt to shards, priced at cached_input as one run prices them', async () => {
+    const line = (qid: string, n: number, cached: number) =>
+      JSON.stringify({
+        qid,
+        latency_ms: 900 + n,
+        tokens_in: 1000,
+        tokens_out: 100,
+        tokens_cached: cached,
+        model: 'm1',
+      });
+    const dir = tmpTree({
+      'gates.yaml': [
+        'version: 1',
+        'suites:',
+        '  lat:',
+        '    kind: latency',
+        '    traces: t/*.jsonl',
+        '    pricing: { m1: { input: 1, output: 2, cached_input: 0.5 } }',
+        '    gates:',
+        '      cost: { max: 1 }',
+        '',
+      ].join('\n'),
+      't/a.jsonl': line('q1', 1, 600) + '\n',
+      't/b.jsonl': line('q2', 2, 0) + '\n',
+    });
+    const { single, merged: m } = await merged(dir, 'traces', [['t/a.jsonl'], ['t/b.jsonl']]);
+    expect(m).toBe(single);
+    // q1: (400·1 + 600·0.5 + 100·2)/1e6 = 0.0009; q2: (1000 + 200)/1e6 = 0.0012.
+    expect(JSON.parse(m).suites.lat.metrics['cost.total'].value).toBeCloseTo(0.0021, 15);
+  });
+
   /** What a latency partial's samples section holds, as far as these tests change it. */
   type Sample = { configuration: string; e2e: number; stages: Record<string, number> };
   type SamplesSection = { samples: Sample[]; untimed?: { untimed: number; lines: number } };

@@ -24,6 +24,7 @@ import { answerSettings } from '../grounded-answer/config.js';
 import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
 import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
+import { tokenGates } from '../init/token-gates.js';
 import {
   actionRef,
   CONTROL,
@@ -374,14 +375,18 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
           s.maxDrop[metric] = args.maxDrop;
       }
     }
+    const increases = tokenGates(report.metrics, headline.maxIncrease ?? []);
+    if (increases.length) s.increases = increases;
+    for (const i of increases) say(`  ${s.proposal.name}.${i.metric}: max_increase ${i.fraction}, ${i.note}`);
   }
 
   // A suite with nothing to gate today (no samples, nothing computable) is left out, and said so.
-  for (const s of planned.filter((x) => x.gates.length === 0))
+  const gated = (s: SuiteGates) => s.gates.length + (s.increases?.length ?? 0) > 0;
+  for (const s of planned.filter((x) => !gated(x)))
     say(
       `  not written: ${s.proposal.name} (${s.proposal.kind}): no metric to gate today (${s.skipped.join('; ') || 'none computable'})`,
     );
-  const kept = planned.filter((x) => x.gates.length > 0);
+  const kept = planned.filter(gated);
   if (kept.length === 0)
     throw new InputError(
       { file: args.dir },

@@ -122,6 +122,14 @@ export function evaluateGate(
 }
 
 /**
+ * Why a gate against the baseline cannot be judged when only the baseline lacks the value: most often a
+ * metric gated since the baseline was made (a cost once pricing: is added), which the user can settle.
+ */
+function baselineMissing(reason: string | undefined): string {
+  return `baseline value not computable${reason ? ` (${reason})` : ''}; allow_missing: true passes the gate until the baseline has one (groundgate baseline remakes the committed baseline from this gates.yaml)`;
+}
+
+/**
  * A max_drop gate: the worsening of the metric against the baseline's value. With the items' paired test
  * (value.paired), its p goes beside the drop; with `significance`, a drop past the limit fails only when that
  * p is below it too. A gate whose p cannot be had judges by the drop alone and says so: a regression is never
@@ -149,7 +157,7 @@ function dropOutcome(
   if (baseline === undefined) return { ...common, passed: true, skipped: true, reason: noBaselineReason };
   if (base === null || v === null) {
     const which =
-      v === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';
+      v === null ? `current value not computable: ${missingReason}` : baselineMissing(baseline.reason);
     return { ...common, baseline: base, passed: rule.allowMissing, reason: which };
   }
   const drop = spec.direction === 'higher' ? base - v : v - base;
@@ -230,7 +238,7 @@ function increaseOutcome(
   const base = paired ? paired.base : (baseline?.value ?? null);
   if (now === null || base === null) {
     const which =
-      now === null ? `current value not computable: ${missingReason}` : 'baseline value not computable';
+      now === null ? `current value not computable: ${missingReason}` : baselineMissing(baseline?.reason);
     return { ...common, baseline: base, passed: rule.allowMissing, reason: which };
   }
   const rise = base === 0 ? (now > 0 ? Infinity : 0) : (now - base) / Math.abs(base);

@@ -37,9 +37,13 @@ export const traceShape = shape({
   latency_ms: optional('duration'),
   /** The pipeline's own word that it declined to answer: when present, it decides over the claim's text. */
   refused: optional('boolean'),
-  /** Tokens the answer's model calls read and wrote (summed over a trace's LLM spans), and their model. */
+  /**
+   * Tokens the answer's model calls read and wrote (summed over a trace's LLM spans), the part of tokens_in
+   * served from the provider's prompt cache, and their model.
+   */
   tokens_in: optional('count'),
   tokens_out: optional('count'),
+  tokens_cached: optional('count'),
   model: optional('string'),
 });
 

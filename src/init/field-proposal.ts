@@ -111,6 +111,13 @@ const TRACE_CANDIDATES: Record<string, Candidate[]> = {
   // OpenAI's usage, Anthropic's, and LangChain's usage_metadata, at the top or under response/.
   '/tokens_in': usage(['prompt_tokens', 'input_tokens']),
   '/tokens_out': usage(['completion_tokens', 'output_tokens']),
+  // The cached part of the input: OpenAI's Chat Completions and Responses, LangChain's usage_metadata. Not
+  // Anthropic's cache_read_input_tokens, which its input_tokens does not include.
+  '/tokens_cached': usage([
+    'prompt_tokens_details/cached_tokens',
+    'input_tokens_details/cached_tokens',
+    'input_token_details/cache_read',
+  ]),
   '/model': ['model', 'model_name', 'response/model', 'llm/model'].map((n) => ({ pointer: at(n) })),
 };
 

@@ -5,6 +5,7 @@ import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
 import { proposeSpans, tracesMeeting, type SpanProposal } from './span-proposal.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 import type { ClaimsProposal } from './shapes/tool-shape.js';
+import { sampledUsage, type SampledUsage } from './token-gates.js';
 
 /** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
 export interface Proposal {
@@ -24,6 +25,8 @@ export interface Proposal {
   openinference?: SpanProposal;
   /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
   kept?: string[];
+  /** The models a log of timed requests names, for the commented pricing: example (token-gates.ts). */
+  usage?: SampledUsage;
 }
 
 /** Candidates that cannot become a suite on their own, with the flags that would settle them. */
@@ -36,17 +39,17 @@ export interface Plan {
 }
 
 /**
- * The headline metrics each kind gets a gate for (families at the kind's default cutoff), and those of them
- * that also get a max_drop against the base branch.
+ * The headline metrics each kind gets a gate for (families at the kind's default cutoff), those of them that
+ * also get a max_drop against the base branch, and the token counts that get a max_increase when measured.
  */
-export const HEADLINE: Record<string, { gates: string[]; maxDrop: string[] }> = {
+export const HEADLINE: Record<string, { gates: string[]; maxDrop: string[]; maxIncrease?: string[] }> = {
   'grounded-qa': {
     gates: ['precision', 'chr', 'under_refusal', 'over_refusal', 'recall@{k}', 'scu_violations', 'coverage'],
     maxDrop: ['precision', 'recall@{k}'],
   },
   stability: { gates: ['stable_rate', 'coverage'], maxDrop: ['stable_rate'] },
   ranking: { gates: ['ndcg@{k}', 'recall@{k}', 'mrr'], maxDrop: ['ndcg@{k}'] },
-  latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [] },
+  latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [], maxIncrease: ['tokens_in'] },
   consistency: { gates: ['agreement', 'kappa', 'abstain_rate'], maxDrop: ['agreement'] },
   'agent-retrieval': { gates: ['file_recall', 'mrr', 'ndcg@{k}'], maxDrop: ['file_recall'] },
   // Without repos: only file and line metrics are computable; span and EditLoc need the checkouts.
@@ -78,7 +81,7 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     inputs: Record<string, string>,
     why: string[],
     settings?: Proposal['settings'],
-    extra?: Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference'>,
+    extra?: Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference' | 'usage'>,
   ) => {
     let name = NAMES[kind]!;
     for (let i = 2; out.proposals.some((p) => p.name === name); i++) name = `${NAMES[kind]}-${i}`;
@@ -159,6 +162,7 @@ export function plan(candidates: readonly Candidate[], root: string): Plan {
     if (found.length === 1)
       propose(kind, { [key]: rel(found[0]!.file) }, [describe(found[0]!)], undefined, {
         ...(fields ? { fields: { [key]: fields } } : {}),
+        ...(role === 'latency-traces' && found[0]!.records ? { usage: sampledUsage(found[0]!.records) } : {}),
       });
     else if (found.length > 1)
       out.ambiguous.push(

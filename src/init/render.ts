@@ -1,6 +1,7 @@
 import { VERSION } from '../version.js';
 import type { Calibrated } from './calibrate.js';
 import type { Proposal } from './plan.js';
+import { pricingExample, type Increase, type SampledUsage } from './token-gates.js';
 
 /** The actions the workflows use, pinned to a commit (a tag can be moved; a sha cannot), the tag beside. */
 export const PINNED = {
@@ -18,6 +19,8 @@ export interface SuiteGates {
   skipped: string[];
   /** Extra keys of the suite block (lock:), already YAML. */
   extra?: string[];
+  /** max_increase gates on token counts (token-gates.ts): with them, pricing: is written as a commented example. */
+  increases?: Increase[];
 }
 
 export interface RenderOptions {
@@ -77,7 +80,9 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
       out.push(`    ${key}: ${typeof value === 'string' ? scalar(value) : value}${note ? ` # ${note}` : ''}`);
     }
     for (const line of s.extra ?? []) out.push(`    ${line}`);
-    if (s.gates.length === 0) {
+    const increases = s.increases ?? [];
+    if (increases.length) out.push(...pricingLines(p.usage).map((l) => `    ${l}`));
+    if (s.gates.length === 0 && increases.length === 0) {
       out.push('    gates: {}');
     } else {
       out.push('    gates:');
@@ -95,10 +100,24 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
         if (g.detectable) out.push(`      # ${comment(g.detectable)}`);
         out.push(`      ${scalar(g.metric)}: ${rule} # ${comment(g.note)}${dropNote}${pairedNote}`);
       }
+      for (const i of increases)
+        out.push(`      ${scalar(i.metric)}: { max_increase: ${i.fraction} } # ${comment(i.note)}`);
     }
     for (const why of s.skipped) out.push(`    # not gated: ${comment(why)}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** `pricing:` commented out: prices are the user's to fill in and keep current (see token-gates.ts). */
+function pricingLines(usage: SampledUsage | undefined): string[] {
+  const { models, price, more } = pricingExample(usage);
+  return [
+    '# pricing: USD per million tokens, as your provider lists them; yours to keep current (groundgate looks',
+    "# none up). With it, each request's cost is reported and can be gated, e.g. cost: { max_increase: 0.1 }.",
+    '# pricing:',
+    ...models.map((m) => `#   ${comment(scalar(m))}: ${price}`),
+    ...(more ? [`#   … (${more} more models)`] : []),
+  ];
 }
 
 export interface WorkflowOptions {

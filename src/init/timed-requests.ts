@@ -6,8 +6,8 @@ import { proposeFields, type FieldLine, type FieldProposal } from './field-propo
 // reads of a line is a qid and a latency_ms, and the tokens and model when the log has them
 // (src/suites/latency/contract.ts), under their own names or under the names field-proposal.ts tries.
 
-/** What a latency suite reads: the qid, the time, the token counts and the model; the rest is left out. */
-const READ = new Set(['/qid', '/latency_ms', '/tokens_in', '/tokens_out', '/model']);
+/** What a latency suite reads: the qid, the time, the token counts (cached too) and the model; the rest is left out. */
+const READ = new Set(['/qid', '/latency_ms', '/tokens_in', '/tokens_out', '/tokens_cached', '/model']);
 /** Members that say a record holds an answer: such a file is traces to pair with a gold set, not a log. */
 const ANSWER = ['/retrieved_ids', '/answer_json/claim'];
 

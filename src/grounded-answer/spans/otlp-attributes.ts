@@ -42,7 +42,12 @@ function wanted(qidAttribute: string | undefined): [Buffer, keyof SpanFacts][] {
     [ascii(OPENINFERENCE.output), 'output'],
     [ascii(OPENINFERENCE.metadata), 'metadata'],
   ];
-  keys.push([ascii(TOKENS.in), 'tokensIn'], [ascii(TOKENS.out), 'tokensOut'], [ascii(TOKENS.model), 'model']);
+  keys.push(
+    [ascii(TOKENS.in), 'tokensIn'],
+    [ascii(TOKENS.out), 'tokensOut'],
+    [ascii(TOKENS.cached), 'tokensCached'],
+    [ascii(TOKENS.model), 'model'],
+  );
   if (qidAttribute) keys.push([Buffer.from(qidAttribute, 'utf8'), 'qid']);
   return keys;
 }

@@ -211,6 +211,7 @@ function toFacts(
     ['qid', qidAttribute],
     ['tokensIn', TOKENS.in],
     ['tokensOut', TOKENS.out],
+    ['tokensCached', TOKENS.cached],
     ['model', TOKENS.model],
   ] as const)
     if (key !== undefined && attrs.has(key)) facts[fact] = valueOf(key, fact === 'qid');
@@ -246,6 +247,7 @@ function genaiFacts(
   if (qidAttribute !== undefined && attrs.has(qidAttribute)) facts.qid = valueOf(qidAttribute, true);
   if (attrs.has(GENAI.tokensIn)) facts.tokensIn = valueOf(GENAI.tokensIn);
   if (attrs.has(GENAI.tokensOut)) facts.tokensOut = valueOf(GENAI.tokensOut);
+  if (attrs.has(GENAI.tokensCached)) facts.tokensCached = valueOf(GENAI.tokensCached);
   const model = attrs.has(GENAI.responseModel) ? GENAI.responseModel : GENAI.requestModel;
   if (attrs.has(model)) facts.model = valueOf(model);
   return facts;

@@ -22,11 +22,13 @@ export interface SpanFacts {
   genai?: true;
   /**
    * A model call's token counts and model as written (checked where they are summed, see cost/usage.ts):
-   * OpenInference's llm.token_count.prompt / .completion and llm.model_name, GenAI's gen_ai.usage.input_tokens /
-   * output_tokens and gen_ai.response.model (else gen_ai.request.model).
+   * OpenInference's llm.token_count.prompt / .completion / .prompt_details.cache_read and llm.model_name,
+   * GenAI's gen_ai.usage.input_tokens / output_tokens / cache_read.input_tokens and gen_ai.response.model (else
+   * gen_ai.request.model).
    */
   tokensIn?: unknown;
   tokensOut?: unknown;
+  tokensCached?: unknown;
   model?: unknown;
   /** A GenAI retrieval's gen_ai.retrieval.query.text: the question, when the root has no input. */
   query?: string;

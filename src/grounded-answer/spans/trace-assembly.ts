@@ -284,6 +284,7 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
   const usage = spanUsage(picked.all);
   if (usage?.tokensIn !== undefined) record.tokens_in = usage.tokensIn;
   if (usage?.tokensOut !== undefined) record.tokens_out = usage.tokensOut;
+  if (usage?.cachedIn !== undefined) record.tokens_cached = usage.cachedIn;
   const model = usage && singleModel(usage);
   if (model !== undefined) record.model = model;
 

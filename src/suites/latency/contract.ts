@@ -32,6 +32,7 @@ export const timedShape = shape({
   latency_ms: optional('duration'),
   tokens_in: traceShape.members.tokens_in,
   tokens_out: traceShape.members.tokens_out,
+  tokens_cached: traceShape.members.tokens_cached,
   model: traceShape.members.model,
 });
 export const timedLineSchema = shapeSchema(timedShape);

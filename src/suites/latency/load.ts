@@ -165,7 +165,7 @@ export async function loadTraceLatencies(
       }
       const stageMs = spans ? spanStages(spans.all) : {};
       // From spans, each call's tokens at its own model (a record names one model only).
-      const usage = spans ? spanUsage(spans.all) : recordUsage(t);
+      const usage = spans ? spanUsage(spans.all) : recordUsage(t, { file, line });
       samples.push({
         configuration,
         qid: t.qid,

@@ -44,7 +44,10 @@ export function latencyResult(
   warnings.push(...usage.warnings);
   const counted = scoped.some((s) => s.usage);
   const timing = ctx.metrics.filter((m) => !m.spec.perItem);
-  const usageRequested = ctx.metrics.filter((m) => m.spec.perItem && (counted || m.name in config.gates));
+  // Cost is reported once prices are given (or a gate names it): without them it is one hint, n/a six times over.
+  const shown = (m: (typeof ctx.metrics)[number]) =>
+    counted && (m.spec.perItem!.value !== 'cost' || pricing !== undefined);
+  const usageRequested = ctx.metrics.filter((m) => m.spec.perItem && (shown(m) || m.name in config.gates));
 
   const offenders: Offender[] = [];
   const tables: Table[] = [];

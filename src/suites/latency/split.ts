@@ -24,12 +24,20 @@ const sectionSchema = z.strictObject({
       qid: z.string(),
       e2e: z.number().min(0), // as load.ts reads a time: non-negative milliseconds
       stages: stageSchema,
-      /** The request's token counts (cost/usage.ts Usage): counts, and by model [model or null, in, out]. */
+      /**
+       * The request's token counts (cost/usage.ts Usage): counts, and by model [model or null, in, out, and
+       * cached when counted].
+       */
       usage: z
         .strictObject({
           in: z.int().min(0).optional(),
           out: z.int().min(0).optional(),
-          models: z.array(z.tuple([z.string().nullable(), z.int().min(0), z.int().min(0)])).optional(),
+          cached: z.int().min(0).optional(),
+          models: z
+            .array(
+              z.tuple([z.string().nullable(), z.int().min(0), z.int().min(0), z.int().min(0).optional()]),
+            )
+            .optional(),
         })
         .optional(),
       at: z.tuple([z.int().min(0), z.int().min(1)]),
@@ -205,7 +213,14 @@ function usageSection(u: Usage): UsageSection {
   return {
     ...(u.tokensIn !== undefined && { in: u.tokensIn }),
     ...(u.tokensOut !== undefined && { out: u.tokensOut }),
-    ...(u.byModel && { models: u.byModel.map((m) => [m.model ?? null, m.tokensIn, m.tokensOut]) }),
+    ...(u.cachedIn !== undefined && { cached: u.cachedIn }),
+    ...(u.byModel && {
+      models: u.byModel.map((m): NonNullable<UsageSection['models']>[number] =>
+        m.cachedIn === undefined
+          ? [m.model ?? null, m.tokensIn, m.tokensOut]
+          : [m.model ?? null, m.tokensIn, m.tokensOut, m.cachedIn],
+      ),
+    }),
   };
 }
 
@@ -213,11 +228,13 @@ function usageOfSection(u: UsageSection): Usage {
   return {
     ...(u.in !== undefined && { tokensIn: u.in }),
     ...(u.out !== undefined && { tokensOut: u.out }),
+    ...(u.cached !== undefined && { cachedIn: u.cached }),
     ...(u.models && {
-      byModel: u.models.map(([model, tokensIn, tokensOut]) => ({
+      byModel: u.models.map(([model, tokensIn, tokensOut, cachedIn]) => ({
         model: model ?? undefined,
         tokensIn,
         tokensOut,
+        ...(cachedIn !== undefined && { cachedIn }),
       })),
     }),
   };

@@ -13,6 +13,8 @@ export const GENAI = {
   output: 'gen_ai.output.messages',
   tokensIn: 'gen_ai.usage.input_tokens',
   tokensOut: 'gen_ai.usage.output_tokens',
+  /** Input tokens served from a provider-managed cache, counted within input_tokens (added in v1.40.0). */
+  tokensCached: 'gen_ai.usage.cache_read.input_tokens',
   responseModel: 'gen_ai.response.model',
   requestModel: 'gen_ai.request.model',
   kinds: {
