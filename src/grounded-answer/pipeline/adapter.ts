@@ -23,7 +23,8 @@ export interface ThreadPlan {
    * Where a JSON Lines gold set is digested when a core is spare for it: by the first helper between its scan
    * and its read-back, when helpers stay for one (the main thread picks meanwhile); by a fresh helper once
    * the scans of lines are in, their helpers gone with their heaps before judging takes memory of its own
-   * (BENCHMARKS.md); otherwise here (a fresh helper's start cost a run of records more than it saved).
+   * (BENCHMARKS.md); otherwise by this thread as it loads gold (a cold helper started once the scans of
+   * records were in took longer than what remained of the run: BENCHMARKS.md).
    */
   digest: 'after-scan' | 'first-helper' | 'none';
   /** Helpers stay after their scans, to read back (see TraceSource.readBackOnHelper). */

@@ -12,8 +12,8 @@ import { assemble, type OpenInferenceOptions } from '../../spans/trace-assembly.
 import { traceChecker } from '../../trace-checks.js';
 import type { Picking } from '../source.js';
 
-// Each gold item's winning OpenInference trace, the one a single pass over all spans picks (readOpenInference
-// then the records source): the threads' entries put back in input order, the rare trace whose spans were in
+// The OpenInference traces offered to the pick, so that it keeps the one a single pass over all spans picks
+// (the records source): the threads' entries put back in input order, the rare trace whose spans were in
 // several chunks assembled again here, and the first input error the one a single pass meets (an error
 // reading spans before any error assembling a trace, traces in the order of their first span).
 
