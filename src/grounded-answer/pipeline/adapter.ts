@@ -75,6 +75,16 @@ export function transferable(value: object): ArrayBuffer[] {
   return [...buffers];
 }
 
+/** On a helper: its share of the winners read back as its source declares, and the buffers moved with it. */
+export function readBackShare(
+  source: TraceSource,
+  share: unknown,
+  input: TraceInput,
+): { answer: object; transfer: ArrayBuffer[] } {
+  const answer = source.readBackOnHelper!(share, input);
+  return { answer, transfer: transferable(answer) };
+}
+
 // A chunk that never ends: when a source declares it can get stuck, each helper stamps in a table shared
 // with the main thread when it began each chunk (as it claims it) and that it is done with it, and the main
 // thread checks the table every second.

@@ -11,7 +11,7 @@ import { ChunkQueue } from '../../io/chunk-queue.js';
 import { decodeOnThread } from '../../io/parquet.js';
 import { takeUtf8Notes } from '../../io/utf8.js';
 import { sourceNamed } from '../sources/index.js';
-import { scanChunks, transferable } from './adapter.js';
+import { readBackShare, scanChunks, threadPlan, transferable } from './adapter.js';
 import type { HelpMessage, WorkerInput, WorkerMessage } from './worker-protocol.js';
 
 const input = workerData as WorkerInput;
@@ -29,12 +29,12 @@ async function main(): Promise<void> {
   post({ scan }, transferable(scan));
   // Asked to read back, unless stopped, without the scan kept meanwhile; first, when asked, the gold set's
   // digests, while the main thread picks the winners.
-  const readBack = source.readBackOnHelper?.bind(source);
-  const asked = readBack && new Promise<HelpMessage>((next) => parentPort!.once('message', next));
+  const asked =
+    threadPlan(source).keepsHelpers && new Promise<HelpMessage>((next) => parentPort!.once('message', next));
   if (input.gold) await postDigests(input.gold);
   if (!asked) return;
-  const answer = readBack!((await asked).help, input.input!);
-  post({ helped: answer }, transferable(answer));
+  const { answer, transfer } = readBackShare(source, (await asked).help, input.input!);
+  post({ helped: answer }, transfer);
 }
 
 async function postDigests(gold: string[]): Promise<void> {
