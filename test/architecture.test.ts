@@ -109,6 +109,7 @@ describe('the source layout', () => {
       'pipeline/judge-stage',
       'pipeline/judged-runs',
       'sources/source',
+      'pipeline/adapter',
       'pipeline/pipeline',
     ].map((s) => `grounded-answer/${s}.ts`);
     /** Every module `file` reaches through its imports. */

@@ -8,7 +8,6 @@ import { parseConfig } from '../src/config/load.js';
 import { checkTraceLine, type TraceLine } from '../src/grounded-answer/contract.js';
 import { judgeHeld } from '../src/grounded-answer/pipeline/judged-runs.js';
 import { judgeRuns, loadGold } from '../src/grounded-answer/load.js';
-import { pickWinners } from '../src/grounded-answer/pipeline/pick.js';
 import { aggregate, answerableOf } from '../src/grounded-answer/score.js';
 import type { ScoreOptions } from '../src/grounded-answer/score-options.js';
 import { registerSource } from '../src/grounded-answer/sources/index.js';
@@ -20,23 +19,20 @@ const gates = (format: string) =>
   `version: 1\nsuites:\n  qa:\n    kind: grounded-qa\n    gold: gold/qa.gold.jsonl\n    traces: qa.trace.toy\n    format: ${format}\n    gates:\n      precision: ">= 0.8"\n`;
 
 // A format added from this file alone: one module (the object below) and one registry call. It reads runs as
-// one JSON array a file, and scores the repository example as its JSON Lines do.
+// one JSON array a file, and scores the repository example as its JSON Lines do. It declares only what its
+// input is and how it is read: threads, chunks, what crosses between them and the gold digest are the
+// pipeline's.
 
 interface ToyScan {
-  utf8?: [string, number][];
   runs: { file: number; index: number; run: TraceLine; ts: number }[];
 }
 
-const toy: TraceSource<ToyScan, undefined, readonly ToyScan[]> = {
+const toy: TraceSource<ToyScan, readonly ToyScan[]> = {
   name: 'toy',
   explanation: 'a JSON array of runs a file (format: toy, a test of the registry)',
   formats: ['toy'],
   accepts: (_, input) => input.format === 'toy',
-  cut: (files) => () =>
-    Promise.resolve({
-      chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
-      worthIt: false,
-    }),
+  layout: { chunks: 'files', heap: 'lines' },
   async scan(queue) {
     const runs: ToyScan['runs'] = [];
     for (let next = queue.claim(); next; next = queue.claim()) {
@@ -48,27 +44,16 @@ const toy: TraceSource<ToyScan, undefined, readonly ToyScan[]> = {
     }
     return { runs };
   },
-  buffers: () => [],
-  pick: (scans, { gold, options, questions }) =>
-    pickWinners(
-      gold.map((g) => g.qid),
-      options.cutoffs.length,
-      questions,
-      (offer) => {
-        const runs = scans[0]!.runs;
-        runs.forEach(({ file, index, run, ts }, ref) =>
-          offer({ qid: run.qid, ts, position: { file, ordinal: index + 1 }, line: index + 1, ref, runs: 1 }),
-        );
-        return { lines: runs.length, winners: scans };
-      },
-    ),
+  candidates: (scans, _, offer) => {
+    const runs = scans[0]!.runs;
+    runs.forEach(({ file, index, run, ts }, ref) =>
+      offer({ qid: run.qid, ts, position: { file, ordinal: index + 1 }, line: index + 1, ref, runs: 1 }),
+    );
+    return { lines: runs.length, winners: scans };
+  },
   readBack: ({ table, winners }, _, judge) => ({
     records: judgeHeld(table, (row) => winners[0]!.runs[table.ref[row]!]!.run, judge),
   }),
-  readsRecords: false,
-  mainReads: true,
-  digest: 'none',
-  alone: true,
 };
 
 describe('a format added from a test file alone', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { pickWinners, refHi, refLo, refOf, type Candidate } from '../src/grounded-answer/pipeline/pick.js';
+import {
+  offerSlots,
+  pickWinners,
+  refHi,
+  refLo,
+  refOf,
+  type Candidate,
+} from '../src/grounded-answer/pipeline/pick.js';
 
 const run = (qid: string, ts: number, file: number, ordinal: number, ref: number, runs = 1): Candidate => ({
   qid,
@@ -78,5 +85,39 @@ describe('pickWinners', () => {
   it('packs two numbers into a ref and back', () => {
     const ref = refOf(1_000_000, 4_000_000_000);
     expect([refHi(ref), refLo(ref)]).toEqual([1_000_000, 4_000_000_000]);
+  });
+});
+
+describe('offerSlots', () => {
+  // Chunks 0 and 1 of file 0 (its first 7 lines are in chunk 0), chunk 2 of file 1.
+  const chunks = [
+    { file: 'a.jsonl', fileIndex: 0, start: 0, end: 10 },
+    { file: 'a.jsonl', fileIndex: 0, start: 10, end: 20 },
+    { file: 'b.jsonl', fileIndex: 1, start: 0, end: 10 },
+  ];
+  const scans = [
+    { qids: ['a', 'b'], ts: [1, 2], chunk: [1, 0], line: [2, 5], count: [3, 1] },
+    { qids: ['c'], ts: [NaN], chunk: [2], line: [4], count: [2] },
+  ];
+  const offered = (lineBase?: number[]) => {
+    const got: Candidate[] = [];
+    offerSlots(scans, chunks, (c) => (got.push(structuredClone(c)), true), lineBase);
+    return got;
+  };
+
+  it("offers every scan's slots in order: the chunk's file, the line made absolute by the chunk's line base, the scan and slot as ref", () => {
+    expect(offered([0, 7, 0])).toEqual([
+      { qid: 'a', ts: 1, position: { file: 0, ordinal: 9 }, line: 9, ref: refOf(0, 0), runs: 3 },
+      { qid: 'b', ts: 2, position: { file: 0, ordinal: 5 }, line: 5, ref: refOf(0, 1), runs: 1 },
+      { qid: 'c', ts: NaN, position: { file: 1, ordinal: 4 }, line: 4, ref: refOf(1, 0), runs: 2 },
+    ]);
+  });
+
+  it('takes the lines as they are without line bases (rows numbered in their file)', () => {
+    expect(offered().map((c) => [c.position.file, c.position.ordinal, c.line])).toEqual([
+      [0, 2, 2],
+      [0, 5, 5],
+      [1, 4, 4],
+    ]);
   });
 });

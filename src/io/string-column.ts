@@ -47,5 +47,3 @@ export function stringAt(list: StringList, i: number): string {
     at[i + 1]!,
   );
 }
-
-export const stringListBuffers = (list: StringList): ArrayBuffer[] => [list.bytes.buffer, list.at.buffer];

@@ -1,3 +1,4 @@
+import type { Segment } from '../../io/split.js';
 import { newRunTable, replaces, type RunTable } from './runs.js';
 
 // The pick, the same for every source and for the merge of partials: every run a source found is offered
@@ -91,6 +92,44 @@ export function pickWinners<W>(
   };
   const { lines, winners } = offerAll(offer, table);
   return { table, lines, known, unknown, winners };
+}
+
+/** A thread's runs by slot, each its qid's latest in the chunks the thread read (see offerSlots). */
+export interface Slots {
+  qids: readonly string[];
+  ts: ArrayLike<number>;
+  /** The chunk the run was read in. */
+  chunk: ArrayLike<number>;
+  /** Its line (or row) in its file: counting from its chunk's first line when offered with line bases. */
+  line: ArrayLike<number>;
+  /** How many runs of its qid the thread read. */
+  count: ArrayLike<number>;
+}
+
+/**
+ * Offers every thread's runs by slot, in the order of the scans: a run's position is its chunk's file and its
+ * line, made absolute by `lineBase` (by chunk: the lines of its file in the chunks before it) when given; a
+ * ref is the scan and its slot (see refOf).
+ */
+export function offerSlots(
+  scans: readonly Slots[],
+  chunks: readonly Segment[],
+  offer: Offer,
+  lineBase?: readonly number[],
+): void {
+  const c = { qid: '', ts: 0, position: { file: 0, ordinal: 0 }, line: 0, ref: 0, runs: 0 };
+  scans.forEach((s, k) => {
+    for (let slot = 0; slot < s.qids.length; slot++) {
+      const chunk = s.chunk[slot]!;
+      c.qid = s.qids[slot]!;
+      c.ts = s.ts[slot]!;
+      c.position.file = chunks[chunk]!.fileIndex;
+      c.position.ordinal = c.line = (lineBase ? lineBase[chunk]! : 0) + s.line[slot]!;
+      c.ref = refOf(k, slot);
+      c.runs = s.count[slot]!;
+      offer(c);
+    }
+  });
 }
 
 /** A ref of two numbers, `hi` below 2^21 and `lo` below 2^32: a thread's scan and a slot in it, say. */

@@ -1,49 +1,52 @@
 import { CANONICAL_TRACES } from '../trace-input.js';
-import type { ThreadScan } from './chunk-scan.js';
 import { goldDigestFrom, NO_DIGESTER } from '../gold-digesting.js';
 import { judgeStage } from './judge-stage.js';
 import { runsLoad } from './judged-runs.js';
 import type { Judging } from '../judging.js';
 import type { ScoreOptions } from '../score-options.js';
+import { pickWinners } from './pick.js';
 import { gatherScans, spawn, startThreads, stopHelpers, type Helper } from './threads.js';
-import type { TraceSource } from '../sources/source.js';
-import type { WorkerInput } from './worker-protocol.js';
+import { helperShares, leaseTable, scanChunks, threadPlan, watchLeases } from './adapter.js';
+import type { Picking, TraceSource } from '../sources/source.js';
+import type { LeaseTable, WorkerInput } from './worker-protocol.js';
 
-// The one reading pipeline, whatever the format: the source cuts the input into chunks, the threads scan
-// them (helpers start at once, while the main thread loads gold, and it joins them in finish), the source
-// picks each gold item's winning run from the scans and reads the winners back, and the judge stage judges
-// them. One thread or several, the code is the same: a small input is one thread's, with no helper.
+// The one reading pipeline, whatever the format: the input is cut into chunks as the source's layout says,
+// the threads scan them (helpers start at once, while the main thread loads gold, and it joins them in
+// finish), the source offers the runs its scans found to the one pick, reads the winners back, and the judge
+// stage judges them. One thread or several, the code is the same: a small input is one thread's, with no
+// helper. How the threads run a source is the adapter's (adapter.ts).
 
 /**
- * Starts reading `files` with `source`. `goldFiles`, JSON Lines, are digested by a helper where the source
- * has a core to spare for it (see TraceSource.digest).
+ * Starts reading `files` with `source`. `goldFiles`, JSON Lines, are digested by a helper where the threads
+ * have a core to spare for it (see ThreadPlan.digest).
  */
-export function startReading<S extends ThreadScan, Told, W>(
-  source: TraceSource<S, Told, W>,
+export function startReading<S extends object, W>(
+  source: TraceSource<S, W>,
   files: readonly string[],
   options: ScoreOptions,
   goldFiles: readonly string[] = [],
 ): Judging {
   const input = options.traces ?? CANONICAL_TRACES;
-  let told: Told | undefined;
-  const digests = goldFiles.length > 0 ? source.digest : 'none';
+  const plan = threadPlan(source as TraceSource);
+  let leases: LeaseTable | undefined;
+  const digests = goldFiles.length > 0 ? plan.digest : 'none';
   const started = startThreads<S>(
     (chunks, helper) => {
-      if (source.told) told ??= source.told(chunks);
+      if (source.stuck) leases ??= leaseTable(chunks.length);
       return {
         source: source.name,
         input,
-        ...(told !== undefined && { told }),
+        ...(leases && { leases }),
         ...(digests === 'first-helper' && helper === 0 && { gold: [...goldFiles] }),
       };
     },
-    source.cut(files),
-    source.mainReads,
-    source.alone,
+    plan.cut(files),
+    plan.mainReads,
+    plan.alone,
   );
   // A missing trace file is reported by finish(), after the gold set's own errors.
   started.catch(() => undefined);
-  /** The helper digesting gold after the scans (see TraceSource.digest). */
+  /** The helper digesting gold after the scans (see ThreadPlan.digest). */
   let digester: Helper<S> | undefined;
   const firstHelper = started.then(
     ({ helpers }) => (digests === 'first-helper' ? helpers[0] : undefined),
@@ -79,11 +82,12 @@ export function startReading<S extends ThreadScan, Told, W>(
     },
     async finish(gold, questions) {
       const { chunks, queue, helpers, entry } = await started;
-      const watch = helpers.length > 0 ? source.watch?.(told!, chunks) : undefined;
-      const keep = source.help !== undefined;
+      const watch =
+        helpers.length > 0 && source.stuck ? watchLeases(source.stuck, leases!, chunks) : undefined;
+      const keep = plan.keepsHelpers;
       const scans = await gatherScans(
         [
-          ...(source.mainReads || helpers.length === 0 ? [source.scan(queue, input)] : []),
+          ...(plan.mainReads || helpers.length === 0 ? [scanChunks(source, queue, input)] : []),
           ...helpers.map((h) => (watch ? Promise.race([h.scan, watch.stuck]) : h.scan)),
         ],
         helpers,
@@ -93,17 +97,14 @@ export function startReading<S extends ThreadScan, Told, W>(
         const job: WorkerInput = { source: source.name, input, chunks: [], shared: queue.shared };
         digester = spawn<S>(entry, { ...job, gold: [...goldFiles] });
       }
-      const picking = {
-        files,
-        chunks,
-        gold,
-        options,
-        input,
-        questions: source.byQuestion?.(input) ? questions : undefined,
-        helpers,
-      };
+      const picking: Picking = { files, chunks, gold, options, input, helpers: helperShares(helpers) };
       const read = async () => {
-        const picked = source.pick(scans, picking);
+        const picked = pickWinners(
+          gold.map((g) => g.qid),
+          options.cutoffs.length,
+          source.byQuestion?.(input) ? questions : undefined,
+          (offer) => source.candidates(scans, picking, offer),
+        );
         const judge = judgeStage(gold, picked.table, options);
         const loaded = runsLoad(picked, await source.readBack(picked, picking, judge), files, options);
         const meeting = judge.meter.meeting();

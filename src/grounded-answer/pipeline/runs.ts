@@ -45,9 +45,6 @@ export function copyVerdicts(v: Verdicts, from: number, table: RunTable, row: nu
   table.upper.set(v.upper.subarray(from * cutoffs, (from + 1) * cutoffs), row * cutoffs);
 }
 
-export const verdictBuffers = (v: Verdicts): ArrayBuffer[] =>
-  [v.flags, v.recall, v.upper, v.rule].map((a) => a.buffer as ArrayBuffer);
-
 export function newRunTable(items: number, cutoffs: number): RunTable {
   return {
     present: new Uint8Array(items),

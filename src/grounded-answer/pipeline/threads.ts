@@ -21,6 +21,10 @@ const MIN_THREADED_BYTES = 64 * 1024 * 1024;
 const MAX_THREADS = 4;
 /** Chunks cut by size (see startThreads) are no more than this many. */
 const MAX_CHUNKS = 1 << 16;
+/** Below this many records in groups, helpers do not pay for their start: one thread reads each file whole. */
+const MIN_THREADED_RECORDS = 100_000;
+/** Groups are read together until a window holds this many records (each window opens the file again). */
+const WINDOW_RECORDS = 50_000;
 
 /** Chunks of the input, the queue they are handed out from, and the helpers already reading them. */
 export interface Threads<T extends ThreadScan> {
@@ -95,13 +99,60 @@ export function byLines(files: readonly string[], chunkBytes?: number): Cut {
 }
 
 /**
+ * Windows of whole groups of records, `groupsOf` giving a file's group sizes (a window inside a group decodes
+ * the group's pages up to its end): of at least WINDOW_RECORDS records, or 8 a thread under
+ * GROUNDGATE_THREADS; each file whole when threads are not worth it. A window's start and end are records,
+ * not bytes. A file whose groups cannot be read gets one empty window, so that its error comes after the
+ * records of the files before it, as in a single pass.
+ */
+export function byGroups(files: readonly string[], groupsOf: (file: string) => Promise<number[]>): Cut {
+  return async (threads, forced) => {
+    const groups: (number[] | undefined)[] = [];
+    for (const file of files)
+      groups.push(
+        await groupsOf(file).catch((err: unknown) => {
+          if (err instanceof InputError) return undefined;
+          throw err;
+        }),
+      );
+    const total = groups.reduce((n, g) => n + (g ?? []).reduce((a, b) => a + b, 0), 0);
+    const worthIt = forced || (threads > 1 && total >= MIN_THREADED_RECORDS);
+    const size = !worthIt ? Infinity : forced ? Math.ceil(total / (threads * 8)) : WINDOW_RECORDS;
+    const chunks: Segment[] = [];
+    files.forEach((file, fileIndex) => {
+      const sizes = groups[fileIndex];
+      if (!sizes) return void chunks.push({ file, fileIndex, start: 0, end: 0 });
+      let start = 0;
+      let end = 0;
+      for (const group of sizes) {
+        end += group;
+        if (end - start < size) continue;
+        chunks.push({ file, fileIndex, start, end });
+        start = end;
+      }
+      if (end > start) chunks.push({ file, fileIndex, start, end });
+    });
+    return { chunks, worthIt: worthIt && chunks.length > 1 };
+  };
+}
+
+/** Each file a chunk, never worth helpers. */
+export const byFiles =
+  (files: readonly string[]): Cut =>
+  () =>
+    Promise.resolve({
+      chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
+      worthIt: false,
+    });
+
+/**
  * Waits for every thread's scan, then stops the helpers (heaps and all) and gives the scans in the order
  * given, or throws the first failure.
  */
 export async function gatherScans<T>(
   scans: readonly Promise<T>[],
   helpers: readonly Helper<ThreadScan>[],
-  /** Leaves the helpers running after their scans, for more work (see Helper.help); not on a failure. */
+  /** Leaves the helpers running after their scans, to read back (see Helper.help); not on a failure. */
   keep = false,
 ): Promise<T[]> {
   const settled = await Promise.allSettled(scans);
@@ -133,7 +184,7 @@ export interface Helper<T extends ThreadScan> {
   scan: Promise<T>;
   /** Gold lines' digests, when the worker was asked for them; null when it could not make them or was not asked. */
   digests: Promise<Uint8Array | null>;
-  /** Asks a helper done scanning for its source's further work (see TraceSource.help), once. */
+  /** Asks a helper done scanning to read back its share of the winners (see HelperShares), once. */
   help<R>(job: unknown, transfer: ArrayBuffer[]): Promise<R>;
 }
 

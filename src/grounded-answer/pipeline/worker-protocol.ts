@@ -16,15 +16,21 @@ export interface WorkerInput {
   source?: string;
   /** How the traces are read (see trace-input.ts). */
   input?: TraceInput;
-  /** What the source tells its helpers besides the chunks (see TraceSource.told). */
-  told?: unknown;
+  /** Set when the main thread watches this helper's chunks for one that never ends (see TraceSource.stuck). */
+  leases?: LeaseTable;
   /** Set for a thread that only decodes rows of a Parquet file (see readParquet). */
   decode?: DecodeJob;
 }
 
+/** When each chunk's reading began, in seconds from `base` (epoch seconds), by chunk: 0 before, -1 once done. */
+export interface LeaseTable {
+  shared: SharedArrayBuffer;
+  base: number;
+}
+
 /**
  * A helper's scan; each gold line's digest in file order (see lineDigests), or null when they could not be
- * made here (the main thread then makes them); its answer when asked for help (see TraceSource.help).
+ * made here (the main thread then makes them); its answer when asked to read back (see TraceSource.readBackOnHelper).
  */
 export type WorkerMessage =
   | { scan: ThreadScan }

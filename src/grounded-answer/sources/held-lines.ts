@@ -24,7 +24,7 @@ export interface HeldRuns {
   members: Float64Array;
 }
 
-/** The runs as they cross to another thread (see heldBuffers), held as heldWriter holds them. */
+/** The runs as they cross to another thread, their buffers moved, held as heldWriter holds them. */
 export function holdRuns(qids: readonly string[], runs: readonly (TraceLine | RawMembers)[]): HeldRuns {
   const writer = heldWriter();
   runs.forEach((run, slot) => writer.add(qids[slot]!, run));
@@ -85,13 +85,6 @@ function traceLine(qid: string, run: TraceLine): string {
     refused: run.refused,
   });
 }
-
-export const heldBuffers = (h: HeldRuns): ArrayBuffer[] => [
-  h.lines.buffer as ArrayBuffer,
-  h.at.buffer as ArrayBuffer,
-  h.members.buffer as ArrayBuffer,
-  ...h.pages,
-];
 
 /** What judging reads of a run, held either way. */
 export function runReader(): (run: TraceLine | RawMembers) => JudgedTrace {

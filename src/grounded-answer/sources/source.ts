@@ -1,35 +1,66 @@
+import type { InputError } from '../../errors.js';
 import type { ChunkQueue } from '../../io/chunk-queue.js';
 import type { Segment } from '../../io/split.js';
-import type { ThreadScan } from '../pipeline/chunk-scan.js';
 import type { GoldItem } from '../contract.js';
 import type { Judge } from '../pipeline/judge-stage.js';
 import type { ReadBack } from '../pipeline/judged-runs.js';
-import type { Picked } from '../pipeline/pick.js';
+import type { Offer, Picked } from '../pipeline/pick.js';
 import type { ScoreOptions } from '../score-options.js';
 import type { TraceInput } from '../trace-input.js';
 import type { TraceReads } from '../trace-reads.js';
-import type { Cut, Helper } from '../pipeline/threads.js';
 
-// A format of traces, as the one reading pipeline (pipeline.ts) runs it: cut the input into chunks, scan
-// each chunk (on any thread) into where each qid's runs are and when they ran, with the contract's checks,
-// pick each gold item's latest run, and read the winners back for the judge stage (judge-stage.ts). The
-// pipeline knows nothing else of the format; each source is one module and one line of the registry
-// (index.ts).
+// A format of traces, as the one reading pipeline (pipeline.ts) runs it: the source says what its input is
+// (its layout) and how one thread scans the chunks it claims, offers the runs its scans found to the pick,
+// and reads the winners back for the judge stage (judge-stage.ts). How many threads run it, what crosses
+// between them, where gold is digested and how a stuck chunk is caught are the adapter's (adapter.ts), the
+// same for every source. Each source is one folder and one line of the registry (index.ts).
 
-/** What a source's pick and read-back are given: the input, its chunks, and the gold set. */
-export interface Picking<S extends ThreadScan> {
+/**
+ * What a source's input is, from which the adapter derives how threads read it. `chunks` is what a chunk is:
+ * `'lines'`, runs of whole lines (8 a thread, of at least 8 MB; helpers only past 64 MB); `{ linesUpTo }`,
+ * runs of whole lines of no more than that many bytes, for a scan that holds a chunk's data until its end;
+ * `{ groups }`, windows of whole groups of records (Parquet row groups, `groups` giving a file's sizes; helpers
+ * only past 100,000 records); `'files'`, each file whole, read by this thread alone (records assembled across
+ * the files cannot be cut). `heap` is what a scan holds: `'records'` (Parquet rows, OpenInference spans) sizes
+ * an engine thread's young generation for them (see RECORDS_YOUNG_MB).
+ */
+export interface Layout {
+  readonly chunks:
+    'lines' | { readonly linesUpTo: number } | { groups(file: string): Promise<number[]> } | 'files';
+  readonly heap: 'lines' | 'records';
+}
+
+/** What a source's candidates and read-back are given: the input, its chunks, and the gold set. */
+export interface Picking {
   files: readonly string[];
   chunks: readonly Segment[];
   gold: readonly GoldItem[];
   options: ScoreOptions;
   input: TraceInput;
-  /** A gold question's qid, when the source matches traces by question (see TraceSource.byQuestion). */
-  questions: ReadonlyMap<string, string> | undefined;
-  /** The helpers, still running when the source helps (see help); stopped otherwise. */
-  helpers: readonly Helper<S>[];
+  /** The helpers, for a source that reads back on them (see TraceSource.readBackOnHelper). */
+  helpers: HelperShares;
 }
 
-export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, W = unknown> {
+/** The helpers still running after their scans, each to read back a share of the winners. */
+export interface HelperShares {
+  readonly count: number;
+  /**
+   * Has helper `p` read back `share` (its buffers `transfer`red) with its source's readBackOnHelper, and gives
+   * its answer; the helper goes, heap and all, once it answers (and has digested gold, when asked). With no
+   * share it goes as soon as it may, and the answer is undefined.
+   */
+  readBack<R>(p: number, share: unknown, transfer: ArrayBuffer[]): Promise<R | undefined>;
+}
+
+/**
+ * What a scan is given besides its chunks: `watched` when the main thread watches its chunks for one that
+ * never ends (see TraceSource.stuck), so that the scan need not guard itself.
+ */
+export interface ScanContext {
+  watched: boolean;
+}
+
+export interface TraceSource<S extends object = object, W = unknown> {
   /** Its name in the registry, by which a helper finds it (see index.ts). */
   readonly name: string;
   /** What it reads, as an error naming the formats and docs/formats.md word it: one line. */
@@ -54,45 +85,33 @@ export interface TraceSource<S extends ThreadScan = ThreadScan, Told = unknown, 
    * CSV's columns do (see span-stages.ts); runs of JSON Lines or Parquet carry latency_ms only.
    */
   readsSpans?(input: TraceInput): boolean;
-  /** How the input is cut into chunks, handed out in order to the threads. */
-  cut(files: readonly string[]): Cut;
-  /** Reads the chunks this thread claims. `told` is what its helpers are told (see told), on a helper. */
-  scan(queue: ChunkQueue<Segment>, input: TraceInput, told?: Told): Promise<S>;
-  /** The buffers a scan crosses to the main thread with, moved rather than copied. */
-  buffers(scan: S): ArrayBuffer[];
+  /** What its input is (see Layout). */
+  readonly layout: Layout;
   /**
-   * Picks each gold item's winning run from the scans (in chunk order, the main thread's first), the one a
-   * single pass over the input picks, with its first input error.
+   * Reads the chunks this thread claims, on any thread. Its typed arrays cross to the main thread moved, not
+   * copied: the scan is not to keep using them.
    */
-  pick(scans: readonly S[], picking: Picking<S>): Picked<W>;
-  /** Reads the winners back and hands each to `judge` (or has its helpers judge them: see help). */
-  readBack(picked: Picked<W>, picking: Picking<S>, judge: Judge): Promise<ReadBack> | ReadBack;
+  scan(queue: ChunkQueue<Segment>, input: TraceInput, context: ScanContext): Promise<S>;
   /**
-   * Reads records (Parquet rows, OpenInference spans) rather than plain trace lines: an engine thread's young
-   * generation is sized for them (see RECORDS_YOUNG_MB).
+   * Offers the pick every run the scans found (in chunk order, the main thread's first), each with its
+   * position in the input, or throws the input's first error; answers how many records were read and what
+   * the read-back needs besides the pick's table.
    */
-  readonly readsRecords: boolean;
-  /** False when the main thread reads no chunk while helpers do (it watches them instead: see watch). */
-  readonly mainReads: boolean;
+  candidates(scans: readonly S[], picking: Picking, offer: Offer): { lines: number; winners: W };
+  /** Reads the winners back and hands each to `judge` (or to helpers: see readBackOnHelper). */
+  readBack(picked: Picked<W>, picking: Picking, judge: Judge): Promise<ReadBack> | ReadBack;
   /**
-   * Where a JSON Lines gold set is digested when a core is spare for it: by a fresh helper once the scans
-   * are in (`after-scan`), by the first helper between its scan and its help (`first-helper`), or here.
+   * For a scan that can get stuck in a chunk (a Parquet page can send the decoder into a loop): how many
+   * seconds a chunk may take, and the input error for one that took longer. The main thread then watches the
+   * helpers' chunks rather than reading any.
    */
-  readonly digest: 'after-scan' | 'first-helper' | 'none';
+  readonly stuck?: { seconds(): number; error(chunk: Segment, seconds: number): InputError };
   /**
-   * Read on this thread alone, whatever GROUNDGATE_THREADS says: records that cannot be cut (OpenInference
-   * documents assemble their traces across all files).
+   * Read-back on helpers: on a helper done scanning, reads back the share of the winners readBack sent it
+   * (see HelperShares) and answers with what crosses back. A source with it keeps its helpers until its
+   * read-back is done.
    */
-  readonly alone?: boolean;
-  /** What every helper is told besides its chunks, made once the chunks are known. */
-  told?(chunks: readonly Segment[]): Told;
-  /** Watches the helpers' scans: `stuck` rejects with the input error of a chunk that never ends. */
-  watch?(told: Told, chunks: readonly Segment[]): { stuck: Promise<never>; stop(): void };
-  /**
-   * On a helper done scanning, the work the read-back asks of it (see Helper.help): its answer and the buffers
-   * to move. A source with help keeps its helpers until its read-back is done.
-   */
-  help?(job: unknown, input: TraceInput): { answer: unknown; transfer: ArrayBuffer[] };
+  readBackOnHelper?(share: unknown, input: TraceInput): object;
   /**
    * Where it reads a trace's members as `input` says, for the messages that doubt them, and whether one trace
    * may span files; absent (or undefined), as records through `fields:` are read (record-reads.ts). The sources

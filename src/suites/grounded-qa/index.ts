@@ -18,8 +18,8 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
   goldKey: 'gold',
   objectHeap: true,
   readsRecords: (config, inputs) =>
-    sourceFor(inputs.traces ?? [], traceInput({ ...config, fields: config.fields?.traces })).readsRecords ||
-    (inputs.gold ?? []).some(isParquet),
+    sourceFor(inputs.traces ?? [], traceInput({ ...config, fields: config.fields?.traces })).layout.heap ===
+      'records' || (inputs.gold ?? []).some(isParquet),
   // The table as it is now: a metric registered later is the suite's too.
   get metrics() {
     return GROUNDED_METRICS;

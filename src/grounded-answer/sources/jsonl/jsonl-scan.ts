@@ -140,8 +140,3 @@ export async function scanRuns(
   }
   return result();
 }
-
-/** The buffers a Scan can hand to another thread without copying. */
-export function scanBuffers(s: Scan): ArrayBuffer[] {
-  return [s.ts, s.chunk, s.line, s.offset, s.length, s.count].map((a) => a.buffer as ArrayBuffer);
-}

@@ -5,15 +5,15 @@ import type { TraceLine } from '../../contract.js';
 import { Entries } from './otlp-order.js';
 import type { OtlpScan } from './otlp-runs.js';
 import { readSpans } from './otlp-winners.js';
-import { pickWinners, type Offer, type Picked } from '../../pipeline/pick.js';
+import type { Offer } from '../../pipeline/pick.js';
 import type { SpanFacts } from '../../spans/span-values.js';
 import { timestamp } from '../../timestamp.js';
 import { assemble, type OpenInferenceOptions } from '../../spans/trace-assembly.js';
 import { traceChecker } from '../../trace-checks.js';
 import type { Picking } from '../source.js';
 
-// Each gold item's winning OpenInference trace, the one a single pass over all spans picks (readOpenInference
-// then the records source): the threads' entries put back in input order, the rare trace whose spans were in
+// The OpenInference traces offered to the pick, so that it keeps the one a single pass over all spans picks
+// (the records source): the threads' entries put back in input order, the rare trace whose spans were in
 // several chunks assembled again here, and the first input error the one a single pass meets (an error
 // reading spans before any error assembling a trace, traces in the order of their first span).
 
@@ -27,10 +27,12 @@ export interface OtlpWinners {
   assembled: Map<number, TraceLine>;
 }
 
-export function pick(
+/** Offers the pick every trace, in the order of its first span; a ref is the trace's entry (see Entries). */
+export function candidates(
   scans: readonly OtlpScan[],
-  { chunks, files, gold, options, input, questions }: Picking<OtlpScan>,
-): Picked<OtlpWinners> {
+  { chunks, files, input }: Picking,
+  offer: Offer,
+): { lines: number; winners: OtlpWinners } {
   const lineBase = lineBases(scans, chunks);
   throwFirstError(scans, lineBase);
 
@@ -83,46 +85,38 @@ export function pick(
   // A trace's position among traces, in the order of their first span (as the one-pass reader numbers them).
   let position = -1;
   const chunkFile = Int32Array.from(chunks, (c) => fileIndex.get(c.file)!);
-  const offerAll = (offer: Offer) => {
-    for (let k = 0; k < count; k++) {
-      const s = scans[scanOf[k]!]!;
-      const i = entryOf[k]!;
-      const chunk = s.chunk[i]!;
-      const more = others.size > 0 ? others.get(k) : undefined;
-      if (more === undefined && later.size > 0 && later.has(k)) continue;
-      position++;
-      let qid: string;
-      let time: number;
-      let file: number;
-      let line: number;
-      let record: TraceLine | undefined;
-      if (more) {
-        const id = entries.idOf(k);
-        const r = assemble(cut.get(id)!, opts);
-        cut.delete(id);
-        record = checker.check(r.value, r.file, r.line);
-        file = fileIndex.get(r.file)!;
-        line = r.line;
-        time = timestamp(record.ts, r.file, line);
-        qid = record.qid;
-      } else {
-        const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
-        if (failure) throw failedAgain(s, i, failure, lineBase[chunk]!);
-        qid = s.qids[i]!;
-        time = s.ts[i]!;
-        file = chunkFile[chunk]!;
-        line = lineBase[chunk]! + s.line[i]!;
-      }
-      traces++;
-      const won = offer({ qid, ts: time, position: { file, ordinal: position }, line, ref: k, runs: 1 });
-      if (won && record) assembled.set(k, record);
+  for (let k = 0; k < count; k++) {
+    const s = scans[scanOf[k]!]!;
+    const i = entryOf[k]!;
+    const chunk = s.chunk[i]!;
+    const more = others.size > 0 ? others.get(k) : undefined;
+    if (more === undefined && later.size > 0 && later.has(k)) continue;
+    position++;
+    let qid: string;
+    let time: number;
+    let file: number;
+    let line: number;
+    let record: TraceLine | undefined;
+    if (more) {
+      const id = entries.idOf(k);
+      const r = assemble(cut.get(id)!, opts);
+      cut.delete(id);
+      record = checker.check(r.value, r.file, r.line);
+      file = fileIndex.get(r.file)!;
+      line = r.line;
+      time = timestamp(record.ts, r.file, line);
+      qid = record.qid;
+    } else {
+      const failure = s.failed.length > 0 ? failures.get(s)!.get(i) : undefined;
+      if (failure) throw failedAgain(s, i, failure, lineBase[chunk]!);
+      qid = s.qids[i]!;
+      time = s.ts[i]!;
+      file = chunkFile[chunk]!;
+      line = lineBase[chunk]! + s.line[i]!;
     }
-    return { lines: traces, winners: { entries, assembled } };
-  };
-  return pickWinners(
-    gold.map((g) => g.qid),
-    options.cutoffs.length,
-    questions,
-    offerAll,
-  );
+    traces++;
+    const won = offer({ qid, ts: time, position: { file, ordinal: position }, line, ref: k, runs: 1 });
+    if (won && record) assembled.set(k, record);
+  }
+  return { lines: traces, winners: { entries, assembled } };
 }

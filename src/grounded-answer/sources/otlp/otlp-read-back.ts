@@ -2,7 +2,6 @@ import { heldReader, runReader, type HeldRuns } from '../held-lines.js';
 import type { Judge } from '../../pipeline/judge-stage.js';
 import type { ReadBack } from '../../pipeline/judged-runs.js';
 import type { OtlpWinners } from './otlp-pick.js';
-import type { OtlpScan } from './otlp-runs.js';
 import {
   readWinners,
   winnerOf,
@@ -11,7 +10,6 @@ import {
   type HeldWinners,
 } from './otlp-winners.js';
 import type { Picked } from '../../pipeline/pick.js';
-import { stopHelpers } from '../../pipeline/threads.js';
 import type { JudgedTrace } from '../../trace-scan.js';
 import type { Picking } from '../source.js';
 
@@ -29,7 +27,7 @@ const OWN_SHARE = 0.55;
 
 export async function readBack(
   { table, winners: { entries, assembled } }: Picked<OtlpWinners>,
-  { files, gold, input, helpers }: Picking<OtlpScan>,
+  { files, gold, input, helpers }: Picking,
   judge: Judge,
 ): Promise<ReadBack> {
   const { count } = entries;
@@ -40,10 +38,10 @@ export async function readBack(
     const { qid } = gold[row]!;
     return t && t.qid !== qid ? { ...t, qid } : t;
   };
-  const parts = helpers.length + 1;
+  const parts = helpers.count + 1;
   // A helper runs the judge stage on the winners it reads, given as data (the gold set's lists are a copy of
   // their buffers): only its verdicts cross back.
-  const data = helpers.length > 0 ? judge.data() : undefined;
+  const data = helpers.count > 0 ? judge.data() : undefined;
   const jobs = Array.from(
     { length: parts },
     (_, p) => new WinnersJobBuilder(files, p > 0 ? data : undefined),
@@ -78,10 +76,9 @@ export async function readBack(
     jobs[part]!.add(entries.idOf(k), gold[row]!.qid, lines, places, row);
     rowsOf[part]!.push(row);
   }
-  const asked = helpers.map((h, p) => {
-    if (jobs[p + 1]!.size === 0) return undefined;
-    const job = jobs[p + 1]!.job();
-    return h.help<HeldWinners>(job, winnersJobBuffers(job));
+  const asked = Array.from({ length: helpers.count }, (_, p) => {
+    const job = jobs[p + 1]!.size > 0 ? jobs[p + 1]!.job() : undefined;
+    return helpers.readBack<HeldWinners>(p, job, job ? winnersJobBuffers(job) : []);
   });
   const own = jobs[0]!.job();
   const judged = runReader();
@@ -92,11 +89,8 @@ export async function readBack(
   const heldIn = new Int32Array(gold.length).fill(-1);
   const slotOf = new Int32Array(gold.length).fill(-1);
   rowsOf[0]!.forEach((row, slot) => (slotOf[row] = slot));
-  for (let p = 0; p < helpers.length; p++) {
+  for (let p = 0; p < helpers.count; p++) {
     const theirs = await asked[p];
-    // Its heap is let go before the report is made, the run's peak (once it has digested gold, if asked).
-    await helpers[p]!.digests;
-    await stopHelpers([helpers[p]!]);
     if (!theirs) continue;
     held.push(theirs.runs);
     theirs.slots.forEach((slot, j) => {

@@ -3,7 +3,7 @@ import { InputError, type Where } from '../../../errors.js';
 import type { ChunkQueue } from '../../../io/chunk-queue.js';
 import { readLineBatches, readLinesAt, type LineBatch } from '../../../io/jsonl.js';
 import { float64Column, int32Column, uint32Column } from '../../../io/typed-column.js';
-import { StringColumn, stringListBuffers, type StringList } from '../../../io/string-column.js';
+import { StringColumn, type StringList } from '../../../io/string-column.js';
 import { OpenFiles } from '../../../io/open-files.js';
 import type { Segment } from '../../../io/split.js';
 import { afterBom, lineSpans, qidAttributeOf } from '../../spans/openinference.js';
@@ -204,22 +204,4 @@ function idHash(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-/** The buffers an OtlpScan can hand to another thread without copying. */
-export function otlpScanBuffers(s: OtlpScan): ArrayBuffer[] {
-  return [
-    s.hash,
-    s.chunk,
-    s.ts,
-    s.line,
-    s.refStart,
-    s.refOffset,
-    s.refLength,
-    s.refLine,
-    s.placeStart,
-    s.places,
-  ]
-    .map((a) => a.buffer as ArrayBuffer)
-    .concat(stringListBuffers(s.traceIds));
 }

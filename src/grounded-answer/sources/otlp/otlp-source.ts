@@ -1,16 +1,17 @@
 import { isSpanDocument } from '../../spans/span-facts.js';
 import { SPAN_READS } from '../../spans/span-reads.js';
-import { pick, type OtlpWinners } from './otlp-pick.js';
+import { candidates, type OtlpWinners } from './otlp-pick.js';
 import { readBack } from './otlp-read-back.js';
-import { otlpScanBuffers, scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
+import { scanOtlpRuns, type OtlpScan } from './otlp-runs.js';
 import { readAndJudge } from './otlp-winners.js';
-import { byLines } from '../../pipeline/threads.js';
 import type { TraceSource } from '../source.js';
 
 // OpenInference traces in OTLP lines, read like JSON Lines runs are: threads read chunks of lines and
-// assemble and check the traces they find there (otlp-runs.ts); this thread picks each gold item's winning
-// trace, the one a single pass over all spans picks (otlp-pick.ts), and reads back only the winners' lines
-// for the judge, with the helpers, each its stretch of the input (otlp-read-back.ts).
+// assemble and check the traces they find there (otlp-runs.ts); this thread offers the pick each trace, in
+// the order a single pass over all spans meets them (otlp-pick.ts), and reads back only the winners' lines
+// for the judge, with the helpers, each its stretch of the input (otlp-read-back.ts). Helpers stay for that,
+// so the first of them digests gold between its scan and its share, while this thread picks (on this thread
+// the digest would lengthen the scan: BENCHMARKS.md).
 
 /**
  * A thread holds a chunk's spans until its end, where it assembles them: small chunks keep that in the young
@@ -19,7 +20,7 @@ import type { TraceSource } from '../source.js';
  */
 const OTLP_CHUNK_BYTES = 256 * 1024;
 
-export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
+export const otlpSource: TraceSource<OtlpScan, OtlpWinners> = {
   name: 'otlp',
   explanation:
     'OTLP JSON Lines of OpenInference or GenAI spans (format: openinference or otel, no .json file)',
@@ -28,16 +29,10 @@ export const otlpSource: TraceSource<OtlpScan, undefined, OtlpWinners> = {
   accepts: (files, input) => input.format === 'openinference' && !files.some(isSpanDocument),
   byQuestion: (input) => input.qid === 'input.value',
   readsSpans: () => true,
-  cut: (files) => byLines(files, OTLP_CHUNK_BYTES),
+  layout: { chunks: { linesUpTo: OTLP_CHUNK_BYTES }, heap: 'records' },
   scan: scanOtlpRuns,
-  buffers: otlpScanBuffers,
-  pick,
+  candidates,
   readBack,
-  readsRecords: true,
-  mainReads: true,
-  // The first helper digests the JSON Lines gold between its scan and its share of the winners, while this
-  // thread picks them: on this thread the digest would lengthen the scan (BENCHMARKS.md).
-  digest: 'first-helper',
-  help: readAndJudge,
+  readBackOnHelper: readAndJudge,
   reads: () => SPAN_READS,
 };

@@ -3,10 +3,10 @@ import { forEachSpan } from '../../../io/read-at.js';
 import type { TraceLine } from '../../contract.js';
 import { lineSpans, qidAttributeOf } from '../../spans/openinference.js';
 import { assemble, type OpenInferenceOptions } from '../../spans/trace-assembly.js';
-import { heldBuffers, heldWriter, runReader, type HeldRuns, type RawMembers } from '../held-lines.js';
+import { heldWriter, runReader, type HeldRuns, type RawMembers } from '../held-lines.js';
 import { float64Column, int32Column } from '../../../io/typed-column.js';
 import { judgeShare, type JudgeData } from '../../pipeline/judge-stage.js';
-import { verdictBuffers, type Verdicts } from '../../pipeline/runs.js';
+import type { Verdicts } from '../../pipeline/runs.js';
 import { placedReader } from './otlp-places.js';
 import type { SpanFacts } from '../../spans/span-values.js';
 import type { TraceInput } from '../../trace-input.js';
@@ -254,10 +254,7 @@ function forEachLine(
  * On a helper done scanning: reads back the winners it is asked for and, when asked, runs the judge stage on
  * them (see WinnersJob.judge); they cross back as held runs (see held-lines.ts), with the stage's verdicts.
  */
-export function readAndJudge(
-  job: unknown,
-  input: TraceInput,
-): { answer: HeldWinners; transfer: ArrayBuffer[] } {
+export function readAndJudge(job: unknown, input: TraceInput): HeldWinners {
   const winners = job as WinnersJob;
   const lines = heldWriter();
   const slots: number[] = [];
@@ -270,13 +267,5 @@ export function readAndJudge(
     lines.add(winners.qids[slot]!, run);
     slots.push(slot);
   });
-  const held = { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
-  return {
-    answer: held,
-    transfer: [
-      ...heldBuffers(held.runs),
-      held.slots.buffer as ArrayBuffer,
-      ...(verdicts ? verdictBuffers(verdicts) : []),
-    ],
-  };
+  return { runs: lines.held(), slots: Int32Array.from(slots), ...(verdicts && { verdicts }) };
 }

@@ -3,7 +3,7 @@ import type { ChunkQueue } from '../../../io/chunk-queue.js';
 import type { Segment } from '../../../io/split.js';
 import type { TraceLine } from '../../contract.js';
 import type { ChunkError } from '../../pipeline/chunk-scan.js';
-import { heldBuffers, holdRuns, type HeldRuns, type RawMembers } from '../held-lines.js';
+import { holdRuns, type HeldRuns, type RawMembers } from '../held-lines.js';
 import { ANSWER, memberShapes, STRINGS } from '../../member-shapes.js';
 import { replaces } from '../../pipeline/runs.js';
 import type { TraceInput } from '../../trace-input.js';
@@ -22,8 +22,8 @@ export interface ParquetScan {
   count: Float64Array;
   ts: Float64Array;
   chunk: Int32Array;
-  /** The winning run's row, numbered from 1 in its file. */
-  row: Float64Array;
+  /** The winning run's row, numbered from 1 in its file (its line, to the pick: see Slots). */
+  line: Float64Array;
   /** What judging reads of each slot's winning run (see held-lines.ts). */
   held: HeldRuns;
   /** Rows read. */
@@ -34,29 +34,19 @@ export interface ParquetScan {
 }
 
 /**
- * When each window's decoding began, in seconds from `base` (epoch seconds), per chunk: 0 before, -1 once
- * done. Helpers decode on their own thread and the main thread watches them here: a corrupt page can send
- * the decoder into a loop that never ends (see readParquet, which guards a read on one thread).
- */
-export interface Leases {
-  shared: SharedArrayBuffer;
-  base: number;
-}
-
-/**
- * Reads the windows this thread claims, keeping per qid its winning run's record. A helper, watched through
- * `leases`, decodes on its own thread; the main thread (no leases) reads through the guarded readParquet.
+ * Reads the windows this thread claims, keeping per qid its winning run's record. A helper, `watched` by the
+ * main thread for a window whose decoding never ends, decodes on its own thread; the main thread reads
+ * through readParquet, which guards itself.
  */
 export async function scanParquetRuns(
   queue: ChunkQueue<Segment>,
   input: TraceInput,
-  leases?: Leases,
+  watched: boolean,
 ): Promise<ParquetScan> {
   const { readParquet, readParquetHere, JsonText } = await import('../../../io/parquet.js');
-  const lease = leases && new Int32Array(leases.shared);
   // On a helper's own decoding, the JSON of a trace in the contract's shape is checked on its bytes and kept
   // as bytes; only the winners are read, on the judging thread.
-  const rawJson = lease && !input.fields ? RAW_JSON : undefined;
+  const rawJson = watched && !input.fields ? RAW_JSON : undefined;
   const shapeOf = memberShapes();
   /** The JSON bytes of a row's members retrieved_ids and answer_json, when both check on their bytes. */
   const rawMembers = (row: Record<string, unknown>): RawMembers | undefined => {
@@ -100,7 +90,7 @@ export async function scanParquetRuns(
     count: Float64Array.from(count),
     ts: Float64Array.from(ts),
     chunk: Int32Array.from(chunks),
-    row: Float64Array.from(rowAt),
+    line: Float64Array.from(rowAt),
     held: holdRuns(qids, records),
     rows,
     ...(error ? { error } : {}),
@@ -108,10 +98,9 @@ export async function scanParquetRuns(
   for (let next = queue.claim(); next; next = queue.claim()) {
     const { index: chunk } = next;
     const { file, start, end } = next.chunk;
-    if (lease) Atomics.store(lease, chunk, Math.max(1, Math.ceil(Date.now() / 1000 - leases!.base)));
     try {
       const range = { start, end, rawJson, shapeOf };
-      for await (const { line, value } of (lease ? readParquetHere : readParquet)(file, range)) {
+      for await (const { line, value } of (watched ? readParquetHere : readParquet)(file, range)) {
         const raw = rawJson && rawMembers(value as Record<string, unknown>);
         const t = checker.check(value, file, line);
         const time = timestamp(t.ts, file, line);
@@ -138,8 +127,6 @@ export async function scanParquetRuns(
       if (!(err instanceof InputError)) throw err;
       queue.fail(chunk);
       return result({ chunk, where: err.where, detail: err.detail });
-    } finally {
-      if (lease) Atomics.store(lease, chunk, -1);
     }
   }
   return result();
@@ -148,8 +135,3 @@ export async function scanParquetRuns(
 const RAW_JSON: ReadonlySet<string> = new Set(['retrieved_ids', 'answer_json']);
 const NO_IDS: readonly string[] = [];
 const NO_ANSWER = { claim: '', citations: [] };
-
-/** The buffers a ParquetScan can hand to another thread without copying. */
-export function parquetScanBuffers(s: ParquetScan): ArrayBuffer[] {
-  return [...[s.count, s.ts, s.chunk, s.row].map((a) => a.buffer as ArrayBuffer), ...heldBuffers(s.held)];
-}

@@ -1,11 +1,13 @@
+import type { ChunkQueue } from '../../../io/chunk-queue.js';
 import { isParquet } from '../../../io/records.js';
+import type { Segment } from '../../../io/split.js';
 import { isSpanDocument } from '../../spans/span-facts.js';
 import { SPAN_READS } from '../../spans/span-reads.js';
 import type { ThreadScan } from '../../pipeline/chunk-scan.js';
 import type { TraceLine } from '../../contract.js';
 import type { Judge } from '../../pipeline/judge-stage.js';
 import { judgeHeld, type ReadBack } from '../../pipeline/judged-runs.js';
-import { pickWinners, refHi, refLo, refOf, type Picked } from '../../pipeline/pick.js';
+import { refHi, refLo, refOf, type Offer, type Picked } from '../../pipeline/pick.js';
 import { replaces } from '../../pipeline/runs.js';
 import { traceRecords } from '../../trace-records.js';
 import { timestamp } from '../../timestamp.js';
@@ -37,7 +39,7 @@ export interface RecordScan extends ThreadScan {
 
 const readsSpans = (input: TraceInput): boolean => input.format === 'openinference';
 
-export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
+export const recordsSource: TraceSource<RecordScan, Won> = {
   name: 'records',
   explanation:
     'records read in one pass: OpenInference span documents and Phoenix exports (format: openinference or otel, a .json file among them), or .parquet files mixed with JSON Lines',
@@ -48,24 +50,14 @@ export const recordsSource: TraceSource<RecordScan, undefined, Won> = {
       : input.format === 'jsonl' && files.some(isParquet) && !files.every(isParquet),
   byQuestion: (input) => input.format === 'openinference' && input.qid === 'input.value',
   readsSpans,
-  cut: (files) => () =>
-    Promise.resolve({
-      chunks: files.map((file, fileIndex) => ({ file, fileIndex, start: 0, end: 0 })),
-      worthIt: false,
-    }),
+  layout: { chunks: 'files', heap: 'records' },
   scan,
-  // It is never read on a helper.
-  buffers: () => [],
-  pick,
+  candidates,
   readBack,
-  readsRecords: true,
-  mainReads: true,
-  digest: 'none',
-  alone: true,
   reads: (input) => (readsSpans(input) ? SPAN_READS : undefined),
 };
 
-async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<RecordScan>['input']) {
+async function scan(queue: ChunkQueue<Segment>, input: TraceInput) {
   const files: string[] = [];
   for (let next = queue.claim(); next; next = queue.claim()) files.push(next.chunk.file);
   const checker = traceChecker(input);
@@ -112,37 +104,26 @@ async function scan(queue: Parameters<TraceSource['scan']>[0], input: Picking<Re
 /** The winning records and (OpenInference) the traces assembled, by scan (see Candidate.ref). */
 type Won = readonly RecordScan[];
 
-function pick(scans: readonly RecordScan[], { gold, options, questions }: Picking<RecordScan>): Picked<Won> {
-  return pickWinners(
-    gold.map((g) => g.qid),
-    options.cutoffs.length,
-    questions,
-    (offer) => {
-      let lines = 0;
-      scans.forEach((s, k) => {
-        lines += s.lines;
-        s.qids.forEach((qid, slot) =>
-          offer({
-            qid,
-            ts: s.ts[slot]!,
-            position: { file: s.chunk[slot]!, ordinal: s.offset[slot]! },
-            line: s.line[slot]!,
-            ref: refOf(k, slot),
-            runs: s.count[slot]!,
-          }),
-        );
-      });
-      return { lines, winners: scans };
-    },
-  );
+function candidates(scans: readonly RecordScan[], _: Picking, offer: Offer) {
+  let lines = 0;
+  scans.forEach((s, k) => {
+    lines += s.lines;
+    s.qids.forEach((qid, slot) =>
+      offer({
+        qid,
+        ts: s.ts[slot]!,
+        position: { file: s.chunk[slot]!, ordinal: s.offset[slot]! },
+        line: s.line[slot]!,
+        ref: refOf(k, slot),
+        runs: s.count[slot]!,
+      }),
+    );
+  });
+  return { lines, winners: scans };
 }
 
 /** The winners, held in memory since the pass, under their gold item's qid (a question's, by question). */
-function readBack(
-  { table, winners: scans }: Picked<Won>,
-  { gold, input }: Picking<RecordScan>,
-  judge: Judge,
-): ReadBack {
+function readBack({ table, winners: scans }: Picked<Won>, { gold, input }: Picking, judge: Judge): ReadBack {
   const record = (row: number) => {
     if (!table.present[row]) return undefined;
     const ref = table.ref[row]!;
