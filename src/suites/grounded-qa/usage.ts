@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { suitePricing } from '../../cost/pricing-file.js';
+import { recordUsage, spanUsage, type Usage } from '../../cost/usage.js';
+import {
+  isUsageMetric,
+  usageColumns,
+  usageFigures,
+  usageSpecs,
+  type UsageValues,
+} from '../../cost/usage-metrics.js';
+import { readsSpans } from '../../grounded-answer/load.js';
+import type { RunTable } from '../../grounded-answer/pipeline/runs.js';
+import { timestamp } from '../../grounded-answer/timestamp.js';
+import { traceChecker } from '../../grounded-answer/trace-checks.js';
+import type { TraceInput } from '../../grounded-answer/trace-input.js';
+import { traceRecords } from '../../grounded-answer/trace-records.js';
+import { resolveMetric, type MetricSpec, type MetricValue } from '../../metrics/spec.js';
+import type { ScoreContext } from '../types.js';
+import type { GroundedQaConfig } from './config.js';
+
+// Tokens and cost per answer in grounded-qa. An answer is a gold item's winning run, refusals included (a
+// refusal's tokens were spent too); superseded runs and items without a run are not answers. The winners'
+// usage is read in a pass of its own over the traces, made only when the suite asks for it (see asksUsage),
+// so that judging, the hot path, reads nothing it does not judge.
+
+/** The suite's token and cost metrics: the latency suite's, per answer. */
+export const USAGE_METRICS: readonly MetricSpec[] = usageSpecs('answer');
+
+/** Whether the suite reads its answers' usage: `pricing:` is set, or a gate names a token or cost metric. */
+export function asksUsage(config: Pick<GroundedQaConfig, 'pricing' | 'gates'>): boolean {
+  return (
+    config.pricing !== undefined ||
+    Object.keys(config.gates).some((name) => {
+      const spec = resolveMetric(name, USAGE_METRICS)?.spec;
+      return spec !== undefined && isUsageMetric(spec);
+    })
+  );
+}
+
+/**
+ * The usage of each gold item's winning run, by gold row (undefined: no run, or one that counts no tokens).
+ * The traces are read again as records (as the records source and the latency suite read them), each checked
+ * and mapped as judging did; a record is its item's winner when it is where the pick found the winner (file,
+ * line or row) with the winner's `ts`. From spans, each LLM call keeps its model (Usage.byModel).
+ */
+export async function winnersUsage(
+  files: readonly string[],
+  input: TraceInput,
+  qids: readonly string[],
+  questions: ReadonlyMap<string, string> | undefined,
+  table: RunTable,
+): Promise<(Usage | undefined)[]> {
+  const rows = new Map<string, number>();
+  qids.forEach((qid, row) => rows.set(qid, row));
+  const checker = traceChecker(input);
+  const usages = new Array<Usage | undefined>(qids.length).fill(undefined);
+  for await (const { file, line, value, spans } of traceRecords(files, input, readsSpans(files, input))) {
+    const t = checker.check(value, file, line);
+    const row = rows.get(questions?.get(t.qid) ?? t.qid);
+    if (row === undefined || !table.present[row] || table.line[row] !== line) continue;
+    if (files[table.file[row]!] !== file || !sameTime(timestamp(t.ts, file, line), table.ts[row]!)) continue;
+    usages[row] = spans ? spanUsage(spans.all) : recordUsage(t);
+  }
+  return usages;
+}
+
+const sameTime = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));
+
+/** What the suite's result adds for tokens and cost: metrics, counts, warnings and per-item values. */
+export interface AnswerUsage {
+  metrics: Record<string, MetricValue>;
+  counts: Record<string, number>;
+  warnings: string[];
+  /** Each gold item's values (NaN: no answer, or none counted), when some answer counts tokens. */
+  values?: Record<string, Float64Array>;
+}
+
+/**
+ * The token and cost figures over the answers (the gold items with a winning run) given each gold row's
+ * usage: one function for a run and a merge, so they agree.
+ */
+export function answerUsage(
+  config: GroundedQaConfig,
+  ctx: Pick<ScoreContext, 'metrics' | 'resolvePath'>,
+  present: Uint8Array,
+  usages: readonly (Usage | undefined)[],
+): AnswerUsage {
+  const answered: number[] = [];
+  for (let row = 0; row < present.length; row++) if (present[row]) answered.push(row);
+  const figures = usageFigures(
+    answered.map((row) => usages[row]),
+    ctx.metrics,
+    config.gates,
+    suitePricing(config, ctx),
+    'answer',
+  );
+  const { metrics, counts, warnings } = figures;
+  if (!figures.counted) return { metrics, counts, warnings };
+  const byRow = new Array<UsageValues>(present.length).fill({});
+  answered.forEach((row, i) => (byRow[row] = figures.values[i]!));
+  return { metrics, counts, warnings, values: usageColumns(byRow) };
+}
+
+const modelTokensSchema = z.strictObject({
+  model: z.string().min(1).optional(),
+  tokensIn: z.int().min(0),
+  tokensOut: z.int().min(0),
+});
+const usageSchema = z.strictObject({
+  tokensIn: z.int().min(0).optional(),
+  tokensOut: z.int().min(0).optional(),
+  byModel: z.array(modelTokensSchema).optional(),
+});
+
+/** A shard's usages of its runs, as a partial holds them (JSON: null for a run that counts none). */
+export const usagesSchema = z.array(usageSchema.nullable());
+export const USAGES_WHAT = "its runs' token counts (a list of null or {tokensIn, tokensOut, byModel})";
