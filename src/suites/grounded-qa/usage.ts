@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { suitePricing } from '../../cost/pricing-file.js';
-import { recordUsage, spanUsage, type Usage } from '../../cost/usage.js';
+import { recordUsage, spanUsage, type ModelTokens, type Usage } from '../../cost/usage.js';
 import {
   isUsageMetric,
   usageColumns,
@@ -101,11 +101,14 @@ export function answerUsage(
   return { metrics, counts, warnings, values: usageColumns(byRow) };
 }
 
-const modelTokensSchema = z.strictObject({
-  model: z.string().min(1).optional(),
-  tokensIn: z.int().min(0),
-  tokensOut: z.int().min(0),
-});
+// A call naming no model is written without one (JSON has no undefined): read back as undefined.
+const modelTokensSchema = z
+  .strictObject({
+    model: z.string().min(1).optional(),
+    tokensIn: z.int().min(0),
+    tokensOut: z.int().min(0),
+  })
+  .transform(({ model, tokensIn, tokensOut }): ModelTokens => ({ model, tokensIn, tokensOut }));
 const usageSchema = z.strictObject({
   tokensIn: z.int().min(0).optional(),
   tokensOut: z.int().min(0).optional(),
