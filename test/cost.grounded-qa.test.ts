@@ -341,6 +341,22 @@ describe('grounded-qa over JSON Lines traces', () => {
     expect(qa.counts.untokened).toBeUndefined();
   });
 
+  it('refuses max_new_failures on a token metric (an answer has no pass or fail of its tokens)', async () => {
+    const dir = tmpTree({
+      'gold.jsonl': goldOf(['q1']),
+      'traces.jsonl': jsonl([line('q1', 1, 'Fact is 7.')]),
+      'gates.yaml': suite([
+        'gold: gold.jsonl',
+        'traces: traces.jsonl',
+        'gates:',
+        '  tokens_in: { max_new_failures: 0 }',
+      ]),
+    });
+    await expect(runIn(dir)).rejects.toThrow(
+      /gates\.yaml:8:7: suite "qa": gates\.tokens_in: max_new_failures, but an item's verdict does not tell tokens_in's failures/,
+    );
+  });
+
   it('fails max_increase when a PR doubles the prompts, naming the items whose cost grew most, before → after', async () => {
     const usage = (tokensIn: number) => ({ tokens_in: tokensIn, tokens_out: 100, model: 'gpt-4o-mini' });
     const before = [
