@@ -53,7 +53,13 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
           config,
           ctx,
           table.present,
-          await winnersUsage(ctx.inputs.traces!, judged.options.traces, gold.qids, judged.questions, table),
+          await winnersUsage(
+            ctx.inputs.traces!,
+            judged.options.traces,
+            gold.qids,
+            judged.questions,
+            judged.loaded,
+          ),
         )
       : undefined;
     const result = {

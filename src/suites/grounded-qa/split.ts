@@ -118,7 +118,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           options.traces,
           gold.map((g) => g.qid),
           suite.questions,
-          t,
+          loaded,
         )
       : undefined;
 

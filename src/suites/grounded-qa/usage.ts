@@ -9,6 +9,8 @@ import {
   type UsageValues,
 } from '../../cost/usage-metrics.js';
 import { readsSpans } from '../../grounded-answer/load.js';
+import type { RunsLoad } from '../../grounded-answer/pipeline/judged-runs.js';
+import { isParquet, recordsAt } from '../../io/records.js';
 import type { RunTable } from '../../grounded-answer/pipeline/runs.js';
 import { timestamp } from '../../grounded-answer/timestamp.js';
 import { traceChecker } from '../../grounded-answer/trace-checks.js';
@@ -20,8 +22,8 @@ import type { GroundedQaConfig } from './config.js';
 
 // Tokens and cost per answer in grounded-qa. An answer is a gold item's winning run, refusals included (a
 // refusal's tokens were spent too); superseded runs and items without a run are not answers. The winners'
-// usage is read in a pass of its own over the traces, made only when the suite asks for it (see asksUsage),
-// so that judging, the hot path, reads nothing it does not judge.
+// usage is read again after judging, only when the suite asks for it (see asksUsage), so that judging, the
+// hot path, reads nothing it does not judge.
 
 /** The suite's token and cost metrics: the latency suite's, per answer. */
 export const USAGE_METRICS: readonly MetricSpec[] = usageSpecs('answer');
@@ -37,13 +39,51 @@ export function asksUsage(config: Pick<GroundedQaConfig, 'pricing' | 'gates'>): 
   );
 }
 
+/** The winners judging found, and where each is (see RunsLoad.ref). */
+export type Winners = Pick<RunsLoad, 'table' | 'ref'>;
+
+/** Winners read back at once by their places: a bound on the records held in memory together. */
+const BATCH = 8192;
+
 /**
- * The usage of each gold item's winning run, by gold row (undefined: no run, or one that counts no tokens).
- * The traces are read again as records (as the records source and the latency suite read them), each checked
- * and mapped as judging did; a record is its item's winner when it is where the pick found the winner (file,
- * line or row) with the winner's `ts`. From spans, each LLM call keeps its model (Usage.byModel).
+ * The usage of each gold item's winning run, by gold row (undefined: no run, or one that counts no tokens),
+ * each record checked and mapped as judging read it. Winners that are lines read again by their bytes, or
+ * Parquet rows, are read again by their places; spans (whose calls keep each its model: Usage.byModel) and
+ * records held by the records source, by a pass of their own over the traces (see usagesByPass).
  */
 export async function winnersUsage(
+  files: readonly string[],
+  input: TraceInput,
+  qids: readonly string[],
+  questions: ReadonlyMap<string, string> | undefined,
+  winners: Winners,
+): Promise<(Usage | undefined)[]> {
+  const { table } = winners;
+  const rows: number[] = [];
+  for (let row = 0; row < table.present.length; row++) if (table.present[row]) rows.push(row);
+  // In input order: a batch reads on in its files, and a Parquet row group is decoded for one batch only.
+  rows.sort((a, b) => table.file[a]! - table.file[b]! || table.line[a]! - table.line[b]!);
+  const refs = rows.map((row) => winners.ref(row)!);
+  const placed = refs.every((r) => r.offset >= 0 || isParquet(r.file));
+  if (readsSpans(files, input) || !placed) return usagesByPass(files, input, qids, questions, table);
+  const checker = traceChecker(input);
+  const usages = new Array<Usage | undefined>(qids.length).fill(undefined);
+  for (let at = 0; at < rows.length; at += BATCH) {
+    const batch = refs.slice(at, at + BATCH);
+    const records = await recordsAt(batch);
+    batch.forEach((ref, i) => {
+      usages[rows[at + i]!] = recordUsage(checker.check(records.get(ref), ref.file, ref.line));
+    });
+  }
+  return usages;
+}
+
+/**
+ * The usages of the winners read in one pass over the traces as records (as the records source and the
+ * latency suite read them): a record is its item's winner when it is where the pick found the winner (file,
+ * and line or row) with the winner's `ts`.
+ */
+async function usagesByPass(
   files: readonly string[],
   input: TraceInput,
   qids: readonly string[],
