@@ -257,6 +257,23 @@ describe('grounded-qa over JSON Lines traces', () => {
     expect(qa.counts).toMatchObject({ untokened: 1, uncosted: 1 });
   });
 
+  it('reads a winner the byte scanner leaves (an escaped key) by parsing it, as judging does', async () => {
+    const escaped =
+      '{"qid":"q1","ts":1,"retrieved_ids":["d1"],"answer_json":{"claim":"Fact is 7.","citations":["d1"]},' +
+      '"tokens\\u005fin":500,"tokens_out":50,"model":"gpt-4o-mini"}\n';
+    const dir = tmpTree({
+      'gold.jsonl': goldOf(['q1', 'q2']),
+      'traces.jsonl':
+        escaped +
+        jsonl([line('q2', 1, 'Fact is 7.', { tokens_in: 1500, tokens_out: 150, model: 'gpt-4o-mini' })]),
+      'gates.yaml': suite(['gold: gold.jsonl', 'traces: traces.jsonl', ...PRICES]),
+    });
+    const qa = (await runIn(dir)).report.suites.qa!;
+    expect(qa.metrics.tokens_in!.value).toBe(1000);
+    // (500·0.15 + 50·0.60)/1e6 = 0.000105 and (1500·0.15 + 150·0.60)/1e6 = 0.000315.
+    expect(qa.metrics['cost.total']!.value).toBeCloseTo(0.00042, 15);
+  });
+
   it('reads them from Parquet rows, alone or beside JSON Lines', async () => {
     // 40 rows in row groups of 16: row i answers q(i mod 20) at ts ⌊i/20⌋ with 100·(i + 1) tokens in and 10 out,
     // so the rows 20 … 39 win: Σ 100·(i + 1) over them = 100·(21 + … + 40) = 61,000, 20 answers.

@@ -13,7 +13,10 @@ import type { RunsLoad } from '../../grounded-answer/pipeline/judged-runs.js';
 import { isParquet, recordsAt } from '../../io/records.js';
 import type { RunTable } from '../../grounded-answer/pipeline/runs.js';
 import { timestamp } from '../../grounded-answer/timestamp.js';
-import { traceChecker } from '../../grounded-answer/trace-checks.js';
+import { traceChecker, traceScanner } from '../../grounded-answer/trace-checks.js';
+import { scannedUsage, scanTraceLine, traceFields } from '../../grounded-answer/trace-scan.js';
+import { forEachSpan } from '../../io/read-at.js';
+import { parseJsonLine, type LineRef } from '../../io/jsonl.js';
 import type { TraceInput } from '../../grounded-answer/trace-input.js';
 import { traceRecords } from '../../grounded-answer/trace-records.js';
 import { resolveMetric, type MetricSpec, type MetricValue } from '../../metrics/spec.js';
@@ -42,13 +45,13 @@ export function asksUsage(config: Pick<GroundedQaConfig, 'pricing' | 'gates'>): 
 /** The winners judging found, and where each is (see RunsLoad.ref). */
 export type Winners = Pick<RunsLoad, 'table' | 'ref'>;
 
-/** Winners read back at once by their places: a bound on the records held in memory together. */
+/** Parquet winners read back at once by their rows: a bound on the records held in memory together. */
 const BATCH = 8192;
 
 /**
  * The usage of each gold item's winning run, by gold row (undefined: no run, or one that counts no tokens),
- * each record checked and mapped as judging read it. Winners that are lines read again by their bytes, or
- * Parquet rows, are read again by their places; spans (whose calls keep each its model: Usage.byModel) and
+ * each record checked and mapped as judging read it. Winners that are lines read again by their bytes (on
+ * their bytes, as judging reads them), or Parquet rows, are read again by their places; spans (whose calls keep each its model: Usage.byModel) and
  * records held by the records source, by a pass of their own over the traces (see usagesByPass).
  */
 export async function winnersUsage(
@@ -66,16 +69,60 @@ export async function winnersUsage(
   const refs = rows.map((row) => winners.ref(row)!);
   const placed = refs.every((r) => r.offset >= 0 || isParquet(r.file));
   if (readsSpans(files, input) || !placed) return usagesByPass(files, input, qids, questions, table);
-  const checker = traceChecker(input);
   const usages = new Array<Usage | undefined>(qids.length).fill(undefined);
-  for (let at = 0; at < rows.length; at += BATCH) {
-    const batch = refs.slice(at, at + BATCH);
+  const lines = new Map<string, number[]>();
+  const parquet: number[] = [];
+  refs.forEach((ref, i) => {
+    if (isParquet(ref.file)) parquet.push(i);
+    else (lines.get(ref.file) ?? lines.set(ref.file, []).get(ref.file)!).push(i);
+  });
+  const checker = traceChecker(input);
+  for (const [file, at] of lines)
+    readLineUsages(
+      file,
+      at.map((i) => refs[i]!),
+      input,
+      checker,
+      (j, usage) => (usages[rows[at[j]!]!] = usage),
+    );
+  for (let from = 0; from < parquet.length; from += BATCH) {
+    const batch = parquet.slice(from, from + BATCH).map((i) => refs[i]!);
     const records = await recordsAt(batch);
-    batch.forEach((ref, i) => {
-      usages[rows[at + i]!] = recordUsage(checker.check(records.get(ref), ref.file, ref.line));
+    batch.forEach((ref, j) => {
+      usages[rows[parquet[from + j]!]!] = recordUsage(checker.check(records.get(ref), ref.file, ref.line));
     });
   }
   return usages;
+}
+
+/**
+ * The usage of each line of `file` at `refs`, read on its bytes by the scanner judging read it with; a line
+ * the scanner leaves (an unusual one) is parsed and checked, as judging did.
+ */
+function readLineUsages(
+  file: string,
+  refs: readonly LineRef[],
+  input: TraceInput,
+  checker: ReturnType<typeof traceChecker>,
+  each: (index: number, usage: Usage | undefined) => void,
+): void {
+  const scanner = traceScanner(input);
+  const found = scanner ? scanner.found() : traceFields();
+  forEachSpan(
+    file,
+    refs.map((r) => r.offset),
+    refs.map((r) => r.length),
+    (i, b, start, end) => {
+      if (scanTraceLine(b, start, end, found, scanner)) each(i, recordUsage(scannedUsage(b, found)));
+      else {
+        const { line } = refs[i]!;
+        each(
+          i,
+          recordUsage(checker.check(parseJsonLine(file, line, b.toString('utf8', start, end)), file, line)),
+        );
+      }
+    },
+  );
 }
 
 /**
