@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { suitePricing } from '../../cost/pricing-file.js';
 import { recordUsage, spanUsage, type ModelTokens, type Usage } from '../../cost/usage.js';
-import {
-  isUsageMetric,
-  usageColumns,
-  usageFigures,
-  usageSpecs,
-  type UsageValues,
-} from '../../cost/usage-metrics.js';
+import { usageColumns, usageFigures, usageSpecs, type UsageValues } from '../../cost/usage-metrics.js';
 import { readsSpans } from '../../grounded-answer/load.js';
 import type { RunsLoad } from '../../grounded-answer/pipeline/judged-runs.js';
 import { isParquet, recordsAt } from '../../io/records.js';
@@ -35,10 +29,7 @@ export const USAGE_METRICS: readonly MetricSpec[] = usageSpecs('answer');
 export function asksUsage(config: Pick<GroundedQaConfig, 'pricing' | 'gates'>): boolean {
   return (
     config.pricing !== undefined ||
-    Object.keys(config.gates).some((name) => {
-      const spec = resolveMetric(name, USAGE_METRICS)?.spec;
-      return spec !== undefined && isUsageMetric(spec);
-    })
+    Object.keys(config.gates).some((name) => resolveMetric(name, USAGE_METRICS) !== undefined)
   );
 }
 
@@ -50,9 +41,10 @@ const BATCH = 8192;
 
 /**
  * The usage of each gold item's winning run, by gold row (undefined: no run, or one that counts no tokens),
- * each record checked and mapped as judging read it. Winners that are lines read again by their bytes (on
- * their bytes, as judging reads them), or Parquet rows, are read again by their places; spans (whose calls keep each its model: Usage.byModel) and
- * records held by the records source, by a pass of their own over the traces (see usagesByPass).
+ * each record checked and mapped as judging read it. Winners that are lines (read on their bytes, as judging
+ * reads them) or Parquet rows are read again by their places; spans (whose calls keep each its model:
+ * Usage.byModel) and records held by the records source, by a pass of their own over the traces (see
+ * usagesByPass).
  */
 export async function winnersUsage(
   files: readonly string[],
