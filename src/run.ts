@@ -432,7 +432,10 @@ export function metricsToCompute(suite: LoadedSuite): ResolvedMetric[] {
       out.push({ name: spec.name, spec });
       continue;
     }
-    const ks = new Set([...cutoffs, ...gated.filter((g) => g.spec === spec).map((g) => g.k!)]);
+    const ks = new Set([
+      ...(suite.kind.familyCutoffs?.(suite.config, spec) ?? cutoffs),
+      ...gated.filter((g) => g.spec === spec).map((g) => g.k!),
+    ]);
     for (const k of [...ks].sort((a, b) => a - b))
       out.push({ name: spec.name.replace('{k}', String(k)), spec, k });
   }

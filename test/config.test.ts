@@ -48,7 +48,7 @@ describe('gates.yaml loader', () => {
 
   it('rejects a misspelt metric with its position and a suggestion', () => {
     expect(error(base('      precison: ">= 0.8"\n'))).toMatch(
-      /^gates\.yaml:8:7: suite "qa": unknown metric "precison" for kind grounded-qa; did you mean "precision"\?; expected one of precision, chr, under_refusal, over_refusal, recall@5, chr@5_upper_bound, scu_violations, constraint_integrity, coverage$/,
+      /^gates\.yaml:8:7: suite "qa": unknown metric "precison" for kind grounded-qa; did you mean "precision"\?; expected one of precision, chr, under_refusal, over_refusal, recall@5, chr@5_upper_bound, scu_violations, constraint_integrity, coverage, tokens_in, tokens_in\.p50, tokens_out, tokens_out\.p50, tokens, tokens\.p50, cost, cost\.p50, cost\.total$/,
     );
     expect(error(base('      recal@5: ">= 0.8"\n'))).toMatch(
       /unknown metric "recal@5" .*did you mean "recall@5"\?/,
@@ -57,7 +57,7 @@ describe('gates.yaml loader', () => {
 
   it('rejects an unknown key in a suite with a suggestion', () => {
     expect(error(base(undefined, '    refusal_tokn: "n/a"\n'))).toBe(
-      'gates.yaml:7:5: suite "qa": unknown key "refusal_tokn"; did you mean "refusal_token"?; expected one of kind, gold, traces, lock, refusal_token, refusal, citation_markers, k, scu, claims, format, openinference, fields, gates',
+      'gates.yaml:7:5: suite "qa": unknown key "refusal_tokn"; did you mean "refusal_token"?; expected one of kind, gold, traces, lock, refusal_token, refusal, citation_markers, k, scu, claims, format, openinference, fields, pricing, gates',
     );
   });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
+import { otlpLines } from './helpers/formats.js';
 import { jsonl, tmpTree } from './helpers/tmp.js';
 
 // The threaded reading of traces (dist/qa-worker) is checked on the bundle, as users run it: the same
@@ -149,6 +150,44 @@ describe('grounded-qa on several threads (dist)', () => {
       const r = runCli(['-c', 'gates.yaml'], dir, { GROUNDGATE_THREADS: threads });
       expect([threads, r.status, r.stderr]).toEqual([threads, 2, expected]);
     }
+  }, 60_000);
+
+  it('OpenInference with token counts: the same tokens and cost on one thread and on several', () => {
+    // Trace i answers Q(i mod 300) at ts 1 + ⌊i/300⌋ with 1000 + i tokens in and 10 out of m-a: the last
+    // round, i = 2700 … 2999, wins. tokens_in = 1000 + 2849.5; cost (3849.5·0.15 + 10·0.60)/1e6 each, 300 of them.
+    const traces = Array.from({ length: 3000 }, (_, i) => ({
+      ts: 1_767_225_600 + Math.floor(i / 300),
+      qid: `Q${i % 300}`,
+      retrieved_ids: [`d${i % 300}`],
+      answer_json: { claim: `fact number ${i % 300}`, citations: [`d${i % 300}`] },
+      latency_ms: 900,
+      tokens_in: 1000 + i,
+      tokens_out: 10,
+      model: 'm-a',
+    }));
+    const dir = tmpTree({
+      'gates.yaml': gates
+        .replace('traces/*.jsonl', 'o.otlp.jsonl')
+        .replace(
+          '    scu: true',
+          '    format: openinference\n    openinference:\n      qid: metadata.qid\n    pricing: { m-a: { input: 0.15, output: 0.6 } }',
+        ),
+      'gold.jsonl': jsonl(gold),
+      'o.otlp.jsonl': otlpLines(traces, (t) => `question ${t.qid.slice(1)}?`),
+    });
+    const report = (threads: string) => {
+      const r = runCli(['-c', 'gates.yaml', '--report', `r${threads}.json`], dir, {
+        GROUNDGATE_THREADS: threads,
+      });
+      expect(r.status).toBe(0);
+      return readFileSync(path.join(dir, `r${threads}.json`), 'utf8');
+    };
+    const one = report('1');
+    const qa = (JSON.parse(one) as { suites: { qa: { metrics: Record<string, { value: number }> } } }).suites
+      .qa;
+    expect(qa.metrics.tokens_in!.value).toBe(3849.5);
+    expect(qa.metrics['cost.total']!.value).toBeCloseTo(300 * ((3849.5 * 0.15 + 10 * 0.6) / 1e6), 12);
+    for (const threads of ['2', '4']) expect(report(threads)).toBe(one);
   }, 60_000);
 
   it('rejects a GROUNDGATE_THREADS that is not a count', () => {

@@ -61,6 +61,27 @@ suites:
       coverage: { min: 0.9, max_drop: 0.01 }
 `;
 
+/** The suite asking for tokens and cost: a price table (a model without a price among the traces') and gates. */
+const withTokens = (gates: string) =>
+  gates.replace(
+    '    gates:\n',
+    '    pricing: { m-a: { input: 0.15, output: 0.6, cached_input: 0.075 }, m-b: { input: 3, output: 15 } }\n    gates:\n      tokens_in: { max: 4000 }\n      cost.p95: { max: 1 }\n',
+  );
+
+/** A trace with token counts (some with none, some of a model without a price, some naming none). */
+function counted(t: TraceLine): TraceLine {
+  if (rnd() < 0.15) return t;
+  const model = ['m-a', 'm-b', 'unpriced', undefined][int(0, 3)];
+  const tokensIn = int(100, 5000);
+  return {
+    ...t,
+    tokens_in: tokensIn,
+    tokens_cached: int(0, tokensIn),
+    tokens_out: int(10, 500),
+    ...(model && { model }),
+  } as TraceLine;
+}
+
 type Strategy = 'line' | 'item' | 'uneven' | 'one';
 
 /** Deals `lines` to `shards` shards, as a matrix would: each shard's lines keep their order. */
@@ -202,6 +223,25 @@ describe('check --partial and merge: the report of one run, byte for byte', () =
     expect(missing.every((o) => typeof o.question === 'string')).toBe(true);
   });
 
+  it("with token counts and prices: tokens, cost and each item's values as one run gives them", async () => {
+    const tokened = tmpTree({
+      'gold.jsonl': jsonl(generatedGold),
+      'gates.yaml': withTokens(generatedGates(40)),
+    });
+    const lines = traces.map((l) => JSON.stringify(counted(JSON.parse(l) as TraceLine)));
+    for (const [how, shards] of [
+      ['line', 3],
+      ['item', 4],
+      ['uneven', 2],
+    ] as [Strategy, number][]) {
+      const { single, merged } = await compare(tokened, path.join(tokened, 'gates.yaml'), lines, shards, how);
+      expect(merged).toBe(single);
+      const qa = (JSON.parse(merged) as { suites: { qa: { counts: Record<string, number> } } }).suites.qa;
+      expect(qa.counts.untokened).toBeGreaterThan(0);
+      expect(qa.counts.uncosted).toBeGreaterThan(qa.counts.untokened!);
+    }
+  });
+
   it('with a baseline: regressed items lead the offenders in the merge as in one run', async () => {
     const base = path.join(dir, 'base.json');
     const { single: before } = await compare(dir, config, traces.slice(0, 350), 2, 'line');
@@ -258,21 +298,22 @@ describe('merge of grounded-qa shards in other formats', () => {
   const traces = Array.from({ length: 300 }, generatedTrace).map((l) => JSON.parse(l) as TraceLine);
   const byQuestion = (t: TraceLine) => `question ${t.qid.slice(1)}?`;
 
-  async function formatCompare(format: 'parquet' | 'openinference', shards: number) {
+  async function formatCompare(format: 'parquet' | 'openinference', shards: number, tokens = false) {
     const ext = format === 'parquet' ? 'parquet' : 'otlp.jsonl';
     const dir = tmpTree({
       'gold.jsonl': jsonl(generatedGold),
-      'gates.yaml': generatedGates(30).replace(
+      'gates.yaml': (tokens ? withTokens : (g: string) => g)(generatedGates(30)).replace(
         'traces: traces/*/*.jsonl',
         `traces: traces/*/*.${ext}${format === 'openinference' ? '\n    format: openinference' : ''}`,
       ),
     });
     const config = path.join(dir, 'gates.yaml');
     // Spans have times (so every OTLP trace has a ts), and qids are matched by question (unknown ones have none).
-    const own =
+    const own = (
       format === 'openinference'
         ? traces.filter((t) => t.ts !== undefined && Number(t.qid.slice(1)) < 120)
-        : traces;
+        : traces
+    ).map((t) => (tokens ? counted(t) : t));
     const dealt: TraceLine[][] = Array.from({ length: shards }, () => []);
     for (const t of own) dealt[int(0, shards - 1)]!.push(t);
     const parts: string[] = [];
@@ -306,6 +347,18 @@ describe('merge of grounded-qa shards in other formats', () => {
     expect(merged).toBe(single);
     expect(JSON.parse(merged).suites.qa.counts.traced).toBeGreaterThan(50);
   });
+
+  it.each(['parquet', 'openinference'] as const)(
+    '%s traces with token counts over 3 shards: tokens and cost as one run gives them',
+    async (format) => {
+      const { single, merged } = await formatCompare(format, 3, true);
+      expect(merged).toBe(single);
+      const qa = (JSON.parse(merged) as { suites: { qa: { metrics: Record<string, { value: number }> } } })
+        .suites.qa;
+      expect(qa.metrics['tokens_in']!.value).toBeGreaterThan(100);
+      expect(qa.metrics['cost.p95']!.value).toBeGreaterThan(0);
+    },
+  );
 
   it.each([
     ['OTLP lines', 'otlp.jsonl'],

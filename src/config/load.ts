@@ -107,7 +107,9 @@ export function parseConfig(source: string, file: string, scope: PathScope = cli
     for (const metric of Object.keys(config.gates)) {
       const where = locate([...base, 'gates'], metric);
       if (!resolveMetric(metric, kind.metrics)) {
-        const names = metricNames(kind.metrics, cutoffs[0] ?? 10);
+        const names = kind.metrics.flatMap((spec) =>
+          metricNames([spec], kind.familyCutoffs?.(config, spec)?.[0] ?? cutoffs[0] ?? 10),
+        );
         throw new InputError(
           where,
           `suite "${name}": unknown metric ${JSON.stringify(metric)} for kind ${kind.kind}${didYouMean(metric, names)}; expected one of ${names.join(', ')}`,

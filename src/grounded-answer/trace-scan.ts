@@ -17,6 +17,9 @@ const CLAIM = scanner.slot('/answer_json/claim');
 const CITATIONS = scanner.slot('/answer_json/citations');
 const ECHO = scanner.slot('/answer_json/constraints_echo');
 const REFUSED = scanner.slot('/refused');
+const TOKENS_IN = scanner.slot('/tokens_in');
+const TOKENS_OUT = scanner.slot('/tokens_out');
+const MODEL = scanner.slot('/model');
 
 /** Where scanTraceLine found each member of a trace line; one object, reused from line to line. */
 export type TraceFields = Found;
@@ -64,4 +67,19 @@ export function judgedTrace(b: Buffer, end: number, f: TraceFields): JudgedTrace
   // The scanner checked it is a boolean: its first byte says which.
   if (f.at[REFUSED]! >= 0) t.refused = b[f.at[REFUSED]!] === 0x74;
   return t;
+}
+
+/** The token counts and model of the line scanTraceLine last accepted into `f` (each absent when it has none). */
+export function scannedUsage(
+  b: Buffer,
+  f: TraceFields,
+): Pick<TraceLine, 'tokens_in' | 'tokens_out' | 'model'> {
+  const out: Pick<TraceLine, 'tokens_in' | 'tokens_out' | 'model'> = {};
+  // The scanner checked each is what the contract's kind says (a count refuses null): its bytes are the value.
+  if (f.at[TOKENS_IN]! >= 0)
+    out.tokens_in = Number(b.toString('latin1', f.at[TOKENS_IN]!, f.end[TOKENS_IN]!));
+  if (f.at[TOKENS_OUT]! >= 0)
+    out.tokens_out = Number(b.toString('latin1', f.at[TOKENS_OUT]!, f.end[TOKENS_OUT]!));
+  if (f.at[MODEL]! >= 0) out.model = stringValue(b, f.at[MODEL]!, f.end[MODEL]!);
+  return out;
 }

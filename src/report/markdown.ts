@@ -196,7 +196,8 @@ function suiteSection(report: Report, name: string, suite: SuiteReport): SuitePa
 }
 
 /**
- * What the answers cost beside how long they took, for a suite that prices them (latency with pricing:):
+ * What the answers cost beside how long they took, for a suite that prices them (latency or grounded-qa with
+ * pricing:):
  * "**cost** 0.000495 USD per answer (Δ +0.00003) · 0.99 USD in all (Δ +0.05) · p95 1200 ms (Δ +40)".
  */
 function costLine(suite: SuiteReport): string | undefined {

@@ -163,6 +163,8 @@ export interface SuiteKind<C extends BaseSuiteConfig = BaseSuiteConfig> {
   readsRecords?(config: C, inputs: Record<string, string[]>): boolean;
   /** The cutoff at which families are reported when no gate names one. */
   defaultCutoffs(config: C): number[];
+  /** Family `spec`'s cutoffs when no gate names one, where they are not defaultCutoffs' (undefined: those). */
+  familyCutoffs?(config: C, spec: MetricSpec): number[] | undefined;
   score(config: C, ctx: ScoreContext): Promise<SuiteResult>;
   /**
    * Kinds whose results list every item's verdict (SuiteResult.items) may have paired gates

@@ -129,6 +129,26 @@ export function otlpLines(traces: readonly TraceLine[], question: (t: TraceLine)
             endTimeUnixNano: ns(start + 1),
             attributes: [attr('openinference.span.kind', 'EMBEDDING'), attr('embedding.model_name', 'e5')],
           },
+          // A trace that counts tokens has them on an LLM span, as OpenInference's instrumentations write them.
+          ...(t.tokens_in === undefined && t.tokens_out === undefined
+            ? []
+            : [
+                {
+                  traceId,
+                  spanId: '00000000000000d4',
+                  parentSpanId: '00000000000000a1',
+                  name: 'llm',
+                  kind: 1,
+                  startTimeUnixNano: ns(start + 2),
+                  endTimeUnixNano: ns(start + 3),
+                  attributes: [
+                    attr('openinference.span.kind', 'LLM'),
+                    ...(t.model === undefined ? [] : [attr('llm.model_name', t.model)]),
+                    ...(t.tokens_in === undefined ? [] : [attr('llm.token_count.prompt', t.tokens_in)]),
+                    ...(t.tokens_out === undefined ? [] : [attr('llm.token_count.completion', t.tokens_out)]),
+                  ],
+                },
+              ]),
         ];
         return JSON.stringify({
           resourceSpans: [
@@ -212,6 +232,14 @@ export function parquetTraces(traces: readonly TraceLine[]): Buffer {
         { name: 'retrieved_ids', data: traces.map((t) => t.retrieved_ids) },
         { name: 'answer_json', data: traces.map((t) => t.answer_json) },
         { name: 'latency_ms', data: traces.map((t) => t.latency_ms ?? null), type: 'DOUBLE' },
+        // Token counts only where some trace has them: the files of tests without them stay as they were.
+        ...(traces.some((t) => t.tokens_in !== undefined || t.tokens_out !== undefined)
+          ? [
+              { name: 'tokens_in', data: traces.map((t) => t.tokens_in ?? null), type: 'INT32' as const },
+              { name: 'tokens_out', data: traces.map((t) => t.tokens_out ?? null), type: 'INT32' as const },
+              { name: 'model', data: traces.map((t) => t.model ?? null), type: 'STRING' as const },
+            ]
+          : []),
       ],
       rowGroupSize: 16,
     }),

@@ -8,6 +8,7 @@ import {
   fieldsSchema,
   inputSettings,
 } from '../../grounded-answer/config.js';
+import { pricingSetting } from '../../cost/pricing-file.js';
 
 /** A grounded-qa suite's keys in gates.yaml. */
 export const configSchema = z
@@ -25,6 +26,7 @@ export const configSchema = z
     format: inputSettings.format,
     openinference: inputSettings.openinference,
     fields: fieldsSchema({ gold: goldShape, traces: traceShape }),
+    pricing: pricingSetting,
     gates: gatesSchema.default({}),
   })
   .superRefine((config, ctx) => {

@@ -9,6 +9,11 @@ import { groundedQaSplit } from './split.js';
 import { configSchema, type GroundedQaConfig } from './config.js';
 import { semanticPass, semanticSettings, withSemantic } from '../../claims/semantic.js';
 import { asksJudge } from '../../claims/rules/index.js';
+import { isUsageMetric } from '../../cost/usage-metrics.js';
+import { answerUsage, asksUsage, USAGE_METRICS, winnersUsage } from './usage.js';
+
+/** The answers' token percentiles reported when no gate names another (the issue's p50 and p95). */
+const USAGE_PERCENTILES = [50, 95];
 
 export const groundedQa: SuiteKind<GroundedQaConfig> = {
   kind: 'grounded-qa',
@@ -22,12 +27,17 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       'records' || (inputs.gold ?? []).some(isParquet),
   // The table as it is now: a metric registered later is the suite's too.
   get metrics() {
-    return GROUNDED_METRICS;
+    return [...GROUNDED_METRICS, ...USAGE_METRICS];
   },
   offenderColumns: ['question', 'claim', 'citations', 'retrieved_ids', 'gold_citations'],
   defaultCutoffs: (config) => [config.k],
+  familyCutoffs: (_config, spec) => (isUsageMetric(spec) ? USAGE_PERCENTILES : undefined),
   get populations() {
-    return pairedPopulations(GROUNDED_METRICS);
+    // Tokens and cost have no pass or fail of an item: no paired gate counts their new failures.
+    return {
+      ...pairedPopulations(GROUNDED_METRICS),
+      ...Object.fromEntries(USAGE_METRICS.map((m) => [m.name, null])),
+    };
   },
 
   async score(config, ctx) {
@@ -37,8 +47,30 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
       ? await semanticPass(judged, semanticSettings(config.claims, ctx.resolvePath), ctx, process.env)
       : undefined;
     const gold = goldColumns(judged.gold);
+    const { table } = judged.loaded;
+    const usage = asksUsage(config)
+      ? answerUsage(
+          config,
+          ctx,
+          table.present,
+          await winnersUsage(
+            ctx.inputs.traces!,
+            judged.options.traces,
+            gold.qids,
+            judged.questions,
+            judged.loaded,
+          ),
+        )
+      : undefined;
     const result = {
-      ...resultOf(gold, judged.loaded, judged.options, ctx.relative, describer(judged, ctx, gold.qids)),
+      ...resultOf(
+        gold,
+        judged.loaded,
+        judged.options,
+        ctx.relative,
+        describer(judged, ctx, gold.qids),
+        usage,
+      ),
       goldDigest: judged.digest,
     };
     return semantic ? withSemantic(result, semantic) : result;

@@ -34,6 +34,7 @@ import { idMisread, meetingWarning, readerOf } from '../../grounded-answer/id-mi
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
+import type { AnswerUsage } from './usage.js';
 
 /** How the suite's runs are judged: its config's settings, at every cutoff a metric or gate asks for. */
 export function scoreOptions(
@@ -188,6 +189,8 @@ export function resultOf(
   options: ScoreOptions,
   relative: (file: string) => string,
   describe: NonNullable<SuiteResult['describe']>,
+  /** The answers' tokens and cost, when the suite asks for them (see usage.ts). */
+  usage?: AnswerUsage,
 ): SuiteResult {
   const { metrics, counts, tally } = aggregate(gold.answerable, loaded.table, options);
   const warnings: string[] = [];
@@ -241,14 +244,16 @@ export function resultOf(
       source: { file: shown, line },
     };
   };
+  if (usage) warnings.push(...usage.warnings);
   return {
-    metrics,
+    metrics: usage ? { ...metrics, ...usage.metrics } : metrics,
     counts: {
       ...counts,
       trace_lines: loaded.lines,
       superseded_runs: loaded.superseded,
       unknown_qids: loaded.unknown.size,
       ...(options.claims && matchCounts(table)),
+      ...usage?.counts,
     },
     offenders: {
       length: rows.length,
@@ -264,6 +269,7 @@ export function resultOf(
       pass: passColumn(gold.qids.length, loaded),
       populations: populationColumns(tally),
       failing: failingColumns(GROUNDED_METRICS, tally),
+      ...(usage?.values && { values: usage.values }),
     },
     triage: {
       ...triage(gold.answerable, loaded.table),
@@ -318,6 +324,8 @@ interface Judged {
   gold: GoldItem[];
   loaded: RunsLoad;
   digest: GoldDigest;
+  /** A gold question's qid, when the traces name their item by its question (see matchesByQuestion). */
+  questions?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -348,7 +356,12 @@ async function judgeTraces(
     throw err;
   });
   const loaded = await judging.finish(gold, questions);
-  return { gold, loaded, digest: ownDigest ?? (await judging.goldDigest(gold)) };
+  return {
+    gold,
+    loaded,
+    digest: ownDigest ?? (await judging.goldDigest(gold)),
+    ...(questions && { questions }),
+  };
 }
 
 /** Where a run is, as an offender shows it: `file:line`, or `file row N` for Parquet. */

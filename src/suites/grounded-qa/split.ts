@@ -21,6 +21,8 @@ import { encodePlaces, Places } from './gold-places.js';
 import { isOffenderFields, offenderFieldsSchema } from '../offender-fields.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
+import type { Usage } from '../../cost/usage.js';
+import { answerUsage, asksUsage, USAGES_WHAT, usagesSchema, winnersUsage } from './usage.js';
 import { refuseShards } from '../../claims/semantic.js';
 import {
   describeItem,
@@ -110,6 +112,17 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
       lines.push(text);
     });
 
+    // Each run's usage, as the suite's own pass reads it, when the suite asks for tokens (see usage.ts).
+    const usages = asksUsage(config)
+      ? await winnersUsage(
+          ctx.inputs.traces!,
+          options.traces,
+          gold.map((g) => g.qid),
+          suite.questions,
+          loaded,
+        )
+      : undefined;
+
     const state: State = {
       items: n,
       cutoffs: [...options.cutoffs],
@@ -139,6 +152,9 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         fields: Buffer.from(lines.join(''), 'utf8'),
         unknown: Buffer.from(JSON.stringify([...loaded.unknown]), 'utf8'),
         ...(loaded.traceIds && { 'runs.trace_ids': Buffer.from(JSON.stringify(loaded.traceIds()), 'utf8') }),
+        ...(usages && {
+          'runs.usage': Buffer.from(JSON.stringify(rows.map((r) => usages[r] ?? null)), 'utf8'),
+        }),
       },
     };
   },
@@ -180,6 +196,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
     const unknown = new Map<string, number>();
     const scratch = new Scratch();
     const find = rowFinder(gold.columns.qids);
+    const usages = asksUsage(config) ? new Array<Usage | undefined>(n).fill(undefined) : undefined;
     const { table } = pickWinners(gold.columns.qids, c, undefined, (offer, table) => {
       parts.forEach((part, p) => {
         const s = states[p]!;
@@ -195,6 +212,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         const recall = cols.get('runs.recall', Uint8Array, m * c);
         const upper = cols.get('runs.upper', Uint8Array, m * c);
         const order = part.order.traces!;
+        const partUsages = usages && usagesOf(part, name, m);
         for (let j = 0; j < m; j++) {
           const r = row[j]!;
           const f = file[j]!;
@@ -223,6 +241,7 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           if (!offer({ qid, ts: ts[j]!, position, line: 0, ref: refOf(p, j), runs: 1 })) continue;
           table.flags[r] = flags[j]!;
           table.rule[r] = rule[j]!;
+          if (usages) usages[r] = partUsages![j] ?? undefined;
           for (let k = 0; k < c; k++) {
             table.recall[r * c + k] = recall[j * c + k]!;
             table.upper[r * c + k] = upper[j * c + k]!;
@@ -285,7 +304,11 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         out.set(gold.columns.qids[r]!, fields);
       return out;
     };
-    return { result: resultOf(gold.columns, runs, options, ctx.relative, describe), digests: gold.digests };
+    const usage = usages && answerUsage(config, ctx, table.present, usages);
+    return {
+      result: resultOf(gold.columns, runs, options, ctx.relative, describe, usage),
+      digests: gold.digests,
+    };
   },
 };
 
@@ -556,6 +579,17 @@ function oneShardATrace(parts: readonly MergePart[], suite: string): void {
       shardOf.set(id, p);
     }
   });
+}
+
+/** A shard's usages of its `m` runs (section runs.usage, written when its suite asks for tokens). */
+function usagesOf(part: MergePart, suite: string, m: number): (Usage | null)[] {
+  const usages = part.partial.json(suite, 'runs.usage', usagesSchema, USAGES_WHAT);
+  if (usages.length !== m)
+    throw new InputError(
+      { file: part.partial.file },
+      `suite ${suite}: section runs.usage holds ${usages.length} runs' token counts; expected ${m}, one per run`,
+    );
+  return usages;
 }
 
 function unknownOf(part: MergePart, suite: string): [string, number][] {

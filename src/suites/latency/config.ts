@@ -12,8 +12,7 @@ import {
 import { goldShape, traceShape } from '../../grounded-answer/contract.js';
 import type { ScoreContext } from '../types.js';
 import { metrics } from './metrics.js';
-import { pricingSchema, type Pricing } from '../../cost/pricing.js';
-import { readPricingFile } from '../../cost/pricing-file.js';
+import { pricingSetting } from '../../cost/pricing-file.js';
 
 const percentileK = z
   .int()
@@ -38,8 +37,7 @@ export const configSchema = z
     format: inputSettings.format,
     openinference: inputSettings.openinference,
     fields: fieldsSchema({ traces: traceShape, gold: goldShape }),
-    /** USD per million tokens per model, or a YAML file (inside the repository) that holds the table. */
-    pricing: z.union([pricingSchema, z.string().min(1)]).optional(),
+    pricing: pricingSetting,
     gates: gatesSchema.default({}),
   })
   .superRefine((config, ctx) => {
@@ -87,10 +85,4 @@ export function knownConfiguration(
     );
   }
   return scope;
-}
-
-/** The suite's price table: its own, or the file it names (resolved like any path of gates.yaml). */
-export function suitePricing(config: LatencyConfig, ctx: ScoreContext): Pricing | undefined {
-  const { pricing } = config;
-  return typeof pricing === 'string' ? readPricingFile(ctx.resolvePath('pricing')) : pricing;
 }

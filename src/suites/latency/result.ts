@@ -1,8 +1,14 @@
 import { compareCodeUnits } from '../../io/files.js';
 import type { Table } from '../../report/schema.js';
 import type { ItemVerdicts, Misread, Offender, ScoreContext, SuiteResult } from '../types.js';
-import { notComputable } from '../../metrics/spec.js';
-import { USAGE_VALUES, usageMetrics, usageOf, type UsageValues } from './tokens.js';
+import {
+  USAGE_VALUES,
+  isUsageMetric,
+  usageFigures,
+  usageMetrics,
+  type UsageValues,
+} from '../../cost/usage-metrics.js';
+import { suitePricing } from '../../cost/pricing-file.js';
 import { STAGES, type LatencySample } from './contract.js';
 import {
   configurationPoints,
@@ -11,7 +17,7 @@ import {
   slowRequests,
   type ConfigurationPoint,
 } from './score.js';
-import { knownConfiguration, suitePricing, type LatencyConfig } from './config.js';
+import { knownConfiguration, type LatencyConfig } from './config.js';
 import type { LatencyRead } from './read.js';
 import type { ConfigurationAccuracy } from './accuracy.js';
 
@@ -39,15 +45,16 @@ export function latencyResult(
   warnings.push(...misread.map((m) => m.warning));
 
   const pricing = suitePricing(config, ctx);
-  const usage = usageOf(scoped, pricing);
+  const usage = usageFigures(
+    scoped.map((s) => s.usage),
+    ctx.metrics,
+    config.gates,
+    pricing,
+    'request',
+  );
   Object.assign(counts, usage.counts);
   warnings.push(...usage.warnings);
-  const counted = scoped.some((s) => s.usage);
-  const timing = ctx.metrics.filter((m) => !m.spec.perItem);
-  // Cost is reported once prices are given (or a gate names it): without them it is one hint, n/a six times over.
-  const shown = (m: (typeof ctx.metrics)[number]) =>
-    counted && (m.spec.perItem!.value !== 'cost' || pricing !== undefined);
-  const usageRequested = ctx.metrics.filter((m) => m.spec.perItem && (shown(m) || m.name in config.gates));
+  const timing = ctx.metrics.filter((m) => !isUsageMetric(m.spec));
 
   const offenders: Offender[] = [];
   const tables: Table[] = [];
@@ -74,11 +81,12 @@ export function latencyResult(
       metric(name, pick) {
         const m = ctx.metrics.find((x) => x.name === name);
         if (!m) return undefined;
-        if (m.spec.perItem)
+        if (isUsageMetric(m.spec))
           return usageMetrics(
             Array.from(pick, (i) => usage.values[i]!),
             [m],
             pricing !== undefined,
+            'request',
           )[name]?.value;
         return latencyMetrics(
           Array.from(pick, (i) => scoped[i]!),
@@ -89,16 +97,7 @@ export function latencyResult(
     },
     metrics: {
       ...latencyMetrics(scoped, timing, hasStages),
-      ...(counted
-        ? usageMetrics(usage.values, usageRequested, pricing !== undefined)
-        : Object.fromEntries(
-            usageRequested.map((m) => [
-              m.name,
-              notComputable(
-                'no trace counts tokens (tokens_in and tokens_out, or llm.token_count.* / gen_ai.usage.* on LLM spans)',
-              ),
-            ]),
-          )),
+      ...usage.metrics,
     },
     counts: {
       samples: samples.length,
@@ -110,7 +109,7 @@ export function latencyResult(
     warnings,
     misread,
     tables,
-    ...(counted && { items: usageItems(scoped, usage.values, new Set(slow)) }),
+    ...(usage.counted && { items: usageItems(scoped, usage.values, new Set(slow)) }),
   };
 }
 
