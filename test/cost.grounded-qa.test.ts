@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { formatBaseline } from '../src/baseline/committed.js';
+import { InputError } from '../src/errors.js';
 import { parseConfig } from '../src/config/load.js';
 import { scopeAt } from '../src/io/confine.js';
 import { renderMarkdown } from '../src/report/markdown.js';
@@ -226,6 +227,47 @@ describe('grounded-qa over OTel GenAI spans', () => {
     });
 });
 
+describe('grounded-qa over OTel GenAI spans in chunks', () => {
+  it('sums a winning trace whose spans are in two chunks of the input over all its spans', async () => {
+    // q1's agent, retrieval and first chat (gpt-4o-mini 1000 in, 100 out) on the first line, its second chat
+    // (claude-haiku 200 in, 50 out) on the last, 600 kB later: the input is cut in chunks of 256 kB or more,
+    // so the two lines are in different chunks, and the trace is assembled again from both, 1200 in, 150 out, (1000·0.15 + 100·0.60 + 200·0.80 + 50·4.00)/1e6 USD.
+    const q1 = JSON.parse(
+      genaiTrace(1, 'q1', 0, [
+        ['gpt-4o-mini', 1000, 100],
+        ['claude-haiku', 200, 50],
+      ]),
+    ) as { resourceSpans: [{ scopeSpans: [{ spans: unknown[] }] }] };
+    const spans = q1.resourceSpans[0].scopeSpans[0].spans;
+    const withSpans = (some: unknown[]) => {
+      const copy = structuredClone(q1);
+      copy.resourceSpans[0].scopeSpans[0].spans = some;
+      return JSON.stringify(copy);
+    };
+    // Traces of qids not in gold, 1.5 kB or so each.
+    const filler = Array.from({ length: 500 }, (_, i) =>
+      genaiTrace(100 + i, `other${i}`, i, [['gpt-4o-mini', 1, 1]]),
+    );
+    expect(filler.join('\n').length).toBeGreaterThan(600_000);
+    const body = [withSpans(spans.slice(0, -1)), ...filler, withSpans(spans.slice(-1))].join('\n') + '\n';
+    const dir = tmpTree({
+      'gold.jsonl': goldOf(['q1']),
+      'spans.jsonl': body,
+      'gates.yaml': suite([
+        'gold: gold.jsonl',
+        'traces: spans.jsonl',
+        'format: otel',
+        'openinference: { qid: app.qid }',
+        ...PRICES,
+      ]),
+    });
+    const qa = (await runIn(dir)).report.suites.qa!;
+    expect(qa.metrics.tokens_in!.value).toBe(1200);
+    expect(qa.metrics.tokens_out!.value).toBe(150);
+    expect(qa.metrics['cost.total']!.value).toBeCloseTo(0.00057, 15);
+  });
+});
+
 /** A canonical trace line of `qid` answering `claim` from d1. */
 const line = (qid: string, ts: number, claim: string, more: Record<string, unknown> = {}) => ({
   qid,
@@ -313,6 +355,46 @@ describe('grounded-qa over JSON Lines traces', () => {
     writeFileSync(path.join(mixed, 'traces.parquet'), parquet);
     const both = (await runIn(mixed)).report.suites.qa!;
     expect(both.metrics.tokens_in!.value).toBe((61_000 - 2100 + 7) / 20);
+  });
+
+  it("reads a Parquet winner's counts with its row: an error at the winner's row, none at a superseded one's", async () => {
+    // Rows 1 … 4: q0 at ts 0 (tokens_cached 50 above tokens_in 10, superseded by row 3), q1 at ts 0, q0 at ts 1,
+    // q1 at ts 1 (its winner, tokens_cached 500 above tokens_in 100); the same file with row 4 at 100 cached reads.
+    const parquet = (cachedLast: number) =>
+      Buffer.from(
+        parquetWriteBuffer({
+          columnData: [
+            { name: 'ts', data: [0n, 0n, 1n, 1n], type: 'INT64' },
+            { name: 'qid', data: ['q0', 'q1', 'q0', 'q1'], type: 'STRING' },
+            { name: 'retrieved_ids', data: [['d1'], ['d1'], ['d1'], ['d1']] },
+            {
+              name: 'answer_json',
+              data: [0, 1, 2, 3].map(() => ({ claim: 'Fact is 7.', citations: ['d1'] })),
+            },
+            { name: 'tokens_in', data: [10, 20, 30, 100], type: 'INT32' },
+            { name: 'tokens_out', data: [1, 2, 3, 4], type: 'INT32' },
+            { name: 'tokens_cached', data: [50, 0, 0, cachedLast], type: 'INT32' },
+            {
+              name: 'model',
+              data: ['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini'],
+              type: 'STRING',
+            },
+          ],
+        }),
+      );
+    const dir = tmpTree({
+      'gold.jsonl': goldOf(['q0', 'q1']),
+      'gates.yaml': suite(['gold: gold.jsonl', 'traces: traces.parquet', ...PRICES]),
+    });
+    writeFileSync(path.join(dir, 'traces.parquet'), parquet(100));
+    expect((await runIn(dir)).report.suites.qa!.metrics.tokens_in!.value).toBe((30 + 100) / 2);
+    writeFileSync(path.join(dir, 'traces.parquet'), parquet(500));
+    await expect(runIn(dir)).rejects.toThrow(
+      new InputError(
+        { file: path.join(dir, 'traces.parquet'), line: 4 },
+        'tokens_cached is 500, more than tokens_in 100; expected the cached part of the input tokens, at most their count',
+      ),
+    );
   });
 
   it('maps usage.prompt_tokens and completion_tokens with fields:', async () => {

@@ -14,6 +14,12 @@ export interface TraceInput {
   markers?: boolean;
   /** `openinference.document_id`, when not the default `document.id` (see openinference.ts). */
   documentId?: string;
+  /**
+   * The suite reads its winners' token counts: the sources that read runs as records (Parquet rows, spans)
+   * keep each run's usage with it (see cost/held-usages.ts), and the read-back gives the winners' (see
+   * ReadBack.usage); runs read again by their bytes are read for it there (suites/grounded-qa/usage.ts).
+   */
+  usage?: true;
 }
 
 export const CANONICAL_TRACES: TraceInput = { format: 'jsonl', qid: 'input.value' };

@@ -9,6 +9,7 @@ import type { RunTable } from './runs.js';
 import type { ScoreOptions } from '../score-options.js';
 import type { ScuRule } from '../scu.js';
 import type { JudgedTrace } from '../trace-scan.js';
+import type { Usage } from '../../cost/usage.js';
 
 // What judging found, whichever source the runs were read from: the stage after the winners are judged,
 // and what the suites read.
@@ -40,6 +41,8 @@ export interface RunsLoad {
    * in two shards: one run assembles its spans into one trace, the shards into two.
    */
   traceIds?: () => readonly string[];
+  /** When the input asked for them (TraceInput.usage), gold item `row`'s winning run's usage (see ReadBack). */
+  usage?: WinnerUsage;
   /** Set when the winners' retrieved and cited ids meet too few of the gold set's (see id-meter.ts). */
   meeting?: Meeting;
 }
@@ -52,7 +55,7 @@ export function judged(
   known: number,
   unknown: ReadonlyMap<string, number>,
   options: ScoreOptions,
-): Omit<RunsLoad, 'ref' | 'records' | 'traceIds'> {
+): Omit<RunsLoad, 'ref' | 'records' | 'traceIds' | 'usage'> {
   let winners = 0;
   for (let i = 0; i < table.present.length; i++) winners += table.present[i]!;
   return {
@@ -69,6 +72,12 @@ export function judged(
 /** What judging read of some rows' winning runs: held in memory, or read again (see RunsLoad.records). */
 export type RecordsOf = (rows: readonly number[]) => Promise<ReadonlyMap<number, JudgedTrace>>;
 
+/**
+ * Gold item `row`'s winning run's token counts (undefined: no run, or one that counts none), as the read that
+ * judged it read them; a run whose counts are wrong throws its input error.
+ */
+export type WinnerUsage = (row: number) => Usage | undefined;
+
 /** What reading the winners back leaves, to find some of them again for the report. */
 export interface ReadBack {
   /** When runs are lines read again by their bytes, where gold item `row`'s winning line's bytes are. */
@@ -79,6 +88,11 @@ export interface ReadBack {
    */
   records?: RecordsOf;
   traceIds?: RunsLoad['traceIds'];
+  /**
+   * Asked for (TraceInput.usage) of a source that reads runs as records: the winners' usage, kept with the
+   * runs as they were read. Runs read again by their bytes have none: their usage is read with their bytes.
+   */
+  usage?: WinnerUsage;
 }
 
 /** What judging found: the pick's table, judged, and how each winner is found again. */
@@ -102,6 +116,7 @@ export function runsLoad(
         : undefined,
     ...(records && { records }),
     ...(back.traceIds && { traceIds: back.traceIds }),
+    ...(back.usage && { usage: back.usage }),
   };
 }
 

@@ -4,7 +4,7 @@ import { type SpanFacts } from './span-values.js';
 import { GENAI } from './vocabularies/genai.js';
 import { parsedOrText } from './span-facts.js';
 import { isObject } from '../../io/record-shape.js';
-import { singleModel, spanUsage } from '../../cost/usage.js';
+import { singleModel, spanUsage, type Usage } from '../../cost/usage.js';
 import { OPENINFERENCE } from './vocabularies/openinference.js';
 
 // One grounded-answer trace record assembled from an OpenInference trace's spans (see openinference.ts for
@@ -27,6 +27,8 @@ export interface TraceRecord {
   traceId?: string;
   /** The spans its members came from, for a record assembled from spans. */
   spans?: TraceSpans;
+  /** For a record assembled from spans, its LLM spans' token counts (see spanUsage), undefined when none counts. */
+  usage?: Usage;
 }
 
 /** The spans a trace's record comes from (see assemble). */
@@ -310,5 +312,5 @@ export function assemble(spans: SpanFacts[], options: OpenInferenceOptions): Tra
     );
   }
   record.qid = id;
-  return { file: root.file, line: root.line, value: record, traceId, spans: picked };
+  return { file: root.file, line: root.line, value: record, traceId, spans: picked, ...(usage && { usage }) };
 }

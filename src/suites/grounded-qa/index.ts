@@ -49,18 +49,7 @@ export const groundedQa: SuiteKind<GroundedQaConfig> = {
     const gold = goldColumns(judged.gold);
     const { table } = judged.loaded;
     const usage = asksUsage(config)
-      ? answerUsage(
-          config,
-          ctx,
-          table.present,
-          await winnersUsage(
-            ctx.inputs.traces!,
-            judged.options.traces,
-            gold.qids,
-            judged.questions,
-            judged.loaded,
-          ),
-        )
+      ? answerUsage(config, ctx, table.present, winnersUsage(judged.options.traces, gold.qids, judged.loaded))
       : undefined;
     const result = {
       ...resultOf(

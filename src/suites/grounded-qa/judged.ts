@@ -34,9 +34,12 @@ import { idMisread, meetingWarning, readerOf } from '../../grounded-answer/id-mi
 import { stageOf, triage } from '../../grounded-answer/triage.js';
 import type { Offender, ScoreContext, SuiteResult } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
-import type { AnswerUsage } from './usage.js';
+import { asksUsage, type AnswerUsage } from './usage.js';
 
-/** How the suite's runs are judged: its config's settings, at every cutoff a metric or gate asks for. */
+/**
+ * How the suite's runs are judged: its config's settings, at every cutoff a metric or gate asks for; their
+ * token counts are read with them when the suite asks for them (see asksUsage).
+ */
 export function scoreOptions(
   config: GroundedQaConfig,
   ctx: ScoreContext,
@@ -44,7 +47,8 @@ export function scoreOptions(
   const cutoffs = [
     ...new Set([config.k, ...ctx.metrics.flatMap((m) => (m.k === undefined ? [] : [m.k]))]),
   ].sort((a, b) => a - b);
-  return scoreOptionsOf(config, cutoffs);
+  const options = scoreOptionsOf(config, cutoffs);
+  return asksUsage(config) ? { ...options, traces: { ...options.traces, usage: true } } : options;
 }
 
 /**

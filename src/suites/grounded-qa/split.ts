@@ -114,11 +114,9 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
 
     // Each run's usage, as the suite's own pass reads it, when the suite asks for tokens (see usage.ts).
     const usages = asksUsage(config)
-      ? await winnersUsage(
-          ctx.inputs.traces!,
+      ? winnersUsage(
           options.traces,
           gold.map((g) => g.qid),
-          suite.questions,
           loaded,
         )
       : undefined;

@@ -2,6 +2,7 @@ import { InputError, type Where } from '../../../errors.js';
 import { stringAt } from '../../../io/string-column.js';
 import { lineBases, throwFirstError } from '../../pipeline/chunk-scan.js';
 import type { TraceLine } from '../../contract.js';
+import type { Usage } from '../../../cost/usage.js';
 import { Entries } from './otlp-order.js';
 import type { OtlpScan } from './otlp-runs.js';
 import { readSpans } from './otlp-winners.js';
@@ -25,6 +26,8 @@ export interface OtlpWinners {
   entries: Entries;
   /** Traces assembled here (those met in several chunks) that won, by entry, under the qid they name. */
   assembled: Map<number, TraceLine>;
+  /** Their usage, by entry, when the input asks for it (TraceInput.usage): of all their spans. */
+  assembledUsage: Map<number, Usage | undefined>;
 }
 
 /** Offers the pick every trace, in the order of its first span; a ref is the trace's entry (see Entries). */
@@ -50,6 +53,7 @@ export function candidates(
   const checker = traceChecker(input);
   const fileIndex = new Map(files.map((f, i) => [f, i]));
   const assembled = new Map<number, TraceLine>();
+  const assembledUsage = new Map<number, Usage | undefined>();
   let traces = 0;
   // The spans of every trace met in several chunks, each of their lines read once (one line may hold spans
   // of thousands of traces an exporter batched), in input order.
@@ -97,11 +101,13 @@ export function candidates(
     let file: number;
     let line: number;
     let record: TraceLine | undefined;
+    let usage: Usage | undefined;
     if (more) {
       const id = entries.idOf(k);
       const r = assemble(cut.get(id)!, opts);
       cut.delete(id);
       record = checker.check(r.value, r.file, r.line);
+      usage = r.usage;
       file = fileIndex.get(r.file)!;
       line = r.line;
       time = timestamp(record.ts, r.file, line);
@@ -116,7 +122,10 @@ export function candidates(
     }
     traces++;
     const won = offer({ qid, ts: time, position: { file, ordinal: position }, line, ref: k, runs: 1 });
-    if (won && record) assembled.set(k, record);
+    if (won && record) {
+      assembled.set(k, record);
+      if (input.usage) assembledUsage.set(k, usage);
+    }
   }
-  return { lines: traces, winners: { entries, assembled } };
+  return { lines: traces, winners: { entries, assembled, assembledUsage } };
 }

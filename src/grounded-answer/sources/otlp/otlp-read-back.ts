@@ -1,6 +1,7 @@
 import { heldReader, runReader, type HeldRuns } from '../held-lines.js';
 import type { Judge } from '../../pipeline/judge-stage.js';
-import type { ReadBack } from '../../pipeline/judged-runs.js';
+import type { ReadBack, WinnerUsage } from '../../pipeline/judged-runs.js';
+import { heldUsageReader } from '../../../cost/held-usages.js';
 import type { OtlpWinners } from './otlp-pick.js';
 import {
   readWinners,
@@ -26,7 +27,7 @@ import type { Picking } from '../source.js';
 const OWN_SHARE = 0.55;
 
 export async function readBack(
-  { table, winners: { entries, assembled } }: Picked<OtlpWinners>,
+  { table, winners: { entries, assembled, assembledUsage } }: Picked<OtlpWinners>,
   { files, gold, input, helpers }: Picking,
   judge: Judge,
 ): Promise<ReadBack> {
@@ -123,5 +124,25 @@ export async function readBack(
     records,
     // The traces in the order the pick counted them: each where it was first met.
     traceIds: () => entries.traceIds(),
+    ...(input.usage && { usage: winnersUsage(winner, entries, assembledUsage) }),
+  };
+}
+
+/**
+ * The winners' usage, as the scans counted it with the traces they assembled (see OtlpScan.usage), or as the
+ * pick did for a trace it assembled again from several chunks.
+ */
+function winnersUsage(
+  winner: (row: number) => number,
+  entries: OtlpWinners['entries'],
+  assembledUsage: OtlpWinners['assembledUsage'],
+): WinnerUsage {
+  const read = heldUsageReader();
+  return (row) => {
+    const k = winner(row);
+    if (k < 0) return undefined;
+    if (assembledUsage.has(k)) return assembledUsage.get(k);
+    const [s, i] = entries.at(k);
+    return read(s.usage!, i);
   };
 }

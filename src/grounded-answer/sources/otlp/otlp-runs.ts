@@ -14,6 +14,8 @@ import type { SpanFacts } from '../../spans/span-values.js';
 import { timestamp } from '../../timestamp.js';
 import type { TraceInput } from '../../trace-input.js';
 import type { ChunkError } from '../../pipeline/chunk-scan.js';
+import { holdUsages, type HeldUsages } from '../../../cost/held-usages.js';
+import type { Usage } from '../../../cost/usage.js';
 
 /**
  * What one thread learned from the chunks of OTLP lines it read: every trace whose spans it met, assembled
@@ -50,6 +52,8 @@ export interface OtlpScan {
   places: Int32Array;
   /** [entry, where, detail] for each trace that could not be assembled or checked from its chunk. */
   failed: [number, Where | undefined, string][];
+  /** When the input asks for usage (TraceInput.usage), each entry's, as its spans in the chunk count it. */
+  usage?: HeldUsages;
   /** [chunk, lines in it (blank ones too)] for each chunk read to its end. */
   chunkLines: [number, number][];
   utf8?: [string, number][];
@@ -92,6 +96,8 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
   const places = int32Column();
   const failed: OtlpScan['failed'] = [];
   const chunkLines: [number, number][] = [];
+  /** Each entry's usage, when asked: assembling the trace sums it (see assemble). */
+  const usages: (Usage | undefined)[] | undefined = input.usage ? [] : undefined;
   const result = (error?: OtlpScan['error']): OtlpScan => ({
     traceIds: traceIds.done(),
     hash: hash.done(),
@@ -107,6 +113,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
     places: places.done(),
     failed,
     chunkLines,
+    ...(usages && { usage: holdUsages(usages) }),
     ...(error ? { error } : {}),
   });
 
@@ -166,8 +173,10 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
         let qid = '';
         let time = NaN;
         let line = t.spans[0]!.line;
+        let usage: Usage | undefined;
         try {
           const record = assemble(t.spans, options);
+          usage = record.usage;
           line = record.line;
           const checked = checker.check(record.value, file, line);
           time = timestamp(checked.ts, file, line);
@@ -177,6 +186,7 @@ export async function scanOtlpRuns(queue: ChunkQueue<Segment>, input: TraceInput
           if (!(err instanceof InputError)) throw err;
           failed.push([qids.length, err.where, err.detail]);
         }
+        usages?.push(usage);
         traceIds.push(traceId);
         hash.push(idHash(traceId));
         qids.push(qid);

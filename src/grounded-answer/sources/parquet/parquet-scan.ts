@@ -9,6 +9,8 @@ import { replaces } from '../../pipeline/runs.js';
 import type { TraceInput } from '../../trace-input.js';
 import { timestamp } from '../../timestamp.js';
 import { traceChecker } from '../../trace-checks.js';
+import { holdUsages, usageOrError, type HeldUsages } from '../../../cost/held-usages.js';
+import { recordUsage, type Usage } from '../../../cost/usage.js';
 
 // Parquet traces decoded by threads, a window of rows each at a time: decoding (hyparquet, in JavaScript)
 // is most of the time a Parquet run takes. A row is a whole run, so each thread keeps, per qid, its winning
@@ -26,6 +28,8 @@ export interface ParquetScan {
   line: Float64Array;
   /** What judging reads of each slot's winning run (see held-lines.ts). */
   held: HeldRuns;
+  /** When the input asks for usage (TraceInput.usage), each slot's winning run's. */
+  usage?: HeldUsages;
   /** Rows read. */
   rows: number;
   utf8?: [string, number][];
@@ -84,6 +88,8 @@ export async function scanParquetRuns(
    * more than the pages kept: most runs are superseded.
    */
   const records: (TraceLine | RawMembers)[] = [];
+  /** Per slot, the winning run's usage when asked, or the error its counts are (thrown if it wins). */
+  const usages: (Usage | InputError | undefined)[] | undefined = input.usage ? [] : undefined;
   let rows = 0;
   const result = (error?: ParquetScan['error']): ParquetScan => ({
     qids,
@@ -92,6 +98,7 @@ export async function scanParquetRuns(
     chunk: Int32Array.from(chunks),
     line: Float64Array.from(rowAt),
     held: holdRuns(qids, records),
+    ...(usages && { usage: holdUsages(usages) }),
     rows,
     ...(error ? { error } : {}),
   });
@@ -114,6 +121,7 @@ export async function scanParquetRuns(
           chunks.push(chunk);
           rowAt.push(line);
           records.push(raw || t);
+          usages?.push(usageOrError(() => recordUsage(t, { file, line })));
           continue;
         }
         count[slot]!++;
@@ -122,6 +130,7 @@ export async function scanParquetRuns(
         chunks[slot] = chunk;
         rowAt[slot] = line;
         records[slot] = raw || t;
+        if (usages) usages[slot] = usageOrError(() => recordUsage(t, { file, line }));
       }
     } catch (err) {
       if (!(err instanceof InputError)) throw err;

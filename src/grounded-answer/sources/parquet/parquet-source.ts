@@ -1,7 +1,8 @@
 import { decodeSeconds, notDecoded } from '../../../io/parquet-limits.js';
 import { isParquet, parquetRowGroups } from '../../../io/records.js';
 import { throwFirstError } from '../../pipeline/chunk-scan.js';
-import { heldReader, type HeldRuns } from '../held-lines.js';
+import { heldReader } from '../held-lines.js';
+import { heldUsageReader } from '../../../cost/held-usages.js';
 import type { Judge } from '../../pipeline/judge-stage.js';
 import { judgeHeld, type ReadBack } from '../../pipeline/judged-runs.js';
 import { scanParquetRuns, type ParquetScan } from './parquet-scan.js';
@@ -29,23 +30,29 @@ export const parquetSource: TraceSource<ParquetScan, Won> = {
   },
 };
 
-/** What the threads held of their winning rows, by scan (see Candidate.ref: the scan and its slot). */
-type Won = readonly HeldRuns[];
+/**
+ * What the threads held of their winning rows, and their usage when asked, by scan (see Candidate.ref: the scan
+ * and its slot).
+ */
+type Won = readonly Pick<ParquetScan, 'held' | 'usage'>[];
 
 /** Offers every thread's winners to the pick. */
 function candidates(scans: readonly ParquetScan[], { chunks }: Picking, offer: Offer) {
   throwFirstError(scans);
   offerSlots(scans, chunks, offer);
-  return { lines: scans.reduce((n, s) => n + s.rows, 0), winners: scans.map((s) => s.held) };
+  return { lines: scans.reduce((n, s) => n + s.rows, 0), winners: scans };
 }
 
 /**
  * The winners, from what the threads held: each read when asked (100k runs kept as objects cost their copying
  * by the young generation's collections: see BENCHMARKS.md).
  */
-function readBack({ table, winners: held }: Picked<Won>, _: Picking, judge: Judge): ReadBack {
+function readBack({ table, winners: held }: Picked<Won>, { input }: Picking, judge: Judge): ReadBack {
   const judgedAt = heldReader();
   const record = (row: number) =>
-    table.present[row] ? judgedAt(held[refHi(table.ref[row]!)]!, refLo(table.ref[row]!)) : undefined;
-  return { records: judgeHeld(table, record, judge) };
+    table.present[row] ? judgedAt(held[refHi(table.ref[row]!)]!.held, refLo(table.ref[row]!)) : undefined;
+  const usageAt = heldUsageReader();
+  const usage = (row: number) =>
+    table.present[row] ? usageAt(held[refHi(table.ref[row]!)]!.usage!, refLo(table.ref[row]!)) : undefined;
+  return { records: judgeHeld(table, record, judge), ...(input.usage && { usage }) };
 }

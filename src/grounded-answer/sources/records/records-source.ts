@@ -14,6 +14,9 @@ import { timestamp } from '../../timestamp.js';
 import { traceChecker } from '../../trace-checks.js';
 import type { Picking, TraceSource } from '../source.js';
 import type { TraceInput } from '../../trace-input.js';
+import { usageOrError } from '../../../cost/held-usages.js';
+import { recordUsage, type Usage } from '../../../cost/usage.js';
+import type { InputError } from '../../../errors.js';
 
 // Traces that are records read in one pass, on this thread: OpenInference `.json` documents and Phoenix
 // exports (one trace's spans may be in several files, so they are assembled across all of them), and inputs
@@ -31,6 +34,11 @@ export interface RecordScan extends ThreadScan {
   offset: number[];
   line: number[];
   records: TraceLine[];
+  /**
+   * When the input asks for usage (TraceInput.usage), the winning record's: its spans' counts, or its own;
+   * or the error its counts are, thrown if it wins.
+   */
+  usages?: (Usage | InputError | undefined)[];
   /** Records read. */
   lines: number;
   /** OpenInference: the id of every trace assembled, in the order of its first span. */
@@ -73,9 +81,14 @@ async function scan(queue: ChunkQueue<Segment>, input: TraceInput) {
     records: [],
     lines: 0,
     traceIds: [],
+    ...(input.usage && { usages: [] }),
   };
   let index = 0;
-  for await (const { file, line, value, traceId } of traceRecords(files, input, readsSpans(input))) {
+  for await (const { file, line, value, traceId, spans, usage } of traceRecords(
+    files,
+    input,
+    readsSpans(input),
+  )) {
     if (traceId !== undefined) s.traceIds.push(traceId);
     const t = checker.check(value, file, line);
     const time = timestamp(t.ts, file, line);
@@ -97,6 +110,7 @@ async function scan(queue: ChunkQueue<Segment>, input: TraceInput) {
     s.offset[slot] = at;
     s.line[slot] = line;
     s.records[slot] = t;
+    if (s.usages) s.usages[slot] = spans ? usage : usageOrError(() => recordUsage(t, { file, line }));
   }
   return s;
 }
@@ -124,6 +138,12 @@ function candidates(scans: readonly RecordScan[], _: Picking, offer: Offer) {
 
 /** The winners, held in memory since the pass, under their gold item's qid (a question's, by question). */
 function readBack({ table, winners: scans }: Picked<Won>, { gold, input }: Picking, judge: Judge): ReadBack {
+  const winnerUsage = (ref: number) => {
+    if (ref < 0) return undefined;
+    const usage = scans[refHi(ref)]!.usages![refLo(ref)];
+    if (usage instanceof Error) throw usage;
+    return usage;
+  };
   const record = (row: number) => {
     if (!table.present[row]) return undefined;
     const ref = table.ref[row]!;
@@ -133,6 +153,7 @@ function readBack({ table, winners: scans }: Picked<Won>, { gold, input }: Picki
   };
   return {
     records: judgeHeld(table, record, judge),
+    ...(input.usage && { usage: (row: number) => winnerUsage(table.present[row] ? table.ref[row]! : -1) }),
     ...(input.format === 'openinference' && { traceIds: () => scans.flatMap((s) => s.traceIds) }),
   };
 }
