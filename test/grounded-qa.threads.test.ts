@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { runCli } from './helpers/process.js';
 import { seeded } from './helpers/random.js';
 import { otlpLines } from './helpers/formats.js';
@@ -187,6 +188,56 @@ describe('grounded-qa on several threads (dist)', () => {
       .qa;
     expect(qa.metrics.tokens_in!.value).toBe(3849.5);
     expect(qa.metrics['cost.total']!.value).toBeCloseTo(300 * ((3849.5 * 0.15 + 10 * 0.6) / 1e6), 12);
+    for (const threads of ['2', '4']) expect(report(threads)).toBe(one);
+  }, 60_000);
+
+  it('Parquet with token counts: the same tokens and cost on one thread and on several', () => {
+    // Row i answers Q(i mod 300) at ts ⌊i/300⌋ with 1000 + i tokens in (10 cached) and 10 out of m-a, in row
+    // groups of 100: the last round, rows 2700 … 2999, wins. tokens_in = 1000 + 2849.5; cost
+    // ((3849.5 − 10)·0.15 + 10·0.075 + 10·0.60)/1e6 each, 300 of them.
+    const rows = Array.from({ length: 3000 }, (_, i) => i);
+    const dir = tmpTree({
+      'gates.yaml': gates
+        .replace('traces/*.jsonl', 'traces.parquet')
+        .replace('    scu: true', '    pricing: { m-a: { input: 0.15, output: 0.6, cached_input: 0.075 } }'),
+      'gold.jsonl': jsonl(gold),
+    });
+    writeFileSync(
+      path.join(dir, 'traces.parquet'),
+      Buffer.from(
+        parquetWriteBuffer({
+          columnData: [
+            { name: 'ts', data: rows.map((i) => BigInt(Math.floor(i / 300))), type: 'INT64' },
+            { name: 'qid', data: rows.map((i) => `Q${i % 300}`), type: 'STRING' },
+            { name: 'retrieved_ids', data: rows.map((i) => [`d${i % 300}`]) },
+            {
+              name: 'answer_json',
+              data: rows.map((i) => ({ claim: `fact number ${i % 300}`, citations: [`d${i % 300}`] })),
+            },
+            { name: 'tokens_in', data: rows.map((i) => 1000 + i), type: 'INT32' },
+            { name: 'tokens_out', data: rows.map(() => 10), type: 'INT32' },
+            { name: 'tokens_cached', data: rows.map(() => 10), type: 'INT32' },
+            { name: 'model', data: rows.map(() => 'm-a'), type: 'STRING' },
+          ],
+          rowGroupSize: 100,
+        }),
+      ),
+    );
+    const report = (threads: string) => {
+      const r = runCli(['-c', 'gates.yaml', '--report', `r${threads}.json`], dir, {
+        GROUNDGATE_THREADS: threads,
+      });
+      expect(r.status).toBe(0);
+      return readFileSync(path.join(dir, `r${threads}.json`), 'utf8');
+    };
+    const one = report('1');
+    const qa = (JSON.parse(one) as { suites: { qa: { metrics: Record<string, { value: number }> } } }).suites
+      .qa;
+    expect(qa.metrics.tokens_in!.value).toBe(3849.5);
+    expect(qa.metrics['cost.total']!.value).toBeCloseTo(
+      300 * (((3849.5 - 10) * 0.15 + 10 * 0.075 + 10 * 0.6) / 1e6),
+      12,
+    );
     for (const threads of ['2', '4']) expect(report(threads)).toBe(one);
   }, 60_000);
 
