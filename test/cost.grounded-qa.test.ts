@@ -397,6 +397,50 @@ describe('grounded-qa over JSON Lines traces', () => {
     );
   });
 
+  it("reads the records source's winners' counts with them: a superseded record's wrong count is no error", async () => {
+    // Parquet beside JSON Lines, read as records: q0's first run (line 1, 50 cached of 10 in) is superseded by
+    // its later one (line 2); q1's run is a Parquet row. An error at a winner's line.
+    const parquet = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'ts', data: [0n], type: 'INT64' },
+          { name: 'qid', data: ['q1'], type: 'STRING' },
+          { name: 'retrieved_ids', data: [['d1']] },
+          { name: 'answer_json', data: [{ claim: 'Fact is 7.', citations: ['d1'] }] },
+          { name: 'tokens_in', data: [100], type: 'INT32' },
+          { name: 'tokens_out', data: [10], type: 'INT32' },
+          { name: 'model', data: ['gpt-4o-mini'], type: 'STRING' },
+        ],
+      }),
+    );
+    const usage = (tokensIn: number, cached: number) => ({
+      tokens_in: tokensIn,
+      tokens_out: 1,
+      tokens_cached: cached,
+      model: 'gpt-4o-mini',
+    });
+    const dir = tmpTree({
+      'gold.jsonl': goldOf(['q0', 'q1']),
+      'more.jsonl': jsonl([
+        line('q0', 1, 'Fact is 7.', usage(10, 50)),
+        line('q0', 2, 'Fact is 7.', usage(30, 0)),
+      ]),
+      'gates.yaml': suite(['gold: gold.jsonl', 'traces: "{traces.parquet,more.jsonl}"', ...PRICES]),
+    });
+    writeFileSync(path.join(dir, 'traces.parquet'), parquet);
+    expect((await runIn(dir)).report.suites.qa!.metrics.tokens_in!.value).toBe((30 + 100) / 2);
+    writeFileSync(
+      path.join(dir, 'more.jsonl'),
+      jsonl([line('q0', 1, 'Fact is 7.', usage(10, 0)), line('q0', 2, 'Fact is 7.', usage(30, 31))]),
+    );
+    await expect(runIn(dir)).rejects.toThrow(
+      new InputError(
+        { file: path.join(dir, 'more.jsonl'), line: 2 },
+        'tokens_cached is 31, more than tokens_in 30; expected the cached part of the input tokens, at most their count',
+      ),
+    );
+  });
+
   it('maps usage.prompt_tokens and completion_tokens with fields:', async () => {
     const traces = [
       line('q1', 1, 'Fact is 7.', {
