@@ -188,14 +188,12 @@ const modelTokensSchema = z
     tokensOut: z.int().min(0),
     cachedIn: z.int().min(0).optional(),
   })
-  .transform(
-    ({ model, tokensIn, tokensOut, cachedIn }): ModelTokens => ({
-      model,
-      tokensIn,
-      tokensOut,
-      ...(cachedIn !== undefined && { cachedIn }),
-    }),
-  );
+  .transform(({ model, tokensIn, tokensOut, cachedIn }): ModelTokens => ({
+    model,
+    tokensIn,
+    tokensOut,
+    ...(cachedIn !== undefined && { cachedIn }),
+  }));
 const usageSchema = z.strictObject({
   tokensIn: z.int().min(0).optional(),
   tokensOut: z.int().min(0).optional(),
