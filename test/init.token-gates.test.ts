@@ -71,6 +71,12 @@ describe('init token gates', () => {
       '    gates:',
       expect.stringMatching(/^ {6}tokens_in: /),
     ]);
+    // Records that count tokens and name no model: the example is said not to apply until they name one.
+    expect(lines({ counted: true, models: [], cached: false })).toEqual([
+      '    #   your-model-name: { input: <USD>, output: <USD> }',
+      '    gates:',
+      expect.stringMatching(/^ {6}tokens_in: /),
+    ]);
     // A model name that YAML would misread is quoted, and a line break cannot end the comment.
     expect(lines({ counted: true, models: ['a: b\nc'], cached: false })[0]).toBe(
       '    #   "a: b\\nc": { input: <USD>, output: <USD> }',
@@ -110,6 +116,8 @@ describe('init on grounded-qa traces that count tokens', () => {
       [
         '    # pricing: USD per million tokens, as your provider lists them; yours to keep current (groundgate looks',
         "    # none up). With it, each answer's cost is reported and can be gated, e.g. cost: { max_increase: 0.1 }.",
+        '    # The sampled traces name no model (model, llm.model_name, gen_ai.response.model): each answer is priced',
+        '    # at the model it names, so record one before filling this in.',
         '    # pricing:',
         '    #   your-model-name: { input: <USD>, output: <USD>, cached_input: <USD> }',
         '    gates:',

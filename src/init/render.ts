@@ -116,6 +116,13 @@ function pricingLines(usage: SampledUsage | undefined, per: UsageNoun): string[]
   return [
     '# pricing: USD per million tokens, as your provider lists them; yours to keep current (groundgate looks',
     `# none up). With it, each ${per}'s cost is reported and can be gated, e.g. cost: { max_increase: 0.1 }.`,
+    // A trace that names no model is n/a for cost whatever the table says: the example would never apply.
+    ...(usage?.counted && usage.models.length === 0
+      ? [
+          `# The sampled traces name no model (model, llm.model_name, gen_ai.response.model): each ${per} is priced`,
+          '# at the model it names, so record one before filling this in.',
+        ]
+      : []),
     '# pricing:',
     ...models.map((m) => `#   ${comment(scalar(m))}: ${price}`),
     ...(more ? [`#   … (${more} more models)`] : []),
