@@ -410,6 +410,16 @@ describe('grounded-qa over JSON Lines traces', () => {
       '+75.0% (1333.33 → 2333.33) over 3 paired items; grew most: b cost 0.00036 → 0.00066, a cost 0.00021 → 0.00036',
     );
     expect(report.verdict).toBe('fail');
+    // Only the cost gate failed: the offenders are the answers that grew, most first, each described as the
+    // suite describes its items (c did not grow).
+    const qa = report.suites.qa!;
+    expect(qa.offenders_total).toBe(2);
+    expect(qa.offenders.map((o) => [o.id, o.labels, o.grew, o.before, o.after])).toEqual([
+      ['b', ['grew'], 'cost', 0.00036, 0.00066],
+      ['a', ['grew'], 'cost', 0.00021, 0.00036],
+    ]);
+    expect(qa.offenders[0]!.delta).toBeCloseTo(0.0003, 15);
+    expect(qa.offenders[0]!.claim).toBe('Fact is 7.');
     // The PR comment's cost line: per answer (0.00036 + 0.00066 + 0.00021)/3 = 0.00041 against (0.00021 + 0.00036
     // + 0.00021)/3 = 0.00026, in all 0.00123 against 0.00078; tokens (2100 + 4100 + 1100)/3 against 4300/3.
     expect(renderMarkdown(report, { offenders: 0 })).toContain(

@@ -287,6 +287,10 @@ describe('token counts from JSON Lines traces', () => {
     const cost = report.gates.find((g) => g.metric === 'cost')!;
     expect(cost.passed).toBe(true);
     expect(report.verdict).toBe('fail');
+    // The offenders are the requests that grew (a alone), not the slowest ones.
+    expect(report.suites.lat!.offenders.map((o) => [o.id, o.labels, o.grew, o.before, o.after])).toEqual([
+      ['a', ['grew'], 'cost', 0.00021, 0.0003],
+    ]);
 
     // The PR comment: cost beside latency. Per answer now (0.0003 + 0.00021 + (9000·0.15 + 100·0.60)/1e6)/3 =
     // 0.00064 against 0.00021; in all 0.00192 against 0.00063; tokens (1700 + 1100 + 9100)/3 against 1100.
