@@ -1,33 +1,19 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { formatBaseline } from '../src/baseline/committed.js';
-import { parseConfig } from '../src/config/load.js';
-import { scopeAt } from '../src/io/confine.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { buildTrends } from '../src/report/trend.js';
-import { run } from '../src/run.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
+import { oneSuite, runIn } from './helpers/scored.js';
 import { FIXTURES, jsonl, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 // Tokens and cost per answer in the grounded-qa suite (#58, points 1, 2 and 5): an answer is a gold item's
 // winning run, refusals included.
 
-async function runIn(dir: string, baseline?: string) {
-  const file = path.join(dir, 'gates.yaml');
-  const scope = scopeAt(dir, 'the repository');
-  return run({
-    config: file,
-    loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
-    scope,
-    ...(baseline && { baseline }),
-  });
-}
-
-const suite = (lines: readonly string[]) =>
-  ['version: 1', 'suites:', '  qa:', '    kind: grounded-qa', ...lines.map((l) => `    ${l}`), ''].join('\n');
+const suite = (lines: readonly string[]) => oneSuite('qa', 'grounded-qa', lines);
 
 const PRICES = [
   'pricing:',
