@@ -22,7 +22,7 @@ import { takeUtf8Notes, utf8Warnings } from './io/utf8.js';
 import { evaluateGate } from './gates/evaluate.js';
 import { noiseWarnings, unjudgedWarning } from './gates/noise.js';
 import { populationFlips } from './gates/paired.js';
-import { pairedIncrease } from './gates/increase.js';
+import { pairedIncrease, type Grown } from './gates/increase.js';
 import { pairedValues } from './gates/paired-values.js';
 import { pairedDelta } from './metrics/paired-delta.js';
 import {
@@ -257,8 +257,14 @@ export async function judgeRun(
       comparable ? 'the baseline report has no item verdicts' : noBaseline,
       comparison,
     );
+    /** The items that grew most, of the first max_increase gate that failed (see grownOffenders). */
+    let grew: readonly Grown[] | undefined;
+    let failedElse = false;
     for (const [metric, rule] of Object.entries(suite.config.gates)) {
-      const spec = resolveMetric(metric, suite.kind.metrics)!.spec;
+      const resolved = resolveMetric(metric, suite.kind.metrics)!;
+      const spec = resolved.spec;
+      const increase =
+        rule.maxIncrease === undefined ? undefined : pairedIncrease(resolved, items, comparable?.items);
       const outcomes = evaluateGate(
         metric,
         rule,
@@ -267,12 +273,14 @@ export async function judgeRun(
         comparable?.metrics[metric],
         noBaseline,
         rule.maxNewFailures === undefined ? undefined : flips(spec),
-        rule.maxIncrease === undefined
-          ? undefined
-          : pairedIncrease(resolveMetric(metric, suite.kind.metrics)!, items, comparable?.items),
+        increase,
       );
-      for (const outcome of outcomes)
+      for (const outcome of outcomes) {
         gates.push({ suite: suite.name, ...outcome, line: suite.gateWhere[metric]?.line });
+        if (outcome.passed || outcome.skipped) continue;
+        if (outcome.op !== 'max_increase') failedElse = true;
+        else grew ??= increase?.grown;
+      }
       const pairable = suite.kind.populations !== undefined && suite.kind.populations[spec.name] !== null;
       result.warnings.push(...noiseWarnings(outcomes, values, pairable));
       const unjudged = unjudgedWarning(outcomes);
@@ -282,13 +290,25 @@ export async function judgeRun(
     const regressed = new Set(comparison?.regressed);
     // Against a baseline with per-item values, a suite may list what dropped instead of what is below its bar.
     // Those are in order of the drop already: the largest first, flipped or not.
-    const dropped = comparable?.items && result.dropped?.(comparable.items);
-    const offenderList = dropped || result.offenders;
-    const shown = firstOffenders(offenderList, dropped ? new Set() : regressed, config.reportOffenders);
-    const missing = shown.filter((o) => !o.fields).map((o) => o.id);
+    // When what failed is only what the change costs, the offenders are what grew: a slow or wrong item
+    // listed instead would point away from the cause.
+    const grown = grew?.length && !failedElse ? grownOffenders(grew) : undefined;
+    const dropped = !grown && comparable?.items && result.dropped?.(comparable.items);
+    const offenderList = grown || dropped || result.offenders;
+    const shown = firstOffenders(
+      offenderList,
+      grown || dropped ? new Set() : regressed,
+      config.reportOffenders,
+    );
+    const missing = shown.filter((o) => !o.fields || grown).map((o) => o.id);
     const described = missing.length && result.describe ? await result.describe(missing) : new Map();
     const offenders = shown
-      .map((o) => offenderJson(o, o.fields ?? described.get(o.id) ?? {}))
+      .map((o) =>
+        offenderJson(
+          o,
+          grown ? { ...o.fields, ...described.get(o.id) } : (o.fields ?? described.get(o.id) ?? {}),
+        ),
+      )
       .map((o) => (regressed.has(o.id) ? { ...o, flip: 'pass → fail' } : o));
 
     // Whatever this suite read (inputs, lock) that was not UTF-8.
@@ -501,6 +521,26 @@ function firstOffenders(list: OffenderList, regressed: ReadonlySet<string>, limi
   for (let i = 0; i < list.length && picked.length < n; i++)
     if (regressed.size === 0 || !regressed.has(idAt(i))) picked.push(i);
   return picked.map((i) => list.at(i)!);
+}
+
+/**
+ * The items a failed max_increase gate found grown, most first, as offenders: what grew (`cost` where both
+ * runs priced the item, else the gated value), before → after and Δ; the suite describes the item beside it.
+ */
+function grownOffenders(grown: readonly Grown[]): OffenderList {
+  return {
+    length: grown.length,
+    at(i) {
+      const g = grown[i];
+      return (
+        g && {
+          id: g.id,
+          labels: ['grew'],
+          fields: { grew: g.value, before: g.before, after: g.after, delta: g.after - g.before },
+        }
+      );
+    },
+  };
 }
 
 function offenderJson(o: Offender, fields: NonNullable<Offender['fields']>): OffenderJson {

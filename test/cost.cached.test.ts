@@ -1,14 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/load.js';
 import { spanUsage } from '../src/cost/usage.js';
 import { InputError } from '../src/errors.js';
 import { spanFacts } from '../src/grounded-answer/spans/span-facts.js';
 import { traceRecords } from '../src/grounded-answer/trace-records.js';
-import { scopeAt } from '../src/io/confine.js';
-import { run } from '../src/run.js';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
+import { oneSuite, runIn } from './helpers/scored.js';
 import { tmpTree } from './helpers/tmp.js';
 
 // Cached input tokens (#58): the part of a call's input tokens the provider served from its prompt cache, read
@@ -57,19 +55,7 @@ function trace(n: number, calls: readonly Call[]): string {
   return otlpLine(n, spans);
 }
 
-const suite = (lines: readonly string[]) =>
-  ['version: 1', 'suites:', '  lat:', '    kind: latency', ...lines.map((l) => `    ${l}`), ''].join('\n');
-
-async function runIn(dir: string, baseline?: string) {
-  const file = path.join(dir, 'gates.yaml');
-  const scope = scopeAt(dir, 'the repository');
-  return run({
-    config: file,
-    loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
-    scope,
-    ...(baseline && { baseline }),
-  });
-}
+const suite = (lines: readonly string[]) => oneSuite('lat', 'latency', lines);
 
 /** The spans of `traces` as one .otlp.jsonl (read on its bytes) or one .json document (parsed). */
 const spansFile = (traces: readonly string[], ext: 'otlp.jsonl' | 'json') =>

@@ -1,34 +1,20 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { formatBaseline } from '../src/baseline/committed.js';
 import { InputError } from '../src/errors.js';
-import { parseConfig } from '../src/config/load.js';
-import { scopeAt } from '../src/io/confine.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { buildTrends } from '../src/report/trend.js';
-import { run } from '../src/run.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
+import { oneSuite, runIn } from './helpers/scored.js';
 import { FIXTURES, jsonl, qaOnlyGates, REPO, tmpTree } from './helpers/tmp.js';
 
 // Tokens and cost per answer in the grounded-qa suite (#58, points 1, 2 and 5): an answer is a gold item's
 // winning run, refusals included.
 
-async function runIn(dir: string, baseline?: string) {
-  const file = path.join(dir, 'gates.yaml');
-  const scope = scopeAt(dir, 'the repository');
-  return run({
-    config: file,
-    loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
-    scope,
-    ...(baseline && { baseline }),
-  });
-}
-
-const suite = (lines: readonly string[]) =>
-  ['version: 1', 'suites:', '  qa:', '    kind: grounded-qa', ...lines.map((l) => `    ${l}`), ''].join('\n');
+const suite = (lines: readonly string[]) => oneSuite('qa', 'grounded-qa', lines);
 
 const PRICES = [
   'pricing:',
@@ -536,6 +522,16 @@ describe('grounded-qa over JSON Lines traces', () => {
       '+75.0% (1333.33 → 2333.33) over 3 paired items; grew most: b cost 0.00036 → 0.00066, a cost 0.00021 → 0.00036',
     );
     expect(report.verdict).toBe('fail');
+    // Only the cost gate failed: the offenders are the answers that grew, most first, each described as the
+    // suite describes its items (c did not grow).
+    const qa = report.suites.qa!;
+    expect(qa.offenders_total).toBe(2);
+    expect(qa.offenders.map((o) => [o.id, o.labels, o.grew, o.before, o.after])).toEqual([
+      ['b', ['grew'], 'cost', 0.00036, 0.00066],
+      ['a', ['grew'], 'cost', 0.00021, 0.00036],
+    ]);
+    expect(qa.offenders[0]!.delta).toBeCloseTo(0.0003, 15);
+    expect(qa.offenders[0]!.claim).toBe('Fact is 7.');
     // The PR comment's cost line: per answer (0.00036 + 0.00066 + 0.00021)/3 = 0.00041 against (0.00021 + 0.00036
     // + 0.00021)/3 = 0.00026, in all 0.00123 against 0.00078; tokens (2100 + 4100 + 1100)/3 against 4300/3.
     expect(renderMarkdown(report, { offenders: 0 })).toContain(

@@ -1,18 +1,16 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/load.js';
 import { spanUsage } from '../src/cost/usage.js';
 import { InputError } from '../src/errors.js';
 import { spanFacts } from '../src/grounded-answer/spans/span-facts.js';
 import { traceLineSchema, traceTest } from '../src/grounded-answer/contract.js';
 import { lineScanner } from '../src/io/record-shape.js';
 import { traceShape } from '../src/grounded-answer/contract.js';
-import { scopeAt } from '../src/io/confine.js';
-import { run } from '../src/run.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { buildTrends } from '../src/report/trend.js';
 import { otlpLine, type SpanSpec } from './helpers/otlp-spans.js';
+import { oneSuite, runIn } from './helpers/scored.js';
 import { tmpTree } from './helpers/tmp.js';
 
 // Tokens and cost per answer as gated metrics in the latency suite (#58, points 1–3).
@@ -66,19 +64,7 @@ const TRACES = [
   trace(4, []),
 ];
 
-async function runIn(dir: string, baseline?: string) {
-  const file = path.join(dir, 'gates.yaml');
-  const scope = scopeAt(dir, 'the repository');
-  return run({
-    config: file,
-    loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
-    scope,
-    ...(baseline && { baseline }),
-  });
-}
-
-const suite = (lines: readonly string[]) =>
-  ['version: 1', 'suites:', '  lat:', '    kind: latency', ...lines.map((l) => `    ${l}`), ''].join('\n');
+const suite = (lines: readonly string[]) => oneSuite('lat', 'latency', lines);
 
 describe('token counts and cost from OpenInference spans', () => {
   // Trace 1: gpt-4o-mini 1000 in, 100 out ((1000·0.15 + 100·0.60)/1e6 = 0.00021) and claude-haiku 200 in, 50
@@ -287,6 +273,10 @@ describe('token counts from JSON Lines traces', () => {
     const cost = report.gates.find((g) => g.metric === 'cost')!;
     expect(cost.passed).toBe(true);
     expect(report.verdict).toBe('fail');
+    // The offenders are the requests that grew (a alone), not the slowest ones.
+    expect(report.suites.lat!.offenders.map((o) => [o.id, o.labels, o.grew, o.before, o.after])).toEqual([
+      ['a', ['grew'], 'cost', 0.00021, 0.0003],
+    ]);
 
     // The PR comment: cost beside latency. Per answer now (0.0003 + 0.00021 + (9000·0.15 + 100·0.60)/1e6)/3 =
     // 0.00064 against 0.00021; in all 0.00192 against 0.00063; tokens (1700 + 1100 + 9100)/3 against 1100.

@@ -316,7 +316,7 @@ describe('init on data in its own shape', () => {
     const r = await init(dir, '--suite', 'grounded-qa', '-i', 'refusal_tokn=x');
     expect(r.status).toBe(2);
     expect(r.err).toMatch(
-      /^groundgate: --input refusal_tokn: not a key of a grounded-qa suite; did you mean "refusal_token"\?; expected one of gold, traces, refusal_token, refusal, citation_markers, k, scu, claims, format, openinference, fields \(see groundgate init --help\)\n$/,
+      /^groundgate: --input refusal_tokn: not a key of a grounded-qa suite; did you mean "refusal_token"\?; expected one of gold, traces, refusal_token, refusal, citation_markers, k, scu, claims, format, openinference, fields, pricing \(see groundgate init --help\)\n$/,
     );
   });
 });

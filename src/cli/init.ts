@@ -24,7 +24,7 @@ import { answerSettings } from '../grounded-answer/config.js';
 import { goldShape, goldTest, traceShape, traceTest } from '../grounded-answer/contract.js';
 import { proposalLines } from '../init/proposal-yaml.js';
 import { flag, HEADLINE, NAMES, nearMisses, plan, type Proposal } from '../init/plan.js';
-import { tokenGates } from '../init/token-gates.js';
+import { askingGates, tokenGates, USAGE_MEMBERS } from '../init/token-gates.js';
 import {
   actionRef,
   CONTROL,
@@ -296,7 +296,16 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
   }));
   const planned: SuiteGates[] = found.map((proposal) => {
     const extra = [...(proposal.kept ?? []), ...proposalLines(proposal)];
-    return { proposal, gates: [], maxDrop: {}, skipped: [], ...(extra.length ? { extra } : {}) };
+    // Traces whose sample counts tokens: the trial run is asked for them, as a token gate would ask.
+    const asking = proposal.usage?.counted ? askingGates(HEADLINE[proposal.kind]?.maxIncrease ?? []) : [];
+    return {
+      proposal,
+      gates: [],
+      maxDrop: {},
+      skipped: [],
+      ...(extra.length ? { extra } : {}),
+      ...(asking.length ? { increases: asking } : {}),
+    };
   });
   const day = today(io.env);
   const draft = renderGates(planned, { confidence: args.confidence, day });
@@ -375,8 +384,9 @@ export const initCommand: Command = commandOf(INIT, async (argv, io) => {
           s.maxDrop[metric] = args.maxDrop;
       }
     }
-    const increases = tokenGates(report.metrics, headline.maxIncrease ?? []);
+    const increases = tokenGates(report.metrics, headline.maxIncrease ?? [], headline.per);
     if (increases.length) s.increases = increases;
+    else delete s.increases;
     for (const i of increases) say(`  ${s.proposal.name}.${i.metric}: max_increase ${i.fraction}, ${i.note}`);
   }
 
@@ -588,14 +598,22 @@ async function confirm(found: Proposal[], args: InitArgs, io: CliIo, say: (line?
     }
   }
   if (yes) return;
+  // A mapping of the usage alone is not needed to read the traces: left out, the tokens are not read.
   const needed = proposing.filter(
-    (p) => p.openinference || Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => !l.unsure)),
+    (p) =>
+      p.openinference ||
+      Object.values(p.fields ?? {}).some((f) =>
+        f.lines.some((l) => !l.unsure && !USAGE_MEMBERS.has(l.canonical)),
+      ),
   );
   if (needed.length)
     throw new UsageError(
       `${needed.map((p) => `the suite ${p.name}`).join(', ')} can read its data only through the ${needed.some((p) => p.openinference) ? 'format: openinference or ' : ''}fields: mapping above; --yes writes it into ${args.config} (or copy it there yourself)`,
     );
   for (const p of proposing) {
+    // The usage sampled through a mapping not written is not what check will read.
+    if (Object.values(p.fields ?? {}).some((f) => f.lines.some((l) => USAGE_MEMBERS.has(l.canonical))))
+      delete p.usage;
     delete p.fields;
     delete p.refusal;
     delete p.claims;

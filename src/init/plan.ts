@@ -5,7 +5,11 @@ import { proposeRefusal, type RefusalProposal } from './refusal-proposal.js';
 import { proposeSpans, tracesMeeting, type SpanProposal } from './span-proposal.js';
 import type { RefusalSettings } from '../grounded-answer/refusal.js';
 import type { ClaimsProposal } from './shapes/tool-shape.js';
-import { sampledUsage, type SampledUsage } from './token-gates.js';
+import { sampledUsage, USAGE_MEMBERS, type SampledUsage } from './token-gates.js';
+import { proposeFields } from './field-proposal.js';
+import { CompiledFieldMap } from '../io/field-map.js';
+import { traceShape } from '../grounded-answer/contract.js';
+import type { UsageNoun } from '../cost/usage-metrics.js';
 
 /** A suite `init` will write: its kind, its inputs (paths relative to the repository) and why. */
 export interface Proposal {
@@ -25,7 +29,7 @@ export interface Proposal {
   openinference?: SpanProposal;
   /** Keys of the suite block kept from an existing gates.yaml (fields:, refusal:, format…), already YAML. */
   kept?: string[];
-  /** The models a log of timed requests names, for the commented pricing: example (token-gates.ts). */
+  /** What the sampled traces count of their tokens, for the token gate and the pricing: example (token-gates.ts). */
   usage?: SampledUsage;
 }
 
@@ -40,16 +44,22 @@ export interface Plan {
 
 /**
  * The headline metrics each kind gets a gate for (families at the kind's default cutoff), those of them that
- * also get a max_drop against the base branch, and the token counts that get a max_increase when measured.
+ * also get a max_drop against the base branch, and the token counts that get a max_increase when measured
+ * (each a mean per `per`).
  */
-export const HEADLINE: Record<string, { gates: string[]; maxDrop: string[]; maxIncrease?: string[] }> = {
+export const HEADLINE: Record<
+  string,
+  { gates: string[]; maxDrop: string[]; maxIncrease?: string[]; per?: UsageNoun }
+> = {
   'grounded-qa': {
     gates: ['precision', 'chr', 'under_refusal', 'over_refusal', 'recall@{k}', 'scu_violations', 'coverage'],
     maxDrop: ['precision', 'recall@{k}'],
+    maxIncrease: ['tokens_in'],
+    per: 'answer',
   },
   stability: { gates: ['stable_rate', 'coverage'], maxDrop: ['stable_rate'] },
   ranking: { gates: ['ndcg@{k}', 'recall@{k}', 'mrr'], maxDrop: ['ndcg@{k}'] },
-  latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [], maxIncrease: ['tokens_in'] },
+  latency: { gates: ['p95_ms', 'p99_ms'], maxDrop: [], maxIncrease: ['tokens_in'], per: 'request' },
   consistency: { gates: ['agreement', 'kappa', 'abstain_rate'], maxDrop: ['agreement'] },
   'agent-retrieval': { gates: ['file_recall', 'mrr', 'ndcg@{k}'], maxDrop: ['file_recall'] },
   // Without repos: only file and line metrics are computable; span and EditLoc need the checkouts.
@@ -216,14 +226,16 @@ export function nearMisses(
   key: string,
   qa: boolean,
   rule: { token?: string; refusal?: RefusalSettings },
-): Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference'> {
+): Pick<Proposal, 'fields' | 'refusal' | 'claims' | 'openinference' | 'usage'> {
   const fields: Record<string, FieldProposal> = {};
   if (gold.fields) fields.gold = gold.fields;
   if (answers.fields) fields[key] = answers.fields;
   // A tool's ids may sit in more than one place (a node's own id, its metadata): the one the gold ids meet.
   if (answers.meet) fields[key] = answers.meet(goldIdsOf(gold));
   const spans = answers.spans && proposeSpans(gold.records ?? [], answers.spans);
-  const traces = spans ? spans.records : answers.records;
+  const usage = qa && !answers.fields && !spans ? usageFields(answers.records ?? []) : undefined;
+  if (usage) fields[key] = usage.fields;
+  const traces = spans ? spans.records : (usage?.records ?? answers.records);
   type Trace = Parameters<typeof proposeRefusal>[0][number];
   const unanswerable = new Set(
     (gold.records ?? []).flatMap((g) => {
@@ -239,6 +251,35 @@ export function nearMisses(
     ...(refusal ? { refusal } : {}),
     ...(qa && gold.claims ? { claims: { ...gold.claims } } : {}),
     ...(spans ? { openinference: spans.proposal } : {}),
+    ...(qa
+      ? {
+          usage: sampledUsage(
+            traces ?? [],
+            answers.spans?.map((t) => t.spans),
+          ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * For traces in the contract's shape that count no tokens under its names but under the names `fields:`
+ * tries (OpenAI's `usage.prompt_tokens`, …): the mapping of those alone, and the records read through it.
+ */
+function usageFields(records: readonly unknown[]): { fields: FieldProposal; records: unknown[] } | undefined {
+  const own = (r: unknown) => {
+    const { tokens_in: i, tokens_out: o } = r as { tokens_in?: unknown; tokens_out?: unknown };
+    return i !== undefined || o !== undefined;
+  };
+  if (!records.length || records.some(own)) return undefined;
+  const lines = proposeFields(records, 'traces').lines.filter(
+    (l) => USAGE_MEMBERS.has(l.canonical) && !l.unsure,
+  );
+  if (!lines.some((l) => l.canonical === '/tokens_in' || l.canonical === '/tokens_out')) return undefined;
+  const map = new CompiledFieldMap(Object.fromEntries(lines.map((l) => [l.canonical, l.source])), traceShape);
+  return {
+    fields: { input: 'traces', lines, missing: [], partial: {} },
+    records: records.map((r) => map.apply(r)),
   };
 }
 

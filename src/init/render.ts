@@ -1,6 +1,7 @@
 import { VERSION } from '../version.js';
 import type { Calibrated } from './calibrate.js';
-import type { Proposal } from './plan.js';
+import { HEADLINE, type Proposal } from './plan.js';
+import type { UsageNoun } from '../cost/usage-metrics.js';
 import { pricingExample, type Increase, type SampledUsage } from './token-gates.js';
 
 /** The actions the workflows use, pinned to a commit (a tag can be moved; a sha cannot), the tag beside. */
@@ -81,7 +82,8 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
     }
     for (const line of s.extra ?? []) out.push(`    ${line}`);
     const increases = s.increases ?? [];
-    if (increases.length) out.push(...pricingLines(p.usage).map((l) => `    ${l}`));
+    if (increases.length)
+      out.push(...pricingLines(p.usage, HEADLINE[p.kind]?.per ?? 'request').map((l) => `    ${l}`));
     if (s.gates.length === 0 && increases.length === 0) {
       out.push('    gates: {}');
     } else {
@@ -109,11 +111,18 @@ export function renderGates(suites: readonly SuiteGates[], options: RenderOption
 }
 
 /** `pricing:` commented out: prices are the user's to fill in and keep current (see token-gates.ts). */
-function pricingLines(usage: SampledUsage | undefined): string[] {
+function pricingLines(usage: SampledUsage | undefined, per: UsageNoun): string[] {
   const { models, price, more } = pricingExample(usage);
   return [
     '# pricing: USD per million tokens, as your provider lists them; yours to keep current (groundgate looks',
-    "# none up). With it, each request's cost is reported and can be gated, e.g. cost: { max_increase: 0.1 }.",
+    `# none up). With it, each ${per}'s cost is reported and can be gated, e.g. cost: { max_increase: 0.1 }.`,
+    // A trace that names no model is n/a for cost whatever the table says: the example would never apply.
+    ...(usage?.counted && usage.models.length === 0
+      ? [
+          `# The sampled traces name no model (model, llm.model_name, gen_ai.response.model): each ${per} is priced`,
+          '# at the model it names, so record one before filling this in.',
+        ]
+      : []),
     '# pricing:',
     ...models.map((m) => `#   ${comment(scalar(m))}: ${price}`),
     ...(more ? [`#   … (${more} more models)`] : []),

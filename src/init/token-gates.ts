@@ -1,3 +1,5 @@
+import type { UsageNoun } from '../cost/usage-metrics.js';
+import type { SpanFacts } from '../grounded-answer/spans/span-values.js';
 import { compareCodeUnits } from '../io/files.js';
 import type { MetricValue } from '../metrics/spec.js';
 
@@ -15,32 +17,85 @@ export interface Increase {
   note: string;
 }
 
-/** What the sampled records say of their usage: the models they name, and whether they count cached tokens. */
+/**
+ * What the sampled records say of their usage: whether one counts input or output tokens, the models they
+ * name, and whether they count cached tokens.
+ */
 export interface SampledUsage {
+  counted: boolean;
   models: string[];
   cached: boolean;
 }
 
+/** The members of a trace that say its usage: a mapping of these alone is optional (init reads the rest). */
+export const USAGE_MEMBERS: ReadonlySet<string> = new Set([
+  '/tokens_in',
+  '/tokens_out',
+  '/tokens_cached',
+  '/model',
+]);
+
 /** How many models the commented pricing example names at most. */
 const MODELS = 5;
 
-/** The models and cached counts of `records` as a latency suite reads them (the contract's names). */
-export function sampledUsage(records: readonly unknown[]): SampledUsage {
+/**
+ * The token counts, models and cached counts of `records` as a suite reads them (the contract's names), and of
+ * the LLM spans of sampled span traces, each call its own model (a trace's record names one only when all its
+ * calls do).
+ */
+export function sampledUsage(
+  records: readonly unknown[],
+  spans: readonly (readonly SpanFacts[])[] = [],
+): SampledUsage {
+  const calls = spans.flatMap((t) =>
+    t
+      .filter((s) => s.kind === 'LLM')
+      .map((s) => ({
+        tokens_in: s.tokensIn,
+        tokens_out: s.tokensOut,
+        tokens_cached: s.tokensCached,
+        model: s.model,
+      })),
+  );
   const models = new Set<string>();
+  let counted = false;
   let cached = false;
-  for (const r of records) {
-    const { model, tokens_cached: c } = r as { model?: unknown; tokens_cached?: unknown };
+  for (const r of [...records, ...calls]) {
+    const { model, ...n } = r as {
+      model?: unknown;
+      tokens_in?: unknown;
+      tokens_out?: unknown;
+      tokens_cached?: unknown;
+    };
     if (typeof model === 'string' && model !== '') models.add(model);
-    if (c !== undefined) cached = true;
+    if (n.tokens_in !== undefined || n.tokens_out !== undefined) counted = true;
+    if (n.tokens_cached !== undefined) cached = true;
   }
   // Code-unit order, as reports sort names: the same data writes the same file.
-  return { models: [...models].sort(compareCodeUnits), cached };
+  return { counted, models: [...models].sort(compareCodeUnits), cached };
 }
 
-/** The token gates for `metrics` (a suite's measured values): tokens_in's, when it was measured today. */
+/**
+ * The gates a trial run of init is given so that a suite that reads its usage only when asked (grounded-qa)
+ * measures the metrics init may gate: without a baseline to compare with they are skipped, and never written
+ * as they are (tokenGates, from the measured values, replaces them).
+ */
+export function askingGates(wanted: readonly string[]): Increase[] {
+  return wanted.map((metric) => ({
+    metric,
+    fraction: TOKEN_INCREASE,
+    note: 'asks the trial run to count tokens',
+  }));
+}
+
+/**
+ * The token gates for `metrics` (a suite's measured values, each a mean per `per`): tokens_in's, when it was
+ * measured today.
+ */
 export function tokenGates(
   metrics: Readonly<Record<string, MetricValue>>,
   wanted: readonly string[],
+  per: UsageNoun = 'request',
 ): Increase[] {
   return wanted.flatMap((metric) => {
     const v = metrics[metric]?.value;
@@ -50,7 +105,7 @@ export function tokenGates(
       {
         metric,
         fraction: TOKEN_INCREASE,
-        note: `measured ${Number(v.toFixed(2))} per request; fails when the mean over the requests both runs have is more than ${pct} above the baseline's (the base commit's report, else .groundgate/baseline.jsonl)`,
+        note: `measured ${Number(v.toFixed(2))} per ${per}; fails when the mean over the ${per}s both runs have is more than ${pct} above the baseline's (the base commit's report, else .groundgate/baseline.jsonl)`,
       },
     ];
   });

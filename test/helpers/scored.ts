@@ -1,8 +1,10 @@
 // Scoring a config of several suites in-process, and comparing their reports apart from what names files:
 // the tests that a shape, format or setting scores exactly as the canonical files do.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
+import { scopeAt } from '../../src/io/confine.js';
 import type { SuiteReport } from '../../src/report/schema.js';
 import { run } from '../../src/run.js';
 import { tmpTree } from './tmp.js';
@@ -47,3 +49,24 @@ export function claimsApart(s: unknown): { report: Part; claims: unknown[] } {
   for (const o of report.offenders ?? []) delete o.claim;
   return { report, claims };
 }
+
+/**
+ * Runs `dir`'s gates.yaml in-process as `check` would there (paths confined to `dir`), against `baseline`
+ * (a report file) when given.
+ */
+export async function runIn(dir: string, baseline?: string) {
+  const file = path.join(dir, 'gates.yaml');
+  const scope = scopeAt(dir, 'the repository');
+  return run({
+    config: file,
+    loaded: parseConfig(readFileSync(file, 'utf8'), file, scope),
+    scope,
+    ...(baseline && { baseline }),
+  });
+}
+
+/** A gates.yaml of one suite, `name` of `kind`, with `lines` as its settings (one level in). */
+export const oneSuite = (name: string, kind: string, lines: readonly string[]): string =>
+  ['version: 1', 'suites:', `  ${name}:`, `    kind: ${kind}`, ...lines.map((l) => `    ${l}`), ''].join(
+    '\n',
+  );
