@@ -532,6 +532,10 @@ describe('grounded-qa over JSON Lines traces', () => {
     ]);
     expect(qa.offenders[0]!.delta).toBeCloseTo(0.0003, 15);
     expect(qa.offenders[0]!.claim).toBe('Fact is 7.');
+    // A cost is shown to three significant digits, where four decimals would round 0.00036 to 0.0004.
+    expect(renderMarkdown(report, { offenders: 5 })).toContain(
+      'grew: cost<br>before: 0.00036<br>after: 0.00066<br>delta: 0.0003',
+    );
     // The PR comment's cost line: per answer (0.00036 + 0.00066 + 0.00021)/3 = 0.00041 against (0.00021 + 0.00036
     // + 0.00021)/3 = 0.00026, in all 0.00123 against 0.00078; tokens (2100 + 4100 + 1100)/3 against 4300/3.
     expect(renderMarkdown(report, { offenders: 0 })).toContain(

@@ -13,6 +13,15 @@ export function formatNumber(value: number | null, unit?: string): string {
   return fixed4(value);
 }
 
+/**
+ * An offender's number: whole as it is, else four decimals, but three significant digits below 0.01, where four
+ * decimals would show an answer's cost (0.000196) as 0.0002 and a smaller one as 0.0000.
+ */
+export function offenderNumber(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return Math.abs(value) < 0.01 ? String(Number(value.toPrecision(3))) : fixed4(value);
+}
+
 /** Four decimals exactly as trec_eval's printf prints them (ties to even), for either sign. */
 export function fixed4(value: number): string {
   return value < 0 ? `-${printf4(-value)}` : printf4(value);

@@ -3,7 +3,7 @@ import { describeBaselineSource, shortSha } from './baseline-source.js';
 import { escapeXml as esc } from './escape.js';
 import {
   cellText,
-  fixed4,
+  offenderNumber,
   formatDelta,
   formatP,
   formatNumber,
@@ -296,8 +296,7 @@ function piece(text: string): string {
 
 function offenderCell(v: unknown, max: number): string {
   if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) return '<td class="none">—</td>';
-  if (typeof v === 'number')
-    return `<td class="num" data-v="${v}">${Number.isInteger(v) ? v : fixed4(v)}</td>`;
+  if (typeof v === 'number') return `<td class="num" data-v="${v}">${offenderNumber(v)}</td>`;
   const list = Array.isArray(v) ? v.map(String) : undefined;
   const text = list ? list.join(', ') : String(v);
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;

@@ -3,7 +3,7 @@ import { suiteKind } from '../suites/registry.js';
 import { escapeList, escapeMarkdown, markdownCode } from './escape.js';
 import {
   cellText,
-  fixed4,
+  offenderNumber,
   formatDelta,
   formatP,
   formatNumber,
@@ -256,7 +256,7 @@ function offenderRow(o: OffenderJson, columns: readonly string[]): string {
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return '—';
     if (Array.isArray(v)) return escapeList(v.map(String), { table: true });
-    if (typeof v === 'number' && !Number.isInteger(v)) return fixed4(v);
+    if (typeof v === 'number') return offenderNumber(v);
     return escapeMarkdown(String(v));
   };
   const details = Object.entries(o)

@@ -2,7 +2,7 @@ import { describeBaselineSource, shortSha } from './baseline-source.js';
 import { escapeTerminal } from './escape.js';
 import {
   cellText,
-  fixed4,
+  offenderNumber,
   formatDelta,
   formatP,
   formatNumber,
@@ -149,8 +149,8 @@ function offenderLines(o: OffenderJson): string[] {
       ? `[${value.map((v) => escapeTerminal(String(v), 60)).join(', ')}]`
       : value === null
         ? '—'
-        : typeof value === 'number' && !Number.isInteger(value)
-          ? fixed4(value)
+        : typeof value === 'number'
+          ? offenderNumber(value)
           : escapeTerminal(String(value));
     lines.push(`      ${key}: ${shown}`);
   }
