@@ -22,6 +22,7 @@ import { isOffenderFields, offenderFieldsSchema } from '../offender-fields.js';
 import type { MergePart, Offender, SuiteSplit } from '../types.js';
 import type { GroundedQaConfig } from './config.js';
 import type { Usage } from '../../cost/usage.js';
+import { usageFromWire, usageToWire, type UsageWire } from '../../cost/usage-wire.js';
 import { answerUsage, asksUsage, USAGES_WHAT, usagesSchema, winnersUsage } from './usage.js';
 import { refuseShards } from '../../claims/semantic.js';
 import {
@@ -151,7 +152,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
         unknown: Buffer.from(JSON.stringify([...loaded.unknown]), 'utf8'),
         ...(loaded.traceIds && { 'runs.trace_ids': Buffer.from(JSON.stringify(loaded.traceIds()), 'utf8') }),
         ...(usages && {
-          'runs.usage': Buffer.from(JSON.stringify(rows.map((r) => usages[r] ?? null)), 'utf8'),
+          'runs.usage': Buffer.from(
+            JSON.stringify(rows.map((r) => (usages[r] ? usageToWire(usages[r]) : null))),
+            'utf8',
+          ),
         }),
       },
     };
@@ -239,7 +243,10 @@ export const groundedQaSplit: SuiteSplit<GroundedQaConfig> = {
           if (!offer({ qid, ts: ts[j]!, position, line: 0, ref: refOf(p, j), runs: 1 })) continue;
           table.flags[r] = flags[j]!;
           table.rule[r] = rule[j]!;
-          if (usages) usages[r] = partUsages![j] ?? undefined;
+          if (usages) {
+            const wire = partUsages![j];
+            usages[r] = wire ? usageFromWire(wire) : undefined;
+          }
           for (let k = 0; k < c; k++) {
             table.recall[r * c + k] = recall[j * c + k]!;
             table.upper[r * c + k] = upper[j * c + k]!;
@@ -580,7 +587,7 @@ function oneShardATrace(parts: readonly MergePart[], suite: string): void {
 }
 
 /** A shard's usages of its `m` runs (section runs.usage, written when its suite asks for tokens). */
-function usagesOf(part: MergePart, suite: string, m: number): (Usage | null)[] {
+function usagesOf(part: MergePart, suite: string, m: number): (UsageWire | null)[] {
   const usages = part.partial.json(suite, 'runs.usage', usagesSchema, USAGES_WHAT);
   if (usages.length !== m)
     throw new InputError(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { suitePricing } from '../../cost/pricing-file.js';
-import { recordUsage, type ModelTokens, type Usage } from '../../cost/usage.js';
+import { recordUsage, type Usage } from '../../cost/usage.js';
+import { usageWireSchema } from '../../cost/usage-wire.js';
 import { usageColumns, usageFigures, usageSpecs, type UsageValues } from '../../cost/usage-metrics.js';
 import type { RunsLoad } from '../../grounded-answer/pipeline/judged-runs.js';
 import { traceChecker, traceScanner } from '../../grounded-answer/trace-checks.js';
@@ -134,27 +135,6 @@ export function answerUsage(
   return { metrics, counts, warnings, values: usageColumns(byRow) };
 }
 
-// A call naming no model is written without one (JSON has no undefined): read back as undefined.
-const modelTokensSchema = z
-  .strictObject({
-    model: z.string().min(1).optional(),
-    tokensIn: z.int().min(0),
-    tokensOut: z.int().min(0),
-    cachedIn: z.int().min(0).optional(),
-  })
-  .transform(({ model, tokensIn, tokensOut, cachedIn }): ModelTokens => ({
-    model,
-    tokensIn,
-    tokensOut,
-    ...(cachedIn !== undefined && { cachedIn }),
-  }));
-const usageSchema = z.strictObject({
-  tokensIn: z.int().min(0).optional(),
-  tokensOut: z.int().min(0).optional(),
-  cachedIn: z.int().min(0).optional(),
-  byModel: z.array(modelTokensSchema).optional(),
-});
-
-/** A shard's usages of its runs, as a partial holds them (JSON: null for a run that counts none). */
-export const usagesSchema = z.array(usageSchema.nullable());
-export const USAGES_WHAT = "its runs' token counts (a list of null or {tokensIn, tokensOut, byModel})";
+/** A shard's usages of its runs, as a partial holds them (null for a run that counts none). */
+export const usagesSchema = z.array(usageWireSchema.nullable());
+export const USAGES_WHAT = "its runs' token counts (a list of null or {in, out, cached, models})";

@@ -8,7 +8,7 @@ import type { LatencyConfig } from './config.js';
 import { readLatencies } from './read.js';
 import { scoreConfigurations } from './accuracy.js';
 import { latencyResult } from './result.js';
-import type { Usage } from '../../cost/usage.js';
+import { usageFromWire, usageToWire, usageWireSchema } from '../../cost/usage-wire.js';
 
 /**
  * latency over shards of its csv or traces files: percentiles need every sample, so a shard keeps its
@@ -24,22 +24,8 @@ const sectionSchema = z.strictObject({
       qid: z.string(),
       e2e: z.number().min(0), // as load.ts reads a time: non-negative milliseconds
       stages: stageSchema,
-      /**
-       * The request's token counts (cost/usage.ts Usage): counts, and by model [model or null, in, out, and
-       * cached when counted].
-       */
-      usage: z
-        .strictObject({
-          in: z.int().min(0).optional(),
-          out: z.int().min(0).optional(),
-          cached: z.int().min(0).optional(),
-          models: z
-            .array(
-              z.tuple([z.string().nullable(), z.int().min(0), z.int().min(0), z.int().min(0).optional()]),
-            )
-            .optional(),
-        })
-        .optional(),
+      /** The request's token counts (cost/usage-wire.ts). */
+      usage: usageWireSchema.optional(),
       at: z.tuple([z.int().min(0), z.int().min(1)]),
     }),
   ),
@@ -103,7 +89,7 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
         qid: s.qid,
         e2e: s.e2eMs,
         stages: s.stageMs,
-        ...(s.usage && { usage: usageSection(s.usage) }),
+        ...(s.usage && { usage: usageToWire(s.usage) }),
         at: [files.get(s.source.file)!, s.source.line],
       })),
       ...(read.untimed ? { untimed: read.untimed } : {}),
@@ -153,7 +139,7 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
             qid: s.qid,
             e2eMs: s.e2e,
             stageMs: s.stages,
-            ...(s.usage && { usage: usageOfSection(s.usage) }),
+            ...(s.usage && { usage: usageFromWire(s.usage) }),
             source: { file: files[f]!, line: s.at[1] },
           },
           at: [f, s.at[1]],
@@ -205,37 +191,4 @@ export const latencySplit: SuiteSplit<LatencyConfig> = {
 
 function sectionOf(part: MergePart, suite: string): Section {
   return part.partial.json(suite, 'samples', sectionSchema, 'the samples a latency shard read');
-}
-
-type UsageSection = NonNullable<Section['samples'][number]['usage']>;
-
-function usageSection(u: Usage): UsageSection {
-  return {
-    ...(u.tokensIn !== undefined && { in: u.tokensIn }),
-    ...(u.tokensOut !== undefined && { out: u.tokensOut }),
-    ...(u.cachedIn !== undefined && { cached: u.cachedIn }),
-    ...(u.byModel && {
-      models: u.byModel.map((m): NonNullable<UsageSection['models']>[number] =>
-        m.cachedIn === undefined
-          ? [m.model ?? null, m.tokensIn, m.tokensOut]
-          : [m.model ?? null, m.tokensIn, m.tokensOut, m.cachedIn],
-      ),
-    }),
-  };
-}
-
-function usageOfSection(u: UsageSection): Usage {
-  return {
-    ...(u.in !== undefined && { tokensIn: u.in }),
-    ...(u.out !== undefined && { tokensOut: u.out }),
-    ...(u.cached !== undefined && { cachedIn: u.cached }),
-    ...(u.models && {
-      byModel: u.models.map(([model, tokensIn, tokensOut, cachedIn]) => ({
-        model: model ?? undefined,
-        tokensIn,
-        tokensOut,
-        ...(cachedIn !== undefined && { cachedIn }),
-      })),
-    }),
-  };
 }
